@@ -1,0 +1,49 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
+import { AccessPolicyGuard } from './auth/access-policy.guard.js';
+import { TenantGuard } from './auth/tenant.guard.js';
+import { ProblemsController } from './common/problem/problems.controller.js';
+import { APP_CONFIG } from './config/config.token.js';
+import { type AppConfig } from './config/app-config.js';
+import { DidModule } from './did/did.module.js';
+import { KeyVault } from './did/key-vault.js';
+import { HealthModule } from './health/health.module.js';
+import { TenantsModule } from './tenants/tenants.module.js';
+
+@Module({})
+export class AppModule {
+  /**
+   * The application around an already-migrated DataSource. Guards run in the order listed: each one
+   * (authentication arrives before AccessPolicyGuard) sees only requests the previous ones let through.
+   */
+  static register(config: AppConfig, dataSource: DataSource): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => ({ ...dataSource.options }),
+          dataSourceFactory: () => Promise.resolve(dataSource),
+        }),
+        {
+          module: class ConfigModule {},
+          global: true,
+          providers: [
+            { provide: APP_CONFIG, useValue: config },
+            { provide: KeyVault, useValue: new KeyVault(config.masterKey) },
+          ],
+          exports: [APP_CONFIG, KeyVault],
+        },
+        TenantsModule,
+        DidModule,
+        HealthModule,
+      ],
+      controllers: [ProblemsController],
+      providers: [
+        { provide: APP_GUARD, useClass: AccessPolicyGuard },
+        { provide: APP_GUARD, useClass: TenantGuard },
+      ],
+    };
+  }
+}

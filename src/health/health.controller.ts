@@ -1,0 +1,26 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Public } from '../auth/access.decorators.js';
+import { HealthService, type HealthReport } from './health.service.js';
+
+@ApiTags('Health')
+@Controller('ctrl/health')
+export class HealthController {
+  constructor(private readonly health: HealthService) {}
+
+  @Get('live')
+  @Public()
+  @ApiOperation({ operationId: 'live', summary: 'The process is up' })
+  @ApiOkResponse({ description: '{"status":"ok"}' })
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  @Get('ready')
+  @Public()
+  @ApiOperation({ operationId: 'ready', summary: 'Ready to serve: the database answers' })
+  @ApiOkResponse({ description: '{"status":"ok","checks":{"database":"up"}}' })
+  ready(): Promise<HealthReport> {
+    return this.health.ready();
+  }
+}

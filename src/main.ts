@@ -1,0 +1,44 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { ConfigError } from './config/app-config.js';
+import { startService } from './service.js';
+import { releaseSignalsFromEmbeddedPostgres } from './database/embedded-postgres.js';
+
+const logger = new Logger('Main');
+
+async function main(): Promise<void> {
+  const service = await startService();
+  releaseSignalsFromEmbeddedPostgres();
+  const { config } = service;
+  logger.log(`Listening on port ${service.config.port}`);
+  logger.log(`API explorer: ${config.publicBaseUrl}/ctrl/swagger-ui/`);
+  logger.log(`OpenAPI document: ${config.publicBaseUrl}/ctrl/v3/api-docs`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log(`${signal} received: finishing requests in flight, then stopping`);
+    service.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error('Shutdown failed', error instanceof Error ? error.stack : String(error));
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    logger.fatal(`Configuration error: ${error.message}`);
+  } else {
+    logger.fatal(
+      'The service could not start',
+      error instanceof Error ? error.stack : String(error),
+    );
+  }
+  process.exit(1);
+});

@@ -1,0 +1,75 @@
+import { Logger, type LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { type NestExpressApplication } from '@nestjs/platform-express';
+import { join } from 'node:path';
+import { type AddressInfo } from 'node:net';
+import { type DataSource } from 'typeorm';
+import { AppModule } from './app.module.js';
+import { configureApp } from './configure-app.js';
+import { loadConfig, type AppConfig } from './config/app-config.js';
+import { createDataSource, runMigrationsLocked } from './database/data-source.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres.js';
+
+export interface RunningService {
+  readonly config: AppConfig;
+  readonly app: NestExpressApplication;
+  readonly dataSource: DataSource;
+  /** http://127.0.0.1:<port>, where this process listens. */
+  readonly url: string;
+  /** Stops accepting requests, lets those in flight finish, then closes the database. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string | undefined>;
+  logLevels?: LogLevel[] | false;
+}
+
+/**
+ * Starts the whole service: configuration, database (embedded when DATABASE_URL is unset), migrations
+ * under an advisory lock, then the HTTP server.
+ */
+export async function startService(options: StartOptions = {}): Promise<RunningService> {
+  const logLevels = options.logLevels ?? ['fatal', 'error', 'warn', 'log'];
+  Logger.overrideLogger(logLevels);
+  const config = loadConfig(options.env ?? process.env);
+  const logger = new Logger('Service');
+  let embedded: EmbeddedDatabase | undefined;
+  let dataSource: DataSource | undefined;
+  try {
+    if (config.databaseUrl === undefined) {
+      embedded = await startEmbeddedPostgres(join(config.dataDir, 'postgres'));
+    }
+    dataSource = createDataSource(config.databaseUrl ?? embedded!.url);
+    await dataSource.initialize();
+    const applied = await runMigrationsLocked(dataSource);
+    if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
+
+    const app = await NestFactory.create<NestExpressApplication>(
+      AppModule.register(config, dataSource),
+      {
+        bodyParser: false,
+        logger: logLevels,
+      },
+    );
+    configureApp(app, config);
+    await app.listen(config.port);
+    const port = (app.getHttpServer().address() as AddressInfo).port;
+    const openDataSource = dataSource;
+    return {
+      config,
+      app,
+      dataSource,
+      url: `http://127.0.0.1:${port}`,
+      close: async () => {
+        await app.close();
+        if (openDataSource.isInitialized) await openDataSource.destroy();
+        await embedded?.stop();
+      },
+    };
+  } catch (error) {
+    if (dataSource?.isInitialized) await dataSource.destroy();
+    await embedded?.stop();
+    throw error;
+  }
+}

@@ -1,0 +1,86 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { AdminOnly, Authenticated } from '../auth/access.decorators.js';
+import { DomainException } from '../common/problem/domain.exception.js';
+import { ListTenantsQuery } from './dto/list-tenants.query.js';
+import { mergeQueryAndBody } from './dto/merge-input.js';
+import { TenantFieldsDto, TenantUpdateFieldsDto } from './dto/tenant-fields.js';
+import { TenantDto, TenantPageDto } from './dto/tenant.dto.js';
+import { TenantIdPipe } from './tenant-id.pipe.js';
+import { TenantsService } from './tenants.service.js';
+
+@ApiTags('Tenants')
+@Controller('ctrl/api/v1.0/tenants')
+export class TenantsController {
+  constructor(private readonly tenants: TenantsService) {}
+
+  @Post('create')
+  @AdminOnly()
+  @HttpCode(201)
+  @ApiOperation({
+    operationId: 'createTenant',
+    summary: 'Create a tenant and its DID',
+    description:
+      'Fields as query parameters (as in the original service) or as a JSON body; both may be used if they agree.',
+  })
+  @ApiBody({ type: TenantFieldsDto, required: false })
+  @ApiCreatedResponse({ type: TenantDto })
+  create(@Query() query: TenantFieldsDto, @Body() body: TenantFieldsDto): Promise<TenantDto> {
+    const fields = mergeQueryAndBody(query, body, ['id', 'label', 'imageUrl']);
+    const missing = (['id', 'label'] as const).filter((field) => fields[field] === undefined);
+    if (missing.length > 0) {
+      throw new DomainException(
+        'VALIDATION_FAILED',
+        `A new tenant needs ${missing.join(' and ')}.`,
+        missing.map((field) => ({ field, message: 'is required' })),
+      );
+    }
+    return this.tenants.create({ id: fields.id!, label: fields.label!, imageUrl: fields.imageUrl });
+  }
+
+  @Post(':id/update')
+  @AdminOnly()
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'updateTenant', summary: "Change a tenant's label or image" })
+  @ApiBody({ type: TenantUpdateFieldsDto, required: false })
+  @ApiOkResponse({ type: TenantDto })
+  update(
+    @Param('id', TenantIdPipe) id: string,
+    @Query() query: TenantUpdateFieldsDto,
+    @Body() body: TenantUpdateFieldsDto,
+  ): Promise<TenantDto> {
+    return this.tenants.update(id, mergeQueryAndBody(query, body, ['label', 'imageUrl']));
+  }
+
+  @Post(':id/delete')
+  @AdminOnly()
+  @HttpCode(204)
+  @ApiOperation({ operationId: 'deleteTenant', summary: 'Delete a tenant and destroy its keys' })
+  @ApiNoContentResponse()
+  delete(@Param('id', TenantIdPipe) id: string): Promise<void> {
+    return this.tenants.delete(id);
+  }
+
+  @Get()
+  @Authenticated()
+  @ApiOperation({ operationId: 'listTenants', summary: 'List tenants, a page at a time' })
+  @ApiOkResponse({ type: TenantPageDto })
+  list(@Query() query: ListTenantsQuery): Promise<TenantPageDto> {
+    return this.tenants.list(query);
+  }
+
+  @Get(':id')
+  @Authenticated()
+  @ApiOperation({ operationId: 'getTenant', summary: 'One tenant' })
+  @ApiOkResponse({ type: TenantDto })
+  get(@Param('id', TenantIdPipe) id: string): Promise<TenantDto> {
+    return this.tenants.get(id);
+  }
+}
