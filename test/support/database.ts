@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+export function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+function adminUrl(): string {
+  const url = process.env.AGENT_TEST_ADMIN_URL;
+  if (url === undefined) throw new Error('The Jest global setup did not run');
+  return url;
+}
+
+/** A fresh database copied from the migrated template: each test file gets its own. */
+export async function createTestDatabase(): Promise<string> {
+  const template = process.env.AGENT_TEST_TEMPLATE!;
+  const name = `${template}_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl() });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+  } finally {
+    await admin.end();
+  }
+  return withDatabase(adminUrl(), name);
+}
+
+/** An empty database (no migrations), for testing the migrations themselves. */
+export async function createEmptyDatabase(): Promise<string> {
+  const name = `${process.env.AGENT_TEST_TEMPLATE!}_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl() });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  return withDatabase(adminUrl(), name);
+}
+
+/** Runs one query on a database outside the app, to look at what it really stored. */
+export async function queryDatabase<Row extends pg.QueryResultRow>(
+  url: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<Row>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
