@@ -20,7 +20,7 @@ export class DidEntity {
   tenantId: string;
 
   @OneToOne(() => TenantEntity, (tenant) => tenant.did, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'tenant_id' })
+  @JoinColumn({ name: 'tenant_id', foreignKeyConstraintName: 'tenant_did_tenant_id_fkey' })
   tenant?: Relation<TenantEntity>;
 
   @Column({ type: 'varchar', length: 16 })

@@ -1,7 +1,9 @@
 import {
+  Check,
   Column,
   CreateDateColumn,
   Entity,
+  Index,
   OneToOne,
   PrimaryColumn,
   UpdateDateColumn,
@@ -9,7 +11,13 @@ import {
 } from 'typeorm';
 import { DidEntity } from '../did/did.entity.js';
 
+// Constraint and index names match the migrations, so that `migration:generate` sees no drift.
 @Entity({ name: 'tenant' })
+@Check('tenant_id_check', `"id" ~ '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$'`)
+@Check('tenant_label_check', `char_length("label") >= 1`)
+@Index('tenant_created_at_idx', ['createdAt', 'id'])
+@Index('tenant_updated_at_idx', ['updatedAt', 'id'])
+@Index('tenant_label_idx', ['label', 'id'])
 export class TenantEntity {
   @PrimaryColumn({ type: 'varchar', length: 64 })
   id: string;

@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from './app-config.js';
+
+const masterKey = randomBytes(32).toString('base64');
+
+function dataDir(): string {
+  return mkdtempSync(join(tmpdir(), 'agent-config-'));
+}
+
+function expectConfigError(env: Record<string, string>, variable: string): void {
+  let caught: unknown;
+  try {
+    loadConfig({ DATA_DIR: dataDir(), ...env });
+  } catch (error) {
+    caught = error;
+  }
+  expect(caught).toBeInstanceOf(ConfigError);
+  expect((caught as ConfigError).variable).toBe(variable);
+  expect((caught as ConfigError).message).toContain(variable);
+}
+
+describe(loadConfig.name, () => {
+  it('runs on embedded defaults with an empty environment', () => {
+    const directory = dataDir();
+    const config = loadConfig({ DATA_DIR: directory });
+    expect(config).toMatchObject({
+      nodeEnv: 'development',
+      port: 8080,
+      publicBaseUrl: 'http://localhost:8080',
+      databaseUrl: undefined,
+      authIssuerUrl: 'http://localhost:8080/auth/realms/agent-cloud',
+      authIssuerEmbedded: true,
+      authJwksUrl: 'http://localhost:8080/auth/realms/agent-cloud/protocol/openid-connect/certs',
+      authAudience: 'agent-api',
+      masterKeySource: 'data-dir',
+      dataDir: directory,
+    });
+  });
+
+  it('generates the local master key once, readable only by its owner', () => {
+    const directory = dataDir();
+    const first = loadConfig({ DATA_DIR: directory }).masterKey;
+    const second = loadConfig({ DATA_DIR: directory }).masterKey;
+    expect(first).toHaveLength(32);
+    expect(second.equals(first)).toBe(true);
+    const file = join(directory, 'master.key');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64').equals(first)).toBe(true);
+  });
+
+  it('prefers AGENT_MASTER_KEY and writes no key file then', () => {
+    const directory = dataDir();
+    const config = loadConfig({ DATA_DIR: directory, AGENT_MASTER_KEY: masterKey });
+    expect(config.masterKey.toString('base64')).toBe(masterKey);
+    expect(config.masterKeySource).toBe('environment');
+    expect(() => statSync(join(directory, 'master.key'))).toThrow();
+  });
+
+  it('derives the issuer and JWKS URLs from PUBLIC_BASE_URL', () => {
+    const config = loadConfig({ DATA_DIR: dataDir(), PUBLIC_BASE_URL: 'https://agent.example.com/' });
+    expect(config.publicBaseUrl).toBe('https://agent.example.com');
+    expect(config.authIssuerUrl).toBe('https://agent.example.com/auth/realms/agent-cloud');
+  });
+
+  it('keeps an internal AUTH_JWKS_URL apart from the public issuer', () => {
+    const config = loadConfig({
+      DATA_DIR: dataDir(),
+      AUTH_ISSUER_URL: 'https://id.example.com/auth/realms/agent-cloud/',
+      AUTH_JWKS_URL: 'http://keycloak:8080/auth/realms/agent-cloud/protocol/openid-connect/certs',
+    });
+    expect(config.authIssuerUrl).toBe('https://id.example.com/auth/realms/agent-cloud');
+    expect(config.authIssuerEmbedded).toBe(false);
+    expect(config.authJwksUrl).toBe('http://keycloak:8080/auth/realms/agent-cloud/protocol/openid-connect/certs');
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ PUBLIC_BASE_URL: 'localhost:8080' }, 'PUBLIC_BASE_URL'],
+    [{ PUBLIC_BASE_URL: 'http://localhost:8080/agent' }, 'PUBLIC_BASE_URL'],
+    [{ PUBLIC_BASE_URL: 'ftp://localhost' }, 'PUBLIC_BASE_URL'],
+    [{ DATABASE_URL: 'mysql://localhost/agent' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
+    [{ AUTH_ISSUER_URL: 'keycloak' }, 'AUTH_ISSUER_URL'],
+    [{ AUTH_JWKS_URL: 'http://x/certs?debug=1' }, 'AUTH_JWKS_URL'],
+    [{ AUTH_AUDIENCE: 'agent api' }, 'AUTH_AUDIENCE'],
+    [{ AGENT_MASTER_KEY: 'short' }, 'AGENT_MASTER_KEY'],
+    [{ AGENT_MASTER_KEY: randomBytes(16).toString('base64') }, 'AGENT_MASTER_KEY'],
+    [{ NODE_ENV: 'staging' }, 'NODE_ENV'],
+  ])('stops on %j, naming %s', (env, variable) => {
+    expectConfigError(env, variable);
+  });
+
+  it('does not echo a database password in its message', () => {
+    try {
+      loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: 'mysql://user:s3cret-pass@db/agent' });
+      throw new Error('expected a ConfigError');
+    } catch (error) {
+      expect((error as Error).message).not.toContain('s3cret-pass');
+    }
+  });
+
+  describe('with NODE_ENV=production', () => {
+    const production = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://agent:secret@db:5432/agent',
+      AUTH_ISSUER_URL: 'https://id.example.com/auth/realms/agent-cloud',
+      AGENT_MASTER_KEY: masterKey,
+    };
+
+    it('starts when the database, the issuer and the master key are given', () => {
+      expect(loadConfig({ DATA_DIR: dataDir(), ...production }).nodeEnv).toBe('production');
+    });
+
+    it.each(['DATABASE_URL', 'AUTH_ISSUER_URL', 'AGENT_MASTER_KEY'])(
+      'refuses to fall back to an embedded default for %s',
+      (variable) => {
+        expectConfigError({ ...production, [variable]: '' }, variable);
+      },
+    );
+  });
+});

@@ -1,0 +1,53 @@
+import { chmodSync, mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startService, type RunningService } from '../src/service.js';
+import { call } from './support/test-service.js';
+
+/** Local mode: no DATABASE_URL, no AGENT_MASTER_KEY; everything lives in DATA_DIR. */
+describe('local mode', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'agent-local-'));
+  chmodSync(dataDir, 0o755);
+  const env = { NODE_ENV: 'test', PORT: '0', DATA_DIR: dataDir };
+  let service: RunningService | undefined;
+
+  afterEach(async () => {
+    await service?.close();
+    service = undefined;
+  });
+
+  it('keeps tenants and their DIDs across a restart', async () => {
+    service = await startService({ env, logLevels: ['fatal'] });
+    const created = await call<{ did: string }>(service.url, '/ctrl/api/v1.0/tenants/create', {
+      method: 'POST',
+      query: { id: 'survivor', label: 'Survives restarts' },
+    });
+    expect(created.status).toBe(201);
+    const before = await call<{ id: string; verkey: string }>(service.url, '/ctrl/api/v1.0/did', {
+      headers: { 'x-tenant-id': 'survivor' },
+    });
+    await service.close();
+
+    service = await startService({ env, logLevels: ['fatal'] });
+    const after = await call<{ id: string; verkey: string }>(service.url, '/ctrl/api/v1.0/did', {
+      headers: { 'x-tenant-id': 'survivor' },
+    });
+    expect(after.status).toBe(200);
+    expect(after.body).toEqual(before.body);
+    expect(after.body.id).toBe(created.body.did);
+  });
+
+  it('keeps the generated master key and the database under DATA_DIR, closed to others', async () => {
+    service = await startService({ env, logLevels: ['fatal'] });
+    expect(statSync(join(dataDir, 'master.key')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dataDir, 'postgres.password')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dataDir, 'postgres', 'PG_VERSION')).isFile()).toBe(true);
+  });
+
+  it('refuses a second service on the same DATA_DIR with a clear message', async () => {
+    service = await startService({ env, logLevels: ['fatal'] });
+    await expect(startService({ env, logLevels: ['fatal'] })).rejects.toThrow(/already in use/);
+    const stillServing = await call(service.url, '/ctrl/health/ready');
+    expect(stillServing.status).toBe(200);
+  });
+});

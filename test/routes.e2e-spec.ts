@@ -1,0 +1,79 @@
+import { RequestMethod } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import { ModulesContainer } from '@nestjs/core';
+import { accessRuleKey } from '../src/auth/access.decorators.js';
+import { startTestService, type TestService } from './support/test-service.js';
+
+interface RouteInventoryEntry {
+  route: string;
+  access: string | undefined;
+}
+
+/** Every route the app serves, found by reflection, with the access rule it declares. */
+function inventory(service: TestService): RouteInventoryEntry[] {
+  const entries: RouteInventoryEntry[] = [];
+  for (const module of service.app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const controller = wrapper.metatype as (new (...args: never[]) => object) | null;
+      if (controller === null) continue;
+      const base = Reflect.getMetadata(PATH_METADATA, controller) as string;
+      const prototype = controller.prototype as Record<string, unknown>;
+      for (const name of Object.getOwnPropertyNames(prototype)) {
+        const handler = prototype[name];
+        if (name === 'constructor' || typeof handler !== 'function') continue;
+        const path = Reflect.getMetadata(PATH_METADATA, handler) as string | undefined;
+        if (path === undefined) continue;
+        const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
+        entries.push({
+          route: `${method} /${base}/${path}`.replace(/\/+$/, '').replace(/\/{2,}/g, '/'),
+          access:
+            (Reflect.getMetadata(accessRuleKey, handler) as string | undefined) ??
+            (Reflect.getMetadata(accessRuleKey, controller) as string | undefined),
+        });
+      }
+    }
+  }
+  return entries;
+}
+
+describe('route inventory', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService();
+  });
+  afterAll(async () => {
+    await service.close();
+  });
+
+  it('gives every route an access rule', () => {
+    const routes = inventory(service);
+    expect(routes.length).toBeGreaterThanOrEqual(9);
+    expect(routes.filter((entry) => entry.access === undefined)).toEqual([]);
+  });
+
+  it('keeps the API closed except for what is meant to be public', () => {
+    const publicRoutes = inventory(service)
+      .filter((entry) => entry.access === 'public')
+      .map((entry) => entry.route)
+      .sort();
+    expect(publicRoutes).toEqual([
+      'GET /ctrl/health/live',
+      'GET /ctrl/health/ready',
+      'GET /ctrl/problems',
+      'GET /ctrl/problems/:slug',
+    ]);
+  });
+
+  it('reserves tenant management for administrators', () => {
+    const byRoute = Object.fromEntries(inventory(service).map((entry) => [entry.route, entry.access]));
+    expect(byRoute).toMatchObject({
+      'POST /ctrl/api/v1.0/tenants/create': 'admin',
+      'POST /ctrl/api/v1.0/tenants/:id/update': 'admin',
+      'POST /ctrl/api/v1.0/tenants/:id/delete': 'admin',
+      'GET /ctrl/api/v1.0/tenants': 'authenticated',
+      'GET /ctrl/api/v1.0/tenants/:id': 'authenticated',
+      'GET /ctrl/api/v1.0/did': 'tenant',
+      'GET /ctrl/api/v1.0/did/document': 'tenant',
+    });
+  });
+});
