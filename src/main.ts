@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
+import { existsSync } from 'node:fs';
 import { ConfigError } from './config/app-config.js';
 import { startService } from './service.js';
 import { releaseSignalsFromEmbeddedPostgres } from './database/embedded-postgres.js';
@@ -7,6 +8,8 @@ import { releaseSignalsFromEmbeddedPostgres } from './database/embedded-postgres
 const logger = new Logger('Main');
 
 async function main(): Promise<void> {
+  // Values already in the environment win over the file.
+  if (existsSync('.env')) process.loadEnvFile('.env');
   const service = await startService();
   releaseSignalsFromEmbeddedPostgres();
   const { config } = service;

@@ -99,11 +99,12 @@ async function loadOrCreatePassword(file: string): Promise<string> {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   const password = randomBytes(24).toString('base64url');
-  await writeFile(file, `${password}\n`, { mode: 0o600, flag: 'wx' }).catch(
-    async (error: unknown) => {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    },
-  );
+  try {
+    await writeFile(file, `${password}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    // Another process wrote it first: use theirs.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
   return (await readFile(file, 'utf8')).trim();
 }
 

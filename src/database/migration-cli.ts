@@ -22,7 +22,9 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'generate' && (name === undefined || !/^[A-Za-z][A-Za-z0-9]*$/.test(name))) {
-    console.error('migration:generate needs a PascalCase name, e.g. npm run migration:generate -- AddTenantIndex');
+    console.error(
+      'migration:generate needs a PascalCase name, e.g. npm run migration:generate -- AddTenantIndex',
+    );
     process.exitCode = 2;
     return;
   }
@@ -38,15 +40,19 @@ async function main(argv: string[]): Promise<void> {
     switch (command) {
       case 'run': {
         const applied = await runMigrationsLocked(dataSource);
-        console.log(applied.length === 0 ? 'No pending migrations.' : `Applied: ${applied.join(', ')}`);
+        console.log(
+          applied.length === 0 ? 'No pending migrations.' : `Applied: ${applied.join(', ')}`,
+        );
         break;
       }
       case 'revert':
-        await withMigrationLock(dataSource, () => dataSource.undoLastMigration({ transaction: 'each' }));
+        await withMigrationLock(dataSource, () =>
+          dataSource.undoLastMigration({ transaction: 'each' }),
+        );
         console.log('Reverted the most recent migration.');
         break;
       case 'show': {
-        const pending = new Set((await dataSource.showMigrations()) ? await pendingNames() : []);
+        const pending = new Set(await pendingNames());
         for (const migration of dataSource.migrations) {
           const label = migration.name ?? migration.constructor.name;
           console.log(`${pending.has(label) ? '[ ]' : '[X]'} ${label}`);
@@ -54,7 +60,7 @@ async function main(argv: string[]): Promise<void> {
         break;
       }
       case 'generate':
-        await generate(name!);
+        await generate(name ?? '');
         break;
     }
   } finally {
@@ -63,7 +69,9 @@ async function main(argv: string[]): Promise<void> {
   }
 
   async function pendingNames(): Promise<string[]> {
-    const rows = (await dataSource.query('SELECT name FROM migrations')) as { name: string }[];
+    const rows = await dataSource
+      .query<{ name: string }[]>(`SELECT name FROM migrations`)
+      .catch(() => [] as { name: string }[]); // no table yet: nothing applied
     const applied = new Set(rows.map((row) => row.name));
     return dataSource.migrations
       .map((migration) => migration.name ?? migration.constructor.name)
@@ -105,7 +113,9 @@ ${down.join('\n')}
 `,
       { flag: 'wx' },
     );
-    console.log(`Wrote ${file}. Add ${className} to the migrations list in src/database/data-source.ts.`);
+    console.log(
+      `Wrote ${file}. Add ${className} to the migrations list in src/database/data-source.ts.`,
+    );
   }
 }
 

@@ -8,9 +8,8 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { AdminOnly, Authenticated } from '../auth/access.decorators.js';
-import { DomainException } from '../common/problem/domain.exception.js';
 import { ListTenantsQuery } from './dto/list-tenants.query.js';
-import { mergeQueryAndBody } from './dto/merge-input.js';
+import { mergeQueryAndBody, newTenantFrom } from './dto/merge-input.js';
 import { TenantFieldsDto, TenantUpdateFieldsDto } from './dto/tenant-fields.js';
 import { TenantDto, TenantPageDto } from './dto/tenant.dto.js';
 import { TenantIdPipe } from './tenant-id.pipe.js';
@@ -33,16 +32,7 @@ export class TenantsController {
   @ApiBody({ type: TenantFieldsDto, required: false })
   @ApiCreatedResponse({ type: TenantDto })
   create(@Query() query: TenantFieldsDto, @Body() body: TenantFieldsDto): Promise<TenantDto> {
-    const fields = mergeQueryAndBody(query, body, ['id', 'label', 'imageUrl']);
-    const missing = (['id', 'label'] as const).filter((field) => fields[field] === undefined);
-    if (missing.length > 0) {
-      throw new DomainException(
-        'VALIDATION_FAILED',
-        `A new tenant needs ${missing.join(' and ')}.`,
-        missing.map((field) => ({ field, message: 'is required' })),
-      );
-    }
-    return this.tenants.create({ id: fields.id!, label: fields.label!, imageUrl: fields.imageUrl });
+    return this.tenants.create(newTenantFrom(query, body));
   }
 
   @Post(':id/update')

@@ -1,13 +1,13 @@
 import {
   Catch,
   HttpException,
-  HttpStatus,
   Logger,
   type ArgumentsHost,
   type ExceptionFilter,
 } from '@nestjs/common';
 import { type Request, type Response } from 'express';
 import { DomainException } from './domain.exception.js';
+import { type ErrorCode } from './error-codes.js';
 import { sendProblem } from './problem-response.js';
 import { allowedMethodsFor } from './route-methods.js';
 
@@ -79,42 +79,38 @@ export class ProblemDetailsFilter implements ExceptionFilter {
 
   private translateHttpException(exception: HttpException, request: Request): DomainException {
     const status = exception.getStatus();
-    switch (status) {
-      case HttpStatus.NOT_FOUND: {
-        const allowed = allowedMethodsFor(request);
-        if (allowed.length > 0) {
-          return new DomainException(
-            'METHOD_NOT_ALLOWED',
-            `${request.method} is not supported on ${request.path}; use ${allowed.join(', ')}.`,
-            undefined,
-            { Allow: allowed.join(', ') },
-          );
-        }
+    if (status === 404) {
+      const allowed = allowedMethodsFor(request);
+      if (allowed.length === 0) {
         return new DomainException(
           'ROUTE_NOT_FOUND',
           `No route ${request.method} ${request.path}.`,
         );
       }
-      case HttpStatus.PAYLOAD_TOO_LARGE:
-        return new DomainException('PAYLOAD_TOO_LARGE', 'The request body exceeds 100 kB.');
-      case HttpStatus.UNSUPPORTED_MEDIA_TYPE:
-        return new DomainException('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
-      case HttpStatus.UNAUTHORIZED:
-        return new DomainException('UNAUTHORIZED', 'A valid bearer access token is required.');
-      case HttpStatus.FORBIDDEN:
-        return new DomainException('FORBIDDEN', 'The caller may not perform this operation.');
-      default:
-        if (status >= 400 && status < 500) {
-          return new DomainException('VALIDATION_FAILED', 'The request is not valid.');
-        }
-        this.logger.error(
-          `HTTP ${status} during ${request.method} ${request.path}`,
-          exception.stack,
-        );
-        return new DomainException('INTERNAL_ERROR', 'The request could not be completed.');
+      return new DomainException(
+        'METHOD_NOT_ALLOWED',
+        `${request.method} is not supported on ${request.path}; use ${allowed.join(', ')}.`,
+        undefined,
+        { Allow: allowed.join(', ') },
+      );
     }
+    const known = frameworkStatuses[status];
+    if (known !== undefined) return new DomainException(known[0], known[1]);
+    if (status >= 400 && status < 500) {
+      return new DomainException('VALIDATION_FAILED', 'The request is not valid.');
+    }
+    this.logger.error(`HTTP ${status} during ${request.method} ${request.path}`, exception.stack);
+    return new DomainException('INTERNAL_ERROR', 'The request could not be completed.');
   }
 }
+
+/** Statuses that Nest or its middleware raise on their own, in our vocabulary. */
+const frameworkStatuses: Partial<Record<number, [ErrorCode, string]>> = {
+  401: ['UNAUTHORIZED', 'A valid bearer access token is required.'],
+  403: ['FORBIDDEN', 'The caller may not perform this operation.'],
+  413: ['PAYLOAD_TOO_LARGE', 'The request body exceeds 100 kB.'],
+  415: ['UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.'],
+};
 
 function describe(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);

@@ -1,6 +1,6 @@
 import { type Request, type Response } from 'express';
 import { errorCatalog, problemSlug, type ErrorCode } from './error-codes.js';
-import { DomainException } from './domain.exception.js';
+import type { DomainException } from './domain.exception.js';
 import { problemContentType, type ProblemDetails } from './problem.js';
 
 /** The base of every problem `type` URI; `/ctrl/problems/{slug}` also answers with the description. */

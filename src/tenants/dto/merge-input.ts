@@ -34,3 +34,23 @@ function sameValue(left: unknown, right: unknown): boolean {
   const normalise = (value: unknown) => (value === '' ? null : value);
   return normalise(left) === normalise(right);
 }
+
+/** The fields of a new tenant from query and body; id and label are required. */
+export function newTenantFrom<T extends { id?: string; label?: string; imageUrl?: string | null }>(
+  query: T,
+  body: T | undefined,
+): { id: string; label: string; imageUrl?: string | null } {
+  const { id, label, imageUrl } = mergeQueryAndBody(query, body, ['id', 'label', 'imageUrl']);
+  if (id === undefined || label === undefined) {
+    const missing = [
+      id === undefined ? 'id' : undefined,
+      label === undefined ? 'label' : undefined,
+    ].filter((field): field is string => field !== undefined);
+    throw new DomainException(
+      'VALIDATION_FAILED',
+      `A new tenant needs ${missing.join(' and ')}.`,
+      missing.map((field) => ({ field, message: 'is required' })),
+    );
+  }
+  return { id, label, imageUrl };
+}
