@@ -1,0 +1,232 @@
+import { base58 } from '@scure/base';
+import fc from 'fast-check';
+import { randomBytes } from 'node:crypto';
+import { inspect } from 'node:util';
+import { tenantIdPattern } from '../tenants/tenant-id.js';
+import { KeyVault } from './key-vault.js';
+
+/** Every textual form a 32-byte key could take when it leaks. */
+function encodingsOf(bytes: Uint8Array): string[] {
+  const buffer = Buffer.from(bytes);
+  return [
+    buffer.toString('hex'),
+    buffer.toString('hex').toUpperCase(),
+    buffer.toString('base64'),
+    buffer.toString('base64url'),
+    base58.encode(buffer),
+  ];
+}
+
+/** version (1) | nonce (12) | tag (16) | ciphertext, as key-vault.ts documents. */
+const headerLength = 1 + 12 + 16;
+
+describe(KeyVault.name, () => {
+  const masterKey = randomBytes(32);
+  const vault = new KeyVault(masterKey);
+  const seed = randomBytes(32);
+
+  describe('seal and open', () => {
+    it('gives back the sealed secret when opened for the same tenant', () => {
+      expect(vault.open('acme', vault.seal('acme', seed))).toEqual(seed);
+    });
+
+    it('gives back any secret for any valid tenant id', () => {
+      fc.assert(
+        fc.property(
+          fc.uint8Array({ minLength: 1, maxLength: 256 }),
+          fc.stringMatching(tenantIdPattern),
+          (secret, tenantId) => {
+            expect(vault.open(tenantId, vault.seal(tenantId, secret))).toEqual(Buffer.from(secret));
+          },
+        ),
+      );
+    });
+
+    it('opens a box with a second vault built from the same master key', () => {
+      const sealed = vault.seal('acme', seed);
+
+      expect(new KeyVault(Buffer.from(masterKey)).open('acme', sealed)).toEqual(seed);
+    });
+
+    it('adds only the version, nonce and tag to the length of the secret', () => {
+      expect(vault.seal('acme', seed)).toHaveLength(headerLength + seed.length);
+    });
+
+    it('starts the box with format version 1', () => {
+      expect(vault.seal('acme', seed)[0]).toBe(1);
+    });
+  });
+
+  describe('the sealed box', () => {
+    it('differs each time the same secret is sealed, with a fresh nonce', () => {
+      const boxes = Array.from({ length: 20 }, () => vault.seal('acme', seed));
+
+      expect(new Set(boxes.map((box) => box.toString('hex'))).size).toBe(boxes.length);
+      const nonces = boxes.map((box) => box.subarray(1, 13).toString('hex'));
+      expect(new Set(nonces).size).toBe(boxes.length);
+    });
+
+    it('does not contain the secret bytes or any text form of them', () => {
+      const sealed = vault.seal('acme', seed);
+
+      expect(sealed.indexOf(seed)).toBe(-1);
+      // Not even half of the secret appears in the box.
+      expect(sealed.indexOf(seed.subarray(0, 16))).toBe(-1);
+      expect(sealed.indexOf(seed.subarray(16))).toBe(-1);
+      const text = sealed.toString('latin1');
+      for (const encoded of encodingsOf(seed)) expect(text).not.toContain(encoded);
+    });
+
+    it('does not contain the master key', () => {
+      const sealed = vault.seal('acme', seed);
+
+      expect(sealed.indexOf(masterKey)).toBe(-1);
+      expect(sealed.indexOf(masterKey.subarray(0, 16))).toBe(-1);
+    });
+  });
+
+  describe('refusing to open', () => {
+    it('fails for another tenant id', () => {
+      const sealed = vault.seal('acme', seed);
+
+      for (const otherTenant of ['beta', 'acme2', 'acm', 'Acme', 'ACME', '']) {
+        expect(() => vault.open(otherTenant, sealed)).toThrow();
+      }
+    });
+
+    it('fails under another master key', () => {
+      const sealed = vault.seal('acme', seed);
+
+      expect(() => new KeyVault(randomBytes(32)).open('acme', sealed)).toThrow();
+    });
+
+    it('fails under a master key that differs in a single bit', () => {
+      const sealed = vault.seal('acme', seed);
+      const nearlyTheKey = Buffer.from(masterKey);
+      nearlyTheKey[31] ^= 0x01;
+
+      expect(() => new KeyVault(nearlyTheKey).open('acme', sealed)).toThrow();
+    });
+
+    it('fails when any single bit of the box is flipped', () => {
+      const sealed = vault.seal('acme', seed);
+      const opened: string[] = [];
+
+      for (let index = 0; index < sealed.length; index += 1) {
+        for (let bit = 0; bit < 8; bit += 1) {
+          const tampered = Buffer.from(sealed);
+          tampered[index] ^= 1 << bit;
+          try {
+            vault.open('acme', tampered);
+            opened.push(`byte ${index} bit ${bit}`);
+          } catch {
+            // Refused, as it must be.
+          }
+        }
+      }
+
+      expect(opened).toEqual([]);
+    });
+
+    it.each([0, 2, 0xff])('fails when the version byte is %i', (version) => {
+      const sealed = vault.seal('acme', seed);
+      sealed[0] = version;
+
+      expect(() => vault.open('acme', sealed)).toThrow('Not a sealed key of a known format');
+    });
+
+    it('fails when the box is cut short', () => {
+      const sealed = vault.seal('acme', seed);
+
+      for (const length of [0, 1, headerLength, headerLength + 1, sealed.length - 1]) {
+        expect(() => vault.open('acme', sealed.subarray(0, length))).toThrow();
+      }
+    });
+
+    it('fails when bytes are appended to the box', () => {
+      const sealed = vault.seal('acme', seed);
+
+      expect(() => vault.open('acme', Buffer.concat([sealed, Buffer.of(0)]))).toThrow();
+    });
+
+    it('fails when the ciphertext of one box is moved under the header of another', () => {
+      const first = vault.seal('acme', seed);
+      const second = vault.seal('acme', randomBytes(32));
+      const spliced = Buffer.concat([
+        first.subarray(0, headerLength),
+        second.subarray(headerLength),
+      ]);
+
+      expect(() => vault.open('acme', spliced)).toThrow();
+    });
+  });
+
+  describe('the master key', () => {
+    it.each([0, 16, 24, 31, 33, 64])('is refused when it has %i bytes', (length) => {
+      expect(() => new KeyVault(randomBytes(length))).toThrow('The master key must have 32 bytes');
+    });
+
+    it('is copied, so wiping the caller’s buffer does not break the vault', () => {
+      const callerKey = randomBytes(32);
+      const ownVault = new KeyVault(callerKey);
+      const sealed = ownVault.seal('acme', seed);
+
+      callerKey.fill(0);
+
+      expect(ownVault.open('acme', sealed)).toEqual(seed);
+      expect(ownVault.open('acme', ownVault.seal('acme', seed))).toEqual(seed);
+      expect(() => new KeyVault(callerKey).open('acme', sealed)).toThrow();
+    });
+  });
+
+  describe('masterKeyId', () => {
+    it('is the same for two vaults with the same key', () => {
+      expect(new KeyVault(Buffer.from(masterKey)).masterKeyId).toBe(vault.masterKeyId);
+    });
+
+    it('differs between keys, even keys one bit apart', () => {
+      const nearlyTheKey = Buffer.from(masterKey);
+      nearlyTheKey[0] ^= 0x80;
+
+      expect(new KeyVault(randomBytes(32)).masterKeyId).not.toBe(vault.masterKeyId);
+      expect(new KeyVault(nearlyTheKey).masterKeyId).not.toBe(vault.masterKeyId);
+    });
+
+    it('is 32 hexadecimal characters, the width of its database column', () => {
+      expect(vault.masterKeyId).toMatch(/^[0-9a-f]{32}$/);
+    });
+
+    it('does not reveal the key', () => {
+      const keyHex = masterKey.toString('hex');
+
+      expect(keyHex).not.toContain(vault.masterKeyId);
+      expect(keyHex.slice(0, 32)).not.toBe(vault.masterKeyId);
+      for (const encoded of encodingsOf(masterKey)) {
+        expect(vault.masterKeyId).not.toContain(encoded);
+        expect(encoded).not.toContain(vault.masterKeyId);
+      }
+    });
+  });
+
+  describe('serialization', () => {
+    it('shows only the masterKeyId in JSON', () => {
+      const json = JSON.stringify(vault);
+
+      expect(JSON.parse(json)).toEqual({ masterKeyId: vault.masterKeyId });
+      for (const encoded of encodingsOf(masterKey)) expect(json).not.toContain(encoded);
+    });
+
+    it('does not reveal the key when the vault is logged or its properties are listed', () => {
+      const inspected = inspect(vault, { depth: 5, showHidden: true });
+      const spread = JSON.stringify({ ...vault });
+
+      for (const encoded of encodingsOf(masterKey)) {
+        expect(inspected).not.toContain(encoded);
+        expect(spread).not.toContain(encoded);
+      }
+      // A Buffer would show its bytes as `<Buffer 8f 3a ...>`.
+      expect(inspected).not.toContain('Buffer');
+      expect(Object.values(vault)).toEqual([vault.masterKeyId]);
+    });
+  });
+});
