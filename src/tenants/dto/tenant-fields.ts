@@ -1,16 +1,28 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import {
-  IsOptional,
-  IsString,
-  IsUrl,
-  Length,
-  Matches,
-  MaxLength,
-  ValidateIf,
-} from 'class-validator';
+import { IsString, IsUrl, Matches, ValidateBy, ValidateIf } from 'class-validator';
 import { tenantIdPattern, tenantIdRule } from '../tenant-id.js';
+
+/** Absent is fine; JSON null is not a value for a required-when-given field (IsOptional lets it pass). */
+const unlessAbsent = () => ValidateIf((_object, value) => value !== undefined);
+
+/** Length in code points, as PostgreSQL's varchar counts it (class-validator's Length does not). */
+const CodePointLength = (min: number, max: number, message: string) =>
+  ValidateBy({
+    name: 'codePointLength',
+    validator: {
+      validate: (value: unknown) => {
+        if (typeof value !== 'string') return false;
+        const length = [...value].length;
+        return length >= min && length <= max;
+      },
+      defaultMessage: () => message,
+    },
+  });
+
+const noControlCharacters = () =>
+  Matches(/^[^\p{Cc}]*$/u, { message: 'must not contain control characters' });
 
 const trimmed = () =>
   Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
@@ -23,7 +35,7 @@ export const TenantIdField = () =>
       example: 'acme',
       pattern: tenantIdPattern.source,
     }),
-    IsOptional(),
+    unlessAbsent(),
     IsString({ message: 'must be a string' }),
     Matches(tenantIdPattern, { message: `must be ${tenantIdRule}` }),
   );
@@ -37,10 +49,10 @@ export const LabelField = () =>
       maxLength: 200,
     }),
     trimmed(),
-    IsOptional(),
+    unlessAbsent(),
     IsString({ message: 'must be a string' }),
-    Length(1, 200, { message: 'must be 1-200 characters after trimming' }),
-    Matches(/^[^\p{Cc}]*$/u, { message: 'must not contain control characters' }),
+    CodePointLength(1, 200, 'must be 1-200 characters after trimming'),
+    noControlCharacters(),
   );
 
 /** `null` (body) or an empty value (query) clears the image on update. */
@@ -55,10 +67,10 @@ export const ImageUrlField = () =>
       type: String,
     }),
     trimmed(),
-    IsOptional(),
-    ValidateIf((_object, value) => value !== null && value !== ''),
+    ValidateIf((_object, value) => value !== undefined && value !== null && value !== ''),
     IsString({ message: 'must be a string' }),
-    MaxLength(2048, { message: 'must be at most 2048 characters' }),
+    CodePointLength(1, 2048, 'must be at most 2048 characters'),
+    noControlCharacters(),
     IsUrl(
       {
         protocols: ['http', 'https'],
