@@ -1,0 +1,74 @@
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomBytes,
+  type KeyObject,
+} from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface PublicJwk {
+  kid: string;
+  kty: 'RSA';
+  alg: 'RS256';
+  use: 'sig';
+  n: string;
+  e: string;
+}
+
+/** The issuer's RSA signing key (tokens) and HMAC secret (refresh tokens), persisted in DATA_DIR. */
+export class IssuerKeys {
+  readonly signingKid: string;
+  readonly refreshKid: string;
+
+  private constructor(
+    readonly signingKey: KeyObject,
+    readonly publicJwk: PublicJwk,
+    readonly refreshSecret: Uint8Array,
+  ) {
+    this.signingKid = publicJwk.kid;
+    this.refreshKid = createHash('sha256').update(refreshSecret).digest('base64url').slice(0, 22);
+  }
+
+  /** Loads the keys from `directory`, creating them on first use (0600, created once even under races). */
+  static loadOrCreate(directory: string): IssuerKeys {
+    mkdirSync(directory, { recursive: true, mode: 0o700 });
+    const signingPem = readOrCreate(join(directory, 'signing-key.pem'), () =>
+      generateKeyPairSync('rsa', { modulusLength: 2048 })
+        .privateKey.export({ type: 'pkcs8', format: 'pem' })
+        .toString(),
+    );
+    const refreshSecret = Buffer.from(
+      readOrCreate(
+        join(directory, 'refresh-secret'),
+        () => `${randomBytes(64).toString('base64')}\n`,
+      ).trim(),
+      'base64',
+    );
+    const signingKey = createPrivateKey(signingPem);
+    const jwk = createPublicKey(signingKey).export({ format: 'jwk' });
+    if (jwk.n === undefined || jwk.e === undefined)
+      throw new Error('The issuer signing key is not RSA');
+    // RFC 7638 thumbprint as the key id: stable for the key, unique across keys.
+    const kid = createHash('sha256')
+      .update(JSON.stringify({ e: jwk.e, kty: 'RSA', n: jwk.n }))
+      .digest('base64url');
+    return new IssuerKeys(
+      signingKey,
+      { kid, kty: 'RSA', alg: 'RS256', use: 'sig', n: jwk.n, e: jwk.e },
+      refreshSecret,
+    );
+  }
+}
+
+function readOrCreate(file: string, create: () => string): string {
+  try {
+    writeFileSync(file, create(), { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  chmodSync(file, 0o600);
+  return readFileSync(file, 'utf8');
+}
