@@ -2,7 +2,12 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
+import { PassportModule } from '@nestjs/passport';
 import { AccessPolicyGuard } from './auth/access-policy.guard.js';
+import { AccessTokenGuard } from './auth/access-token.guard.js';
+import { JwtStrategy } from './auth/jwt.strategy.js';
+import { type Clock } from './issuer/issuer-clock.js';
+import { IssuerModule } from './issuer/issuer.module.js';
 import { TenantGuard } from './auth/tenant.guard.js';
 import { ProblemsController } from './common/problem/problems.controller.js';
 import { APP_CONFIG } from './config/config.token.js';
@@ -15,13 +20,15 @@ import { TenantsModule } from './tenants/tenants.module.js';
 @Module({})
 export class AppModule {
   /**
-   * The application around an already-migrated DataSource. Guards run in the order listed: each one
-   * (authentication arrives before AccessPolicyGuard) sees only requests the previous ones let through.
+   * The application around an already-migrated DataSource. Guards run in the order listed, each seeing
+   * only what the previous ones let through: token (401), role (403), tenant header (400/403/404).
    */
-  static register(config: AppConfig, dataSource: DataSource): DynamicModule {
+  static register(config: AppConfig, dataSource: DataSource, issuerClock?: Clock): DynamicModule {
     return {
       module: AppModule,
       imports: [
+        PassportModule,
+        ...(config.authIssuerEmbedded ? [IssuerModule.register(config, issuerClock)] : []),
         TypeOrmModule.forRootAsync({
           useFactory: () => ({ ...dataSource.options }),
           dataSourceFactory: () => Promise.resolve(dataSource),
@@ -41,6 +48,8 @@ export class AppModule {
       ],
       controllers: [ProblemsController],
       providers: [
+        JwtStrategy,
+        { provide: APP_GUARD, useClass: AccessTokenGuard },
         { provide: APP_GUARD, useClass: AccessPolicyGuard },
         { provide: APP_GUARD, useClass: TenantGuard },
       ],

@@ -1,7 +1,8 @@
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { type Request, type Response, type NextFunction } from 'express';
-import { apiBodyMiddleware } from './common/http-body.js';
+import express from 'express';
+import { apiBodyMiddleware, maxBodyBytes } from './common/http-body.js';
 import { ProblemDetailsFilter } from './common/problem/problem-details.filter.js';
 import { createValidationPipe } from './common/validation.js';
 import { type AppConfig } from './config/app-config.js';
@@ -12,6 +13,11 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   // Behind nginx the forwarded headers tell the public origin; trust only the nearest proxies.
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
   app.use('/ctrl/api', ...apiBodyMiddleware(config.publicBaseUrl));
+  // The embedded issuer takes OAuth forms (application/x-www-form-urlencoded), as Keycloak does.
+  app.use(
+    '/auth',
+    express.urlencoded({ extended: false, limit: maxBodyBytes, parameterLimit: 100 }),
+  );
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ProblemDetailsFilter(config.publicBaseUrl));
   app.use((_request: Request, response: Response, next: NextFunction) => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { type AddressInfo } from 'node:net';
 import { type DataSource } from 'typeorm';
 import { AppModule } from './app.module.js';
+import { type Clock } from './issuer/issuer-clock.js';
 import { configureApp } from './configure-app.js';
 import { loadConfig, type AppConfig } from './config/app-config.js';
 import { createDataSource, runMigrationsLocked } from './database/data-source.js';
@@ -23,6 +24,8 @@ export interface RunningService {
 export interface StartOptions {
   env?: Record<string, string | undefined>;
   logLevels?: LogLevel[] | false;
+  /** The embedded issuer's clock; tests move it instead of sleeping. */
+  issuerClock?: Clock;
 }
 
 /**
@@ -46,7 +49,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
 
     const app = await NestFactory.create<NestExpressApplication>(
-      AppModule.register(config, dataSource),
+      AppModule.register(config, dataSource, options.issuerClock),
       {
         bodyParser: false,
         logger: logLevels,

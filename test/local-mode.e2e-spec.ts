@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService, type RunningService } from '../src/service.js';
-import { call } from './support/test-service.js';
+import { call, passwordGrant } from './support/test-service.js';
 
 /** Local mode: no DATABASE_URL, no AGENT_MASTER_KEY; everything lives in DATA_DIR. */
 describe('local mode', () => {
@@ -18,19 +18,23 @@ describe('local mode', () => {
 
   it('keeps tenants and their DIDs across a restart', async () => {
     service = await startService({ env, logLevels: ['fatal'] });
+    const { access_token: token } = await passwordGrant(service.url, 'admin', 'admin');
+    const authorization = `Bearer ${token}`;
     const created = await call<{ did: string }>(service.url, '/ctrl/api/v1.0/tenants/create', {
       method: 'POST',
+      headers: { authorization },
       query: { id: 'survivor', label: 'Survives restarts' },
     });
     expect(created.status).toBe(201);
     const before = await call<{ id: string; verkey: string }>(service.url, '/ctrl/api/v1.0/did', {
-      headers: { 'x-tenant-id': 'survivor' },
+      headers: { 'x-tenant-id': 'survivor', authorization },
     });
     await service.close();
 
+    // The issuer's signing key is kept in DATA_DIR too: a token from before the restart still works.
     service = await startService({ env, logLevels: ['fatal'] });
     const after = await call<{ id: string; verkey: string }>(service.url, '/ctrl/api/v1.0/did', {
-      headers: { 'x-tenant-id': 'survivor' },
+      headers: { 'x-tenant-id': 'survivor', authorization },
     });
     expect(after.status).toBe(200);
     expect(after.body).toEqual(before.body);
@@ -42,6 +46,8 @@ describe('local mode', () => {
     expect(statSync(join(dataDir, 'master.key')).mode & 0o777).toBe(0o600);
     expect(statSync(join(dataDir, 'postgres.password')).mode & 0o777).toBe(0o600);
     expect(statSync(join(dataDir, 'postgres', 'PG_VERSION')).isFile()).toBe(true);
+    expect(statSync(join(dataDir, 'issuer', 'signing-key.pem')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dataDir, 'issuer', 'refresh-secret')).mode & 0o777).toBe(0o600);
   });
 
   it('refuses a second service on the same DATA_DIR with a clear message', async () => {

@@ -1,5 +1,6 @@
 import { createParamDecorator, SetMetadata, type ExecutionContext } from '@nestjs/common';
 import { type Request } from 'express';
+import { type Caller } from './caller.js';
 
 /**
  * Who may call a route. Every route declares exactly one of these; a route that declares none is
@@ -24,7 +25,14 @@ export interface RequestContext {
   tenantId?: string;
 }
 
-export type ContextualRequest = Request & { agent?: RequestContext };
+export type ContextualRequest = Request & { agent?: RequestContext; user?: Caller };
+
+/** The authenticated caller (set by AccessTokenGuard) of a non-public route. */
+export const CurrentCaller = createParamDecorator((_data: unknown, context: ExecutionContext) => {
+  const caller = context.switchToHttp().getRequest<ContextualRequest>().user;
+  if (caller === undefined) throw new Error('@CurrentCaller() used on a public route');
+  return caller;
+});
 
 /** The tenant id that TenantGuard validated for a tenant-scoped route. */
 export const CurrentTenant = createParamDecorator((_data: unknown, context: ExecutionContext) => {

@@ -5,12 +5,14 @@ import { tenantIdPattern } from '../tenants/tenant-id.js';
 import { TenantsService } from '../tenants/tenants.service.js';
 import { type ContextualRequest } from './access.decorators.js';
 import { accessRuleOf } from './access-policy.guard.js';
+import { mayActFor } from './caller.js';
 
 export const tenantHeader = 'x-tenant-id';
 
 /**
- * Selects the tenant of a tenant-scoped route from `x-tenant-id` (api.md, Authentication and
- * authorization): missing or malformed 400, unknown 404.
+ * Third global guard: selects the tenant of a tenant-scoped route from `x-tenant-id` (api.md,
+ * Authentication and authorization): missing or malformed 400; a tenant outside an agent-user's claim
+ * 403, existing or not; unknown 404.
  */
 @Injectable()
 export class TenantGuard implements CanActivate {
@@ -36,6 +38,11 @@ export class TenantGuard implements CanActivate {
         `The ${tenantHeader} header must be one tenant id (1-64 of A-Z a-z 0-9 _ . -, starting with a letter or digit).`,
         [{ field: tenantHeader, message: 'is not a valid tenant id' }],
       );
+    }
+    const caller = request.user;
+    // An agent-user learns nothing about tenants outside its claim, not even whether they exist.
+    if (caller === undefined || !mayActFor(caller, raw)) {
+      throw new DomainException('FORBIDDEN', `The caller may not act for tenant '${raw}'.`);
     }
     await this.tenants.assertExists(raw);
     request.agent = { ...request.agent, tenantId: raw };

@@ -60,7 +60,10 @@ describe(loadConfig.name, () => {
   });
 
   it('derives the issuer and JWKS URLs from PUBLIC_BASE_URL', () => {
-    const config = loadConfig({ DATA_DIR: dataDir(), PUBLIC_BASE_URL: 'https://agent.example.com/' });
+    const config = loadConfig({
+      DATA_DIR: dataDir(),
+      PUBLIC_BASE_URL: 'https://agent.example.com/',
+    });
     expect(config.publicBaseUrl).toBe('https://agent.example.com');
     expect(config.authIssuerUrl).toBe('https://agent.example.com/auth/realms/agent-cloud');
   });
@@ -73,7 +76,9 @@ describe(loadConfig.name, () => {
     });
     expect(config.authIssuerUrl).toBe('https://id.example.com/auth/realms/agent-cloud');
     expect(config.authIssuerEmbedded).toBe(false);
-    expect(config.authJwksUrl).toBe('http://keycloak:8080/auth/realms/agent-cloud/protocol/openid-connect/certs');
+    expect(config.authJwksUrl).toBe(
+      'http://keycloak:8080/auth/realms/agent-cloud/protocol/openid-connect/certs',
+    );
   });
 
   it.each([

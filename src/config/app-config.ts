@@ -14,12 +14,18 @@ export interface AppConfig {
   readonly authIssuerUrl: string;
   readonly authIssuerEmbedded: boolean;
   readonly authJwksUrl: string;
+  /** False when AUTH_JWKS_URL is unset: with the embedded issuer, keys are then fetched over loopback. */
+  readonly authJwksUrlExplicit: boolean;
   readonly authAudience: string;
   /** 32 bytes that encrypt the tenants' private keys. */
   readonly masterKey: Buffer;
   /** Where the master key came from, for the start-up log (never the key itself). */
   readonly masterKeySource: 'environment' | 'data-dir';
   readonly dataDir: string;
+  /** The realm file the embedded issuer reads; undefined means the one shipped in keycloak/. */
+  readonly realmFile: string | undefined;
+  /** The environment the configuration came from, for the realm file's `${VAR:default}` placeholders. */
+  readonly environment: Readonly<Record<string, string | undefined>>;
 }
 
 export class ConfigError extends Error {
@@ -99,10 +105,13 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     authIssuerUrl,
     authIssuerEmbedded: issuerFromEnv === undefined,
     authJwksUrl,
+    authJwksUrlExplicit: readOptional(env, 'AUTH_JWKS_URL') !== undefined,
     authAudience,
     masterKey,
     masterKeySource,
     dataDir,
+    realmFile: readOptional(env, 'AUTH_REALM_FILE'),
+    environment: { ...env },
   };
 }
 

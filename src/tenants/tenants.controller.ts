@@ -7,7 +7,8 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { AdminOnly, Authenticated } from '../auth/access.decorators.js';
+import { AdminOnly, Authenticated, CurrentCaller } from '../auth/access.decorators.js';
+import { visibilityOf, type Caller } from '../auth/caller.js';
 import { ListTenantsQuery } from './dto/list-tenants.query.js';
 import { mergeQueryAndBody, newTenantFrom } from './dto/merge-input.js';
 import { TenantFieldsDto, TenantUpdateFieldsDto } from './dto/tenant-fields.js';
@@ -62,15 +63,15 @@ export class TenantsController {
   @Authenticated()
   @ApiOperation({ operationId: 'listTenants', summary: 'List tenants, a page at a time' })
   @ApiOkResponse({ type: TenantPageDto })
-  list(@Query() query: ListTenantsQuery): Promise<TenantPageDto> {
-    return this.tenants.list(query);
+  list(@Query() query: ListTenantsQuery, @CurrentCaller() caller: Caller): Promise<TenantPageDto> {
+    return this.tenants.list(query, visibilityOf(caller));
   }
 
   @Get(':id')
   @Authenticated()
   @ApiOperation({ operationId: 'getTenant', summary: 'One tenant' })
   @ApiOkResponse({ type: TenantDto })
-  get(@Param('id', TenantIdPipe) id: string): Promise<TenantDto> {
-    return this.tenants.get(id);
+  get(@Param('id', TenantIdPipe) id: string, @CurrentCaller() caller: Caller): Promise<TenantDto> {
+    return this.tenants.get(id, visibilityOf(caller));
   }
 }

@@ -95,7 +95,10 @@ export class TenantsService {
   }
 
   async get(id: string, visibility: TenantVisibility = { all: true }): Promise<TenantDto> {
-    if (!visibility.all && !visibility.tenantIds.includes(id)) throw tenantNotFound(id);
+    if (!visibility.all && !visibility.tenantIds.includes(id)) {
+      // Outside the caller's claim: refused whether or not it exists (no enumeration).
+      throw new DomainException('FORBIDDEN', `The caller may not see tenant '${id}'.`);
+    }
     const tenant = await this.baseQuery().where('tenant.id = :id', { id }).getOne();
     if (tenant === null) throw tenantNotFound(id);
     return toTenantDto(tenant);

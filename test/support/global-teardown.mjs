@@ -17,7 +17,8 @@ export default async function globalTeardown() {
       `SELECT datname FROM pg_database WHERE datname = $1 OR datname LIKE $2`,
       [state.template, `${state.template}\\_%`],
     );
-    for (const { datname } of rows) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    for (const { datname } of rows)
+      await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
   } finally {
     await admin.end();
   }

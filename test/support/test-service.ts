@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { startService, type RunningService } from '../../src/service.js';
 import { createTestDatabase } from './database.js';
@@ -9,6 +10,11 @@ export interface TestService extends RunningService {
   /** The database URL this service uses, for looking at stored rows directly. */
   readonly databaseUrl: string;
   readonly masterKey: string;
+  readonly dataDir: string;
+  /** http://localhost:<port>: the origin the issuer puts in `iss` and its URLs. */
+  readonly publicBaseUrl: string;
+  /** A cached access token of a realm user (password grant over HTTP). */
+  tokenFor(user: 'admin' | 'demo'): Promise<string>;
   /**
    * A real HTTP request to this service, made as the administrator unless `request.as` says otherwise.
    * Tests use this rather than `call` so that they keep working as authentication evolves.
@@ -16,29 +22,117 @@ export interface TestService extends RunningService {
   request<Body = unknown>(path: string, request?: ApiRequest): Promise<ApiResponse<Body>>;
 }
 
-/** The real service on a free port, on its own database, as a test file's fixture. */
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+export interface TestServiceOptions {
+  env?: Record<string, string>;
+  /** The embedded issuer's clock (milliseconds); tests move it instead of sleeping. */
+  issuerClock?: () => number;
+}
+
+/**
+ * The real service on a free port, on its own database, with the embedded issuer on the same origin
+ * (PUBLIC_BASE_URL is the real address, so issuer URLs work), as a test file's fixture.
+ */
+export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
+  const env = options.env ?? {};
   const databaseUrl = env.DATABASE_URL ?? (await createTestDatabase());
   const masterKey = env.AGENT_MASTER_KEY ?? randomBytes(32).toString('base64');
-  const dataDir = mkdtempSync(join(tmpdir(), 'agent-data-'));
+  const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'agent-data-'));
   chmodSync(dataDir, 0o755);
+  const port = env.PORT ?? String(await freePort());
   const service = await startService({
     env: {
       NODE_ENV: 'test',
-      PORT: '0',
+      PORT: port,
+      PUBLIC_BASE_URL: `http://localhost:${port}`,
       DATA_DIR: dataDir,
       ...env,
       DATABASE_URL: databaseUrl,
       AGENT_MASTER_KEY: masterKey,
     },
     logLevels: ['fatal'],
+    issuerClock: options.issuerClock,
   });
+  const tokens = new Map<string, Promise<string>>();
+  const tokenFor = (user: 'admin' | 'demo') => {
+    let token = tokens.get(user);
+    if (token === undefined) {
+      token = passwordGrant(service.url, user, user).then((response) => response.access_token);
+      tokens.set(user, token);
+    }
+    return token;
+  };
   return {
     ...service,
     databaseUrl,
     masterKey,
-    request: (path, request) => call(service.url, path, request),
+    dataDir,
+    publicBaseUrl: `http://localhost:${port}`,
+    tokenFor,
+    request: async (path, request = {}) => {
+      const as = request.as ?? 'admin';
+      const headers = { ...request.headers };
+      if (request.token !== undefined) headers.authorization = `Bearer ${request.token}`;
+      else if (as !== 'anonymous') headers.authorization = `Bearer ${await tokenFor(as)}`;
+      return call(service.url, path, { ...request, headers });
+    },
   };
+}
+
+export interface TokenResponseBody {
+  access_token: string;
+  expires_in: number;
+  refresh_expires_in: number;
+  refresh_token?: string;
+  token_type: string;
+  id_token?: string;
+  session_state?: string;
+  scope: string;
+}
+
+/** The seed's password grant against the token endpoint (real HTTP). */
+export async function passwordGrant(
+  baseUrl: string,
+  username: string,
+  password: string,
+  extra: Record<string, string> = {},
+): Promise<TokenResponseBody> {
+  const response = await postForm(baseUrl, tokenPath, {
+    client_id: 'agent-client',
+    grant_type: 'password',
+    username,
+    password,
+    ...extra,
+  });
+  if (response.status !== 200)
+    throw new Error(`password grant failed: ${response.status} ${response.text}`);
+  return response.body as TokenResponseBody;
+}
+
+export const tokenPath = '/auth/realms/agent-cloud/protocol/openid-connect/token';
+
+/** A form post (application/x-www-form-urlencoded), as OAuth clients send them. */
+export async function postForm(
+  baseUrl: string,
+  path: string,
+  fields: Record<string, string> | [string, string][],
+  headers: Record<string, string> = {},
+): Promise<ApiResponse> {
+  return call(baseUrl, path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(fields).toString(),
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address() as AddressInfo;
+      probe.close(() => resolve(address.port));
+    });
+  });
 }
 
 export interface ApiResponse<Body = unknown> {
@@ -55,8 +149,10 @@ export interface ApiRequest {
   query?: Record<string, string>;
   /** Sent as JSON unless it is a string, which is sent as is. */
   body?: unknown;
-  /** Who calls: the administrator by default; 'anonymous' sends no credentials. */
-  as?: 'admin' | 'anonymous';
+  /** Who calls: the administrator by default; 'demo' is an agent-user; 'anonymous' sends no token. */
+  as?: 'admin' | 'demo' | 'anonymous';
+  /** An explicit access token (overrides `as`). */
+  token?: string;
 }
 
 /** One real HTTP request to the service. */
@@ -66,7 +162,8 @@ export async function call<Body = unknown>(
   request: ApiRequest = {},
 ): Promise<ApiResponse<Body>> {
   const url = new URL(path, baseUrl);
-  for (const [name, value] of Object.entries(request.query ?? {})) url.searchParams.append(name, value);
+  for (const [name, value] of Object.entries(request.query ?? {}))
+    url.searchParams.append(name, value);
   const headers: Record<string, string> = { ...request.headers };
   let body: string | undefined;
   if (request.body !== undefined) {
@@ -75,7 +172,12 @@ export async function call<Body = unknown>(
       headers['content-type'] = 'application/json';
     }
   }
-  const response = await fetch(url, { method: request.method ?? 'GET', headers, body, redirect: 'manual' });
+  const response = await fetch(url, {
+    method: request.method ?? 'GET',
+    headers,
+    body,
+    redirect: 'manual',
+  });
   const text = await response.text();
   const type = response.headers.get('content-type') ?? '';
   const parsed: unknown = /json/.test(type) && text !== '' ? JSON.parse(text) : text;

@@ -1,0 +1,79 @@
+import { Injectable, Logger, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
+import { DomainException } from '../common/problem/domain.exception.js';
+import { accessRuleOf } from './access-policy.guard.js';
+import { type Caller } from './caller.js';
+
+const realm = 'agent-cloud';
+
+/** Network failures of the JWKS fetch: the issuer is away, the token may be fine. */
+function isIssuerUnreachable(error: unknown): boolean {
+  const text = error instanceof Error ? `${error.name} ${error.message}` : '';
+  return /ECONNREFUSED|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|ECONNRESET|socket hang up|timeout|Expected 200/i.test(
+    text,
+  );
+}
+
+/**
+ * First of the global guards: every route but the @Public() ones needs a valid access token. Failures
+ * are 401 with an RFC 6750 challenge and a problem body; the token itself is never logged.
+ */
+@Injectable()
+export class AccessTokenGuard extends AuthGuard('jwt') {
+  private readonly logger = new Logger(AccessTokenGuard.name);
+
+  constructor(private readonly reflector: Reflector) {
+    super();
+  }
+
+  override canActivate(context: ExecutionContext) {
+    if (accessRuleOf(this.reflector, context) === 'public') return true;
+    return super.canActivate(context);
+  }
+
+  override handleRequest<TUser = Caller>(
+    error: unknown,
+    caller: TUser | false,
+    info: unknown,
+  ): TUser {
+    if (caller !== false && caller !== undefined && caller !== null && error === null)
+      return caller;
+    const reason = error ?? info;
+    if (isIssuerUnreachable(reason)) {
+      this.logger.warn(
+        `Cannot fetch the issuer's signing keys: ${reason instanceof Error ? reason.message : String(reason)}`,
+      );
+      throw new DomainException(
+        'SERVICE_UNAVAILABLE',
+        'The token issuer cannot be reached; try again shortly.',
+        undefined,
+        {
+          'Retry-After': '5',
+        },
+      );
+    }
+    const missing = reason instanceof Error && reason.message === 'No auth token';
+    if (missing) {
+      // RFC 6750 §3.1: no error code when the request carried no credentials at all.
+      throw new DomainException(
+        'UNAUTHORIZED',
+        'Send an access token: Authorization: Bearer <token>.',
+        undefined,
+        {
+          'WWW-Authenticate': `Bearer realm="${realm}"`,
+        },
+      );
+    }
+    const expired = reason instanceof Error && reason.name === 'TokenExpiredError';
+    const description = expired ? 'The access token expired' : 'The access token is not valid';
+    throw new DomainException(
+      'UNAUTHORIZED',
+      `${description}; get a new one from the token endpoint.`,
+      undefined,
+      {
+        'WWW-Authenticate': `Bearer realm="${realm}", error="invalid_token", error_description="${description}"`,
+      },
+    );
+  }
+}

@@ -1,0 +1,34 @@
+import { type TenantVisibility } from '../tenants/tenants.service.js';
+
+export const adminRole = 'agent-admin';
+export const userRole = 'agent-user';
+
+/** Who is calling, as the validated access token says. */
+export interface Caller {
+  subject: string;
+  username: string | undefined;
+  /** The client the token was issued to (`azp`). */
+  clientId: string | undefined;
+  roles: readonly string[];
+  /** The `tenant_ids` claim: the tenants an agent-user may act for. */
+  tenantIds: readonly string[];
+}
+
+export function isAdmin(caller: Caller): boolean {
+  return caller.roles.includes(adminRole);
+}
+
+export function hasAgentRole(caller: Caller): boolean {
+  return isAdmin(caller) || caller.roles.includes(userRole);
+}
+
+/** An admin sees every tenant; an agent-user only those in its claim. */
+export function visibilityOf(caller: Caller): TenantVisibility {
+  return isAdmin(caller) ? { all: true } : { all: false, tenantIds: caller.tenantIds };
+}
+
+export function mayActFor(caller: Caller, tenantId: string): boolean {
+  return (
+    isAdmin(caller) || (caller.roles.includes(userRole) && caller.tenantIds.includes(tenantId))
+  );
+}

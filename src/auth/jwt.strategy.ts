@@ -1,0 +1,86 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { PassportStrategy } from '@nestjs/passport';
+import { passportJwtSecret } from 'jwks-rsa';
+import { type AddressInfo, type Server } from 'node:net';
+import { ExtractJwt, Strategy, type SecretOrKeyProvider } from 'passport-jwt';
+import { APP_CONFIG } from '../config/config.token.js';
+import { type AppConfig } from '../config/app-config.js';
+import { type Caller } from './caller.js';
+
+/** Seconds of clock skew tolerated on exp, nbf and iat between the issuer and this service. */
+export const clockToleranceSeconds = 5;
+
+interface AccessTokenClaims {
+  typ?: unknown;
+  sub?: unknown;
+  azp?: unknown;
+  preferred_username?: unknown;
+  realm_access?: { roles?: unknown };
+  tenant_ids?: unknown;
+}
+
+/** Thrown by validate() for a well-signed token that is not an access token. */
+export class NotAnAccessTokenError extends Error {}
+
+/**
+ * Access tokens as api.md requires them: RS256 by a key of the realm's JWKS (fetched over HTTP, cached,
+ * refetched at most 10 times a minute when an unknown `kid` appears), exact issuer, our audience, `typ`
+ * Bearer, not expired.
+ */
+@Injectable()
+export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
+  constructor(@Inject(APP_CONFIG) config: AppConfig, adapterHost: HttpAdapterHost) {
+    let provider: SecretOrKeyProvider | undefined;
+    // With the embedded issuer and no AUTH_JWKS_URL, fetch our own keys over loopback once we listen.
+    const jwksUri = () => {
+      if (config.authJwksUrlExplicit || !config.authIssuerEmbedded) return config.authJwksUrl;
+      const server = adapterHost.httpAdapter.getHttpServer() as Server;
+      const address = server.address() as AddressInfo;
+      return `http://127.0.0.1:${address.port}${new URL(config.authIssuerUrl).pathname}/protocol/openid-connect/certs`;
+    };
+    super({
+      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      secretOrKeyProvider: (request, rawJwt, done) => {
+        provider ??= passportJwtSecret({
+          jwksUri: jwksUri(),
+          cache: true,
+          cacheMaxEntries: 10,
+          cacheMaxAge: 10 * 60 * 1000,
+          rateLimit: true,
+          jwksRequestsPerMinute: 10,
+          timeout: 5000,
+        });
+        provider(request, rawJwt, done);
+      },
+      algorithms: ['RS256'],
+      issuer: config.authIssuerUrl,
+      audience: config.authAudience,
+      ignoreExpiration: false,
+      jsonWebTokenOptions: { clockTolerance: clockToleranceSeconds },
+    });
+  }
+
+  validate(payload: AccessTokenClaims): Caller {
+    // Refresh (typ Refresh) and ID tokens (typ ID) are signed by the same realm: refuse them here.
+    if (payload.typ !== 'Bearer' || typeof payload.sub !== 'string')
+      throw new NotAnAccessTokenError();
+    const roles = payload.realm_access?.roles;
+    const tenantIds = payload.tenant_ids;
+    return {
+      subject: payload.sub,
+      username:
+        typeof payload.preferred_username === 'string' ? payload.preferred_username : undefined,
+      clientId: typeof payload.azp === 'string' ? payload.azp : undefined,
+      roles: Array.isArray(roles)
+        ? roles.filter((role): role is string => typeof role === 'string')
+        : [],
+      tenantIds: (Array.isArray(tenantIds)
+        ? tenantIds
+        : typeof tenantIds === 'string'
+          ? [tenantIds]
+          : []
+      ).filter((id): id is string => typeof id === 'string'),
+    };
+  }
+}

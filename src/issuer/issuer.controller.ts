@@ -1,0 +1,385 @@
+import {
+  Catch,
+  Controller,
+  Get,
+  Header,
+  HttpCode,
+  Inject,
+  Options,
+  Post,
+  Req,
+  Res,
+  UseFilters,
+  type ArgumentsHost,
+  type ExceptionFilter,
+} from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { type Request, type Response } from 'express';
+import { Public } from '../auth/access.decorators.js';
+import { IssuerService, type Form, type TokenResponse } from './issuer.service.js';
+import { errorPage, loggedOutPage, loginPage } from './login-page.js';
+import { OAuthError } from './oauth-error.js';
+
+/** Errors of the login page are shown as a page, not as JSON. */
+class LoginPageError extends Error {}
+
+@Catch(OAuthError, LoginPageError)
+class IssuerErrorFilter implements ExceptionFilter {
+  catch(exception: OAuthError | LoginPageError, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<Response>();
+    if (exception instanceof LoginPageError) {
+      response.status(400).type('html').send(errorPage(exception.message));
+      return;
+    }
+    if (exception.challenge !== undefined)
+      response.setHeader('WWW-Authenticate', exception.challenge);
+    response.setHeader('Cache-Control', 'no-store');
+    response
+      .status(exception.status)
+      .json({ error: exception.error, error_description: exception.description });
+  }
+}
+
+const securityHeaders = {
+  'Content-Security-Policy':
+    "default-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'self'; object-src 'none'",
+  'X-Frame-Options': 'SAMEORIGIN',
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store, must-revalidate, max-age=0',
+};
+
+/**
+ * The embedded Keycloak-compatible issuer (local mode and tests only): the realm's OIDC endpoints on the
+ * app's own origin under /auth, answering as Keycloak 26 does (keycloak-compat.md).
+ */
+@ApiExcludeController()
+@UseFilters(IssuerErrorFilter)
+@Controller('auth/realms/agent-cloud')
+export class IssuerController {
+  constructor(@Inject(IssuerService) private readonly issuer: IssuerService) {}
+
+  @Get('.well-known/openid-configuration')
+  @Public()
+  discovery(): Record<string, unknown> {
+    const base = `${this.issuer.issuerUrl}/protocol/openid-connect`;
+    return {
+      issuer: this.issuer.issuerUrl,
+      authorization_endpoint: `${base}/auth`,
+      token_endpoint: `${base}/token`,
+      userinfo_endpoint: `${base}/userinfo`,
+      end_session_endpoint: `${base}/logout`,
+      frontchannel_logout_session_supported: true,
+      frontchannel_logout_supported: true,
+      jwks_uri: `${base}/certs`,
+      grant_types_supported: [
+        'authorization_code',
+        'client_credentials',
+        'password',
+        'refresh_token',
+      ],
+      acr_values_supported: ['0', '1'],
+      response_types_supported: ['code'],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: ['RS256'],
+      userinfo_signing_alg_values_supported: ['RS256', 'none'],
+      response_modes_supported: ['query', 'fragment'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      claims_supported: [
+        'aud',
+        'sub',
+        'iss',
+        'auth_time',
+        'name',
+        'given_name',
+        'family_name',
+        'preferred_username',
+        'email',
+        'acr',
+      ],
+      claim_types_supported: ['normal'],
+      claims_parameter_supported: true,
+      scopes_supported: [
+        'openid',
+        'email',
+        'profile',
+        'roles',
+        'web-origins',
+        'acr',
+        'basic',
+        'offline_access',
+      ],
+      request_parameter_supported: false,
+      request_uri_parameter_supported: false,
+      code_challenge_methods_supported: ['plain', 'S256'],
+      tls_client_certificate_bound_access_tokens: false,
+    };
+  }
+
+  @Get('protocol/openid-connect/certs')
+  @Public()
+  @Header('Cache-Control', 'no-cache')
+  certs(): { keys: unknown[] } {
+    return { keys: [this.issuer.keys.publicJwk] };
+  }
+
+  @Options([
+    'protocol/openid-connect/token',
+    'protocol/openid-connect/userinfo',
+    'protocol/openid-connect/logout',
+  ])
+  @Public()
+  @HttpCode(200)
+  preflight(@Req() request: Request, @Res({ passthrough: true }) response: Response): void {
+    this.cors(request, response);
+    response.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
+    response.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type');
+    response.setHeader('Access-Control-Max-Age', '3600');
+  }
+
+  @Post('protocol/openid-connect/token')
+  @Public()
+  @HttpCode(200)
+  async token(
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<TokenResponse> {
+    this.cors(request, response);
+    response.setHeader('Cache-Control', 'no-store');
+    response.setHeader('Pragma', 'no-cache');
+    const form = readForm(request);
+    return this.issuer.token(form, basicCredentials(request), request.ip ?? '127.0.0.1');
+  }
+
+  @Get('protocol/openid-connect/auth')
+  @Public()
+  authorize(@Req() request: Request, @Res() response: Response): void {
+    const query = readQuery(request);
+    const outcome = this.authorizationRequest(query);
+    if ('redirectError' in outcome) {
+      const { redirectUri, error, description, state } = outcome.redirectError;
+      response.redirect(
+        302,
+        withParameters(
+          redirectUri,
+          { error, error_description: description, state },
+          query.response_mode,
+        ),
+      );
+      return;
+    }
+    response.set(securityHeaders).type('html').send(this.renderLogin(query));
+  }
+
+  @Post('login-actions/authenticate')
+  @Public()
+  async authenticate(@Req() request: Request, @Res() response: Response): Promise<void> {
+    const form = readForm(request);
+    const outcome = this.authorizationRequest(form);
+    if ('redirectError' in outcome) throw new LoginPageError(outcome.redirectError.description);
+    let user;
+    try {
+      user = this.issuer.checkCredentials(form.username ?? '', form.password ?? '');
+    } catch (error) {
+      if (!(error instanceof OAuthError)) throw error;
+      const message =
+        error.description === 'Account disabled'
+          ? 'Account is disabled, contact your administrator.'
+          : error.description === 'Account is not fully set up'
+            ? 'Account is not fully set up. Contact your administrator.'
+            : 'Invalid username or password.';
+      response.status(200).set(securityHeaders).type('html').send(this.renderLogin(form, message));
+      return;
+    }
+    const { code, sessionId } = await this.issuer.issueCode(outcome, user);
+    response.redirect(
+      302,
+      withParameters(
+        outcome.redirectUri,
+        { state: outcome.state, session_state: sessionId, iss: this.issuer.issuerUrl, code },
+        form.response_mode,
+      ),
+    );
+  }
+
+  @Get('protocol/openid-connect/userinfo')
+  @Public()
+  userinfoGet(
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<Record<string, unknown>> {
+    return this.userinfo(request, response);
+  }
+
+  @Post('protocol/openid-connect/userinfo')
+  @Public()
+  @HttpCode(200)
+  userinfoPost(
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<Record<string, unknown>> {
+    return this.userinfo(request, response);
+  }
+
+  /** Browser logout: ends the session named by id_token_hint and returns to an allowed URI. */
+  @Get('protocol/openid-connect/logout')
+  @Public()
+  async logoutGet(@Req() request: Request, @Res() response: Response): Promise<void> {
+    await this.browserLogout(readQuery(request), response);
+  }
+
+  /** Back-channel logout (client_id + refresh_token: 204), or a form post of the browser logout. */
+  @Post('protocol/openid-connect/logout')
+  @Public()
+  async logoutPost(@Req() request: Request, @Res() response: Response): Promise<void> {
+    this.cors(request, response);
+    const form = readForm(request);
+    if (form.refresh_token !== undefined) {
+      const client = this.issuer.authenticateClient(form, basicCredentials(request));
+      await this.issuer.logoutWithRefreshToken(client, form.refresh_token);
+      response.status(204).end();
+      return;
+    }
+    await this.browserLogout(form, response);
+  }
+
+  private async browserLogout(parameters: Form, response: Response): Promise<void> {
+    let clientId = parameters.client_id;
+    if (parameters.id_token_hint !== undefined) {
+      let hint;
+      try {
+        hint = await this.issuer.verifyOwnToken(parameters.id_token_hint, 'ID', {
+          ignoreExpiry: true,
+        });
+      } catch {
+        throw new LoginPageError('Invalid parameter: id_token_hint');
+      }
+      clientId ??= typeof hint.azp === 'string' ? hint.azp : undefined;
+      if (typeof hint.sid === 'string') await this.issuer.endSession(hint.sid);
+    }
+    const target = parameters.post_logout_redirect_uri;
+    if (target !== undefined) {
+      const client = clientId === undefined ? undefined : this.issuer.realm.client(clientId);
+      if (client === undefined || !this.issuer.realm.postLogoutRedirectUriAllowed(client, target)) {
+        throw new LoginPageError('Invalid redirect uri');
+      }
+      response.redirect(302, withParameters(target, { state: parameters.state }, undefined));
+      return;
+    }
+    response.status(200).set(securityHeaders).type('html').send(loggedOutPage());
+  }
+
+  private async userinfo(request: Request, response: Response): Promise<Record<string, unknown>> {
+    this.cors(request, response);
+    const challenge =
+      'Bearer realm="agent-cloud", error="invalid_token", error_description="Token verification failed"';
+    const header = request.headers.authorization;
+    const token =
+      header?.startsWith('Bearer ') === true
+        ? header.slice(7).trim()
+        : readForm(request).access_token;
+    if (token === undefined || token === '') {
+      throw new OAuthError(
+        401,
+        'invalid_request',
+        'Token not provided',
+        'Bearer realm="agent-cloud"',
+      );
+    }
+    let payload;
+    try {
+      payload = await this.issuer.verifyOwnToken(token, 'Bearer');
+    } catch {
+      throw new OAuthError(401, 'invalid_token', 'Token verification failed', challenge);
+    }
+    if (payload.sid !== undefined && !(await this.issuer.sessionIsActive(payload.sid))) {
+      throw new OAuthError(
+        401,
+        'invalid_token',
+        "User session not found or doesn't have client attached on it",
+        challenge,
+      );
+    }
+    return this.issuer.userinfo(payload);
+  }
+
+  private authorizationRequest(parameters: Form) {
+    try {
+      return this.issuer.authorizationRequest(parameters);
+    } catch (error) {
+      if (error instanceof OAuthError) throw new LoginPageError(error.description);
+      throw error;
+    }
+  }
+
+  private renderLogin(parameters: Form, error?: string): string {
+    return loginPage({
+      realmDisplayName: 'Agent Cloud',
+      action: `${this.issuer.issuerUrl}/login-actions/authenticate`,
+      username: parameters.username,
+      error,
+      hidden: {
+        client_id: parameters.client_id,
+        redirect_uri: parameters.redirect_uri,
+        response_type: parameters.response_type,
+        response_mode: parameters.response_mode,
+        scope: parameters.scope,
+        state: parameters.state,
+        nonce: parameters.nonce,
+        code_challenge: parameters.code_challenge,
+        code_challenge_method: parameters.code_challenge_method,
+      },
+    });
+  }
+
+  /** CORS for browser clients on the origins the realm's clients allow (webOrigins). */
+  private cors(request: Request, response: Response): void {
+    const origin = request.headers.origin;
+    response.setHeader('Vary', 'Origin');
+    if (origin === undefined || !this.issuer.allowedOrigins().includes(origin)) return;
+    response.setHeader('Access-Control-Allow-Origin', origin);
+    response.setHeader('Access-Control-Allow-Credentials', 'true');
+  }
+}
+
+/** Form fields; a field sent twice is refused as Keycloak does. */
+function readForm(request: Request): Form {
+  return singleValues((request.body ?? {}) as Record<string, unknown>);
+}
+
+function readQuery(request: Request): Form {
+  return singleValues(request.query);
+}
+
+function singleValues(source: Record<string, unknown>): Form {
+  const values: Form = {};
+  for (const [name, value] of Object.entries(source)) {
+    if (Array.isArray(value)) throw new OAuthError(400, 'invalid_request', 'duplicated parameter');
+    if (typeof value === 'string') values[name] = value;
+  }
+  return values;
+}
+
+function basicCredentials(request: Request): { clientId: string; secret: string } | undefined {
+  const header = request.headers.authorization;
+  if (header === undefined || !/^Basic /i.test(header)) return undefined;
+  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+  const separator = decoded.indexOf(':');
+  if (separator < 0) return undefined;
+  return {
+    clientId: decodeURIComponent(decoded.slice(0, separator)),
+    secret: decodeURIComponent(decoded.slice(separator + 1)),
+  };
+}
+
+/** Adds parameters to a redirect URI, in the query or (response_mode=fragment) the fragment. */
+function withParameters(
+  uri: string,
+  parameters: Record<string, string | undefined>,
+  responseMode: string | undefined,
+): string {
+  const encoded = new URLSearchParams(
+    Object.entries(parameters).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  ).toString();
+  if (responseMode === 'fragment') return `${uri}#${encoded}`;
+  return `${uri}${uri.includes('?') ? '&' : '?'}${encoded}`;
+}

@@ -1,0 +1,13 @@
+/** An OAuth 2.0 / OIDC error as Keycloak answers it: `{"error": ..., "error_description": ...}`. */
+export class OAuthError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 403,
+    readonly error: string,
+    readonly description: string,
+    /** For 401s of protected resources (userinfo): the RFC 6750 challenge. */
+    readonly challenge?: string,
+  ) {
+    super(`${error}: ${description}`);
+    this.name = 'OAuthError';
+  }
+}
