@@ -16,6 +16,14 @@ async function main(): Promise<void> {
   logger.log(`Listening on port ${service.config.port}`);
   logger.log(`API explorer: ${config.publicBaseUrl}/ctrl/swagger-ui/`);
   logger.log(`OpenAPI document: ${config.publicBaseUrl}/ctrl/v3/api-docs`);
+  logger.log(
+    `Token endpoint: ${config.authIssuerUrl}/protocol/openid-connect/token (client_id agent-client)`,
+  );
+  if (config.authIssuerEmbedded) {
+    logger.log(
+      'Development users: admin/admin (agent-admin), demo/demo (agent-user for tenant "demo")',
+    );
+  }
 
   let stopping = false;
   const stop = (signal: string) => {
