@@ -3,6 +3,9 @@ import { APP_GUARD } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { PassportModule } from '@nestjs/passport';
+import { LoggerModule } from 'nestjs-pino';
+import { type Logger as PinoLogger } from 'pino';
+import { requestLogging } from './common/logging.js';
 import { AccessPolicyGuard } from './auth/access-policy.guard.js';
 import { AccessTokenGuard } from './auth/access-token.guard.js';
 import { JwtStrategy } from './auth/jwt.strategy.js';
@@ -23,12 +26,17 @@ export class AppModule {
    * The application around an already-migrated DataSource. Guards run in the order listed, each seeing
    * only what the previous ones let through: token (401), role (403), tenant header (400/403/404).
    */
-  static register(config: AppConfig, dataSource: DataSource, issuerClock?: Clock): DynamicModule {
+  static register(
+    config: AppConfig,
+    dataSource: DataSource,
+    options: { issuerClock?: Clock; rootLogger: PinoLogger },
+  ): DynamicModule {
     return {
       module: AppModule,
       imports: [
+        LoggerModule.forRoot({ pinoHttp: requestLogging(options.rootLogger) }),
         PassportModule,
-        ...(config.authIssuerEmbedded ? [IssuerModule.register(config, issuerClock)] : []),
+        ...(config.authIssuerEmbedded ? [IssuerModule.register(config, options.issuerClock)] : []),
         TypeOrmModule.forRootAsync({
           useFactory: () => ({ ...dataSource.options }),
           dataSourceFactory: () => Promise.resolve(dataSource),

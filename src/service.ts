@@ -1,10 +1,13 @@
-import { Logger, type LogLevel } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
+import { Logger as PinoNestLogger } from 'nestjs-pino';
+import { type DestinationStream } from 'pino';
 import { NestFactory } from '@nestjs/core';
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { join } from 'node:path';
 import { type AddressInfo } from 'node:net';
 import { type DataSource } from 'typeorm';
 import { AppModule } from './app.module.js';
+import { createRootLogger, EarlyLogger, type LogLevel } from './common/logging.js';
 import { type Clock } from './issuer/issuer-clock.js';
 import { configureApp } from './configure-app.js';
 import { loadConfig, type AppConfig } from './config/app-config.js';
@@ -23,7 +26,10 @@ export interface RunningService {
 
 export interface StartOptions {
   env?: Record<string, string | undefined>;
-  logLevels?: LogLevel[] | false;
+  /** Overrides LOG_LEVEL. */
+  logLevel?: LogLevel;
+  /** Where log lines go (default stdout); tests capture them here. */
+  logDestination?: DestinationStream;
   /** The embedded issuer's clock; tests move it instead of sleeping. */
   issuerClock?: Clock;
 }
@@ -33,9 +39,9 @@ export interface StartOptions {
  * under an advisory lock, then the HTTP server.
  */
 export async function startService(options: StartOptions = {}): Promise<RunningService> {
-  const logLevels = options.logLevels ?? ['fatal', 'error', 'warn', 'log'];
-  Logger.overrideLogger(logLevels);
   const config = loadConfig(options.env ?? process.env);
+  const rootLogger = createRootLogger(options.logLevel ?? config.logLevel, options.logDestination);
+  Logger.overrideLogger(new EarlyLogger(rootLogger));
   const logger = new Logger('Service');
   let embedded: EmbeddedDatabase | undefined;
   let dataSource: DataSource | undefined;
@@ -49,12 +55,10 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
 
     const app = await NestFactory.create<NestExpressApplication>(
-      AppModule.register(config, dataSource, options.issuerClock),
-      {
-        bodyParser: false,
-        logger: logLevels,
-      },
+      AppModule.register(config, dataSource, { issuerClock: options.issuerClock, rootLogger }),
+      { bodyParser: false, bufferLogs: true },
     );
+    app.useLogger(app.get(PinoNestLogger));
     configureApp(app, config);
     await app.listen(config.port);
     const port = (app.getHttpServer().address() as AddressInfo).port;

@@ -17,7 +17,7 @@ describe('local mode', () => {
   });
 
   it('keeps tenants and their DIDs across a restart', async () => {
-    service = await startService({ env, logLevels: ['fatal'] });
+    service = await startService({ env, logLevel: 'silent' });
     const { access_token: token } = await passwordGrant(service.url, 'admin', 'admin');
     const authorization = `Bearer ${token}`;
     const created = await call<{ did: string }>(service.url, '/ctrl/api/v1.0/tenants/create', {
@@ -32,7 +32,7 @@ describe('local mode', () => {
     await service.close();
 
     // The issuer's signing key is kept in DATA_DIR too: a token from before the restart still works.
-    service = await startService({ env, logLevels: ['fatal'] });
+    service = await startService({ env, logLevel: 'silent' });
     const after = await call<{ id: string; verkey: string }>(service.url, '/ctrl/api/v1.0/did', {
       headers: { 'x-tenant-id': 'survivor', authorization },
     });
@@ -42,7 +42,7 @@ describe('local mode', () => {
   });
 
   it('keeps the generated master key and the database under DATA_DIR, closed to others', async () => {
-    service = await startService({ env, logLevels: ['fatal'] });
+    service = await startService({ env, logLevel: 'silent' });
     expect(statSync(join(dataDir, 'master.key')).mode & 0o777).toBe(0o600);
     expect(statSync(join(dataDir, 'postgres.password')).mode & 0o777).toBe(0o600);
     expect(statSync(join(dataDir, 'postgres', 'PG_VERSION')).isFile()).toBe(true);
@@ -51,8 +51,8 @@ describe('local mode', () => {
   });
 
   it('refuses a second service on the same DATA_DIR with a clear message', async () => {
-    service = await startService({ env, logLevels: ['fatal'] });
-    await expect(startService({ env, logLevels: ['fatal'] })).rejects.toThrow(/already in use/);
+    service = await startService({ env, logLevel: 'silent' });
+    await expect(startService({ env, logLevel: 'silent' })).rejects.toThrow(/already in use/);
     const stillServing = await call(service.url, '/ctrl/health/ready');
     expect(stillServing.status).toBe(200);
   });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { type LogLevel } from '../common/logging.js';
 
 /** What the service runs with, read once from the environment at boot (api.md, Configuration). */
 export interface AppConfig {
@@ -22,6 +23,7 @@ export interface AppConfig {
   /** Where the master key came from, for the start-up log (never the key itself). */
   readonly masterKeySource: 'environment' | 'data-dir';
   readonly dataDir: string;
+  readonly logLevel: LogLevel;
   /** The realm file the embedded issuer reads; undefined means the one shipped in keycloak/. */
   readonly realmFile: string | undefined;
   /** The environment the configuration came from, for the realm file's `${VAR:default}` placeholders. */
@@ -110,6 +112,7 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     masterKey,
     masterKeySource,
     dataDir,
+    logLevel: readLogLevel(env),
     realmFile: readOptional(env, 'AUTH_REALM_FILE'),
     environment: { ...env },
   };
@@ -118,6 +121,16 @@ export function loadConfig(env: Environment = process.env): AppConfig {
 function readOptional(env: Environment, name: string): string | undefined {
   const value = env[name];
   return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function readLogLevel(env: Environment): LogLevel {
+  const value = readOptional(env, 'LOG_LEVEL') ?? 'info';
+  if (!(logLevels as readonly string[]).includes(value)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${logLevels.join(', ')}, not '${value}'`);
+  }
+  return value as LogLevel;
 }
 
 function readNodeEnv(env: Environment): AppConfig['nodeEnv'] {

@@ -305,9 +305,7 @@ export class IssuerService {
   }
 
   /** Validates an authorization request (the login page's parameters); throws for the error page. */
-  authorizationRequest(
-    query: Form,
-  ):
+  authorizationRequest(query: Form):
     | AuthorizationRequest
     | {
         redirectError: { redirectUri: string; error: string; description: string; state?: string };

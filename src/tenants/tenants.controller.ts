@@ -32,8 +32,12 @@ export class TenantsController {
   })
   @ApiBody({ type: TenantFieldsDto, required: false })
   @ApiCreatedResponse({ type: TenantDto })
-  create(@Query() query: TenantFieldsDto, @Body() body: TenantFieldsDto): Promise<TenantDto> {
-    return this.tenants.create(newTenantFrom(query, body));
+  create(
+    @Query() query: TenantFieldsDto,
+    @Body() body: TenantFieldsDto,
+    @CurrentCaller() caller: Caller,
+  ): Promise<TenantDto> {
+    return this.tenants.create(newTenantFrom(query, body), caller);
   }
 
   @Post(':id/update')
@@ -46,8 +50,9 @@ export class TenantsController {
     @Param('id', TenantIdPipe) id: string,
     @Query() query: TenantUpdateFieldsDto,
     @Body() body: TenantUpdateFieldsDto,
+    @CurrentCaller() caller: Caller,
   ): Promise<TenantDto> {
-    return this.tenants.update(id, mergeQueryAndBody(query, body, ['label', 'imageUrl']));
+    return this.tenants.update(id, mergeQueryAndBody(query, body, ['label', 'imageUrl']), caller);
   }
 
   @Post(':id/delete')
@@ -55,8 +60,8 @@ export class TenantsController {
   @HttpCode(204)
   @ApiOperation({ operationId: 'deleteTenant', summary: 'Delete a tenant and destroy its keys' })
   @ApiNoContentResponse()
-  delete(@Param('id', TenantIdPipe) id: string): Promise<void> {
-    return this.tenants.delete(id);
+  delete(@Param('id', TenantIdPipe) id: string, @CurrentCaller() caller: Caller): Promise<void> {
+    return this.tenants.delete(id, caller);
   }
 
   @Get()

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, QueryFailedError, Repository } from 'typeorm';
 import { DomainException } from '../common/problem/domain.exception.js';
+import { type Caller } from '../auth/caller.js';
 import { DidService } from '../did/did.service.js';
 import { type TenantDto, type TenantPageDto } from './dto/tenant.dto.js';
 import { type ListTenantsQuery, type SortField } from './dto/list-tenants.query.js';
@@ -42,7 +43,7 @@ export class TenantsService {
   ) {}
 
   /** Creates the tenant and its DID in one transaction: there is never a tenant without a DID. */
-  async create(input: NewTenant): Promise<TenantDto> {
+  async create(input: NewTenant, actor: Caller): Promise<TenantDto> {
     try {
       const id = await this.dataSource.transaction(async (manager) => {
         await manager.insert(TenantEntity, {
@@ -53,7 +54,7 @@ export class TenantsService {
         await this.dids.createForTenant(manager, input.id);
         return input.id;
       });
-      this.logger.log(`Created tenant ${id}`);
+      this.audit('tenant.create', id, actor);
       return await this.get(id);
     } catch (error) {
       if (isUniqueViolation(error)) {
@@ -67,7 +68,7 @@ export class TenantsService {
     }
   }
 
-  async update(id: string, changes: TenantChanges): Promise<TenantDto> {
+  async update(id: string, changes: TenantChanges, actor: Caller): Promise<TenantDto> {
     if (changes.label === undefined && changes.imageUrl === undefined) {
       throw new DomainException('NOTHING_TO_UPDATE', 'Give a new label, imageUrl or both.', [
         { field: 'label', message: 'or imageUrl is required' },
@@ -83,15 +84,28 @@ export class TenantsService {
       .where('id = :id', { id })
       .execute();
     if (result.affected === 0) throw tenantNotFound(id);
-    this.logger.log(`Updated tenant ${id}`);
+    this.audit('tenant.update', id, actor, Object.keys(values));
     return this.get(id);
   }
 
   /** Deletes the tenant; its DID row and sealed private key go with it (ON DELETE CASCADE). */
-  async delete(id: string): Promise<void> {
+  async delete(id: string, actor: Caller): Promise<void> {
     const result = await this.tenants.delete({ id });
     if (result.affected === 0) throw tenantNotFound(id);
-    this.logger.log(`Deleted tenant ${id} and its key material`);
+    this.audit('tenant.delete', id, actor);
+  }
+
+  /** One audit line per change: what, which tenant, who (api.md; issue: operations). */
+  private audit(action: string, tenantId: string, actor: Caller, fields?: string[]): void {
+    this.logger.log({
+      msg: `audit ${action} ${tenantId} by ${actor.username ?? actor.subject}`,
+      audit: action,
+      tenantId,
+      actor: actor.username ?? actor.subject,
+      actorSubject: actor.subject,
+      client: actor.clientId,
+      fields,
+    });
   }
 
   async get(id: string, visibility: TenantVisibility = { all: true }): Promise<TenantDto> {

@@ -26,6 +26,8 @@ export interface TestServiceOptions {
   env?: Record<string, string>;
   /** The embedded issuer's clock (milliseconds); tests move it instead of sleeping. */
   issuerClock?: () => number;
+  /** Capture the service's log lines (JSON) here; silent otherwise. */
+  logDestination?: { write(line: string): void };
 }
 
 /**
@@ -49,7 +51,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       DATABASE_URL: databaseUrl,
       AGENT_MASTER_KEY: masterKey,
     },
-    logLevels: ['fatal'],
+    logLevel: options.logDestination === undefined ? 'silent' : 'debug',
+    logDestination: options.logDestination,
     issuerClock: options.issuerClock,
   });
   const tokens = new Map<string, Promise<string>>();

@@ -1,0 +1,167 @@
+import { createPublicKey, createPrivateKey } from 'node:crypto';
+import { base58 } from '@scure/base';
+import { KeyVault } from '../src/did/key-vault.js';
+import { queryDatabase } from './support/database.js';
+import {
+  passwordGrant,
+  postForm,
+  startTestService,
+  tokenPath,
+  type TestService,
+} from './support/test-service.js';
+
+interface LogLine {
+  level: string;
+  msg: string;
+  reqId?: string;
+  req?: { id: string; method: string; path: string };
+  res?: { statusCode: number };
+  responseTime?: number;
+  tenant?: string;
+  user?: string;
+  audit?: string;
+  tenantId?: string;
+  actor?: string;
+}
+
+/** Every form a secret could take in a log line. */
+function encodings(secret: Buffer): string[] {
+  return [
+    secret.toString('hex'),
+    secret.toString('base64'),
+    secret.toString('base64url'),
+    base58.encode(secret),
+  ];
+}
+
+describe('logging', () => {
+  const lines: string[] = [];
+  let service: TestService;
+
+  beforeAll(async () => {
+    service = await startTestService({ logDestination: { write: (line) => lines.push(line) } });
+  });
+  afterAll(async () => {
+    await service.close();
+  });
+
+  const parsed = () => lines.map((line) => JSON.parse(line) as LogLine);
+
+  it('writes one JSON line per request with id, method, path, status, duration, tenant and user', async () => {
+    await service.request('/ctrl/api/v1.0/tenants/create', {
+      method: 'POST',
+      query: { id: 'logged', label: 'Logged' },
+    });
+    const response = await service.request('/ctrl/api/v1.0/did', {
+      headers: { 'x-tenant-id': 'logged', 'x-request-id': 'trace-42' },
+    });
+    expect(response.headers.get('x-request-id')).toBe('trace-42');
+    const line = parsed().find((entry) => entry.req?.id === 'trace-42');
+    expect(line).toMatchObject({
+      level: 'info',
+      reqId: 'trace-42',
+      req: { method: 'GET', path: '/ctrl/api/v1.0/did' },
+      res: { statusCode: 200 },
+      tenant: 'logged',
+      user: 'admin',
+    });
+    expect(typeof line?.responseTime).toBe('number');
+  });
+
+  it('makes a request id when the caller sends none, or an unusable one, and echoes it', async () => {
+    const made = await service.request('/ctrl/api/v1.0/tenants');
+    expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const odd = await service.request('/ctrl/api/v1.0/tenants', {
+      headers: { 'x-request-id': 'has spaces and {braces}' },
+    });
+    expect(odd.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('writes an audit line naming who created, updated and deleted a tenant', async () => {
+    await service.request('/ctrl/api/v1.0/tenants/create', {
+      method: 'POST',
+      query: { id: 'audited', label: 'A' },
+    });
+    await service.request('/ctrl/api/v1.0/tenants/audited/update', {
+      method: 'POST',
+      query: { label: 'B' },
+    });
+    await service.request('/ctrl/api/v1.0/tenants/audited/delete', { method: 'POST' });
+    const audits = parsed().filter(
+      (entry) => entry.tenantId === 'audited' && entry.audit !== undefined,
+    );
+    expect(audits.map((entry) => [entry.audit, entry.actor])).toEqual([
+      ['tenant.create', 'admin'],
+      ['tenant.update', 'admin'],
+      ['tenant.delete', 'admin'],
+    ]);
+  });
+
+  it('logs failures at warn level with their status', async () => {
+    await service.request('/ctrl/api/v1.0/did', {
+      headers: { 'x-tenant-id': 'nobody' },
+      query: {},
+    });
+    expect(parsed().some((entry) => entry.level === 'warn' && entry.res?.statusCode === 404)).toBe(
+      true,
+    );
+  });
+
+  it('never writes a token, a password, a client secret or a private key', async () => {
+    const tokens = await passwordGrant(service.url, 'admin', 'admin', { scope: 'openid' });
+    await postForm(service.url, tokenPath, {
+      client_id: 'agent-client',
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token ?? '',
+    });
+    await postForm(service.url, tokenPath, {
+      client_id: 'agent-service',
+      client_secret: 'change-me',
+      grant_type: 'client_credentials',
+    });
+    // A failed login with a distinctive password, and a bearer token that is refused.
+    await postForm(service.url, tokenPath, {
+      client_id: 'agent-client',
+      grant_type: 'password',
+      username: 'admin',
+      password: 'Wrong-Pass-7f3a9c',
+    });
+    await service.request('/ctrl/api/v1.0/tenants', { token: `${tokens.access_token}x` });
+    await service.request('/ctrl/api/v1.0/tenants/create', {
+      method: 'POST',
+      query: { id: 'secretive', label: 'S' },
+    });
+    await service.request('/ctrl/api/v1.0/did', { headers: { 'x-tenant-id': 'secretive' } });
+
+    const [row] = await queryDatabase<{ private_key_sealed: Buffer }>(
+      service.databaseUrl,
+      `SELECT private_key_sealed FROM tenant_did WHERE tenant_id = 'secretive'`,
+    );
+    const seed = new KeyVault(Buffer.from(service.masterKey, 'base64')).open(
+      'secretive',
+      row.private_key_sealed,
+    );
+    const signingKey = createPrivateKey({
+      key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]),
+      format: 'der',
+      type: 'pkcs8',
+    });
+    expect(createPublicKey(signingKey).asymmetricKeyType).toBe('ed25519');
+
+    const secrets = [
+      tokens.access_token,
+      tokens.refresh_token ?? '',
+      tokens.id_token ?? '',
+      // A JWT's signature alone identifies it.
+      tokens.access_token.split('.')[2],
+      'Wrong-Pass-7f3a9c',
+      'change-me',
+      service.masterKey,
+      ...encodings(seed),
+      ...encodings(row.private_key_sealed),
+    ];
+    const log = lines.join('');
+    expect(lines.length).toBeGreaterThan(10);
+    for (const secret of secrets) expect(log).not.toContain(secret);
+  });
+});
