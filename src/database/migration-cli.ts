@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../config/app-config.js';
 import { createDataSource, runMigrationsLocked, withMigrationLock } from './data-source.js';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
+import { type EmbeddedDatabase } from './embedded-postgres.js';
 
 const usage = `Usage: npm run migration:<command>
   migration:run                 apply pending migrations
@@ -32,6 +32,7 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfig();
   let embedded: EmbeddedDatabase | undefined;
   if (config.databaseUrl === undefined) {
+    const { startEmbeddedPostgres } = await import('./embedded-postgres.js');
     embedded = await startEmbeddedPostgres(join(config.dataDir, 'postgres'));
   }
   const dataSource = createDataSource(config.databaseUrl ?? embedded!.url);

@@ -23,12 +23,16 @@ export class IssuerKeys {
   readonly signingKid: string;
   readonly refreshKid: string;
 
+  /** The public half, for verifying our own tokens (userinfo, id_token_hint). */
+  readonly verificationKey: KeyObject;
+
   private constructor(
     readonly signingKey: KeyObject,
     readonly publicJwk: PublicJwk,
     readonly refreshSecret: Uint8Array,
   ) {
     this.signingKid = publicJwk.kid;
+    this.verificationKey = createPublicKey(signingKey);
     this.refreshKid = createHash('sha256').update(refreshSecret).digest('base64url').slice(0, 22);
   }
 

@@ -28,7 +28,7 @@ class IssuerErrorFilter implements ExceptionFilter {
   catch(exception: OAuthError | LoginPageError, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     if (exception instanceof LoginPageError) {
-      response.status(400).type('html').send(errorPage(exception.message));
+      response.status(400).set(securityHeaders).type('html').send(errorPage(exception.message));
       return;
     }
     if (exception.challenge !== undefined)
@@ -244,6 +244,7 @@ export class IssuerController {
 
   private async browserLogout(parameters: Form, response: Response): Promise<void> {
     let clientId = parameters.client_id;
+    let sessionId: string | undefined;
     if (parameters.id_token_hint !== undefined) {
       let hint;
       try {
@@ -254,14 +255,18 @@ export class IssuerController {
         throw new LoginPageError('Invalid parameter: id_token_hint');
       }
       clientId ??= typeof hint.azp === 'string' ? hint.azp : undefined;
-      if (typeof hint.sid === 'string') await this.issuer.endSession(hint.sid);
+      sessionId = typeof hint.sid === 'string' ? hint.sid : undefined;
     }
+    // Check where the browser would go before ending anything, as Keycloak does.
     const target = parameters.post_logout_redirect_uri;
     if (target !== undefined) {
       const client = clientId === undefined ? undefined : this.issuer.realm.client(clientId);
       if (client === undefined || !this.issuer.realm.postLogoutRedirectUriAllowed(client, target)) {
         throw new LoginPageError('Invalid redirect uri');
       }
+    }
+    if (sessionId !== undefined) await this.issuer.endSession(sessionId);
+    if (target !== undefined) {
       response.redirect(302, withParameters(target, { state: parameters.state }, undefined));
       return;
     }

@@ -137,6 +137,7 @@ export class IssuerService {
         scope,
         now: this.nowSeconds(),
         refreshExpiresAt: this.refreshExpiry(session),
+        sessionEndsAt: this.sessionEnd(session),
       }),
       session.id,
       scope,
@@ -190,6 +191,7 @@ export class IssuerService {
         scope,
         now: this.nowSeconds(),
         refreshExpiresAt: this.refreshExpiry(session),
+        sessionEndsAt: this.sessionEnd(session),
       }),
       session.id,
       scope,
@@ -233,15 +235,16 @@ export class IssuerService {
         record.codeChallengeMethod === 'plain'
           ? verifier
           : createHash('sha256').update(verifier).digest('base64url');
-      if (
-        !/^[A-Za-z0-9\-._~]{43,128}$/.test(verifier) ||
-        !constantTimeEqual(computed, record.codeChallenge)
-      ) {
+      // Keycloak's PkceUtils tells a malformed verifier from a mismatching one.
+      if (!/^[A-Za-z0-9\-._~]{43,128}$/.test(verifier)) {
         throw new OAuthError(
           400,
           'invalid_grant',
           'PKCE verification failed: Invalid code verifier',
         );
+      }
+      if (!constantTimeEqual(computed, record.codeChallenge)) {
+        throw new OAuthError(400, 'invalid_grant', 'PKCE verification failed: Code mismatch');
       }
     }
     const session = await this.activeSession(record.sessionId);
@@ -259,6 +262,7 @@ export class IssuerService {
         nonce: record.nonce ?? undefined,
         now: this.nowSeconds(),
         refreshExpiresAt: this.refreshExpiry(session),
+        sessionEndsAt: this.sessionEnd(session),
       }),
       session.id,
       record.scope,
@@ -272,7 +276,7 @@ export class IssuerService {
   ): Promise<TokenResponse> {
     if (client.publicClient === true) {
       throw new OAuthError(
-        400,
+        401,
         'unauthorized_client',
         'Public client not allowed to retrieve service account',
       );
@@ -337,7 +341,10 @@ export class IssuerService {
       if (method === undefined || method === '')
         return fail('invalid_request', 'Missing parameter: code_challenge_method');
       if (method !== requiredMethod)
-        return fail('invalid_request', 'Invalid parameter: code_challenge_method');
+        return fail(
+          'invalid_request',
+          'Invalid parameter: code challenge method is not configured one',
+        );
     }
     if (
       challenge !== undefined &&
@@ -413,7 +420,7 @@ export class IssuerService {
     type: 'Bearer' | 'ID',
     options: { ignoreExpiry?: boolean } = {},
   ): Promise<JWTPayload & Record<string, unknown>> {
-    const { payload } = await jwtVerify(token, this.keys.signingKey, {
+    const { payload } = await jwtVerify(token, this.keys.verificationKey, {
       algorithms: ['RS256'],
       issuer: this.issuerUrl,
       currentDate: new Date(options.ignoreExpiry === true ? 0 : this.clock()),
@@ -455,7 +462,14 @@ export class IssuerService {
       .returning('*')
       .execute();
     const rows = result.raw as Record<string, unknown>[];
-    if (rows.length === 0) return undefined;
+    if (rows.length === 0) {
+      // A code presented twice may have been stolen: end the session its first use created
+      // (RFC 6749 §4.1.2, as Keycloak does).
+      const reused = await this.codes.findOneBy({ codeHash: sha256(code) });
+      if (reused?.usedAt !== null && reused?.usedAt !== undefined)
+        await this.endSession(reused.sessionId);
+      return undefined;
+    }
     const row = rows[0];
     return {
       codeHash: String(row.code_hash),
@@ -507,10 +521,11 @@ export class IssuerService {
 
   /** The earliest of idle timeout from now and the session's maximum lifespan (keycloak-compat.md). */
   private refreshExpiry(session: IssuerSessionEntity): number {
-    const now = this.nowSeconds();
-    const maxEnd =
-      Math.floor(session.startedAt.getTime() / 1000) + this.realm.ssoSessionMaxLifespan;
-    return Math.min(now + this.realm.ssoSessionIdleTimeout, maxEnd);
+    return Math.min(this.nowSeconds() + this.realm.ssoSessionIdleTimeout, this.sessionEnd(session));
+  }
+
+  private sessionEnd(session: IssuerSessionEntity): number {
+    return Math.floor(session.startedAt.getTime() / 1000) + this.realm.ssoSessionMaxLifespan;
   }
 
   private respond(issued: IssuedTokens, sessionId: string, scope: string): TokenResponse {

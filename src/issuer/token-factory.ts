@@ -29,6 +29,8 @@ export interface TokenContext {
   now: number;
   /** Seconds: when the refresh token expires (session idle/max), absent for client_credentials. */
   refreshExpiresAt?: number;
+  /** Seconds: when the session reaches its maximum lifespan; no token outlives it. */
+  sessionEndsAt?: number;
   clientAddress?: string;
 }
 
@@ -53,7 +55,11 @@ export class TokenFactory {
   ) {}
 
   async issue(context: TokenContext): Promise<IssuedTokens> {
-    const accessExpiresAt = context.now + this.realm.accessTokenLifespan;
+    // Keycloak caps the access token at the end of the session's maximum lifespan.
+    const accessExpiresAt = Math.min(
+      context.now + this.realm.accessTokenLifespan,
+      context.sessionEndsAt ?? Number.MAX_SAFE_INTEGER,
+    );
     const accessToken = await this.signRs256(this.accessClaims(context, accessExpiresAt));
     const tokens: IssuedTokens = { accessToken, accessExpiresAt };
     if (context.sessionId !== undefined && context.refreshExpiresAt !== undefined) {

@@ -25,7 +25,8 @@ const databaseUnavailableCodes = new Set([
 ]);
 
 function isDatabaseUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
+  // Duck-typed rather than instanceof: driver errors may come from another realm.
+  if (typeof error !== 'object' || error === null) return false;
   const code = (error as { code?: unknown }).code;
   const driverError = (error as { driverError?: unknown }).driverError;
   if (typeof code === 'string' && (databaseUnavailableCodes.has(code) || code.startsWith('08'))) {
@@ -34,8 +35,12 @@ function isDatabaseUnavailable(error: unknown): boolean {
   if (driverError !== undefined && driverError !== error && isDatabaseUnavailable(driverError)) {
     return true;
   }
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end|DataSource is not initialized/i.test(
-    error.message,
+  const message = (error as { message?: unknown }).message;
+  return (
+    typeof message === 'string' &&
+    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end|DataSource is not initialized/i.test(
+      message,
+    )
   );
 }
 

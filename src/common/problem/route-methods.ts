@@ -1,7 +1,7 @@
 import { type Request } from 'express';
 
 interface RouterLayer {
-  route?: { methods: Record<string, boolean> };
+  route?: { path: unknown; methods: Record<string, boolean> };
   match(path: string): unknown;
 }
 
@@ -13,7 +13,9 @@ export function allowedMethodsFor(request: Request): string[] {
   const router = (request.app as unknown as { router?: { stack?: RouterLayer[] } }).router;
   const methods = new Set<string>();
   for (const layer of router?.stack ?? []) {
-    if (layer.route === undefined || !layer.match(request.path)) continue;
+    // Catch-all layers (middleware such as request logging) say nothing about what a path serves.
+    if (layer.route === undefined || String(layer.route.path).includes('*')) continue;
+    if (!layer.match(request.path)) continue;
     for (const [method, enabled] of Object.entries(layer.route.methods)) {
       if (enabled && method !== '_all') methods.add(method.toUpperCase());
     }

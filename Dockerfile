@@ -1,0 +1,28 @@
+# syntax=docker/dockerfile:1
+# The agent service: build with dev dependencies, run with production dependencies only, as a non-root user.
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-fund --no-audit
+COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY src ./src
+COPY migrations ./migrations
+RUN npm run build
+
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    PORT=8080
+WORKDIR /app
+COPY package.json package-lock.json ./
+# Production dependencies only, without the embedded PostgreSQL (optional, for local mode): production
+# always has DATABASE_URL.
+RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-fund --no-audit && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY keycloak ./keycloak
+USER node
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/ctrl/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# Node receives SIGTERM directly (exec form) and shuts down gracefully.
+CMD ["node", "dist/src/main.js"]
