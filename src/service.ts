@@ -4,6 +4,7 @@ import { type DestinationStream } from 'pino';
 import { NestFactory } from '@nestjs/core';
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { join } from 'node:path';
+import { type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { type DataSource } from 'typeorm';
 import { AppModule } from './app.module.js';
@@ -54,6 +55,26 @@ export interface StartOptions {
   issuerClock?: Clock;
 }
 
+const shutdownGraceMs = 8_000;
+const connectAttempts = 15;
+const connectRetryDelayMs = 2_000;
+
+/** The database may still be starting (docker-compose, a restart): try for about half a minute. */
+async function initializeWithRetry(dataSource: DataSource, logger: Logger): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await dataSource.initialize();
+      return;
+    } catch (error) {
+      if (attempt >= connectAttempts) throw error;
+      logger.warn(
+        `Database not reachable (attempt ${attempt}/${connectAttempts}): ${error instanceof Error ? error.message : String(error)}`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, connectRetryDelayMs));
+    }
+  }
+}
+
 /**
  * Starts the whole service: configuration, database (embedded when DATABASE_URL is unset), migrations
  * under an advisory lock, then the HTTP server.
@@ -72,7 +93,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
       ).startEmbeddedPostgres(join(config.dataDir, 'postgres'));
     }
     dataSource = createDataSource(config.databaseUrl ?? embedded!.url);
-    await dataSource.initialize();
+    await initializeWithRetry(dataSource, logger);
     const applied = await runMigrationsLocked(dataSource);
     if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
 
@@ -82,8 +103,12 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     );
     app.useLogger(app.get(PinoNestLogger));
     configureApp(app, config);
+    const server = app.getHttpServer() as Server;
+    // Longer than nginx's upstream keep-alive (60 s), so that nginx never reuses a socket we just closed.
+    server.keepAliveTimeout = 65_000;
+    server.headersTimeout = 66_000;
     await app.listen(config.port);
-    const port = (app.getHttpServer().address() as AddressInfo).port;
+    const port = (server.address() as AddressInfo).port;
     const openDataSource = dataSource;
     return {
       config,
@@ -92,7 +117,11 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
       url: `http://127.0.0.1:${port}`,
       usesEmbeddedDatabase: embedded !== undefined,
       close: async () => {
+        // Requests in flight finish; connections still open after the grace period are cut.
+        const force = setTimeout(() => server.closeAllConnections(), shutdownGraceMs);
+        force.unref();
         await app.close();
+        clearTimeout(force);
         if (openDataSource.isInitialized) await openDataSource.destroy();
         await embedded?.stop();
       },

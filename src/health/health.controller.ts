@@ -1,7 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/access.decorators.js';
-import { HealthService, type HealthReport } from './health.service.js';
+import { type HealthCheckResult } from '@nestjs/terminus';
+import { HealthService } from './health.service.js';
 
 @ApiTags('Health')
 @Controller('ctrl/health')
@@ -18,9 +19,14 @@ export class HealthController {
 
   @Get('ready')
   @Public()
-  @ApiOperation({ operationId: 'ready', summary: 'Ready to serve: the database answers' })
-  @ApiOkResponse({ description: '{"status":"ok","checks":{"database":"up"}}' })
-  ready(): Promise<HealthReport> {
+  @ApiOperation({
+    operationId: 'ready',
+    summary: 'Ready to serve: the database answers and the issuer keys are there',
+  })
+  @ApiOkResponse({
+    description: '{"status":"ok","info":{"database":{"status":"up"},"issuer":{"status":"up"}}}',
+  })
+  ready(): Promise<HealthCheckResult> {
     return this.health.ready();
   }
 }

@@ -1,35 +1,67 @@
-import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { Inject, Injectable, ServiceUnavailableException } from '@nestjs/common';
+import {
+  HealthCheckService,
+  HealthIndicatorService,
+  TypeOrmHealthIndicator,
+  type HealthCheckResult,
+} from '@nestjs/terminus';
+import { APP_CONFIG } from '../config/config.token.js';
+import { type AppConfig } from '../config/app-config.js';
 import { DomainException } from '../common/problem/domain.exception.js';
-
-export interface HealthReport {
-  status: 'ok';
-  checks: Record<string, 'up'>;
-}
 
 const checkTimeoutMs = 2000;
 
+/**
+ * Readiness (api.md): the database answers and the issuer's signing keys are there: loaded (embedded
+ * issuer) or fetchable from AUTH_JWKS_URL (Keycloak), the latter cached for 30 s.
+ */
 @Injectable()
 export class HealthService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly database: TypeOrmHealthIndicator,
+    private readonly indicators: HealthIndicatorService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
-  async ready(): Promise<HealthReport> {
-    let timer: NodeJS.Timeout | undefined;
+  async ready(): Promise<HealthCheckResult> {
     try {
-      await Promise.race([
-        this.dataSource.query('SELECT 1'),
-        new Promise((_resolve, reject) => {
-          timer = setTimeout(() => reject(new Error('timeout')), checkTimeoutMs);
-        }),
+      return await this.health.check([
+        () => this.database.pingCheck('database').withTimeout(checkTimeoutMs),
+        () => this.issuerKeys(),
       ]);
-    } catch {
-      throw new DomainException('SERVICE_UNAVAILABLE', 'The database does not answer.', undefined, {
-        'Retry-After': '5',
-      });
-    } finally {
-      clearTimeout(timer);
+    } catch (error) {
+      if (!(error instanceof ServiceUnavailableException)) throw error;
+      const result = error.getResponse() as HealthCheckResult;
+      const down = Object.entries(result.error ?? {}).map(([check, detail]) => ({
+        field: check,
+        message: typeof detail?.message === 'string' ? detail.message : 'down',
+      }));
+      throw new DomainException(
+        'SERVICE_UNAVAILABLE',
+        `Not ready: ${down.map((entry) => entry.field).join(', ')} down.`,
+        down,
+        { 'Retry-After': '5' },
+      );
     }
-    return { status: 'ok', checks: { database: 'up' } };
+  }
+
+  private issuerKeys() {
+    const session = this.indicators.check('issuer');
+    if (this.config.authIssuerEmbedded) {
+      // The embedded issuer's keys are loaded before the app listens.
+      return session.up({ mode: 'embedded' });
+    }
+    return session
+      .attempt(async ({ signal }) => {
+        const response = await fetch(this.config.authJwksUrl, { signal });
+        const body = (await response.json()) as { keys?: unknown[] };
+        if (!response.ok || !Array.isArray(body.keys) || body.keys.length === 0) {
+          throw new Error(`the JWKS at AUTH_JWKS_URL answered ${response.status} without keys`);
+        }
+        return { keys: body.keys.length };
+      })
+      .withTimeout(checkTimeoutMs)
+      .cacheFor(30_000);
   }
 }

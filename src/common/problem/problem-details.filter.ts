@@ -100,7 +100,11 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       );
     }
     const known = frameworkStatuses[status];
-    if (known !== undefined) return new DomainException(known[0], known[1]);
+    if (known !== undefined) {
+      const headers: Record<string, string> =
+        known[0] === 'SERVICE_UNAVAILABLE' ? { 'Retry-After': '5' } : {};
+      return new DomainException(known[0], known[1], undefined, headers);
+    }
     if (status >= 400 && status < 500) {
       return new DomainException('VALIDATION_FAILED', 'The request is not valid.');
     }
@@ -115,6 +119,7 @@ const frameworkStatuses: Partial<Record<number, [ErrorCode, string]>> = {
   403: ['FORBIDDEN', 'The caller may not perform this operation.'],
   413: ['PAYLOAD_TOO_LARGE', 'The request body exceeds 100 kB.'],
   415: ['UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.'],
+  503: ['SERVICE_UNAVAILABLE', 'The service is not available right now; try again shortly.'],
 };
 
 function describe(error: unknown): string {
