@@ -1,5 +1,7 @@
 import { type NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
+import { buildOpenApiDocument } from './common/openapi.js';
+import { tenantPickerScript } from './common/swagger-tenant-picker.js';
 import { type Request, type Response, type NextFunction } from 'express';
 import express from 'express';
 import { apiBodyMiddleware, maxBodyBytes } from './common/http-body.js';
@@ -25,15 +27,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
     next();
   });
 
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Agent service')
-      .setDescription('Multi-tenant identity agent: tenants and their DIDs.')
-      .setVersion('1.0')
-      .addServer(config.publicBaseUrl)
-      .build(),
-  );
+  const document = buildOpenApiDocument(app, config);
   // The seed fixes /ctrl/swagger-ui/ with its trailing slash; /ctrl/swagger-ui redirects there.
   app.use('/ctrl/swagger-ui', (request: Request, response: Response, next: NextFunction) => {
     if (request.originalUrl === '/ctrl/swagger-ui') {
@@ -46,5 +40,18 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
     jsonDocumentUrl: 'ctrl/v3/api-docs',
     yamlDocumentUrl: 'ctrl/v3/api-docs.yaml',
     customSiteTitle: 'Agent service API',
+    customJsStr: tenantPickerScript,
+    swaggerOptions: {
+      // Seed §5: Authorize with client_id agent-client, no secret; PKCE as Keycloak requires.
+      initOAuth: {
+        clientId: 'agent-client',
+        usePkceWithAuthorizationCodeGrant: true,
+        scopes: ['openid'],
+      },
+      oauth2RedirectUrl: `${config.publicBaseUrl}/ctrl/swagger-ui/oauth2-redirect.html`,
+      persistAuthorization: true,
+      displayRequestDuration: true,
+      tryItOutEnabled: true,
+    },
   });
 }

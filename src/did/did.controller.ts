@@ -1,19 +1,41 @@
 import { Controller, Get, Header } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import { ApiProblems, ApiTenantSecurity } from '../common/openapi.js';
+import { DidDocumentDto } from './dto/did-document.dto.js';
 import { CurrentTenant, TenantScoped } from '../auth/access.decorators.js';
 import { type DidDocument } from './did-key.js';
 import { DidService } from './did.service.js';
 import { DidDto } from './dto/did.dto.js';
 
+const tenantScopedProblems = [
+  'TENANT_HEADER_MISSING',
+  'TENANT_HEADER_INVALID',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'TENANT_NOT_FOUND',
+] as const;
+
 @ApiTags('DID')
+@ApiTenantSecurity()
 @Controller('ctrl/api/v1.0/did')
 export class DidController {
   constructor(private readonly dids: DidService) {}
 
   @Get()
   @TenantScoped()
-  @ApiOperation({ operationId: 'getDid', summary: "The tenant's DID" })
-  @ApiOkResponse({ type: DidDto })
+  @ApiOperation({
+    operationId: 'getDid',
+    summary: "The tenant's DID",
+    description: 'The DID of the tenant named in the `x-tenant-id` header, with its public key.',
+  })
+  @ApiOkResponse({ type: DidDto, description: 'The DID.' })
+  @ApiProblems('/ctrl/api/v1.0/did', ...tenantScopedProblems)
   getDid(@CurrentTenant() tenantId: string): Promise<DidDto> {
     return this.dids.getDid(tenantId);
   }
@@ -24,7 +46,14 @@ export class DidController {
   @ApiOperation({
     operationId: 'getDidDocument',
     summary: "The W3C DID document of the tenant's DID",
+    description: 'Exactly what any did:key resolver derives from the DID.',
   })
+  @ApiExtraModels(DidDocumentDto)
+  @ApiOkResponse({
+    description: 'The DID document.',
+    content: { 'application/did+ld+json': { schema: { $ref: getSchemaPath(DidDocumentDto) } } },
+  })
+  @ApiProblems('/ctrl/api/v1.0/did/document', ...tenantScopedProblems)
   getDocument(@CurrentTenant() tenantId: string): Promise<DidDocument> {
     return this.dids.getDocument(tenantId);
   }

@@ -2,6 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/access.decorators.js';
 import { type HealthCheckResult } from '@nestjs/terminus';
+import { ApiProblems } from '../common/openapi.js';
 import { HealthService } from './health.service.js';
 
 @ApiTags('Health')
@@ -26,6 +27,7 @@ export class HealthController {
   @ApiOkResponse({
     description: '{"status":"ok","info":{"database":{"status":"up"},"issuer":{"status":"up"}}}',
   })
+  @ApiProblems('/ctrl/health/ready')
   ready(): Promise<HealthCheckResult> {
     return this.health.ready();
   }

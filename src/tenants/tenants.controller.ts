@@ -8,6 +8,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { AdminOnly, Authenticated, CurrentCaller } from '../auth/access.decorators.js';
+import { ApiProblems, ApiTokenSecurity } from '../common/openapi.js';
 import { visibilityOf, type Caller } from '../auth/caller.js';
 import { ListTenantsQuery } from './dto/list-tenants.query.js';
 import { mergeQueryAndBody, newTenantFrom } from './dto/merge-input.js';
@@ -17,6 +18,7 @@ import { TenantIdPipe } from './tenant-id.pipe.js';
 import { TenantsService } from './tenants.service.js';
 
 @ApiTags('Tenants')
+@ApiTokenSecurity()
 @Controller('ctrl/api/v1.0/tenants')
 export class TenantsController {
   constructor(private readonly tenants: TenantsService) {}
@@ -31,7 +33,18 @@ export class TenantsController {
       'Fields as query parameters (as in the original service) or as a JSON body; both may be used if they agree.',
   })
   @ApiBody({ type: TenantFieldsDto, required: false })
-  @ApiCreatedResponse({ type: TenantDto })
+  @ApiCreatedResponse({ type: TenantDto, description: 'The new tenant, with its DID.' })
+  @ApiProblems(
+    '/ctrl/api/v1.0/tenants/create',
+    'VALIDATION_FAILED',
+    'MALFORMED_JSON',
+    'QUERY_BODY_MISMATCH',
+    'UNAUTHORIZED',
+    'FORBIDDEN',
+    'TENANT_ALREADY_EXISTS',
+    'PAYLOAD_TOO_LARGE',
+    'UNSUPPORTED_MEDIA_TYPE',
+  )
   create(
     @Query() query: TenantFieldsDto,
     @Body() body: TenantFieldsDto,
@@ -45,7 +58,19 @@ export class TenantsController {
   @HttpCode(200)
   @ApiOperation({ operationId: 'updateTenant', summary: "Change a tenant's label or image" })
   @ApiBody({ type: TenantUpdateFieldsDto, required: false })
-  @ApiOkResponse({ type: TenantDto })
+  @ApiOkResponse({ type: TenantDto, description: 'The tenant as changed.' })
+  @ApiProblems(
+    '/ctrl/api/v1.0/tenants/acme/update',
+    'VALIDATION_FAILED',
+    'MALFORMED_JSON',
+    'QUERY_BODY_MISMATCH',
+    'NOTHING_TO_UPDATE',
+    'UNAUTHORIZED',
+    'FORBIDDEN',
+    'TENANT_NOT_FOUND',
+    'PAYLOAD_TOO_LARGE',
+    'UNSUPPORTED_MEDIA_TYPE',
+  )
   update(
     @Param('id', TenantIdPipe) id: string,
     @Query() query: TenantUpdateFieldsDto,
@@ -59,7 +84,14 @@ export class TenantsController {
   @AdminOnly()
   @HttpCode(204)
   @ApiOperation({ operationId: 'deleteTenant', summary: 'Delete a tenant and destroy its keys' })
-  @ApiNoContentResponse()
+  @ApiNoContentResponse({ description: 'Deleted, with its keys.' })
+  @ApiProblems(
+    '/ctrl/api/v1.0/tenants/acme/delete',
+    'VALIDATION_FAILED',
+    'UNAUTHORIZED',
+    'FORBIDDEN',
+    'TENANT_NOT_FOUND',
+  )
   delete(@Param('id', TenantIdPipe) id: string, @CurrentCaller() caller: Caller): Promise<void> {
     return this.tenants.delete(id, caller);
   }
@@ -67,7 +99,11 @@ export class TenantsController {
   @Get()
   @Authenticated()
   @ApiOperation({ operationId: 'listTenants', summary: 'List tenants, a page at a time' })
-  @ApiOkResponse({ type: TenantPageDto })
+  @ApiOkResponse({
+    type: TenantPageDto,
+    description: 'One page of tenants (only its own for an agent-user).',
+  })
+  @ApiProblems('/ctrl/api/v1.0/tenants', 'VALIDATION_FAILED', 'UNAUTHORIZED', 'FORBIDDEN')
   list(@Query() query: ListTenantsQuery, @CurrentCaller() caller: Caller): Promise<TenantPageDto> {
     return this.tenants.list(query, visibilityOf(caller));
   }
@@ -75,7 +111,14 @@ export class TenantsController {
   @Get(':id')
   @Authenticated()
   @ApiOperation({ operationId: 'getTenant', summary: 'One tenant' })
-  @ApiOkResponse({ type: TenantDto })
+  @ApiOkResponse({ type: TenantDto, description: 'The tenant.' })
+  @ApiProblems(
+    '/ctrl/api/v1.0/tenants/acme',
+    'VALIDATION_FAILED',
+    'UNAUTHORIZED',
+    'FORBIDDEN',
+    'TENANT_NOT_FOUND',
+  )
   get(@Param('id', TenantIdPipe) id: string, @CurrentCaller() caller: Caller): Promise<TenantDto> {
     return this.tenants.get(id, visibilityOf(caller));
   }

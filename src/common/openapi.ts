@@ -1,0 +1,180 @@
+import { applyDecorators, type INestApplication } from '@nestjs/common';
+import {
+  ApiExtraModels,
+  ApiResponse,
+  ApiSecurity,
+  DocumentBuilder,
+  getSchemaPath,
+  SwaggerModule,
+  type OpenAPIObject,
+} from '@nestjs/swagger';
+import { type AppConfig } from '../config/app-config.js';
+import { errorCatalog, problemSlug, type ErrorCode } from './problem/error-codes.js';
+import { problemContentType } from './problem/problem.js';
+import { FieldErrorDto, ProblemDto } from './problem/problem.dto.js';
+
+/** Names of the security schemes in the document. */
+export const securitySchemes = { oauth2: 'oauth2', bearer: 'bearer', tenant: 'tenant' } as const;
+
+/** Admin and caller-filtered routes: an access token, from the login flow or pasted. */
+export const ApiTokenSecurity = () =>
+  applyDecorators(
+    ApiSecurity({ [securitySchemes.oauth2]: ['openid'] }),
+    ApiSecurity({ [securitySchemes.bearer]: [] }),
+  );
+
+/** Tenant-scoped routes: an access token AND the tenant header. */
+export const ApiTenantSecurity = () =>
+  applyDecorators(
+    ApiSecurity({ [securitySchemes.oauth2]: ['openid'], [securitySchemes.tenant]: [] }),
+    ApiSecurity({ [securitySchemes.bearer]: [], [securitySchemes.tenant]: [] }),
+  );
+
+const whenByCode: Partial<Record<ErrorCode, string>> = {
+  VALIDATION_FAILED: 'A field, query parameter or path id is invalid, missing or unknown.',
+  UNAUTHORIZED: 'No valid access token.',
+  FORBIDDEN: 'The caller may not do this (role, or tenant outside its tenant_ids).',
+  TENANT_NOT_FOUND: 'No such tenant.',
+  SERVICE_UNAVAILABLE: 'The database or the token issuer cannot be reached; see Retry-After.',
+};
+
+function example(code: ErrorCode, path: string) {
+  const errors =
+    code === 'VALIDATION_FAILED'
+      ? [
+          {
+            field: 'id',
+            message:
+              'must be 1-64 characters of A-Z a-z 0-9 _ . -, starting with a letter or digit',
+          },
+        ]
+      : undefined;
+  return {
+    type: `http://localhost:8080/ctrl/problems/${problemSlug(code)}`,
+    title: errorCatalog[code].title,
+    status: errorCatalog[code].status,
+    detail: whenByCode[code] ?? errorCatalog[code].title,
+    instance: path,
+    code,
+    ...(errors === undefined ? {} : { errors }),
+  };
+}
+
+/**
+ * The error answers of an operation, grouped by status, each a problem+json with an example per code.
+ * Every operation also gets 500 and 503, which any request can meet.
+ */
+export const ApiProblems = (path: string, ...codes: ErrorCode[]) => {
+  const all: ErrorCode[] = [...codes, 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of all) {
+    const status = errorCatalog[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return applyDecorators(
+    ApiExtraModels(ProblemDto, FieldErrorDto),
+    ...[...byStatus.entries()].map(([status, statusCodes]) =>
+      ApiResponse({
+        status,
+        description: statusCodes
+          .map((code) => `\`${code}\`: ${whenByCode[code] ?? errorCatalog[code].title}`)
+          .join(' '),
+        headers:
+          status === 401
+            ? {
+                'WWW-Authenticate': {
+                  description: 'RFC 6750 Bearer challenge',
+                  schema: { type: 'string' },
+                },
+              }
+            : status === 503
+              ? {
+                  'Retry-After': {
+                    description: 'Seconds to wait before retrying',
+                    schema: { type: 'integer' },
+                  },
+                }
+              : undefined,
+        content: {
+          [problemContentType]: {
+            schema: { $ref: getSchemaPath(ProblemDto) },
+            examples: Object.fromEntries(
+              statusCodes.map((code) => [code, { value: example(code, path) }]),
+            ),
+          },
+        },
+      }),
+    ),
+  );
+};
+
+/** The OpenAPI document: served at /ctrl/v3/api-docs and the source of the typed client. */
+export function buildOpenApiDocument(app: INestApplication, config: AppConfig): OpenAPIObject {
+  const oidc = `${config.authIssuerUrl}/protocol/openid-connect`;
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Agent service')
+      .setDescription(
+        [
+          'Multi-tenant identity agent: tenants and their DIDs.',
+          '',
+          '**Try it:** choose *Authorize*, then under `oauth2` keep client_id `agent-client`, leave the secret empty and sign in',
+          '(local mode: admin/admin or demo/demo). Then pick a tenant in the *Tenant* box at the top, which fills',
+          'the `x-tenant-id` header of the tenant-scoped endpoints.',
+          '',
+          'Errors are RFC 9457 problem details (`application/problem+json`) with a stable `code`.',
+        ].join('\n'),
+      )
+      .setVersion('1.0')
+      .addServer(config.publicBaseUrl)
+      .addOAuth2(
+        {
+          type: 'oauth2',
+          description:
+            'Keycloak login (authorization code with PKCE), client `agent-client`, no secret.',
+          flows: {
+            authorizationCode: {
+              authorizationUrl: `${oidc}/auth`,
+              tokenUrl: `${oidc}/token`,
+              scopes: { openid: 'OpenID Connect', profile: 'Profile', email: 'Email' },
+            },
+          },
+        },
+        securitySchemes.oauth2,
+      )
+      .addBearerAuth(
+        {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'An access token obtained elsewhere.',
+        },
+        securitySchemes.bearer,
+      )
+      .addApiKey(
+        {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-tenant-id',
+          description: 'The tenant a tenant-scoped call acts for.',
+        },
+        securitySchemes.tenant,
+      )
+      .build(),
+    { operationIdFactory: (_controller, method) => method },
+  );
+  // Operations that declare no security are public: say so explicitly (security: []).
+  for (const pathItem of Object.values(document.paths)) {
+    for (const operation of [
+      pathItem.get,
+      pathItem.post,
+      pathItem.put,
+      pathItem.patch,
+      pathItem.delete,
+    ]) {
+      if (operation !== undefined && operation.security === undefined) operation.security = [];
+    }
+  }
+  return document;
+}
