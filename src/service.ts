@@ -103,7 +103,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     );
     app.useLogger(app.get(PinoNestLogger));
     configureApp(app, config);
-    const server = app.getHttpServer();
+    const server: Server = app.getHttpServer();
     // Longer than nginx's upstream keep-alive (60 s), so that nginx never reuses a socket we just closed.
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
