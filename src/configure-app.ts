@@ -6,7 +6,7 @@ import { type Request, type Response, type NextFunction } from 'express';
 import express from 'express';
 import { apiBodyMiddleware, maxBodyBytes } from './common/http-body.js';
 import { ProblemDetailsFilter } from './common/problem/problem-details.filter.js';
-import { createValidationPipe } from './common/validation.js';
+import { createValidationPipe, UnknownFieldsPipe } from './common/validation.js';
 import { type AppConfig } from './config/app-config.js';
 
 /** Everything about the HTTP surface that is not a controller: used by main and by the tests alike. */
@@ -20,7 +20,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
     '/auth',
     express.urlencoded({ extended: false, limit: maxBodyBytes, parameterLimit: 100 }),
   );
-  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalPipes(new UnknownFieldsPipe(), createValidationPipe());
   app.useGlobalFilters(new ProblemDetailsFilter(config.publicBaseUrl));
   app.use((_request: Request, response: Response, next: NextFunction) => {
     response.setHeader('X-Content-Type-Options', 'nosniff');
@@ -30,8 +30,12 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   const document = buildOpenApiDocument(app, config);
   // The seed fixes /ctrl/swagger-ui/ with its trailing slash; /ctrl/swagger-ui redirects there.
   app.use('/ctrl/swagger-ui', (request: Request, response: Response, next: NextFunction) => {
-    if (request.originalUrl === '/ctrl/swagger-ui') {
-      response.redirect(301, '/ctrl/swagger-ui/');
+    const [path, query] = request.originalUrl.split(/\?(.*)/s, 2);
+    if (path === '/ctrl/swagger-ui') {
+      response.redirect(
+        301,
+        `/ctrl/swagger-ui/${query === undefined || query === '' ? '' : `?${query}`}`,
+      );
       return;
     }
     next();

@@ -8,6 +8,7 @@ import { type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { type DataSource } from 'typeorm';
 import { AppModule } from './app.module.js';
+import { answerClientErrorsAsProblems } from './common/problem/client-error.js';
 import { createRootLogger, EarlyLogger, type LogLevel } from './common/logging.js';
 import { type Clock } from './issuer/issuer-clock.js';
 import { configureApp } from './configure-app.js';
@@ -107,6 +108,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     // Longer than nginx's upstream keep-alive (60 s), so that nginx never reuses a socket we just closed.
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
+    answerClientErrorsAsProblems(server, config.publicBaseUrl);
     await app.listen(config.port);
     const port = (server.address() as AddressInfo).port;
     const openDataSource = dataSource;

@@ -5,6 +5,7 @@
  */
 export const errorCatalog = {
   VALIDATION_FAILED: { status: 400, title: 'Request validation failed' },
+  MALFORMED_REQUEST: { status: 400, title: 'Malformed HTTP request' },
   MALFORMED_JSON: { status: 400, title: 'Malformed JSON body' },
   QUERY_BODY_MISMATCH: { status: 400, title: 'Query and body disagree' },
   NOTHING_TO_UPDATE: { status: 400, title: 'Nothing to update' },
@@ -19,6 +20,7 @@ export const errorCatalog = {
   TENANT_ALREADY_EXISTS: { status: 409, title: 'Tenant already exists' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large' },
   INTERNAL_ERROR: { status: 500, title: 'Internal server error' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;

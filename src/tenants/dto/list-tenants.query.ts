@@ -4,7 +4,7 @@ import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 
 
 const wholeNumber = () =>
   Transform(({ value }: { value: unknown }) =>
-    typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value,
+    typeof value === 'string' && /^-?\d{1,9}$/.test(value) ? Number(value) : value,
   );
 
 export const sortFields = ['id', 'label', 'createdAt', 'updatedAt'] as const;
@@ -12,20 +12,33 @@ export type SortField = (typeof sortFields)[number];
 export const sortValues = sortFields.flatMap((field) => [field, `${field},asc`, `${field},desc`]);
 
 export class ListTenantsQuery {
-  @ApiPropertyOptional({ description: 'Page number, from 0.', default: 0, minimum: 0 })
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: 'Page number, from 0.',
+    default: 0,
+    minimum: 0,
+    maximum: 100_000_000,
+  })
   @wholeNumber()
   @IsOptional()
-  @IsInt({ message: 'must be a whole number' })
-  @Min(0, { message: 'must be 0 or more' })
+  // class-validator runs these bottom-up and stops at the first failure: the type check comes first.
   @Max(100_000_000, { message: 'must be at most 100000000' })
+  @Min(0, { message: 'must be 0 or more' })
+  @IsInt({ message: 'must be a whole number' })
   page?: number;
 
-  @ApiPropertyOptional({ description: 'Page size.', default: 20, minimum: 1, maximum: 100 })
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: 'Page size.',
+    default: 20,
+    minimum: 1,
+    maximum: 100,
+  })
   @wholeNumber()
   @IsOptional()
-  @IsInt({ message: 'must be a whole number' })
-  @Min(1, { message: 'must be 1-100' })
   @Max(100, { message: 'must be 1-100' })
+  @Min(1, { message: 'must be 1-100' })
+  @IsInt({ message: 'must be a whole number' })
   size?: number;
 
   @ApiPropertyOptional({
@@ -42,10 +55,13 @@ export class ListTenantsQuery {
   @ApiPropertyOptional({
     description: 'Matches id or label, case-insensitive, anywhere in the text.',
     maxLength: 200,
+    example: 'acme',
   })
   @IsOptional()
   @IsString({ message: 'must be a string' })
   @MaxLength(200, { message: 'must be at most 200 characters' })
-  @Matches(/^[^\p{Cc}]*$/u, { message: 'must not contain control characters' })
+  @Matches(/^[^\p{Cc}\p{Cs}]*$/u, {
+    message: 'must not contain control characters or broken Unicode',
+  })
   q?: string;
 }

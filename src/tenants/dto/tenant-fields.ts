@@ -21,8 +21,11 @@ const CodePointLength = (min: number, max: number, message: string) =>
     },
   });
 
-const noControlCharacters = () =>
-  Matches(/^[^\p{Cc}]*$/u, { message: 'must not contain control characters' });
+/** No control characters, and well-formed Unicode (a lone surrogate would be stored as U+FFFD). */
+export const noControlCharacters = () =>
+  Matches(/^[^\p{Cc}\p{Cs}]*$/u, {
+    message: 'must not contain control characters or broken Unicode',
+  });
 
 const trimmed = () =>
   Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
