@@ -128,20 +128,7 @@ export class IssuerService {
     const user = this.checkCredentials(form.username ?? '', form.password ?? '');
     const scope = this.realm.grantedScope(form.scope);
     const session = await this.startSession(user, client);
-    return this.respond(
-      await this.tokens.issue({
-        grant: 'password',
-        client,
-        user,
-        sessionId: session.id,
-        scope,
-        now: this.nowSeconds(),
-        refreshExpiresAt: this.refreshExpiry(session),
-        sessionEndsAt: this.sessionEnd(session),
-      }),
-      session.id,
-      scope,
-    );
+    return this.issueInSession('password', client, user, session, scope);
   }
 
   /** Checks a username (or email) and password as Keycloak's direct grant and login form do. */
@@ -182,20 +169,7 @@ export class IssuerService {
     await this.sessions.update({ id: session.id }, { lastRefreshedAt: session.lastRefreshedAt });
     const scope =
       typeof payload.scope === 'string' ? payload.scope : this.realm.grantedScope(undefined);
-    return this.respond(
-      await this.tokens.issue({
-        grant: 'refresh_token',
-        client,
-        user,
-        sessionId: session.id,
-        scope,
-        now: this.nowSeconds(),
-        refreshExpiresAt: this.refreshExpiry(session),
-        sessionEndsAt: this.sessionEnd(session),
-      }),
-      session.id,
-      scope,
-    );
+    return this.issueInSession('refresh_token', client, user, session, scope);
   }
 
   private async verifyRefreshToken(
@@ -251,22 +225,10 @@ export class IssuerService {
     const user = this.realm.userById(session.userId);
     if (user === undefined || !user.enabled)
       throw new OAuthError(400, 'invalid_grant', 'Session not active');
-    return this.respond(
-      await this.tokens.issue({
-        grant: 'authorization_code',
-        client,
-        user,
-        sessionId: session.id,
-        scope: record.scope,
-        authTime: Math.floor(session.startedAt.getTime() / 1000),
-        nonce: record.nonce ?? undefined,
-        now: this.nowSeconds(),
-        refreshExpiresAt: this.refreshExpiry(session),
-        sessionEndsAt: this.sessionEnd(session),
-      }),
-      session.id,
-      record.scope,
-    );
+    return this.issueInSession('authorization_code', client, user, session, record.scope, {
+      authTime: Math.floor(session.startedAt.getTime() / 1000),
+      nonce: record.nonce ?? undefined,
+    });
   }
 
   private async clientCredentialsGrant(
@@ -526,6 +488,29 @@ export class IssuerService {
 
   private sessionEnd(session: IssuerSessionEntity): number {
     return Math.floor(session.startedAt.getTime() / 1000) + this.realm.ssoSessionMaxLifespan;
+  }
+
+  /** Tokens of a grant that belongs to a session: refresh and access tokens end with the session. */
+  private async issueInSession(
+    grant: GrantKind,
+    client: RealmClient,
+    user: RealmUserView,
+    session: IssuerSessionEntity,
+    scope: string,
+    extra: { authTime?: number; nonce?: string } = {},
+  ): Promise<TokenResponse> {
+    const issued = await this.tokens.issue({
+      grant,
+      client,
+      user,
+      sessionId: session.id,
+      scope,
+      ...extra,
+      now: this.nowSeconds(),
+      refreshExpiresAt: this.refreshExpiry(session),
+      sessionEndsAt: this.sessionEnd(session),
+    });
+    return this.respond(issued, session.id, scope);
   }
 
   private respond(issued: IssuedTokens, sessionId: string, scope: string): TokenResponse {
