@@ -5,7 +5,7 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-fund --no-audit
-COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY tsconfig.json tsconfig.build.json tsconfig.client.json nest-cli.json ./
 COPY src ./src
 COPY migrations ./migrations
 RUN npm run build

@@ -9,11 +9,10 @@ describe('smoke', () => {
     await service.close();
   });
 
-  it('creates a tenant', async () => {
-    const response = await service.request('/ctrl/api/v1.0/tenants/create', {
-      method: 'POST',
-      query: { id: 'acme', label: 'ACME' },
-    });
-    expect(response.status).toBe(201);
+  it('creates a tenant and reads its DID through the typed client', async () => {
+    const client = service.client();
+    const tenant = await client.createTenant({ id: 'acme', label: 'ACME' });
+    expect(tenant).toMatchObject({ id: 'acme', label: 'ACME', imageUrl: null });
+    expect((await client.getDid('acme')).id).toBe(tenant.did);
   });
 });

@@ -100,12 +100,9 @@ describe('Tenant endpoints', () => {
     await service.close();
   });
 
-  async function createTenant(id: string, label: string, imageUrl?: string): Promise<Tenant> {
-    const query: Record<string, string> = { id, label };
-    if (imageUrl !== undefined) query.imageUrl = imageUrl;
-    const response = await service.request<Tenant>(createPath, { method: 'POST', query });
-    expect(response.status).toBe(201);
-    return response.body;
+  /** Setup through the typed client; the tests below send raw HTTP where the request is the point. */
+  function createTenant(id: string, label: string, imageUrl?: string): Promise<Tenant> {
+    return service.client().createTenant({ id, label, imageUrl });
   }
 
   async function tenantRows(id: string): Promise<TenantRow[]> {
@@ -728,7 +725,7 @@ describe('Tenant endpoints', () => {
       const kept = await createTenant('del-kept', 'Kept Corp');
       await createTenant('del-gone', 'Gone Corp');
 
-      expect((await service.request(deletePath('del-gone'), { method: 'POST' })).status).toBe(204);
+      await service.client().deleteTenant('del-gone');
 
       expect(await tenantRows('del-kept')).toHaveLength(1);
       expect((await didRows('del-kept')).map((row) => row.did)).toEqual([kept.did]);
@@ -736,7 +733,7 @@ describe('Tenant endpoints', () => {
 
     it('answers 404 TENANT_NOT_FOUND to a second delete of the same tenant', async () => {
       await createTenant('del-twice', 'Twice Corp');
-      expect((await service.request(deletePath('del-twice'), { method: 'POST' })).status).toBe(204);
+      await service.client().deleteTenant('del-twice');
 
       const response = await service.request(deletePath('del-twice'), { method: 'POST' });
 
@@ -745,7 +742,7 @@ describe('Tenant endpoints', () => {
 
     it('answers 404 TENANT_NOT_FOUND to a GET of a deleted tenant', async () => {
       await createTenant('del-get', 'Get Corp');
-      expect((await service.request(deletePath('del-get'), { method: 'POST' })).status).toBe(204);
+      await service.client().deleteTenant('del-get');
 
       const response = await service.request(tenantPath('del-get'));
 
@@ -754,7 +751,7 @@ describe('Tenant endpoints', () => {
 
     it('lets a deleted id be used again, with a new DID', async () => {
       const first = await createTenant('del-reuse', 'First Life');
-      expect((await service.request(deletePath('del-reuse'), { method: 'POST' })).status).toBe(204);
+      await service.client().deleteTenant('del-reuse');
 
       const second = await createTenant('del-reuse', 'Second Life');
 

@@ -127,7 +127,14 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
         ].join('\n'),
       )
       .setVersion('1.0')
+      .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
       .addServer(config.publicBaseUrl)
+      .addTag(
+        'Tenants',
+        'Tenants (organisations), each with its own DID: agent-admin manages all, an agent-user sees its own.',
+      )
+      .addTag('DID', 'The DID of the tenant named in the `x-tenant-id` header.')
+      .addTag('Health', 'Liveness and readiness probes; no token needed.')
       .addOAuth2(
         {
           type: 'oauth2',

@@ -1,9 +1,18 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags, type SchemaObject } from '@nestjs/swagger';
 import { Public } from '../auth/access.decorators.js';
 import { type HealthCheckResult } from '@nestjs/terminus';
 import { ApiProblems } from '../common/openapi.js';
 import { HealthService } from './health.service.js';
+
+/** One check of the readiness answer (terminus' HealthIndicatorResult entry). */
+const checkSchema: SchemaObject = {
+  type: 'object',
+  properties: { status: { type: 'string', enum: ['up', 'down'] } },
+  required: ['status'],
+  additionalProperties: true,
+};
+const checksSchema: SchemaObject = { type: 'object', additionalProperties: checkSchema };
 
 @ApiTags('Health')
 @Controller('ctrl/health')
@@ -13,7 +22,19 @@ export class HealthController {
   @Get('live')
   @Public()
   @ApiOperation({ operationId: 'live', summary: 'The process is up' })
-  @ApiOkResponse({ description: '{"status":"ok"}' })
+  @ApiOkResponse({
+    description: 'Alive.',
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          properties: { status: { type: 'string', enum: ['ok'] } },
+          required: ['status'],
+        },
+        example: { status: 'ok' },
+      },
+    },
+  })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
@@ -25,7 +46,27 @@ export class HealthController {
     summary: 'Ready to serve: the database answers and the issuer keys are there',
   })
   @ApiOkResponse({
-    description: '{"status":"ok","info":{"database":{"status":"up"},"issuer":{"status":"up"}}}',
+    description: 'Ready: every check is up.',
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          properties: {
+            status: { type: 'string', enum: ['ok'] },
+            info: checksSchema,
+            error: checksSchema,
+            details: checksSchema,
+          },
+          required: ['status', 'details'],
+        },
+        example: {
+          status: 'ok',
+          info: { database: { status: 'up' }, issuer: { status: 'up', mode: 'embedded' } },
+          error: {},
+          details: { database: { status: 'up' }, issuer: { status: 'up', mode: 'embedded' } },
+        },
+      },
+    },
   })
   @ApiProblems('/ctrl/health/ready')
   ready(): Promise<HealthCheckResult> {

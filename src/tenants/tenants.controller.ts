@@ -5,6 +5,7 @@ import {
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
 import { AdminOnly, Authenticated, CurrentCaller } from '../auth/access.decorators.js';
@@ -13,9 +14,22 @@ import { visibilityOf, type Caller } from '../auth/caller.js';
 import { ListTenantsQuery } from './dto/list-tenants.query.js';
 import { mergeQueryAndBody, newTenantFrom } from './dto/merge-input.js';
 import { TenantFieldsDto, TenantUpdateFieldsDto } from './dto/tenant-fields.js';
-import { TenantDto, TenantPageDto } from './dto/tenant.dto.js';
+import { TenantDto, TenantPageDto, tenantExample } from './dto/tenant.dto.js';
+import { tenantIdPattern, tenantIdRule } from './tenant-id.js';
 import { TenantIdPipe } from './tenant-id.pipe.js';
 import { TenantsService } from './tenants.service.js';
+
+const ApiTenantIdParam = () =>
+  ApiParam({
+    name: 'id',
+    description: `Tenant id: ${tenantIdRule}.`,
+    schema: {
+      type: 'string',
+      pattern: tenantIdPattern.source,
+      maxLength: 64,
+      example: tenantExample.id,
+    },
+  });
 
 @ApiTags('Tenants')
 @ApiTokenSecurity()
@@ -32,8 +46,26 @@ export class TenantsController {
     description:
       'Fields as query parameters (as in the original service) or as a JSON body; both may be used if they agree.',
   })
-  @ApiBody({ type: TenantFieldsDto, required: false })
-  @ApiCreatedResponse({ type: TenantDto, description: 'The new tenant, with its DID.' })
+  @ApiBody({
+    type: TenantFieldsDto,
+    required: false,
+    description: 'The fields as a JSON object, instead of (or agreeing with) the query parameters.',
+    examples: {
+      tenant: {
+        summary: 'A tenant with an image',
+        value: {
+          id: tenantExample.id,
+          label: tenantExample.label,
+          imageUrl: tenantExample.imageUrl,
+        },
+      },
+    },
+  })
+  @ApiCreatedResponse({
+    type: TenantDto,
+    description: 'The new tenant, with its DID.',
+    example: tenantExample,
+  })
   @ApiProblems(
     '/ctrl/api/v1.0/tenants/create',
     'VALIDATION_FAILED',
@@ -57,8 +89,22 @@ export class TenantsController {
   @AdminOnly()
   @HttpCode(200)
   @ApiOperation({ operationId: 'updateTenant', summary: "Change a tenant's label or image" })
-  @ApiBody({ type: TenantUpdateFieldsDto, required: false })
-  @ApiOkResponse({ type: TenantDto, description: 'The tenant as changed.' })
+  @ApiTenantIdParam()
+  @ApiBody({
+    type: TenantUpdateFieldsDto,
+    required: false,
+    description:
+      'The changes as a JSON object, instead of (or agreeing with) the query parameters.',
+    examples: {
+      label: { summary: 'A new label', value: { label: 'ACME Corporation' } },
+      removeImage: { summary: 'No image any more', value: { imageUrl: null } },
+    },
+  })
+  @ApiOkResponse({
+    type: TenantDto,
+    description: 'The tenant as changed.',
+    example: { ...tenantExample, label: 'ACME Corporation' },
+  })
   @ApiProblems(
     '/ctrl/api/v1.0/tenants/acme/update',
     'VALIDATION_FAILED',
@@ -84,6 +130,7 @@ export class TenantsController {
   @AdminOnly()
   @HttpCode(204)
   @ApiOperation({ operationId: 'deleteTenant', summary: 'Delete a tenant and destroy its keys' })
+  @ApiTenantIdParam()
   @ApiNoContentResponse({ description: 'Deleted, with its keys.' })
   @ApiProblems(
     '/ctrl/api/v1.0/tenants/acme/delete',
@@ -102,6 +149,7 @@ export class TenantsController {
   @ApiOkResponse({
     type: TenantPageDto,
     description: 'One page of tenants (only its own for an agent-user).',
+    example: { content: [tenantExample], number: 0, size: 20, totalElements: 1, totalPages: 1 },
   })
   @ApiProblems('/ctrl/api/v1.0/tenants', 'VALIDATION_FAILED', 'UNAUTHORIZED', 'FORBIDDEN')
   list(@Query() query: ListTenantsQuery, @CurrentCaller() caller: Caller): Promise<TenantPageDto> {
@@ -111,7 +159,8 @@ export class TenantsController {
   @Get(':id')
   @Authenticated()
   @ApiOperation({ operationId: 'getTenant', summary: 'One tenant' })
-  @ApiOkResponse({ type: TenantDto, description: 'The tenant.' })
+  @ApiTenantIdParam()
+  @ApiOkResponse({ type: TenantDto, description: 'The tenant.', example: tenantExample })
   @ApiProblems(
     '/ctrl/api/v1.0/tenants/acme',
     'VALIDATION_FAILED',

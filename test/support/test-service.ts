@@ -3,6 +3,7 @@ import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { AgentClient, type AgentClientOptions } from '../../src/client/index.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { createTestDatabase } from './database.js';
 
@@ -20,6 +21,11 @@ export interface TestService extends RunningService {
    * Tests use this rather than `call` so that they keep working as authentication evolves.
    */
   request<Body = unknown>(path: string, request?: ApiRequest): Promise<ApiResponse<Body>>;
+  /**
+   * The typed client (`agent-service/client`) signed in as a realm user, for tests that are not about raw
+   * HTTP. Without options, one client per user is kept, so its token is reused across tests.
+   */
+  client(as?: 'admin' | 'demo', options?: Partial<AgentClientOptions>): AgentClient;
 }
 
 export interface TestServiceOptions {
@@ -64,6 +70,22 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     }
     return token;
   };
+  const clients = new Map<string, AgentClient>();
+  const client = (as: 'admin' | 'demo' = 'admin', options?: Partial<AgentClientOptions>) => {
+    const make = () =>
+      new AgentClient({
+        baseUrl: service.url,
+        credentials: { username: as, password: as },
+        ...options,
+      });
+    if (options !== undefined) return make();
+    let cached = clients.get(as);
+    if (cached === undefined) {
+      cached = make();
+      clients.set(as, cached);
+    }
+    return cached;
+  };
   return {
     ...service,
     databaseUrl,
@@ -71,6 +93,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     dataDir,
     publicBaseUrl: `http://localhost:${port}`,
     tokenFor,
+    client,
     request: async (path, request = {}) => {
       const as = request.as ?? 'admin';
       const headers = { ...request.headers };

@@ -18,6 +18,7 @@ export class FieldErrorDto {
 export class ProblemDto {
   @ApiProperty({
     description: 'A URI naming the problem type; GET it for a description.',
+    format: 'uri',
     example: 'http://localhost:8080/ctrl/problems/tenant-not-found',
   })
   type: string;
@@ -25,7 +26,7 @@ export class ProblemDto {
   @ApiProperty({ example: 'Tenant not found' })
   title: string;
 
-  @ApiProperty({ description: 'The HTTP status, repeated.', example: 404 })
+  @ApiProperty({ type: 'integer', description: 'The HTTP status, repeated.', example: 404 })
   status: number;
 
   @ApiProperty({

@@ -1,6 +1,13 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { base58 } from '@scure/base';
+import { ed25519DidDocument } from '../did-key.js';
 
 const did = 'did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp';
+
+/** The document of the example DID, derived as the service derives every document (OpenAPI example). */
+export const didDocumentExample = ed25519DidDocument(
+  base58.decode('4zvwRjXUKGfvwnParsHAS3HuSVzV5cA4McphgmoCtajS'),
+);
 
 export class VerificationMethodDto {
   @ApiProperty({ example: `${did}#z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp` })

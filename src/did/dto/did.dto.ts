@@ -2,6 +2,17 @@ import { ApiProperty } from '@nestjs/swagger';
 
 const exampleDid = 'did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp';
 
+/** A whole DID answer, for the OpenAPI examples. */
+export const didExample = {
+  id: exampleDid,
+  public: true,
+  verkey: '4zvwRjXUKGfvwnParsHAS3HuSVzV5cA4McphgmoCtajS',
+  method: 'key',
+  keyType: 'ed25519',
+  publicKeyMultibase: 'z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp',
+  createdAt: '2025-01-31T09:30:00.000Z',
+} as const;
+
 export class DidDto {
   @ApiProperty({ description: 'The DID.', example: exampleDid })
   id: string;
@@ -31,6 +42,10 @@ export class DidDto {
   })
   publicKeyMultibase: string;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({
+    description: 'When the DID was made (with its tenant).',
+    format: 'date-time',
+    example: '2025-01-31T09:30:00.000Z',
+  })
   createdAt: string;
 }

@@ -18,6 +18,7 @@ export class ListTenantsQuery {
     default: 0,
     minimum: 0,
     maximum: 100_000_000,
+    example: 0,
   })
   @wholeNumber()
   @IsOptional()
@@ -33,6 +34,7 @@ export class ListTenantsQuery {
     default: 20,
     minimum: 1,
     maximum: 100,
+    example: 20,
   })
   @wholeNumber()
   @IsOptional()
@@ -45,6 +47,7 @@ export class ListTenantsQuery {
     description: 'Sort field and direction; the id breaks ties. Direction defaults to asc.',
     default: 'createdAt,desc',
     enum: sortValues,
+    example: 'label,asc',
   })
   @IsOptional()
   @IsIn(sortValues, {

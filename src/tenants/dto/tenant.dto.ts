@@ -1,25 +1,43 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+/** A whole tenant as the API answers it, for the OpenAPI examples. */
+export const tenantExample = {
+  id: 'acme',
+  label: 'ACME Corp',
+  imageUrl: 'https://acme.example/logo.png',
+  did: 'did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp',
+  createdAt: '2025-01-31T09:30:00.000Z',
+  updatedAt: '2025-02-01T16:05:12.345Z',
+} as const;
+
 export class TenantDto {
-  @ApiProperty({ example: 'acme' })
+  @ApiProperty({
+    description: 'Tenant id, case-sensitive and immutable.',
+    example: tenantExample.id,
+  })
   id: string;
 
-  @ApiProperty({ example: 'ACME Corp' })
+  @ApiProperty({ description: 'Human-readable name.', example: tenantExample.label })
   label: string;
 
-  @ApiProperty({ type: String, nullable: true, example: null })
+  @ApiProperty({
+    description: 'Logo or picture of the tenant (an http or https URL), or null.',
+    type: String,
+    nullable: true,
+    example: tenantExample.imageUrl,
+  })
   imageUrl: string | null;
 
   @ApiProperty({
     description: "The tenant's DID, made with the tenant.",
-    example: 'did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp',
+    example: tenantExample.did,
   })
   did: string;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: tenantExample.createdAt })
   createdAt: string;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: tenantExample.updatedAt })
   updatedAt: string;
 }
 
@@ -27,15 +45,15 @@ export class TenantPageDto {
   @ApiProperty({ type: [TenantDto] })
   content: TenantDto[];
 
-  @ApiProperty({ description: 'Page number, from 0.', example: 0 })
+  @ApiProperty({ type: 'integer', description: 'Page number, from 0.', example: 0 })
   number: number;
 
-  @ApiProperty({ description: 'Page size asked for.', example: 20 })
+  @ApiProperty({ type: 'integer', description: 'Page size asked for.', example: 20 })
   size: number;
 
-  @ApiProperty({ example: 1 })
+  @ApiProperty({ type: 'integer', description: 'Tenants matching, on all pages.', example: 1 })
   totalElements: number;
 
-  @ApiProperty({ example: 1 })
+  @ApiProperty({ type: 'integer', description: 'Pages of this size.', example: 1 })
   totalPages: number;
 }

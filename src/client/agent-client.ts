@@ -1,0 +1,135 @@
+import createClient, { type Client } from 'openapi-fetch';
+import { AgentApiError } from './agent-api-error.js';
+import { type paths } from './schema.js';
+import { TokenManager, type Credentials } from './token-manager.js';
+import {
+  type Did,
+  type DidDocument,
+  type ListTenantsQuery,
+  type NewTenant,
+  type Tenant,
+  type TenantChanges,
+  type TenantPage,
+} from './types.js';
+
+export interface AgentClientOptions {
+  /** The origin of the service, `https://agent.example.com` (nginx) or `http://localhost:8080`. */
+  baseUrl: string;
+  /** A realm user (password grant) or a confidential client (client credentials grant). */
+  credentials: Credentials;
+  /** Default: the realm's token endpoint on `baseUrl`, where nginx or the embedded issuer serves it. */
+  tokenUrl?: string;
+  /** Default `globalThis.fetch`. */
+  fetch?: (input: Request) => Promise<Response>;
+  /** Milliseconds since the epoch, for token expiry; default `Date.now`. */
+  now?: () => number;
+}
+
+/** The token endpoint of the realm on an origin (seed §4, Token endpoint). */
+export function tokenUrlOf(baseUrl: string): string {
+  return new URL('/auth/realms/agent-cloud/protocol/openid-connect/token', baseUrl).toString();
+}
+
+const tenantHeader = 'x-tenant-id';
+
+interface Answer<Data> {
+  data?: Data;
+  error?: unknown;
+  response: Response;
+}
+
+/**
+ * The agent service's API with typed requests and answers (generated from its OpenAPI document).
+ * Tokens are obtained, cached and renewed by a {@link TokenManager}; an error answer throws an
+ * {@link AgentApiError} carrying the problem details.
+ *
+ * ```ts
+ * const agent = new AgentClient({ baseUrl, credentials: { username: 'admin', password: 'admin' } });
+ * const tenant = await agent.createTenant({ id: 'acme', label: 'ACME Corp' });
+ * const did = await agent.getDid('acme');
+ * ```
+ */
+export class AgentClient {
+  readonly tokens: TokenManager;
+  /** The underlying openapi-fetch client, authorized the same way, for anything the methods lack. */
+  readonly api: Client<paths>;
+
+  constructor(options: AgentClientOptions) {
+    const baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.tokens = new TokenManager({
+      tokenUrl: options.tokenUrl ?? tokenUrlOf(baseUrl),
+      credentials: options.credentials,
+      fetch: options.fetch,
+      now: options.now,
+    });
+    this.api = createClient<paths>({
+      baseUrl,
+      fetch: (request: Request) => this.tokens.fetch(request),
+    });
+  }
+
+  /** Creates a tenant and its DID (agent-admin). */
+  async createTenant(tenant: NewTenant): Promise<Tenant> {
+    return this.result(
+      'POST /ctrl/api/v1.0/tenants/create',
+      await this.api.POST('/ctrl/api/v1.0/tenants/create', { body: tenant }),
+    );
+  }
+
+  /** Changes a tenant's label or image; `imageUrl: null` removes the image (agent-admin). */
+  async updateTenant(id: string, changes: TenantChanges): Promise<Tenant> {
+    return this.result(
+      `POST /ctrl/api/v1.0/tenants/${id}/update`,
+      await this.api.POST('/ctrl/api/v1.0/tenants/{id}/update', {
+        params: { path: { id } },
+        body: changes,
+      }),
+    );
+  }
+
+  /** Deletes a tenant and destroys its keys (agent-admin). */
+  async deleteTenant(id: string): Promise<void> {
+    this.result(
+      `POST /ctrl/api/v1.0/tenants/${id}/delete`,
+      await this.api.POST('/ctrl/api/v1.0/tenants/{id}/delete', { params: { path: { id } } }),
+    );
+  }
+
+  /** One page of tenants: all of them for agent-admin, its own for an agent-user. */
+  async listTenants(query: ListTenantsQuery = {}): Promise<TenantPage> {
+    return this.result(
+      'GET /ctrl/api/v1.0/tenants',
+      await this.api.GET('/ctrl/api/v1.0/tenants', { params: { query } }),
+    );
+  }
+
+  async getTenant(id: string): Promise<Tenant> {
+    return this.result(
+      `GET /ctrl/api/v1.0/tenants/${id}`,
+      await this.api.GET('/ctrl/api/v1.0/tenants/{id}', { params: { path: { id } } }),
+    );
+  }
+
+  /** The DID of a tenant (sent as the `x-tenant-id` header). */
+  async getDid(tenantId: string): Promise<Did> {
+    return this.result(
+      'GET /ctrl/api/v1.0/did',
+      await this.api.GET('/ctrl/api/v1.0/did', { headers: { [tenantHeader]: tenantId } }),
+    );
+  }
+
+  /** The W3C DID document of a tenant's DID (`application/did+ld+json`). */
+  async getDidDocument(tenantId: string): Promise<DidDocument> {
+    return this.result(
+      'GET /ctrl/api/v1.0/did/document',
+      await this.api.GET('/ctrl/api/v1.0/did/document', {
+        headers: { [tenantHeader]: tenantId },
+      }),
+    );
+  }
+
+  private result<Data>(request: string, answer: Answer<Data>): Data {
+    if (!answer.response.ok) throw AgentApiError.from(answer.response, answer.error, request);
+    return answer.data as Data;
+  }
+}

@@ -1,0 +1,24 @@
+/** The typed client of the agent service: `import { AgentClient } from 'agent-service/client'`. */
+export { AgentClient, tokenUrlOf, type AgentClientOptions } from './agent-client.js';
+export { AgentApiError } from './agent-api-error.js';
+export {
+  TokenManager,
+  defaultClientId,
+  type ClientCredentials,
+  type Credentials,
+  type PasswordCredentials,
+  type TokenManagerOptions,
+} from './token-manager.js';
+export { TokenRequestError } from './token-request-error.js';
+export type {
+  Did,
+  DidDocument,
+  ErrorCode,
+  ListTenantsQuery,
+  NewTenant,
+  Problem,
+  Tenant,
+  TenantChanges,
+  TenantPage,
+} from './types.js';
+export type { components, operations, paths } from './schema.js';

@@ -1,0 +1,1234 @@
+/**
+ * Types of the agent service's API, generated from its OpenAPI document by `npm run client:generate`
+ * (openapi-typescript). Do not edit: change the controllers and DTOs, then generate again.
+ */
+
+export interface paths {
+  '/ctrl/api/v1.0/tenants/create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create a tenant and its DID
+     * @description Fields as query parameters (as in the original service) or as a JSON body; both may be used if they agree.
+     */
+    post: operations['createTenant'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/tenants/{id}/update': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Change a tenant's label or image */
+    post: operations['updateTenant'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/tenants/{id}/delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Delete a tenant and destroy its keys */
+    post: operations['deleteTenant'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/tenants': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List tenants, a page at a time */
+    get: operations['listTenants'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/tenants/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One tenant */
+    get: operations['getTenant'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/did': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The tenant's DID
+     * @description The DID of the tenant named in the `x-tenant-id` header, with its public key.
+     */
+    get: operations['getDid'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/did/document': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The W3C DID document of the tenant's DID
+     * @description Exactly what any did:key resolver derives from the DID.
+     */
+    get: operations['getDidDocument'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/health/live': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The process is up */
+    get: operations['live'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/health/ready': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Ready to serve: the database answers and the issuer keys are there */
+    get: operations['ready'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+  schemas: {
+    FieldErrorDto: {
+      /**
+       * @description The field, query parameter or header that is wrong.
+       * @example id
+       */
+      field: string;
+      /** @example must be 1-64 characters of A-Z a-z 0-9 _ . -, starting with a letter or digit */
+      message: string;
+    };
+    ProblemDto: {
+      /**
+       * Format: uri
+       * @description A URI naming the problem type; GET it for a description.
+       * @example http://localhost:8080/ctrl/problems/tenant-not-found
+       */
+      type: string;
+      /** @example Tenant not found */
+      title: string;
+      /**
+       * @description The HTTP status, repeated.
+       * @example 404
+       */
+      status: number;
+      /**
+       * @description What happened, for a person.
+       * @example No tenant with id 'acme'.
+       */
+      detail: string;
+      /**
+       * @description The path of the request.
+       * @example /ctrl/api/v1.0/did
+       */
+      instance: string;
+      /**
+       * @description Stable, machine-readable error code.
+       * @example TENANT_NOT_FOUND
+       * @enum {string}
+       */
+      code:
+        | 'VALIDATION_FAILED'
+        | 'MALFORMED_REQUEST'
+        | 'MALFORMED_JSON'
+        | 'QUERY_BODY_MISMATCH'
+        | 'NOTHING_TO_UPDATE'
+        | 'TENANT_HEADER_MISSING'
+        | 'TENANT_HEADER_INVALID'
+        | 'UNAUTHORIZED'
+        | 'FORBIDDEN'
+        | 'TENANT_NOT_FOUND'
+        | 'ROUTE_NOT_FOUND'
+        | 'PROBLEM_TYPE_NOT_FOUND'
+        | 'METHOD_NOT_ALLOWED'
+        | 'TENANT_ALREADY_EXISTS'
+        | 'PAYLOAD_TOO_LARGE'
+        | 'UNSUPPORTED_MEDIA_TYPE'
+        | 'HEADERS_TOO_LARGE'
+        | 'INTERNAL_ERROR'
+        | 'SERVICE_UNAVAILABLE';
+      /** @description The invalid inputs, when there are any. */
+      errors?: components['schemas']['FieldErrorDto'][];
+    };
+    TenantFieldsDto: {
+      /**
+       * @description Tenant id: 1-64 characters of A-Z a-z 0-9 _ . -, starting with a letter or digit. Case-sensitive, immutable.
+       * @example acme
+       */
+      id?: string;
+      /**
+       * @description Human-readable name, 1-200 characters after trimming, no control characters.
+       * @example ACME Corp
+       */
+      label?: string;
+      /**
+       * @description Logo or picture of the tenant: an http(s) URL of at most 2048 characters. On update, null or an empty value removes it.
+       * @example https://acme.example/logo.png
+       */
+      imageUrl?: string | null;
+    };
+    TenantDto: {
+      /**
+       * @description Tenant id, case-sensitive and immutable.
+       * @example acme
+       */
+      id: string;
+      /**
+       * @description Human-readable name.
+       * @example ACME Corp
+       */
+      label: string;
+      /**
+       * @description Logo or picture of the tenant (an http or https URL), or null.
+       * @example https://acme.example/logo.png
+       */
+      imageUrl: string | null;
+      /**
+       * @description The tenant's DID, made with the tenant.
+       * @example did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp
+       */
+      did: string;
+      /**
+       * Format: date-time
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @example 2025-02-01T16:05:12.345Z
+       */
+      updatedAt: string;
+    };
+    TenantUpdateFieldsDto: {
+      /**
+       * @description Human-readable name, 1-200 characters after trimming, no control characters.
+       * @example ACME Corp
+       */
+      label?: string;
+      /**
+       * @description Logo or picture of the tenant: an http(s) URL of at most 2048 characters. On update, null or an empty value removes it.
+       * @example https://acme.example/logo.png
+       */
+      imageUrl?: string | null;
+    };
+    TenantPageDto: {
+      content: components['schemas']['TenantDto'][];
+      /**
+       * @description Page number, from 0.
+       * @example 0
+       */
+      number: number;
+      /**
+       * @description Page size asked for.
+       * @example 20
+       */
+      size: number;
+      /**
+       * @description Tenants matching, on all pages.
+       * @example 1
+       */
+      totalElements: number;
+      /**
+       * @description Pages of this size.
+       * @example 1
+       */
+      totalPages: number;
+    };
+    DidDto: {
+      /**
+       * @description The DID.
+       * @example did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp
+       */
+      id: string;
+      /**
+       * @description Anyone can resolve this DID without asking this service (always true for did:key).
+       * @example true
+       */
+      public: boolean;
+      /**
+       * @description base58btc of the raw 32-byte Ed25519 public key.
+       * @example 4zvwRjXUKGfvwnParsHAS3HuSVzV5cA4McphgmoCtajS
+       */
+      verkey: string;
+      /**
+       * @description DID method.
+       * @example key
+       * @enum {string}
+       */
+      method: 'key';
+      /**
+       * @description Key type of the DID.
+       * @example ed25519
+       * @enum {string}
+       */
+      keyType: 'ed25519';
+      /**
+       * @description Multibase (base58btc) of the multicodec Ed25519 public key.
+       * @example z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp
+       */
+      publicKeyMultibase: string;
+      /**
+       * Format: date-time
+       * @description When the DID was made (with its tenant).
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      createdAt: string;
+    };
+    VerificationMethodDto: {
+      /** @example did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp#z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp */
+      id: string;
+      /** @enum {string} */
+      type: 'Ed25519VerificationKey2020' | 'X25519KeyAgreementKey2020';
+      /** @example did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp */
+      controller: string;
+      /** @example z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp */
+      publicKeyMultibase: string;
+    };
+    DidDocumentDto: {
+      /**
+       * @example [
+       *       "https://www.w3.org/ns/did/v1",
+       *       "https://w3id.org/security/suites/ed25519-2020/v1",
+       *       "https://w3id.org/security/suites/x25519-2020/v1"
+       *     ]
+       */
+      '@context': string[];
+      /** @example did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp */
+      id: string;
+      verificationMethod: components['schemas']['VerificationMethodDto'][];
+      authentication: string[];
+      assertionMethod: string[];
+      capabilityDelegation: string[];
+      capabilityInvocation: string[];
+      keyAgreement: components['schemas']['VerificationMethodDto'][];
+    };
+  };
+  responses: never;
+  parameters: never;
+  requestBodies: never;
+  headers: never;
+  pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+  createTenant: {
+    parameters: {
+      query?: {
+        /** @description Tenant id: 1-64 characters of A-Z a-z 0-9 _ . -, starting with a letter or digit. Case-sensitive, immutable. */
+        id?: string;
+        /** @description Human-readable name, 1-200 characters after trimming, no control characters. */
+        label?: string;
+        /** @description Logo or picture of the tenant: an http(s) URL of at most 2048 characters. On update, null or an empty value removes it. */
+        imageUrl?: string | null;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description The fields as a JSON object, instead of (or agreeing with) the query parameters. */
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['TenantFieldsDto'];
+      };
+    };
+    responses: {
+      /** @description The new tenant, with its DID. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "acme",
+           *       "label": "ACME Corp",
+           *       "imageUrl": "https://acme.example/logo.png",
+           *       "did": "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp",
+           *       "createdAt": "2025-01-31T09:30:00.000Z",
+           *       "updatedAt": "2025-02-01T16:05:12.345Z"
+           *     }
+           */
+          'application/json': components['schemas']['TenantDto'];
+        };
+      };
+      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `QUERY_BODY_MISMATCH`: Query and body disagree */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `TENANT_ALREADY_EXISTS`: Tenant already exists */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  updateTenant: {
+    parameters: {
+      query?: {
+        /** @description Human-readable name, 1-200 characters after trimming, no control characters. */
+        label?: string;
+        /** @description Logo or picture of the tenant: an http(s) URL of at most 2048 characters. On update, null or an empty value removes it. */
+        imageUrl?: string | null;
+      };
+      header?: never;
+      path: {
+        /** @description Tenant id: 1-64 characters of A-Z a-z 0-9 _ . -, starting with a letter or digit. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    /** @description The changes as a JSON object, instead of (or agreeing with) the query parameters. */
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['TenantUpdateFieldsDto'];
+      };
+    };
+    responses: {
+      /** @description The tenant as changed. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "acme",
+           *       "label": "ACME Corporation",
+           *       "imageUrl": "https://acme.example/logo.png",
+           *       "did": "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp",
+           *       "createdAt": "2025-01-31T09:30:00.000Z",
+           *       "updatedAt": "2025-02-01T16:05:12.345Z"
+           *     }
+           */
+          'application/json': components['schemas']['TenantDto'];
+        };
+      };
+      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `QUERY_BODY_MISMATCH`: Query and body disagree `NOTHING_TO_UPDATE`: Nothing to update */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  deleteTenant: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Tenant id: 1-64 characters of A-Z a-z 0-9 _ . -, starting with a letter or digit. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted, with its keys. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  listTenants: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 0. */
+        page?: number;
+        /** @description Page size. */
+        size?: number;
+        /** @description Sort field and direction; the id breaks ties. Direction defaults to asc. */
+        sort?:
+          | 'id'
+          | 'id,asc'
+          | 'id,desc'
+          | 'label'
+          | 'label,asc'
+          | 'label,desc'
+          | 'createdAt'
+          | 'createdAt,asc'
+          | 'createdAt,desc'
+          | 'updatedAt'
+          | 'updatedAt,asc'
+          | 'updatedAt,desc';
+        /** @description Matches id or label, case-insensitive, anywhere in the text. */
+        q?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page of tenants (only its own for an agent-user). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "content": [
+           *         {
+           *           "id": "acme",
+           *           "label": "ACME Corp",
+           *           "imageUrl": "https://acme.example/logo.png",
+           *           "did": "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp",
+           *           "createdAt": "2025-01-31T09:30:00.000Z",
+           *           "updatedAt": "2025-02-01T16:05:12.345Z"
+           *         }
+           *       ],
+           *       "number": 0,
+           *       "size": 20,
+           *       "totalElements": 1,
+           *       "totalPages": 1
+           *     }
+           */
+          'application/json': components['schemas']['TenantPageDto'];
+        };
+      };
+      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  getTenant: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Tenant id: 1-64 characters of A-Z a-z 0-9 _ . -, starting with a letter or digit. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The tenant. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "acme",
+           *       "label": "ACME Corp",
+           *       "imageUrl": "https://acme.example/logo.png",
+           *       "did": "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp",
+           *       "createdAt": "2025-01-31T09:30:00.000Z",
+           *       "updatedAt": "2025-02-01T16:05:12.345Z"
+           *     }
+           */
+          'application/json': components['schemas']['TenantDto'];
+        };
+      };
+      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  getDid: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The DID. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp",
+           *       "public": true,
+           *       "verkey": "4zvwRjXUKGfvwnParsHAS3HuSVzV5cA4McphgmoCtajS",
+           *       "method": "key",
+           *       "keyType": "ed25519",
+           *       "publicKeyMultibase": "z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp",
+           *       "createdAt": "2025-01-31T09:30:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['DidDto'];
+        };
+      };
+      /** @description `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  getDidDocument: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The DID document. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "@context": [
+           *         "https://www.w3.org/ns/did/v1",
+           *         "https://w3id.org/security/suites/ed25519-2020/v1",
+           *         "https://w3id.org/security/suites/x25519-2020/v1"
+           *       ],
+           *       "id": "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp",
+           *       "verificationMethod": [
+           *         {
+           *           "id": "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp#z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp",
+           *           "type": "Ed25519VerificationKey2020",
+           *           "controller": "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp",
+           *           "publicKeyMultibase": "z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp"
+           *         }
+           *       ],
+           *       "authentication": [
+           *         "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp#z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp"
+           *       ],
+           *       "assertionMethod": [
+           *         "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp#z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp"
+           *       ],
+           *       "capabilityDelegation": [
+           *         "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp#z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp"
+           *       ],
+           *       "capabilityInvocation": [
+           *         "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp#z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp"
+           *       ],
+           *       "keyAgreement": [
+           *         {
+           *           "id": "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp#z6LShs9GGnqk85isEBzzshkuVWrVKsRp24GnDuHk8QWkARMW",
+           *           "type": "X25519KeyAgreementKey2020",
+           *           "controller": "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp",
+           *           "publicKeyMultibase": "z6LShs9GGnqk85isEBzzshkuVWrVKsRp24GnDuHk8QWkARMW"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/did+ld+json': components['schemas']['DidDocumentDto'];
+        };
+      };
+      /** @description `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  live: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Alive. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "status": "ok"
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok';
+          };
+        };
+      };
+    };
+  };
+  ready: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Ready: every check is up. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "status": "ok",
+           *       "info": {
+           *         "database": {
+           *           "status": "up"
+           *         },
+           *         "issuer": {
+           *           "status": "up",
+           *           "mode": "embedded"
+           *         }
+           *       },
+           *       "error": {},
+           *       "details": {
+           *         "database": {
+           *           "status": "up"
+           *         },
+           *         "issuer": {
+           *           "status": "up",
+           *           "mode": "embedded"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok';
+            info?: {
+              [key: string]: {
+                /** @enum {string} */
+                status: 'up' | 'down';
+              } & {
+                [key: string]: unknown;
+              };
+            };
+            error?: {
+              [key: string]: {
+                /** @enum {string} */
+                status: 'up' | 'down';
+              } & {
+                [key: string]: unknown;
+              };
+            };
+            details: {
+              [key: string]: {
+                /** @enum {string} */
+                status: 'up' | 'down';
+              } & {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+}

@@ -1,0 +1,30 @@
+import { type components, type operations } from './schema.js';
+
+type Schemas = components['schemas'];
+
+/** A tenant as the API answers it. */
+export type Tenant = Schemas['TenantDto'];
+/** One page of tenants, in the original service's Spring-style shape. */
+export type TenantPage = Schemas['TenantPageDto'];
+/** A tenant's DID: the original's `id`, `public` and `verkey`, and more. */
+export type Did = Schemas['DidDto'];
+/** The W3C DID document of a tenant's DID. */
+export type DidDocument = Schemas['DidDocumentDto'];
+/** RFC 9457 problem details, the body of every error. */
+export type Problem = Schemas['ProblemDto'];
+/** The stable, machine-readable `code` of a problem. */
+export type ErrorCode = Problem['code'];
+
+/** The fields of a new tenant. */
+export interface NewTenant {
+  id: string;
+  label: string;
+  /** An http(s) URL; null or absent for none. */
+  imageUrl?: string | null;
+}
+
+/** What to change on a tenant: a label, an image (null removes it), or both. */
+export type TenantChanges = Schemas['TenantUpdateFieldsDto'];
+
+/** Paging, sorting and search of the tenant list. */
+export type ListTenantsQuery = NonNullable<operations['listTenants']['parameters']['query']>;

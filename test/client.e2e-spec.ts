@@ -1,0 +1,289 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import {
+  AgentApiError,
+  AgentClient,
+  TokenRequestError,
+  tokenUrlOf,
+  type Tenant,
+} from '../src/client/index.js';
+import { startTestService, type TestService } from './support/test-service.js';
+
+/**
+ * The typed client (`agent-service/client`, issue 5) against the real service: every operation, errors
+ * as AgentApiError with their problem details, both kinds of credentials, and hours of token expiry on
+ * the issuer's clock without the caller handling a token.
+ */
+
+const second = 1000;
+const root = join(import.meta.dirname, '..');
+
+/** A fetch that records the grant type of every token request it passes on. */
+function recordingFetch(grants: string[], before?: (request: Request) => void) {
+  return async (request: Request): Promise<Response> => {
+    before?.(request);
+    if (request.url.endsWith('/protocol/openid-connect/token')) {
+      grants.push(new URLSearchParams(await request.clone().text()).get('grant_type') ?? '?');
+    }
+    return fetch(request);
+  };
+}
+
+describe(AgentClient.name, () => {
+  describe('on the real service', () => {
+    let service: TestService;
+    let admin: AgentClient;
+
+    beforeAll(async () => {
+      service = await startTestService();
+      admin = service.client('admin');
+      await admin.createTenant({ id: 'demo', label: 'Demo' });
+    });
+
+    afterAll(async () => {
+      await service.close();
+    });
+
+    it('creates, reads, lists, updates and deletes a tenant, with typed answers', async () => {
+      const created: Tenant = await admin.createTenant({
+        id: 'acme',
+        label: 'ACME Corp',
+        imageUrl: 'https://acme.example/logo.png',
+      });
+      expect(created).toMatchObject({
+        id: 'acme',
+        label: 'ACME Corp',
+        imageUrl: 'https://acme.example/logo.png',
+      });
+      expect(created.did).toMatch(/^did:key:z6Mk/);
+      expect(await admin.getTenant('acme')).toEqual(created);
+
+      const page = await admin.listTenants({ q: 'acm', sort: 'id,asc', size: 5 });
+      expect(page).toMatchObject({ number: 0, size: 5, totalElements: 1, totalPages: 1 });
+      expect(page.content.map((tenant) => tenant.id)).toEqual(['acme']);
+
+      const updated = await admin.updateTenant('acme', {
+        label: 'ACME Corporation',
+        imageUrl: null,
+      });
+      expect(updated).toMatchObject({ id: 'acme', label: 'ACME Corporation', imageUrl: null });
+
+      await expect(admin.deleteTenant('acme')).resolves.toBeUndefined();
+      await expect(admin.getTenant('acme')).rejects.toMatchObject({
+        status: 404,
+        code: 'TENANT_NOT_FOUND',
+      });
+    });
+
+    it("reads a tenant's DID and its DID document", async () => {
+      const tenant = await admin.createTenant({ id: 'globex', label: 'Globex' });
+      const did = await admin.getDid('globex');
+      expect(did).toMatchObject({
+        id: tenant.did,
+        public: true,
+        method: 'key',
+        keyType: 'ed25519',
+      });
+      const document = await admin.getDidDocument('globex');
+      expect(document.id).toBe(tenant.did);
+      expect(document['@context']).toContain('https://www.w3.org/ns/did/v1');
+      expect(document.verificationMethod[0].publicKeyMultibase).toBe(did.publicKeyMultibase);
+    });
+
+    it('throws an AgentApiError carrying the problem details of an error answer', async () => {
+      const error = await admin
+        .createTenant({ id: 'demo', label: 'Again' })
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(AgentApiError);
+      const apiError = error as AgentApiError;
+      expect(apiError.status).toBe(409);
+      expect(apiError.code).toBe('TENANT_ALREADY_EXISTS');
+      expect(apiError.problem).toMatchObject({
+        status: 409,
+        title: 'Tenant already exists',
+        instance: '/ctrl/api/v1.0/tenants/create',
+      });
+      expect(apiError.message).toContain('TENANT_ALREADY_EXISTS');
+
+      await expect(admin.listTenants({ size: 1000 })).rejects.toMatchObject({
+        status: 400,
+        code: 'VALIDATION_FAILED',
+        problem: { errors: [{ field: 'size', message: 'must be 1-100' }] },
+      });
+      await expect(admin.getDid('nobody')).rejects.toMatchObject({
+        status: 404,
+        code: 'TENANT_NOT_FOUND',
+      });
+    });
+
+    it('acts as an agent-user within its tenants only', async () => {
+      const demo = service.client('demo');
+      expect((await demo.listTenants()).content.map((tenant) => tenant.id)).toEqual(['demo']);
+      expect((await demo.getDid('demo')).id).toMatch(/^did:key:/);
+      await expect(demo.getDid('globex')).rejects.toMatchObject({ status: 403, code: 'FORBIDDEN' });
+      await expect(demo.createTenant({ id: 'mine', label: 'Mine' })).rejects.toBeInstanceOf(
+        AgentApiError,
+      );
+    });
+
+    it('calls as a service with the client credentials of agent-service', async () => {
+      const grants: string[] = [];
+      const machine = new AgentClient({
+        baseUrl: service.url,
+        credentials: { clientId: 'agent-service', clientSecret: 'change-me' },
+        fetch: recordingFetch(grants),
+      });
+      const created = await machine.createTenant({ id: 'machine-made', label: 'Machine made' });
+      expect(created.id).toBe('machine-made');
+      expect((await machine.getTenant('machine-made')).label).toBe('Machine made');
+      expect(grants).toEqual(['client_credentials']);
+    });
+
+    it('reports refused credentials as a TokenRequestError, without calling the API', async () => {
+      const requested: string[] = [];
+      const wrong = service.client('admin', {
+        credentials: { username: 'admin', password: 'no' },
+        fetch: (request) => {
+          requested.push(new URL(request.url).pathname);
+          return fetch(request);
+        },
+      });
+      const error = await wrong.listTenants().catch((caught: unknown) => caught);
+      expect(requested).toEqual(['/auth/realms/agent-cloud/protocol/openid-connect/token']);
+      expect(error).toBeInstanceOf(TokenRequestError);
+      expect(error).toMatchObject({ status: 400, error: 'invalid_grant', grant: 'password' });
+    });
+
+    it('shares one token among concurrent calls', async () => {
+      const grants: string[] = [];
+      const client = service.client('admin', { fetch: recordingFetch(grants) });
+      const pages = await Promise.all(Array.from({ length: 8 }, () => client.listTenants()));
+      expect(pages.every((page) => page.totalElements >= 1)).toBe(true);
+      expect(grants).toEqual(['password']);
+    });
+
+    it('is what the package exports as agent-service/client, with its type declarations', async () => {
+      expect(tokenUrlOf('https://agent.example/')).toBe(
+        'https://agent.example/auth/realms/agent-cloud/protocol/openid-connect/token',
+      );
+      expect(existsSync(join(root, 'dist/src/client/index.d.ts'))).toBe(true);
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          "const client = await import('agent-service/client'); console.log(Object.keys(client).sort().join(' '))",
+        ],
+        { cwd: root },
+      );
+      expect(stdout.trim().split(' ')).toEqual(
+        expect.arrayContaining([
+          'AgentApiError',
+          'AgentClient',
+          'TokenManager',
+          'TokenRequestError',
+        ]),
+      );
+    });
+  });
+
+  describe('through token expiry on the issuer clock', () => {
+    let service: TestService;
+    /** Added to the issuer's clock and the client's alike: the test moves time instead of waiting. */
+    let offset = 0;
+    const clock = () => Date.now() + offset;
+
+    beforeAll(async () => {
+      service = await startTestService({ issuerClock: clock });
+      await service.client('admin').createTenant({ id: 'acme', label: 'ACME Corp' });
+    });
+
+    afterAll(async () => {
+      await service.close();
+    });
+
+    beforeEach(() => {
+      offset = 0;
+    });
+
+    it('reuses its token, refreshes it after 600 s, and logs in again after 1800 s', async () => {
+      const grants: string[] = [];
+      const client = service.client('admin', { now: clock, fetch: recordingFetch(grants) });
+
+      expect((await client.getDid('acme')).id).toMatch(/^did:key:/);
+      expect(grants).toEqual(['password']);
+
+      offset += 300 * second;
+      await client.getDid('acme');
+      expect(grants).toEqual(['password']);
+
+      // Past the access token's 600 s: the refresh grant renews it.
+      offset += 301 * second;
+      await client.getDid('acme');
+      expect(grants).toEqual(['password', 'refresh_token']);
+
+      // Past the refresh token's 1800 s as well: a new password grant.
+      offset += 1801 * second;
+      expect((await client.listTenants()).content.map((tenant) => tenant.id)).toEqual(['acme']);
+      expect(grants).toEqual(['password', 'refresh_token', 'password']);
+    });
+
+    it('keeps working for twelve hours without the caller handling a token', async () => {
+      const grants: { grant: string; at: number }[] = [];
+      const client = service.client('admin', {
+        now: clock,
+        fetch: async (request) => {
+          if (request.url.endsWith('/token')) {
+            const form = new URLSearchParams(await request.clone().text());
+            grants.push({ grant: form.get('grant_type') ?? '?', at: offset });
+          }
+          return fetch(request);
+        },
+      });
+      let calls = 0;
+      for (offset = 0; offset <= 12 * 3600 * second; offset += 7 * 60 * second) {
+        expect((await client.getTenant('acme')).id).toBe('acme');
+        calls += 1;
+      }
+      expect(calls).toBe(103);
+      expect(grants[0]).toEqual({ grant: 'password', at: 0 });
+      // Renewed by the refresh grant, never sooner than needed (600 s tokens, renewed 60 s early)...
+      const gaps = grants.slice(1).map((entry, index) => entry.at - grants[index].at);
+      expect(
+        gaps.every((gap) => gap >= 540 * second && gap <= 600 * second + 7 * 60 * second),
+      ).toBe(true);
+      // ...and a new login once, at the first call after the realm's 10 h session maximum.
+      const sessionMaxSeconds = 36000;
+      const firstCallAfter = Math.ceil(sessionMaxSeconds / (7 * 60)) * 7 * 60 * second;
+      expect(grants.filter((entry) => entry.grant === 'password').slice(1)).toEqual([
+        { grant: 'password', at: firstCallAfter },
+      ]);
+    });
+
+    it('renews once and retries once when the service refuses a token the client still trusts', async () => {
+      const grants: string[] = [];
+      const apiAnswers: number[] = [];
+      // The first token is issued 700 s in the past, so the service (on real time) finds it expired while
+      // the client, which counts from when it asked, still trusts it; then the issuer's clock is right.
+      offset = -700 * second;
+      const client = service.client('admin', {
+        now: Date.now,
+        fetch: async (request) => {
+          const isToken = request.url.endsWith('/token');
+          if (isToken) {
+            grants.push(new URLSearchParams(await request.clone().text()).get('grant_type') ?? '?');
+          }
+          const response = await fetch(request);
+          if (isToken) offset = 0;
+          else apiAnswers.push(response.status);
+          return response;
+        },
+      });
+      expect((await client.getDidDocument('acme')).id).toMatch(/^did:key:/);
+      expect(apiAnswers).toEqual([401, 200]);
+      expect(grants).toEqual(['password', 'refresh_token']);
+    });
+  });
+});

@@ -1,0 +1,510 @@
+import { createPrivateKey, randomUUID, sign } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { OpenApiContract, type OpenApiDocument } from './support/openapi-contract.js';
+import {
+  call,
+  startTestService,
+  type ApiRequest,
+  type ApiResponse,
+  type TestService,
+} from './support/test-service.js';
+
+/**
+ * Contract test (issue 5): every endpoint is called over real HTTP, on its success paths and its error
+ * paths, and every real answer is checked against the OpenAPI document the service serves: the status is
+ * one the operation documents, the content type is documented for that status, and the body is valid
+ * against the schema for it (with no undocumented fields). Finally, every documented answer must have been
+ * seen, except 500 and 503, which need a broken service.
+ */
+
+const tenants = '/ctrl/api/v1.0/tenants';
+const tenant = (id: string) => `${tenants}/${id}`;
+
+interface Case {
+  operationId: string;
+  status: number;
+  when: string;
+  send: () => Promise<ApiResponse>;
+}
+
+describe('The API against its OpenAPI document', () => {
+  let service: TestService;
+  let contract: OpenApiContract;
+  /** A well-signed access token of a caller with neither agent-admin nor agent-user. */
+  let noRoleToken: string;
+
+  const send = (path: string, request: ApiRequest = {}) => service.request(path, request);
+  const post = (path: string, request: ApiRequest = {}) =>
+    service.request(path, { method: 'POST', ...request });
+  const bigBody = () => JSON.stringify({ id: 'big', label: 'x'.repeat(110 * 1024) });
+  const asDemo = { as: 'demo' } as const;
+  const anonymous = { as: 'anonymous' } as const;
+  const badToken = { token: 'not.a.token' } as const;
+  const withoutRole = () => ({ token: noRoleToken });
+  const tenantHeader = (id: string) => ({ headers: { 'x-tenant-id': id } });
+
+  beforeAll(async () => {
+    service = await startTestService();
+    const document = await call<OpenApiDocument>(service.url, '/ctrl/v3/api-docs');
+    contract = new OpenApiContract(document.body);
+    for (const [id, label] of [
+      ['acme', 'ACME Corp'],
+      ['demo', 'Demo'],
+      ['other', 'Other Org'],
+      ['to-update', 'To update'],
+      ['to-delete', 'To delete'],
+    ]) {
+      expect((await post(`${tenants}/create`, { query: { id, label } })).status).toBe(201);
+    }
+    noRoleToken = await forgeTokenWithoutRoles(service);
+  });
+
+  afterAll(async () => {
+    await service.close();
+  });
+
+  const cases: Case[] = [
+    // createTenant
+    {
+      operationId: 'createTenant',
+      status: 201,
+      when: 'the fields are query parameters',
+      send: () => post(`${tenants}/create`, { query: { id: 'by-query', label: 'By query' } }),
+    },
+    {
+      operationId: 'createTenant',
+      status: 201,
+      when: 'the fields are a JSON body with an image',
+      send: () =>
+        post(`${tenants}/create`, {
+          body: { id: 'by-body', label: 'By body', imageUrl: 'https://by-body.example/logo.png' },
+        }),
+    },
+    {
+      operationId: 'createTenant',
+      status: 400,
+      when: 'the id is invalid',
+      send: () => post(`${tenants}/create`, { query: { id: '-bad', label: 'Bad' } }),
+    },
+    {
+      operationId: 'createTenant',
+      status: 400,
+      when: 'the body is not JSON',
+      send: () => post(`${tenants}/create`, { body: '{"id":' }),
+    },
+    {
+      operationId: 'createTenant',
+      status: 400,
+      when: 'query and body disagree',
+      send: () =>
+        post(`${tenants}/create`, { query: { label: 'One' }, body: { id: 'two', label: 'Two' } }),
+    },
+    {
+      operationId: 'createTenant',
+      status: 401,
+      when: 'no token is sent',
+      send: () => post(`${tenants}/create`, { ...anonymous, query: { id: 'a', label: 'A' } }),
+    },
+    {
+      operationId: 'createTenant',
+      status: 401,
+      when: 'the token is not valid',
+      send: () => post(`${tenants}/create`, { ...badToken, query: { id: 'a', label: 'A' } }),
+    },
+    {
+      operationId: 'createTenant',
+      status: 403,
+      when: 'the caller is an agent-user',
+      send: () => post(`${tenants}/create`, { ...asDemo, query: { id: 'a', label: 'A' } }),
+    },
+    {
+      operationId: 'createTenant',
+      status: 409,
+      when: 'the id is taken',
+      send: () => post(`${tenants}/create`, { query: { id: 'acme', label: 'Again' } }),
+    },
+    {
+      operationId: 'createTenant',
+      status: 413,
+      when: 'the body is over 100 kB',
+      send: () => post(`${tenants}/create`, { body: bigBody() }),
+    },
+    {
+      operationId: 'createTenant',
+      status: 415,
+      when: 'the body is not JSON by its content type',
+      send: () =>
+        post(`${tenants}/create`, {
+          headers: { 'content-type': 'text/plain' },
+          body: 'id=plain&label=Plain',
+        }),
+    },
+    // updateTenant
+    {
+      operationId: 'updateTenant',
+      status: 200,
+      when: 'the label is a query parameter',
+      send: () => post(`${tenant('to-update')}/update`, { query: { label: 'Updated' } }),
+    },
+    {
+      operationId: 'updateTenant',
+      status: 200,
+      when: 'the body removes the image',
+      send: () => post(`${tenant('to-update')}/update`, { body: { imageUrl: null } }),
+    },
+    {
+      operationId: 'updateTenant',
+      status: 400,
+      when: 'there is nothing to change',
+      send: () => post(`${tenant('to-update')}/update`, { body: {} }),
+    },
+    {
+      operationId: 'updateTenant',
+      status: 400,
+      when: 'the path id is invalid',
+      send: () => post(`${tenant('-bad')}/update`, { query: { label: 'X' } }),
+    },
+    {
+      operationId: 'updateTenant',
+      status: 401,
+      when: 'no token is sent',
+      send: () => post(`${tenant('to-update')}/update`, { ...anonymous, query: { label: 'X' } }),
+    },
+    {
+      operationId: 'updateTenant',
+      status: 403,
+      when: 'the caller is an agent-user, even for its own tenant',
+      send: () => post(`${tenant('demo')}/update`, { ...asDemo, query: { label: 'X' } }),
+    },
+    {
+      operationId: 'updateTenant',
+      status: 404,
+      when: 'there is no such tenant',
+      send: () => post(`${tenant('nobody')}/update`, { query: { label: 'X' } }),
+    },
+    {
+      operationId: 'updateTenant',
+      status: 413,
+      when: 'the body is over 100 kB',
+      send: () => post(`${tenant('to-update')}/update`, { body: bigBody() }),
+    },
+    {
+      operationId: 'updateTenant',
+      status: 415,
+      when: 'the body is not JSON by its content type',
+      send: () =>
+        post(`${tenant('to-update')}/update`, {
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'label=Form',
+        }),
+    },
+    // deleteTenant
+    {
+      operationId: 'deleteTenant',
+      status: 204,
+      when: 'the tenant exists',
+      send: () => post(`${tenant('to-delete')}/delete`),
+    },
+    {
+      operationId: 'deleteTenant',
+      status: 400,
+      when: 'the path id is invalid',
+      send: () => post(`${tenant('a%20b')}/delete`),
+    },
+    {
+      operationId: 'deleteTenant',
+      status: 401,
+      when: 'the token is not valid',
+      send: () => post(`${tenant('acme')}/delete`, badToken),
+    },
+    {
+      operationId: 'deleteTenant',
+      status: 403,
+      when: 'the caller is an agent-user',
+      send: () => post(`${tenant('demo')}/delete`, asDemo),
+    },
+    {
+      operationId: 'deleteTenant',
+      status: 404,
+      when: 'there is no such tenant',
+      send: () => post(`${tenant('nobody')}/delete`),
+    },
+    // listTenants
+    {
+      operationId: 'listTenants',
+      status: 200,
+      when: 'an admin asks for the first page',
+      send: () => send(tenants),
+    },
+    {
+      operationId: 'listTenants',
+      status: 200,
+      when: 'paging, sorting and searching',
+      send: () => send(tenants, { query: { page: '0', size: '2', sort: 'label,asc', q: 'o' } }),
+    },
+    {
+      operationId: 'listTenants',
+      status: 200,
+      when: 'an agent-user asks (only its own)',
+      send: () => send(tenants, asDemo),
+    },
+    {
+      operationId: 'listTenants',
+      status: 400,
+      when: 'the page size is out of range',
+      send: () => send(tenants, { query: { size: '0' } }),
+    },
+    {
+      operationId: 'listTenants',
+      status: 400,
+      when: 'a query parameter is unknown',
+      send: () => send(tenants, { query: { colour: 'blue' } }),
+    },
+    {
+      operationId: 'listTenants',
+      status: 401,
+      when: 'no token is sent',
+      send: () => send(tenants, anonymous),
+    },
+    {
+      operationId: 'listTenants',
+      status: 403,
+      when: 'the token carries neither role',
+      send: () => send(tenants, withoutRole()),
+    },
+    // getTenant
+    {
+      operationId: 'getTenant',
+      status: 200,
+      when: 'the tenant exists',
+      send: () => send(tenant('acme')),
+    },
+    {
+      operationId: 'getTenant',
+      status: 200,
+      when: 'an agent-user asks for its own tenant',
+      send: () => send(tenant('demo'), asDemo),
+    },
+    {
+      operationId: 'getTenant',
+      status: 400,
+      when: 'the path id is invalid',
+      send: () => send(tenant('.dot')),
+    },
+    {
+      operationId: 'getTenant',
+      status: 401,
+      when: 'no token is sent',
+      send: () => send(tenant('acme'), anonymous),
+    },
+    {
+      operationId: 'getTenant',
+      status: 403,
+      when: 'an agent-user asks for another tenant',
+      send: () => send(tenant('other'), asDemo),
+    },
+    {
+      operationId: 'getTenant',
+      status: 404,
+      when: 'there is no such tenant',
+      send: () => send(tenant('nobody')),
+    },
+    // getDid
+    {
+      operationId: 'getDid',
+      status: 200,
+      when: 'an admin names a tenant',
+      send: () => send('/ctrl/api/v1.0/did', tenantHeader('acme')),
+    },
+    {
+      operationId: 'getDid',
+      status: 200,
+      when: 'an agent-user names its own tenant',
+      send: () => send('/ctrl/api/v1.0/did', { ...asDemo, ...tenantHeader('demo') }),
+    },
+    {
+      operationId: 'getDid',
+      status: 400,
+      when: 'the tenant header is missing',
+      send: () => send('/ctrl/api/v1.0/did'),
+    },
+    {
+      operationId: 'getDid',
+      status: 400,
+      when: 'the tenant header is malformed',
+      send: () => send('/ctrl/api/v1.0/did', tenantHeader('a,b')),
+    },
+    {
+      operationId: 'getDid',
+      status: 401,
+      when: 'no token is sent',
+      send: () => send('/ctrl/api/v1.0/did', { ...anonymous, ...tenantHeader('acme') }),
+    },
+    {
+      operationId: 'getDid',
+      status: 403,
+      when: 'an agent-user names another tenant',
+      send: () => send('/ctrl/api/v1.0/did', { ...asDemo, ...tenantHeader('other') }),
+    },
+    {
+      operationId: 'getDid',
+      status: 404,
+      when: 'an admin names an unknown tenant',
+      send: () => send('/ctrl/api/v1.0/did', tenantHeader('nobody')),
+    },
+    // getDidDocument
+    {
+      operationId: 'getDidDocument',
+      status: 200,
+      when: 'an admin names a tenant',
+      send: () => send('/ctrl/api/v1.0/did/document', tenantHeader('acme')),
+    },
+    {
+      operationId: 'getDidDocument',
+      status: 400,
+      when: 'the tenant header is missing',
+      send: () => send('/ctrl/api/v1.0/did/document'),
+    },
+    {
+      operationId: 'getDidDocument',
+      status: 401,
+      when: 'the token is not valid',
+      send: () => send('/ctrl/api/v1.0/did/document', { ...badToken, ...tenantHeader('acme') }),
+    },
+    {
+      operationId: 'getDidDocument',
+      status: 403,
+      when: 'the token carries neither role',
+      send: () =>
+        send('/ctrl/api/v1.0/did/document', { ...withoutRole(), ...tenantHeader('acme') }),
+    },
+    {
+      operationId: 'getDidDocument',
+      status: 404,
+      when: 'an admin names an unknown tenant',
+      send: () => send('/ctrl/api/v1.0/did/document', tenantHeader('nobody')),
+    },
+    // health
+    {
+      operationId: 'live',
+      status: 200,
+      when: 'the process runs',
+      send: () => send('/ctrl/health/live', anonymous),
+    },
+    {
+      operationId: 'ready',
+      status: 200,
+      when: 'the database and the issuer keys are there',
+      send: () => send('/ctrl/health/ready', anonymous),
+    },
+  ];
+
+  it.each(cases)('$operationId answers $status as documented when $when', async (testCase) => {
+    const response = await testCase.send();
+    expect({ status: response.status, text: response.text.slice(0, 500) }).toMatchObject({
+      status: testCase.status,
+    });
+    expect(contract.violations(testCase.operationId, response)).toEqual([]);
+  });
+
+  it('has now seen every answer the document promises, except 500 and 503', () => {
+    expect(contract.unseen((status) => status === '500' || status === '503')).toEqual([]);
+  });
+
+  describe('the contract check itself', () => {
+    it('refuses a status the operation does not document', () => {
+      const response = fakeResponse(418, 'application/problem+json', {});
+      expect(contract.violations('getTenant', response)).toEqual([
+        expect.stringContaining('getTenant answered 418, which it does not document'),
+      ]);
+    });
+
+    it('refuses an undocumented content type, a missing field and an undocumented field', () => {
+      expect(contract.violations('getTenant', fakeResponse(200, 'text/html', {}))).toEqual([
+        expect.stringContaining('content type text/html is not documented'),
+      ]);
+      const tenantWithout = {
+        id: 'a',
+        label: 'A',
+        imageUrl: null,
+        did: 'did:key:z',
+        createdAt: 'x',
+      };
+      expect(
+        contract.violations('getTenant', fakeResponse(200, 'application/json', tenantWithout)),
+      ).toEqual(
+        expect.arrayContaining([
+          expect.stringContaining("must have required property 'updatedAt'"),
+          expect.stringContaining('must match format "date-time"'),
+        ]),
+      );
+      const problemWithMore = {
+        type: 'http://localhost/ctrl/problems/forbidden',
+        title: 'Access denied',
+        status: 403,
+        detail: 'No.',
+        instance: '/ctrl/api/v1.0/tenants',
+        code: 'FORBIDDEN',
+        stack: 'Error: at ...',
+      };
+      expect(
+        contract.violations(
+          'listTenants',
+          fakeResponse(403, 'application/problem+json', problemWithMore),
+        ),
+      ).toEqual([expect.stringContaining('must NOT have additional properties')]);
+    });
+
+    it('refuses a body where the document promises none, and a missing documented header', () => {
+      expect(
+        contract.violations('deleteTenant', fakeResponse(204, 'application/json', {})),
+      ).toEqual([expect.stringContaining('documents no body')]);
+      const unauthorized = {
+        type: 'http://localhost/ctrl/problems/unauthorized',
+        title: 'Authentication required',
+        status: 401,
+        detail: 'No token.',
+        instance: '/ctrl/api/v1.0/tenants',
+        code: 'UNAUTHORIZED',
+      };
+      expect(
+        contract.violations(
+          'listTenants',
+          fakeResponse(401, 'application/problem+json', unauthorized),
+        ),
+      ).toEqual([expect.stringContaining('documented header WWW-Authenticate is missing')]);
+    });
+  });
+});
+
+function fakeResponse(status: number, contentType: string, body: unknown): ApiResponse {
+  const text = JSON.stringify(body);
+  return { status, headers: new Headers({ 'content-type': contentType }), body, text };
+}
+
+/**
+ * An access token exactly like the administrator's but without realm roles, signed with the embedded
+ * issuer's key: the realm has no such user, and 403 for "neither role" must be shown too.
+ */
+async function forgeTokenWithoutRoles(service: TestService): Promise<string> {
+  const adminToken = await service.tokenFor('admin');
+  const [headerSegment, claimsSegment] = adminToken.split('.');
+  const header = JSON.parse(Buffer.from(headerSegment, 'base64url').toString('utf8')) as object;
+  const claims = JSON.parse(Buffer.from(claimsSegment, 'base64url').toString('utf8')) as {
+    realm_access?: { roles: string[] };
+  };
+  const now = Math.floor(Date.now() / 1000);
+  const forged = {
+    ...claims,
+    jti: `onrtro:${randomUUID()}`,
+    iat: now,
+    exp: now + 600,
+    realm_access: { roles: ['offline_access'] },
+  };
+  const key = createPrivateKey(readFileSync(join(service.dataDir, 'issuer', 'signing-key.pem')));
+  const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const signingInput = `${encode(header)}.${encode(forged)}`;
+  const signature = sign('sha256', Buffer.from(signingInput), key).toString('base64url');
+  return `${signingInput}.${signature}`;
+}
