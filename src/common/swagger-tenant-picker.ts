@@ -41,7 +41,11 @@ export const tenantPickerScript = String.raw`
     element.appendChild(note);
     anchor.parentNode.insertBefore(element, anchor.nextSibling);
     select.addEventListener('change', function () {
-      window.ui.preauthorizeApiKey('tenant', select.value);
+      if (select.value) window.ui.preauthorizeApiKey('tenant', select.value);
+      else window.ui.authActions.logout(['tenant']);
+      // preauthorizeApiKey bypasses the Authorize dialog's persisting wrapper: without this the tenant
+      // (unlike the login) is forgotten on reload although persistAuthorization is on.
+      window.ui.authActions.persistAuthorizationIfNeeded();
       note.textContent = select.value ? 'tenant-scoped calls now send x-tenant-id: ' + select.value : '';
     });
     return element;
