@@ -50,7 +50,9 @@ export class TenantsController {
     type: TenantFieldsDto,
     required: false,
     description: 'The fields as a JSON object, instead of (or agreeing with) the query parameters.',
+    // The first example is what "Try it out" sends: nothing, so that the query parameters decide.
     examples: {
+      queryOnly: { summary: 'Empty: the fields are in the query parameters', value: {} },
       tenant: {
         summary: 'A tenant with an image',
         value: {
@@ -96,6 +98,7 @@ export class TenantsController {
     description:
       'The changes as a JSON object, instead of (or agreeing with) the query parameters.',
     examples: {
+      queryOnly: { summary: 'Empty: the changes are in the query parameters', value: {} },
       label: { summary: 'A new label', value: { label: 'ACME Corporation' } },
       removeImage: { summary: 'No image any more', value: { imageUrl: null } },
     },
