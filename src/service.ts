@@ -4,7 +4,7 @@ import { type DestinationStream } from 'pino';
 import { NestFactory } from '@nestjs/core';
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { join } from 'node:path';
-import { type Server } from 'node:http';
+import { type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { type DataSource } from 'typeorm';
 import { AppModule } from './app.module.js';
@@ -57,6 +57,7 @@ export interface StartOptions {
 }
 
 const shutdownGraceMs = 8_000;
+const idleDrainMs = 2_000;
 const connectAttempts = 15;
 const connectRetryDelayMs = 2_000;
 
@@ -93,16 +94,29 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
         await loadEmbeddedPostgres()
       ).startEmbeddedPostgres(join(config.dataDir, 'postgres'));
     }
-    dataSource = createDataSource(config.databaseUrl ?? embedded!.url);
-    await initializeWithRetry(dataSource, logger);
-    const applied = await runMigrationsLocked(dataSource);
-    if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
+    const databaseUrl = config.databaseUrl ?? embedded!.url;
+    const migrator = createDataSource(databaseUrl, 'migrations');
+    await initializeWithRetry(migrator, logger);
+    try {
+      const applied = await runMigrationsLocked(migrator);
+      if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
+    } finally {
+      await migrator.destroy();
+    }
+    dataSource = createDataSource(databaseUrl);
+    await dataSource.initialize();
 
     const app = await NestFactory.create<NestExpressApplication>(
       AppModule.register(config, dataSource, { issuerClock: options.issuerClock, rootLogger }),
       { bodyParser: false, bufferLogs: true },
     );
     app.useLogger(app.get(PinoNestLogger));
+    const draining = { active: false };
+    // While draining, every answer closes its connection, so that the proxy stops reusing it.
+    app.use((_request: unknown, response: ServerResponse, next: () => void) => {
+      if (draining.active) response.setHeader('Connection', 'close');
+      next();
+    });
     configureApp(app, config);
     const server: Server = app.getHttpServer();
     // Longer than nginx's upstream keep-alive (60 s), so that nginx never reuses a socket we just closed.
@@ -119,10 +133,20 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
       url: `http://127.0.0.1:${port}`,
       usesEmbeddedDatabase: embedded !== undefined,
       close: async () => {
-        // Requests in flight finish; connections still open after the grace period are cut.
+        // Drain (issue: graceful shutdown behind nginx). New connections are refused at once, which a
+        // proxy safely retries elsewhere, even for a POST. Open keep-alive connections are not cut
+        // while idle (a request may be on its way on them, and a POST there could not be retried):
+        // each is answered once more with `Connection: close`; those still idle after a short drain are
+        // closed, and whatever is left after the grace period is cut.
+        draining.active = true;
+        const closeIdleConnections = server.closeIdleConnections.bind(server);
+        server.closeIdleConnections = () => undefined;
+        const idle = setTimeout(closeIdleConnections, idleDrainMs);
         const force = setTimeout(() => server.closeAllConnections(), shutdownGraceMs);
+        idle.unref();
         force.unref();
         await app.close();
+        clearTimeout(idle);
         clearTimeout(force);
         if (openDataSource.isInitialized) await openDataSource.destroy();
         await embedded?.stop();

@@ -35,7 +35,7 @@ async function main(argv: string[]): Promise<void> {
     const { startEmbeddedPostgres } = await import('./embedded-postgres.js');
     embedded = await startEmbeddedPostgres(join(config.dataDir, 'postgres'));
   }
-  const dataSource = createDataSource(config.databaseUrl ?? embedded!.url);
+  const dataSource = createDataSource(config.databaseUrl ?? embedded!.url, 'migrations');
   try {
     await dataSource.initialize();
     switch (command) {

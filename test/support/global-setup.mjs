@@ -35,7 +35,7 @@ export default async function globalSetup() {
   }
   const templateUrl = new URL(adminUrl);
   templateUrl.pathname = `/${template}`;
-  const dataSource = createDataSource(templateUrl.toString());
+  const dataSource = createDataSource(templateUrl.toString(), 'migrations');
   await dataSource.initialize();
   await runMigrationsLocked(dataSource);
   await dataSource.destroy();

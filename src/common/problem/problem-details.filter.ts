@@ -38,7 +38,7 @@ function isDatabaseUnavailable(error: unknown): boolean {
   const message = (error as { message?: unknown }).message;
   return (
     typeof message === 'string' &&
-    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end|DataSource is not initialized/i.test(
+    /Connection terminated|connection timeout|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end|DataSource is not initialized/i.test(
       message,
     )
   );
