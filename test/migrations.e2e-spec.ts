@@ -20,7 +20,10 @@ describe('migrations', () => {
     try {
       const applied = await Promise.all(instances.map((instance) => runMigrationsLocked(instance)));
       expect(applied.flat()).toHaveLength(migrations.length);
-      const rows = await queryDatabase<{ name: string }>(url, 'SELECT name FROM migrations ORDER BY id');
+      const rows = await queryDatabase<{ name: string }>(
+        url,
+        'SELECT name FROM migrations ORDER BY id',
+      );
       expect(rows.map((row) => row.name)).toEqual(migrations.map((migration) => migration.name));
     } finally {
       await Promise.all(instances.map((instance) => instance.destroy()));

@@ -1,4 +1,9 @@
-import { createParamDecorator, SetMetadata, type ExecutionContext } from '@nestjs/common';
+import {
+  applyDecorators,
+  createParamDecorator,
+  SetMetadata,
+  type ExecutionContext,
+} from '@nestjs/common';
 import { type Request } from 'express';
 import { type Caller } from './caller.js';
 
@@ -17,7 +22,23 @@ export const accessRuleKey = 'agent:access-rule';
 export const Public = () => SetMetadata(accessRuleKey, 'public' satisfies AccessRule);
 export const AdminOnly = () => SetMetadata(accessRuleKey, 'admin' satisfies AccessRule);
 export const Authenticated = () => SetMetadata(accessRuleKey, 'authenticated' satisfies AccessRule);
-export const TenantScoped = () => SetMetadata(accessRuleKey, 'tenant' satisfies AccessRule);
+
+export const tenantExistenceKey = 'agent:tenant-existence';
+
+export interface TenantScopedOptions {
+  /**
+   * Who answers 404 for an unknown tenant. 'guard' (the default): TenantGuard looks the tenant up before
+   * the handler runs. 'handler': the handler's own read of the tenant's rows throws TENANT_NOT_FOUND when
+   * there are none, so a lookup in the guard would be a second query for the same answer (issue 6).
+   */
+  existence?: 'guard' | 'handler';
+}
+
+export const TenantScoped = (options: TenantScopedOptions = {}) =>
+  applyDecorators(
+    SetMetadata(accessRuleKey, 'tenant' satisfies AccessRule),
+    SetMetadata(tenantExistenceKey, options.existence ?? 'guard'),
+  );
 
 /** What the guards learn about a request and hand to the controllers. */
 export interface RequestContext {

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { PassportStrategy } from '@nestjs/passport';
 import { passportJwtSecret } from 'jwks-rsa';
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import { type AddressInfo, type Server } from 'node:net';
 import { ExtractJwt, Strategy, type SecretOrKeyProvider } from 'passport-jwt';
 import { APP_CONFIG } from '../config/config.token.js';
@@ -41,6 +42,23 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(@Inject(APP_CONFIG) config: AppConfig, adapterHost: HttpAdapterHost) {
     let provider: SecretOrKeyProvider | undefined;
     let lastFetchFailure = 0;
+    // jsonwebtoken parses a PEM key on every verification (a tenth of the CPU time of a request):
+    // parse each of the realm's keys once. The issuer's JWKS is the only source, so the map stays small.
+    const parsedKeys = new Map<string, KeyObject>();
+    const parsed = (pem: string | Buffer): KeyObject | string | Buffer => {
+      const text = pem.toString();
+      let key = parsedKeys.get(text);
+      if (key === undefined) {
+        try {
+          key = createPublicKey(text);
+        } catch {
+          return pem; // Not a public key: jsonwebtoken refuses it with its usual error.
+        }
+        if (parsedKeys.size >= 20) parsedKeys.clear();
+        parsedKeys.set(text, key);
+      }
+      return key;
+    };
     // jwks-rsa reports an unknown kid, a rate-limited refetch and a failed fetch as errors of different
     // names; only the last two (while the issuer is away) are an outage rather than a bad token.
     const handleSigningKeyError = (
@@ -76,8 +94,10 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
           handleSigningKeyError,
         });
         provider(request, rawJwt, (error, key) => {
-          if (error === null && key !== undefined) lastFetchFailure = 0;
-          done(error, key);
+          if (error !== null || key === undefined || key === null) return done(error, key);
+          lastFetchFailure = 0;
+          // jsonwebtoken 9 takes a KeyObject as it is; @types/passport-jwt only knows strings and Buffers.
+          done(null, parsed(key) as string | Buffer);
         });
       },
       algorithms: ['RS256'],

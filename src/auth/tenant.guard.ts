@@ -3,7 +3,11 @@ import { Reflector } from '@nestjs/core';
 import { DomainException } from '../common/problem/domain.exception.js';
 import { tenantIdPattern } from '../tenants/tenant-id.js';
 import { TenantsService } from '../tenants/tenants.service.js';
-import { type ContextualRequest } from './access.decorators.js';
+import {
+  tenantExistenceKey,
+  type ContextualRequest,
+  type TenantScopedOptions,
+} from './access.decorators.js';
 import { accessRuleOf } from './access-policy.guard.js';
 import { mayActFor } from './caller.js';
 
@@ -44,7 +48,11 @@ export class TenantGuard implements CanActivate {
     if (caller === undefined || !mayActFor(caller, raw)) {
       throw new DomainException('FORBIDDEN', `The caller may not act for tenant '${raw}'.`);
     }
-    await this.tenants.assertExists(raw);
+    const existence = this.reflector.getAllAndOverride<TenantScopedOptions['existence']>(
+      tenantExistenceKey,
+      [context.getHandler(), context.getClass()],
+    );
+    if (existence !== 'handler') await this.tenants.assertExists(raw);
     request.agent = { ...request.agent, tenantId: raw };
     return true;
   }

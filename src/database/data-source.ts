@@ -1,6 +1,7 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { InitialSchema1763800000000 } from '../../migrations/1763800000000-initial-schema.js';
 import { IssuerSessions1763900000000 } from '../../migrations/1763900000000-issuer-sessions.js';
+import { TenantSearchIndex1795348774403 } from '../../migrations/1795348774403-tenant-search-index.js';
 import { DidEntity } from '../did/did.entity.js';
 import { IssuerCodeEntity } from '../issuer/issuer-code.entity.js';
 import { IssuerSessionEntity } from '../issuer/issuer-session.entity.js';
@@ -8,10 +9,24 @@ import { TenantEntity } from '../tenants/tenant.entity.js';
 
 /** Classes, not globs: Jest, the app and the migration CLI load exactly the same code. */
 export const entities = [TenantEntity, DidEntity, IssuerSessionEntity, IssuerCodeEntity];
-export const migrations = [InitialSchema1763800000000, IssuerSessions1763900000000];
+export const migrations = [
+  InitialSchema1763800000000,
+  IssuerSessions1763900000000,
+  TenantSearchIndex1795348774403,
+];
 
-/** The one DataSource definition, used by the app, the migration CLI and the tests. */
-export function dataSourceOptions(url: string): DataSourceOptions {
+/** How long the app waits for any one query: a frozen database must become a 503 within seconds. */
+export const appQueryTimeoutMs = 2_500;
+
+/**
+ * The one DataSource definition, used by the app, the migration CLI and the tests.
+ * `purpose: 'migrations'` drops the per-query bound: a schema change on a large table may take longer,
+ * and it runs before the service takes requests.
+ */
+export function dataSourceOptions(
+  url: string,
+  purpose: 'app' | 'migrations' = 'app',
+): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -25,15 +40,18 @@ export function dataSourceOptions(url: string): DataSourceOptions {
     logging: ['migration'],
     extra: {
       max: 10,
-      // Fail fast when the database is away so that callers get a 503 instead of hanging.
+      // Fail fast when the database is away or frozen, so that callers get a 503 instead of hanging:
+      // a bound on connecting, a client-side bound on every query, and TCP keep-alive on the sockets.
       connectionTimeoutMillis: 5000,
+      query_timeout: purpose === 'app' ? appQueryTimeoutMs : undefined,
+      keepAlive: true,
       application_name: 'agent-service',
     },
   };
 }
 
-export function createDataSource(url: string): DataSource {
-  return new DataSource(dataSourceOptions(url));
+export function createDataSource(url: string, purpose: 'app' | 'migrations' = 'app'): DataSource {
+  return new DataSource(dataSourceOptions(url, purpose));
 }
 
 /** An arbitrary constant: the key of the session-level advisory lock that serialises migrations. */

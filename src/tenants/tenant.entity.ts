@@ -18,6 +18,10 @@ import { DidEntity } from '../did/did.entity.js';
 @Index('tenant_created_at_idx', ['createdAt', 'id'])
 @Index('tenant_updated_at_idx', ['updatedAt', 'id'])
 @Index('tenant_label_idx', ['label', 'id'])
+// Trigram (GIN, gin_trgm_ops) indexes for `q`; TypeORM cannot express the operator class, so it leaves
+// them to their migration (1795348774403-tenant-search-index) instead of dropping them as unknown.
+@Index('tenant_id_trgm_idx', { synchronize: false })
+@Index('tenant_label_trgm_idx', { synchronize: false })
 export class TenantEntity {
   @PrimaryColumn({ type: 'varchar', length: 64 })
   id: string;

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, QueryFailedError, Repository } from 'typeorm';
+import { DataSource, QueryFailedError, Repository, type SelectQueryBuilder } from 'typeorm';
 import { DomainException } from '../common/problem/domain.exception.js';
 import { type Caller } from '../auth/caller.js';
 import { DidService } from '../did/did.service.js';
@@ -31,6 +31,9 @@ const sortColumns: Record<SortField, string> = {
 };
 
 const uniqueViolation = '23505';
+
+/** Up to this many tenants an unfiltered list counts them exactly; above, it reports an estimate. */
+const exactCountLimit = 10_000;
 
 @Injectable()
 export class TenantsService {
@@ -133,20 +136,32 @@ export class TenantsService {
     if (!visibility.all && visibility.tenantIds.length === 0) {
       return { content: [], number: page, size, totalElements: 0, totalPages: 0 };
     }
-    const builder = this.baseQuery();
+    // The matching tenants as ids only: filters and sort orders are all answered from indexes.
+    const matching = this.tenants.createQueryBuilder('tenant').select('tenant.id', 'id');
+    const filtered = !visibility.all || (query.q !== undefined && query.q !== '');
     if (!visibility.all)
-      builder.andWhere('tenant.id IN (:...visible)', { visible: visibility.tenantIds });
+      matching.andWhere('tenant.id IN (:...visible)', { visible: visibility.tenantIds });
     if (query.q !== undefined && query.q !== '') {
-      builder.andWhere('(tenant.id ILIKE :pattern OR tenant.label ILIKE :pattern)', {
+      // Served by the trigram indexes (migration 1795348774403) for texts of 3 or more characters.
+      matching.andWhere('(tenant.id ILIKE :pattern OR tenant.label ILIKE :pattern)', {
         pattern: `%${escapeLike(query.q)}%`,
       });
     }
-    const [tenants, total] = await builder
+    // Deferred join: the page's ids come from the sort index alone (an index-only scan, however deep
+    // the page), and only those rows are read and joined to their DID.
+    const pageIds = matching
+      .clone()
       .orderBy(sortColumns[field], order)
       .addOrderBy('tenant.id', order)
-      .skip(page * size)
-      .take(size)
-      .getManyAndCount();
+      .offset(page * size)
+      .limit(size);
+    const tenants = await this.baseQuery()
+      .innerJoin(`(${pageIds.getQuery()})`, 'page', 'page.id = tenant.id')
+      .setParameters(pageIds.getParameters())
+      .orderBy(sortColumns[field], order)
+      .addOrderBy('tenant.id', order)
+      .getMany();
+    const total = await this.countMatching(matching, filtered, page * size, tenants.length, size);
     return {
       content: tenants.map(toTenantDto),
       number: page,
@@ -154,6 +169,46 @@ export class TenantsService {
       totalElements: total,
       totalPages: Math.ceil(total / size),
     };
+  }
+
+  /**
+   * The total of a page. Free when the page is the last one. Otherwise count(*), which reads every match:
+   * cheap for a filtered list (its matches come from an index) and for a small table, but it grows with
+   * the table; so an unfiltered list of more than `exactCountLimit` tenants reports PostgreSQL's estimate
+   * instead (README, Performance: exact or estimated totals).
+   */
+  private async countMatching(
+    matching: SelectQueryBuilder<TenantEntity>,
+    filtered: boolean,
+    offset: number,
+    found: number,
+    size: number,
+  ): Promise<number> {
+    if (found > 0 && found < size) return offset + found;
+    if (found === 0 && offset === 0) return 0;
+    if (!filtered) return Math.max(await this.countAllTenants(), offset + found);
+    const row = await matching.clone().select('count(*)', 'count').getRawOne<{ count: string }>();
+    return Number(row?.count ?? 0);
+  }
+
+  /**
+   * All tenants, in one round trip: the planner's estimate (the tuple density of the last VACUUM or
+   * ANALYZE times the table's current size, so it follows growth between autovacuum runs) when it is
+   * above `exactCountLimit`, else an exact count(*), which PostgreSQL runs only in that case.
+   */
+  private async countAllTenants(): Promise<number> {
+    const rows = await this.tenants.query<{ total: string }[]>(
+      `SELECT CASE WHEN s.estimate > $1 THEN round(s.estimate)
+                   ELSE (SELECT count(*) FROM tenant) END AS total
+         FROM (SELECT CASE WHEN c.reltuples < 0 OR c.relpages = 0 THEN NULL
+                           ELSE c.reltuples / c.relpages
+                                * (pg_relation_size(c.oid) / current_setting('block_size')::int)
+                      END AS estimate
+                 FROM pg_class c
+                WHERE c.oid = 'tenant'::regclass) AS s`,
+      [exactCountLimit],
+    );
+    return Number(rows[0]?.total ?? 0);
   }
 
   private baseQuery() {

@@ -1,0 +1,108 @@
+// The benchmark's baseline: a bare node:http server, no framework, doing the essential work of
+// GET /ctrl/api/v1.0/did (RS256 verification with a cached key, one indexed query, JSON out) against the
+// service's own database. bench/run.mjs starts it as a separate process so that its RSS is its own.
+//
+// Environment: DATABASE_URL, JWKS_URL (fetched once), ISSUER, AUDIENCE, PORT (0: any free port).
+// Prints one JSON line {"port": n} on stdout once it listens.
+import { createServer } from 'node:http';
+import { base58 } from '@scure/base';
+import { createLocalJWKSet, jwtVerify } from 'jose';
+import pg from 'pg';
+
+const { DATABASE_URL, JWKS_URL, ISSUER, AUDIENCE = 'agent-api', PORT = '0' } = process.env;
+if (!DATABASE_URL || !JWKS_URL || !ISSUER) {
+  console.error('baseline: DATABASE_URL, JWKS_URL and ISSUER are required');
+  process.exit(2);
+}
+
+const jwksResponse = await fetch(JWKS_URL);
+if (!jwksResponse.ok) throw new Error(`baseline: JWKS fetch failed: ${jwksResponse.status}`);
+// The key set is fetched once and kept: verification never goes to the network.
+const keys = createLocalJWKSet(await jwksResponse.json());
+// Same pool size as the service's data source (src/database/data-source.ts).
+const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 10 });
+const tenantIdPattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const ed25519Multicodec = Uint8Array.of(0xed, 0x01);
+
+function send(response, status, body) {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': status < 400 ? 'application/json; charset=utf-8' : 'application/problem+json',
+    'content-length': Buffer.byteLength(text),
+  });
+  response.end(text);
+}
+
+/** The same claims the service checks: signature, iss, aud, exp (5 s tolerance), typ, role, tenant. */
+async function authorize(request, tenantId) {
+  const header = request.headers.authorization;
+  if (header === undefined || !header.startsWith('Bearer ')) return 401;
+  let payload;
+  try {
+    ({ payload } = await jwtVerify(header.slice(7), keys, {
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      algorithms: ['RS256'],
+      clockTolerance: 5,
+    }));
+  } catch {
+    return 401;
+  }
+  if (payload.typ !== 'Bearer') return 401;
+  const roles = payload.realm_access?.roles ?? [];
+  if (roles.includes('agent-admin')) return 200;
+  const tenantIds = payload.tenant_ids ?? [];
+  return roles.includes('agent-user') && tenantIds.includes(tenantId) ? 200 : 403;
+}
+
+async function getDid(request, response) {
+  const tenantId = request.headers['x-tenant-id'];
+  if (typeof tenantId !== 'string' || !tenantIdPattern.test(tenantId)) {
+    return send(response, 400, { status: 400, code: 'TENANT_HEADER_INVALID' });
+  }
+  const status = await authorize(request, tenantId);
+  if (status !== 200) return send(response, status, { status });
+  const { rows } = await pool.query(
+    'SELECT did, public_key, created_at FROM tenant_did WHERE tenant_id = $1',
+    [tenantId],
+  );
+  if (rows.length === 0) return send(response, 404, { status: 404, code: 'TENANT_NOT_FOUND' });
+  const [row] = rows;
+  const publicKeyMultibase = `z${base58.encode(Buffer.concat([ed25519Multicodec, row.public_key]))}`;
+  send(response, 200, {
+    id: row.did,
+    public: true,
+    verkey: base58.encode(row.public_key),
+    method: 'key',
+    keyType: 'ed25519',
+    publicKeyMultibase,
+    createdAt: row.created_at.toISOString(),
+  });
+}
+
+const server = createServer((request, response) => {
+  if (request.method === 'GET' && request.url === '/ctrl/api/v1.0/did') {
+    getDid(request, response).catch((error) => {
+      console.error(error);
+      if (!response.headersSent) send(response, 500, { status: 500 });
+    });
+  } else {
+    send(response, 404, { status: 404 });
+  }
+});
+server.keepAliveTimeout = 65_000;
+
+server.listen(Number(PORT), '127.0.0.1', () => {
+  console.log(JSON.stringify({ port: server.address().port }));
+});
+
+const stop = () => {
+  server.close();
+  server.closeAllConnections();
+  pool.end().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
