@@ -305,7 +305,7 @@ export interface components {
        */
       size: number;
       /**
-       * @description Tenants matching, on all pages.
+       * @description Tenants matching, on all pages. Exact on the last page, for a filtered list (q, or the tenants of an agent-user's claim) and up to 10,000 tenants; above that an unfiltered list reports PostgreSQL's estimate, which follows the table's size closely.
        * @example 1
        */
       totalElements: number;

@@ -51,7 +51,14 @@ export class TenantPageDto {
   @ApiProperty({ type: 'integer', description: 'Page size asked for.', example: 20 })
   size: number;
 
-  @ApiProperty({ type: 'integer', description: 'Tenants matching, on all pages.', example: 1 })
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'Tenants matching, on all pages. Exact on the last page, for a filtered list (q, or the tenants ' +
+      "of an agent-user's claim) and up to 10,000 tenants; above that an unfiltered list reports " +
+      "PostgreSQL's estimate, which follows the table's size closely.",
+    example: 1,
+  })
   totalElements: number;
 
   @ApiProperty({ type: 'integer', description: 'Pages of this size.', example: 1 })
