@@ -46,6 +46,7 @@ export const tenantPickerScript = String.raw`
       // preauthorizeApiKey bypasses the Authorize dialog's persisting wrapper: without this the tenant
       // (unlike the login) is forgotten on reload although persistAuthorization is on.
       window.ui.authActions.persistAuthorizationIfNeeded();
+      note.style.color = '#555';
       note.textContent = select.value ? 'tenant-scoped calls now send x-tenant-id: ' + select.value : '';
     });
     return element;
@@ -77,15 +78,30 @@ export const tenantPickerScript = String.raw`
     window.__agentFetch(window.location.origin + '/ctrl/api/v1.0/tenants?size=100&sort=id,asc', {
       headers: { authorization: 'Bearer ' + token },
     })
-      .then(function (response) { return response.ok ? response.json() : null; })
+      .then(function (response) {
+        if (response.status === 401) showExpired();
+        return response.ok ? response.json() : null;
+      })
       .then(function (page) { if (page) render(ui, page.content.map(function (tenant) { return tenant.id; })); })
       .catch(function () {});
+  }
+  // Swagger UI keeps a token after it expires (access tokens last 10 minutes): say so instead of
+  // leaving the user with unexplained 401s.
+  function showExpired() {
+    var element = box();
+    if (!element) return;
+    var note = element.querySelector('#agent-tenant-note');
+    note.textContent = 'Your sign-in has expired: choose Authorize, then Logout and Authorize again.';
+    note.style.color = '#b91c1c';
   }
   window.__agentFetch = window.fetch.bind(window);
   window.fetch = function (input, init) {
     var result = window.__agentFetch(input, init);
     var url = typeof input === 'string' ? input : input && input.url;
     var method = (init && init.method) || 'GET';
+    if (/\/ctrl\/api\//.test(url || '')) {
+      result.then(function (response) { if (response.status === 401 && window.ui && accessToken(window.ui)) showExpired(); });
+    }
     if (method.toUpperCase() === 'POST' && /\/ctrl\/api\/v1\.0\/tenants\//.test(url || '')) {
       result.then(function (response) { if (response.ok && window.ui) setTimeout(function () { refresh(window.ui, true); }, 0); });
     }

@@ -306,4 +306,28 @@ describe('Swagger UI in Chromium', () => {
       await context.close();
     }
   });
+  it('tells the user when the service no longer accepts their token', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(10000);
+    try {
+      const stalePage = await context.newPage();
+      await step(stalePage, 'stale-token', async () => {
+        await stalePage.goto(`${service.publicBaseUrl}/ctrl/swagger-ui/`);
+        await authorizeButton(stalePage).click();
+        // A token the service refuses, as an expired one is (access tokens last 10 minutes).
+        const bearer = schemeSection(stalePage, 'bearer');
+        await bearer
+          .locator('input')
+          .first()
+          .fill('eyJhbGciOiJSUzI1NiJ9.eyJleHAiOjF9.c2lnbmF0dXJl');
+        await bearer.locator('button.authorize').click();
+        await closeDialog(stalePage);
+        const note = stalePage.locator('#agent-tenant-note', { hasText: 'sign-in has expired' });
+        await note.waitFor({ timeout: 10000 });
+        expect(await note.textContent()).toMatch(/Authorize/);
+      });
+    } finally {
+      await context.close();
+    }
+  });
 });
