@@ -23,6 +23,17 @@ import {
   type TestService,
   type TokenResponseBody,
 } from './support/test-service.js';
+import {
+  tenantsPath,
+  createPath,
+  tenantPath,
+  updatePath,
+  deletePath,
+  didPath,
+  type Tenant,
+  type TenantPage,
+  type Problem,
+} from './support/api-shapes.js';
 
 /**
  * End-to-end tests of token validation and authorization over real HTTP (api.md, Authentication and
@@ -33,39 +44,10 @@ import {
 const realmPath = '/auth/realms/agent-cloud';
 const certsPath = `${realmPath}/protocol/openid-connect/certs`;
 const discoveryPath = `${realmPath}/.well-known/openid-configuration`;
-const tenantsPath = '/ctrl/api/v1.0/tenants';
-const createPath = `${tenantsPath}/create`;
-const tenantPath = (id: string) => `${tenantsPath}/${encodeURIComponent(id)}`;
-const updatePath = (id: string) => `${tenantPath(id)}/update`;
-const deletePath = (id: string) => `${tenantPath(id)}/delete`;
-const didPath = '/ctrl/api/v1.0/did';
 const documentPath = '/ctrl/api/v1.0/did/document';
 
 const bareChallenge = 'Bearer realm="agent-cloud"';
 const invalidTokenChallenge = /^Bearer realm="agent-cloud", error="invalid_token"/;
-
-interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  instance: string;
-  code: string;
-}
-
-interface Tenant {
-  id: string;
-  label: string;
-  did: string;
-}
-
-interface TenantPage {
-  content: Tenant[];
-  number: number;
-  size: number;
-  totalElements: number;
-  totalPages: number;
-}
 
 type Claims = Record<string, unknown>;
 

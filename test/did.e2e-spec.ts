@@ -3,6 +3,7 @@ import { createPrivateKey, createPublicKey, randomBytes, sign, verify } from 'no
 import { KeyVault } from '../src/did/key-vault.js';
 import { queryDatabase } from './support/database.js';
 import { startTestService, type ApiResponse, type TestService } from './support/test-service.js';
+import { independentResolver, type DidKeyDriver } from './support/independent-did-resolver.js';
 
 const didPath = '/ctrl/api/v1.0/did';
 const documentPath = '/ctrl/api/v1.0/did/document';
@@ -38,27 +39,6 @@ interface DidRow {
   private_key_sealed: Buffer;
   master_key_id: string;
   created_at: Date;
-}
-
-interface DidKeyDriver {
-  use(options: { multibaseMultikeyHeader: string; fromMultibase: unknown }): void;
-  get(options: { did: string }): Promise<unknown>;
-}
-
-/**
- * Digital Bazaar's did:key resolver, an implementation independent of ours. The packages ship no type
- * declarations; importing through a variable keeps the compiler from looking for them.
- */
-async function independentResolver(): Promise<DidKeyDriver> {
-  const didMethodKeyPackage = '@digitalbazaar/did-method-key';
-  const verificationKeyPackage = '@digitalbazaar/ed25519-verification-key-2020';
-  const didMethodKey = (await import(didMethodKeyPackage)) as { driver(): DidKeyDriver };
-  const { Ed25519VerificationKey2020 } = (await import(verificationKeyPackage)) as {
-    Ed25519VerificationKey2020: { from: unknown };
-  };
-  const driver = didMethodKey.driver();
-  driver.use({ multibaseMultikeyHeader: 'z6Mk', fromMultibase: Ed25519VerificationKey2020.from });
-  return driver;
 }
 
 /** DER headers of Ed25519 keys (RFC 8410): node:crypto takes raw keys only wrapped in them. */

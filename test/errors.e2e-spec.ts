@@ -3,26 +3,14 @@ import { maxBodyBytes } from '../src/common/http-body.js';
 import { errorCatalog, problemSlug, type ErrorCode } from '../src/common/problem/error-codes.js';
 import { queryDatabase } from './support/database.js';
 import { startTestService, type ApiResponse, type TestService } from './support/test-service.js';
+import { tenantsPath, createPath, didPath, type Problem } from './support/api-shapes.js';
 
 /**
  * Every error is an RFC 9457 problem document (api.md, Errors): unknown routes, wrong methods, bad
  * bodies, refused callers. Plus the public surface around it: health, the API explorer and OpenAPI.
  */
 
-const tenantsPath = '/ctrl/api/v1.0/tenants';
-const createPath = `${tenantsPath}/create`;
-const didPath = '/ctrl/api/v1.0/did';
 const problemKeys = ['type', 'title', 'status', 'detail', 'instance', 'code', 'errors'];
-
-interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  instance: string;
-  code: string;
-  errors?: { field: string; message: string }[];
-}
 
 interface RawResponse {
   status: number;

@@ -2,20 +2,24 @@ import fc from 'fast-check';
 import { errorCatalog, problemSlug, type ErrorCode } from '../src/common/problem/error-codes.js';
 import pg from 'pg';
 import { startTestService, type ApiResponse, type TestService } from './support/test-service.js';
+import {
+  tenantsPath,
+  createPath,
+  tenantPath,
+  updatePath,
+  deletePath,
+  didPath,
+  didDocumentPath,
+  type Tenant,
+  type TenantPage,
+  type Problem,
+} from './support/api-shapes.js';
 
 /**
  * Property-based tests over the tenant and DID endpoints (api.md, Tenant, Pages, Errors): whatever a
  * caller sends, the service answers below 500, every refusal is a problem document, and a refused
  * request leaves the database exactly as it was. Real HTTP, real PostgreSQL.
  */
-
-const tenantsPath = '/ctrl/api/v1.0/tenants';
-const createPath = `${tenantsPath}/create`;
-const tenantPath = (id: string) => `${tenantsPath}/${encodeURIComponent(id)}`;
-const updatePath = (id: string) => `${tenantPath(id)}/update`;
-const deletePath = (id: string) => `${tenantPath(id)}/delete`;
-const didPath = '/ctrl/api/v1.0/did';
-const didDocumentPath = '/ctrl/api/v1.0/did/document';
 
 /** The same rule as api.md, Tenant; written out here so the tests do not trust the code under test. */
 const tenantIdPattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -28,33 +32,6 @@ const sortValues = ['id', 'label', 'createdAt', 'updatedAt'].flatMap((field) => 
 
 /** About 100 runs per property keeps the whole file well under a minute. */
 const runs = { numRuns: 100 };
-
-interface Tenant {
-  id: string;
-  label: string;
-  imageUrl: string | null;
-  did: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-interface TenantPage {
-  content: Tenant[];
-  number: number;
-  size: number;
-  totalElements: number;
-  totalPages: number;
-}
-
-interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  instance: string;
-  code: string;
-  errors?: { field: string; message: string }[];
-}
 
 interface TenantRow {
   id: string;

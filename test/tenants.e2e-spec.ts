@@ -1,43 +1,21 @@
 import { queryDatabase } from './support/database.js';
 import { startTestService, type ApiResponse, type TestService } from './support/test-service.js';
+import {
+  tenantsPath,
+  createPath,
+  tenantPath,
+  type Tenant,
+  type TenantPage,
+  type Problem,
+} from './support/api-shapes.js';
 
 /** End-to-end tests of the tenant endpoints (api.md, Routes, Tenant, Pages, Errors): real HTTP, real PostgreSQL. */
 
-const tenantsPath = '/ctrl/api/v1.0/tenants';
-const createPath = `${tenantsPath}/create`;
 const updatePath = (id: string) => `${tenantsPath}/${encodeURIComponent(id)}/update`;
 const deletePath = (id: string) => `${tenantsPath}/${encodeURIComponent(id)}/delete`;
-const tenantPath = (id: string) => `${tenantsPath}/${encodeURIComponent(id)}`;
 
 const isoTimestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const ed25519DidKey = /^did:key:z6Mk[1-9A-HJ-NP-Za-km-z]+$/;
-
-interface Tenant {
-  id: string;
-  label: string;
-  imageUrl: string | null;
-  did: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  instance: string;
-  code: string;
-  errors?: { field: string; message: string }[];
-}
-
-interface TenantPage {
-  content: Tenant[];
-  number: number;
-  size: number;
-  totalElements: number;
-  totalPages: number;
-}
 
 interface TenantRow {
   id: string;

@@ -1,6 +1,7 @@
 import { base58 } from '@scure/base';
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { ed25519DidDocument, ed25519DidKey } from './did-key.js';
+import { independentResolver } from '../../test/support/independent-did-resolver.js';
 
 /**
  * The Ed25519 vectors published with the did:key method (w3c-ccg/did-method-key,
@@ -65,27 +66,6 @@ function rawPublicKey(jwkX: string | undefined): Buffer {
 
 function randomPublicKey(): Buffer {
   return rawPublicKey(generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x);
-}
-
-interface DidKeyDriver {
-  use(options: { multibaseMultikeyHeader: string; fromMultibase: unknown }): void;
-  get(options: { did: string }): Promise<unknown>;
-}
-
-/**
- * Digital Bazaar's did:key resolver, an implementation independent of ours. The packages ship no type
- * declarations; importing through a variable keeps the compiler from looking for them.
- */
-async function independentResolver(): Promise<DidKeyDriver> {
-  const didMethodKeyPackage = '@digitalbazaar/did-method-key';
-  const verificationKeyPackage = '@digitalbazaar/ed25519-verification-key-2020';
-  const didMethodKey = (await import(didMethodKeyPackage)) as { driver(): DidKeyDriver };
-  const { Ed25519VerificationKey2020 } = (await import(verificationKeyPackage)) as {
-    Ed25519VerificationKey2020: { from: unknown };
-  };
-  const driver = didMethodKey.driver();
-  driver.use({ multibaseMultikeyHeader: 'z6Mk', fromMultibase: Ed25519VerificationKey2020.from });
-  return driver;
 }
 
 describe('did:key encoding', () => {

@@ -153,14 +153,7 @@ export class IssuerService {
     if (refreshToken === undefined || refreshToken === '') {
       throw new OAuthError(400, 'invalid_request', 'No refresh token');
     }
-    const payload = await this.verifyRefreshToken(refreshToken);
-    if (payload.azp !== client.clientId) {
-      throw new OAuthError(
-        400,
-        'invalid_grant',
-        "Invalid refresh token. Token client and authorized client don't match",
-      );
-    }
+    const payload = await this.verifyRefreshTokenOf(client, refreshToken);
     const session = await this.activeSession(payload.sid);
     const user = this.realm.userById(session.userId);
     if (user === undefined || !user.enabled)
@@ -170,6 +163,22 @@ export class IssuerService {
     const scope =
       typeof payload.scope === 'string' ? payload.scope : this.realm.grantedScope(undefined);
     return this.issueInSession('refresh_token', client, user, session, scope);
+  }
+
+  /** A refresh token of this issuer, issued to `client` (Keycloak checks the client before the session). */
+  private async verifyRefreshTokenOf(
+    client: RealmClient,
+    token: string,
+  ): Promise<JWTPayload & { sid?: string; scope?: string }> {
+    const payload = await this.verifyRefreshToken(token);
+    if (payload.azp !== client.clientId) {
+      throw new OAuthError(
+        400,
+        'invalid_grant',
+        "Invalid refresh token. Token client and authorized client don't match",
+      );
+    }
+    return payload;
   }
 
   private async verifyRefreshToken(
@@ -365,14 +374,7 @@ export class IssuerService {
 
   /** Logout with a refresh token (Keycloak's back-channel form). */
   async logoutWithRefreshToken(client: RealmClient, refreshToken: string): Promise<void> {
-    const payload = await this.verifyRefreshToken(refreshToken);
-    if (payload.azp !== client.clientId) {
-      throw new OAuthError(
-        400,
-        'invalid_grant',
-        "Invalid refresh token. Token client and authorized client don't match",
-      );
-    }
+    const payload = await this.verifyRefreshTokenOf(client, refreshToken);
     if (typeof payload.sid === 'string') await this.endSession(payload.sid);
   }
 
