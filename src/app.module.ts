@@ -3,12 +3,10 @@ import { APP_GUARD } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { PassportModule } from '@nestjs/passport';
-import { LoggerModule } from 'nestjs-pino';
-import { type Logger as PinoLogger } from 'pino';
-import { requestLogging } from './common/logging.js';
 import { AccessPolicyGuard } from './auth/access-policy.guard.js';
 import { AccessTokenGuard } from './auth/access-token.guard.js';
-import { JwtStrategy } from './auth/jwt.strategy.js';
+import { clockToleranceSeconds, JwtStrategy } from './auth/jwt.strategy.js';
+import { VerifiedTokenCache } from './auth/verified-token-cache.js';
 import { type Clock } from './issuer/issuer-clock.js';
 import { IssuerModule } from './issuer/issuer.module.js';
 import { TenantGuard } from './auth/tenant.guard.js';
@@ -29,12 +27,11 @@ export class AppModule {
   static register(
     config: AppConfig,
     dataSource: DataSource,
-    options: { issuerClock?: Clock; rootLogger: PinoLogger },
+    options: { issuerClock?: Clock } = {},
   ): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        LoggerModule.forRoot({ pinoHttp: requestLogging(options.rootLogger) }),
         PassportModule,
         ...(config.authIssuerEmbedded ? [IssuerModule.register(config, options.issuerClock)] : []),
         TypeOrmModule.forRootAsync({
@@ -56,6 +53,10 @@ export class AppModule {
       ],
       controllers: [ProblemsController],
       providers: [
+        {
+          provide: VerifiedTokenCache,
+          useValue: new VerifiedTokenCache({ clockToleranceSeconds }),
+        },
         JwtStrategy,
         { provide: APP_GUARD, useClass: AccessTokenGuard },
         { provide: APP_GUARD, useClass: AccessPolicyGuard },

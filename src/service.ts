@@ -1,5 +1,4 @@
 import { Logger } from '@nestjs/common';
-import { Logger as PinoNestLogger } from 'nestjs-pino';
 import { type DestinationStream } from 'pino';
 import { NestFactory } from '@nestjs/core';
 import { type NestExpressApplication } from '@nestjs/platform-express';
@@ -9,7 +8,7 @@ import { type AddressInfo } from 'node:net';
 import { type DataSource } from 'typeorm';
 import { AppModule } from './app.module.js';
 import { answerClientErrorsAsProblems } from './common/problem/client-error.js';
-import { createRootLogger, EarlyLogger, type LogLevel } from './common/logging.js';
+import { AppLogger, createRootLogger, requestLogging, type LogLevel } from './common/logging.js';
 import { type Clock } from './issuer/issuer-clock.js';
 import { configureApp } from './configure-app.js';
 import { loadConfig, type AppConfig } from './config/app-config.js';
@@ -84,7 +83,8 @@ async function initializeWithRetry(dataSource: DataSource, logger: Logger): Prom
 export async function startService(options: StartOptions = {}): Promise<RunningService> {
   const config = loadConfig(options.env ?? process.env);
   const rootLogger = createRootLogger(options.logLevel ?? config.logLevel, options.logDestination);
-  Logger.overrideLogger(new EarlyLogger(rootLogger));
+  const appLogger = new AppLogger(rootLogger);
+  Logger.overrideLogger(appLogger);
   const logger = new Logger('Service');
   let embedded: EmbeddedDatabase | undefined;
   let dataSource: DataSource | undefined;
@@ -107,10 +107,10 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     await dataSource.initialize();
 
     const app = await NestFactory.create<NestExpressApplication>(
-      AppModule.register(config, dataSource, { issuerClock: options.issuerClock, rootLogger }),
-      { bodyParser: false, bufferLogs: true },
+      AppModule.register(config, dataSource, { issuerClock: options.issuerClock }),
+      { bodyParser: false, logger: appLogger },
     );
-    app.useLogger(app.get(PinoNestLogger));
+    app.use(requestLogging(rootLogger));
     const draining = { active: false };
     // While draining, every answer closes its connection, so that the proxy stops reusing it.
     app.use((_request: unknown, response: ServerResponse, next: () => void) => {

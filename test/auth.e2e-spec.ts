@@ -273,6 +273,60 @@ describe('Access tokens and authorization', () => {
       });
     });
 
+    describe('a token accepted before, answered without verifying it again while it lasts', () => {
+      it('still refuses that token with its signature, payload or header changed', async () => {
+        const token = issuerSigned(adminClaims({ jti: `cached:${randomUUID()}` }));
+        expect((await service.request(tenantsPath, { token })).status).toBe(200);
+        const [header, payload, signature] = token.split('.');
+        const forgedPayload = base64url(
+          JSON.stringify({ ...decodeSegment(token, 1), preferred_username: 'mallory' }),
+        );
+        const forgedHeader = base64url(JSON.stringify({ ...decodeSegment(token, 0), cty: 'JWT' }));
+        const flipped = signature[10] === 'A' ? 'B' : 'A';
+        const variants = [
+          `${header}.${payload}.${signature.slice(0, 10)}${flipped}${signature.slice(11)}`,
+          `${header}.${forgedPayload}.${signature}`,
+          `${forgedHeader}.${payload}.${signature}`,
+        ];
+        for (const variant of variants) {
+          const response = await service.request(tenantsPath, { token: variant });
+          expectUnauthorized(response, tenantsPath, 'invalid_token');
+        }
+        expect((await service.request(tenantsPath, { token })).status).toBe(200);
+      });
+
+      it('keeps each token to its own caller: an agent-user token between admin requests stays an agent-user', async () => {
+        const asAdmin = () =>
+          service.request(didPath, { token: adminToken, headers: { 'x-tenant-id': 'other' } });
+        expect((await asAdmin()).status).toBe(200);
+        const asDemo = await service.request(didPath, {
+          token: demoToken,
+          headers: { 'x-tenant-id': 'other' },
+        });
+        expectProblem(asDemo, 403, 'FORBIDDEN', didPath);
+        const create = await service.request(createPath, {
+          method: 'POST',
+          token: demoToken,
+          query: { id: 'not-by-demo', label: 'Not by demo' },
+        });
+        expectProblem(create, 403, 'FORBIDDEN', createPath);
+        expect((await asAdmin()).status).toBe(200);
+        expect(await tenantIds(service)).not.toContain('not-by-demo');
+      });
+
+      it('refuses a token it accepted once that token expires, saying it expired', async () => {
+        // Within the 5 s tolerance for at least one more second, then expired.
+        const exp = nowSeconds() - 3;
+        const token = issuerSigned(adminClaims({ iat: exp - 600, exp }));
+        expect((await service.request(tenantsPath, { token })).status).toBe(200);
+        const refusedFrom = (exp + 5) * 1000;
+        await new Promise((resolve) => setTimeout(resolve, refusedFrom - Date.now() + 50));
+        const response = await service.request(tenantsPath, { token });
+        expectUnauthorized(response, tenantsPath, 'invalid_token');
+        expect(response.headers.get('www-authenticate')).toMatch(/expired/);
+      });
+    });
+
     describe('a request without a usable access token', () => {
       it('answers 401 with a bare challenge and changes nothing when no token is sent', async () => {
         const problem = await expectRefusedEverywhere(service, undefined, 'bare');

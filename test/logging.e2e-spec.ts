@@ -77,23 +77,27 @@ describe('logging', () => {
     expect(odd.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('writes an audit line naming who created, updated and deleted a tenant', async () => {
+  it('writes an audit line naming who created, updated and deleted a tenant, in which request', async () => {
     await service.request('/ctrl/api/v1.0/tenants/create', {
       method: 'POST',
       query: { id: 'audited', label: 'A' },
+      headers: { 'x-request-id': 'audit-create' },
     });
     await service.request('/ctrl/api/v1.0/tenants/audited/update', {
       method: 'POST',
       query: { label: 'B' },
+      headers: { 'x-request-id': 'audit-update' },
     });
-    await service.request('/ctrl/api/v1.0/tenants/audited/delete', { method: 'POST' });
+    const deleted = await service.request('/ctrl/api/v1.0/tenants/audited/delete', {
+      method: 'POST',
+    });
     const audits = parsed().filter(
       (entry) => entry.tenantId === 'audited' && entry.audit !== undefined,
     );
-    expect(audits.map((entry) => [entry.audit, entry.actor])).toEqual([
-      ['tenant.create', 'admin'],
-      ['tenant.update', 'admin'],
-      ['tenant.delete', 'admin'],
+    expect(audits.map((entry) => [entry.audit, entry.actor, entry.reqId])).toEqual([
+      ['tenant.create', 'admin', 'audit-create'],
+      ['tenant.update', 'admin', 'audit-update'],
+      ['tenant.delete', 'admin', deleted.headers.get('x-request-id')],
     ]);
   });
 

@@ -1,9 +1,13 @@
-import { Injectable, Logger, type ExecutionContext } from '@nestjs/common';
+import { Inject, Injectable, Logger, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
+import { requestIdOf } from '../common/logging.js';
 import { DomainException } from '../common/problem/domain.exception.js';
 import { accessRuleOf } from './access-policy.guard.js';
+import { type ContextualRequest } from './access.decorators.js';
 import { type Caller } from './caller.js';
+import { bearerToken } from './jwt.strategy.js';
+import { VerifiedTokenCache } from './verified-token-cache.js';
 
 const realm = 'agent-cloud';
 
@@ -30,12 +34,23 @@ function errorMessage(error: unknown): string | undefined {
 export class AccessTokenGuard extends AuthGuard('jwt') {
   private readonly logger = new Logger(AccessTokenGuard.name);
 
-  constructor(private readonly reflector: Reflector) {
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(VerifiedTokenCache) private readonly verifiedTokens: VerifiedTokenCache,
+  ) {
     super();
   }
 
   override canActivate(context: ExecutionContext) {
     if (accessRuleOf(this.reflector, context) === 'public') return true;
+    // The same token as one verified moments ago: its caller, without verifying it again.
+    const request = context.switchToHttp().getRequest<ContextualRequest>();
+    const token = bearerToken(request);
+    const caller = token === null ? undefined : this.verifiedTokens.get(token);
+    if (caller !== undefined) {
+      request.user = caller;
+      return true;
+    }
     return super.canActivate(context);
   }
 
@@ -43,14 +58,16 @@ export class AccessTokenGuard extends AuthGuard('jwt') {
     error: unknown,
     caller: TUser | false,
     info: unknown,
+    context?: ExecutionContext,
   ): TUser {
     if (caller !== false && caller !== undefined && caller !== null && error === null)
       return caller;
     const reason = error ?? info;
     if (errorName(reason) === 'IssuerUnavailableError') {
-      this.logger.warn(
-        `Cannot fetch the issuer's signing keys: ${errorMessage(reason) ?? 'unknown error'}`,
-      );
+      this.logger.warn({
+        msg: `Cannot fetch the issuer's signing keys: ${errorMessage(reason) ?? 'unknown error'}`,
+        reqId: context === undefined ? undefined : requestIdOf(context.switchToHttp().getRequest()),
+      });
       throw new DomainException(
         'SERVICE_UNAVAILABLE',
         'The token issuer cannot be reached; try again shortly.',

@@ -5,7 +5,7 @@ import {
   type ExecutionContext,
 } from '@nestjs/common';
 import { type Request } from 'express';
-import { type Caller } from './caller.js';
+import { type Actor, type Caller } from './caller.js';
 
 /**
  * Who may call a route. Every route declares exactly one of these; a route that declares none is
@@ -42,6 +42,8 @@ export const TenantScoped = (options: TenantScopedOptions = {}) =>
 
 /** What the guards learn about a request and hand to the controllers. */
 export interface RequestContext {
+  /** The request's id (X-Request-Id), set by request logging before anything else runs. */
+  requestId?: string;
   /** The tenant selected by `x-tenant-id`, after TenantGuard accepted it. */
   tenantId?: string;
 }
@@ -54,6 +56,15 @@ export const CurrentCaller = createParamDecorator((_data: unknown, context: Exec
   if (caller === undefined) throw new Error('@CurrentCaller() used on a public route');
   return caller;
 });
+
+/** The caller of a change, with the request's id, for the audit line of that change. */
+export const CurrentActor = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): Actor => {
+    const request = context.switchToHttp().getRequest<ContextualRequest>();
+    if (request.user === undefined) throw new Error('@CurrentActor() used on a public route');
+    return { ...request.user, requestId: request.agent?.requestId };
+  },
+);
 
 /** The tenant id that TenantGuard validated for a tenant-scoped route. */
 export const CurrentTenant = createParamDecorator((_data: unknown, context: ExecutionContext) => {

@@ -14,6 +14,11 @@ export interface Caller {
   tenantIds: readonly string[];
 }
 
+/** Who makes a change, and in which request: what an audit line names. */
+export interface Actor extends Caller {
+  requestId: string | undefined;
+}
+
 export function isAdmin(caller: Caller): boolean {
   return caller.roles.includes(adminRole);
 }

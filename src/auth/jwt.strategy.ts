@@ -4,16 +4,22 @@ import { PassportStrategy } from '@nestjs/passport';
 import { passportJwtSecret } from 'jwks-rsa';
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { type AddressInfo, type Server } from 'node:net';
+import { type Request } from 'express';
 import { ExtractJwt, Strategy, type SecretOrKeyProvider } from 'passport-jwt';
 import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
 import { type Caller } from './caller.js';
+import { VerifiedTokenCache } from './verified-token-cache.js';
 
 /** Seconds of clock skew tolerated on exp, nbf and iat between the issuer and this service. */
 export const clockToleranceSeconds = 5;
 
+/** How a bearer token is taken from a request, here and wherever a verified token is looked up again. */
+export const bearerToken = ExtractJwt.fromAuthHeaderAsBearerToken();
+
 interface AccessTokenClaims {
   typ?: unknown;
+  exp?: unknown;
   sub?: unknown;
   azp?: unknown;
   preferred_username?: unknown;
@@ -39,7 +45,11 @@ const outageMemoryMs = 60_000;
  */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
-  constructor(@Inject(APP_CONFIG) config: AppConfig, adapterHost: HttpAdapterHost) {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    adapterHost: HttpAdapterHost,
+    @Inject(VerifiedTokenCache) private readonly verifiedTokens: VerifiedTokenCache,
+  ) {
     let provider: SecretOrKeyProvider | undefined;
     let lastFetchFailure = 0;
     // jsonwebtoken parses a PEM key on every verification (a tenth of the CPU time of a request):
@@ -81,7 +91,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
       return `http://127.0.0.1:${address.port}${new URL(config.authIssuerUrl).pathname}/protocol/openid-connect/certs`;
     };
     super({
-      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      jwtFromRequest: bearerToken,
+      passReqToCallback: true,
       secretOrKeyProvider: (request, rawJwt, done) => {
         provider ??= passportJwtSecret({
           jwksUri: jwksUri(),
@@ -108,26 +119,37 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     });
   }
 
-  validate(payload: AccessTokenClaims): Caller {
-    // Refresh (typ Refresh) and ID tokens (typ ID) are signed by the same realm: refuse them here.
-    if (payload.typ !== 'Bearer' || typeof payload.sub !== 'string')
-      throw new NotAnAccessTokenError();
-    const roles = payload.realm_access?.roles;
-    const tenantIds = payload.tenant_ids;
-    return {
-      subject: payload.sub,
-      username:
-        typeof payload.preferred_username === 'string' ? payload.preferred_username : undefined,
-      clientId: typeof payload.azp === 'string' ? payload.azp : undefined,
-      roles: Array.isArray(roles)
-        ? roles.filter((role): role is string => typeof role === 'string')
-        : [],
-      tenantIds: (Array.isArray(tenantIds)
+  /** Called by passport-jwt once the signature and the registered claims have been checked. */
+  validate(request: Request, payload: AccessTokenClaims): Caller {
+    const caller = callerOf(payload);
+    const token = bearerToken(request);
+    if (token !== null) this.verifiedTokens.remember(token, caller, payload.exp);
+    return caller;
+  }
+}
+
+/** Who the claims of a verified token describe; frozen, since a cached caller serves many requests. */
+function callerOf(payload: AccessTokenClaims): Caller {
+  // Refresh (typ Refresh) and ID tokens (typ ID) are signed by the same realm: refuse them here.
+  if (payload.typ !== 'Bearer' || typeof payload.sub !== 'string')
+    throw new NotAnAccessTokenError();
+  const roles = payload.realm_access?.roles;
+  const tenantIds = payload.tenant_ids;
+  return Object.freeze({
+    subject: payload.sub,
+    username:
+      typeof payload.preferred_username === 'string' ? payload.preferred_username : undefined,
+    clientId: typeof payload.azp === 'string' ? payload.azp : undefined,
+    roles: Object.freeze(
+      Array.isArray(roles) ? roles.filter((role): role is string => typeof role === 'string') : [],
+    ),
+    tenantIds: Object.freeze(
+      (Array.isArray(tenantIds)
         ? tenantIds
         : typeof tenantIds === 'string'
           ? [tenantIds]
           : []
       ).filter((id): id is string => typeof id === 'string'),
-    };
-  }
+    ),
+  });
 }

@@ -8,9 +8,14 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
-import { AdminOnly, Authenticated, CurrentCaller } from '../auth/access.decorators.js';
+import {
+  AdminOnly,
+  Authenticated,
+  CurrentActor,
+  CurrentCaller,
+} from '../auth/access.decorators.js';
 import { ApiProblems, ApiTokenSecurity } from '../common/openapi.js';
-import { visibilityOf, type Caller } from '../auth/caller.js';
+import { visibilityOf, type Actor, type Caller } from '../auth/caller.js';
 import { ListTenantsQuery } from './dto/list-tenants.query.js';
 import { mergeQueryAndBody, newTenantFrom } from './dto/merge-input.js';
 import { TenantFieldsDto, TenantUpdateFieldsDto } from './dto/tenant-fields.js';
@@ -82,9 +87,9 @@ export class TenantsController {
   create(
     @Query() query: TenantFieldsDto,
     @Body() body: TenantFieldsDto,
-    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: Actor,
   ): Promise<TenantDto> {
-    return this.tenants.create(newTenantFrom(query, body), caller);
+    return this.tenants.create(newTenantFrom(query, body), actor);
   }
 
   @Post(':id/update')
@@ -124,9 +129,9 @@ export class TenantsController {
     @Param('id', TenantIdPipe) id: string,
     @Query() query: TenantUpdateFieldsDto,
     @Body() body: TenantUpdateFieldsDto,
-    @CurrentCaller() caller: Caller,
+    @CurrentActor() actor: Actor,
   ): Promise<TenantDto> {
-    return this.tenants.update(id, mergeQueryAndBody(query, body, ['label', 'imageUrl']), caller);
+    return this.tenants.update(id, mergeQueryAndBody(query, body, ['label', 'imageUrl']), actor);
   }
 
   @Post(':id/delete')
@@ -142,8 +147,8 @@ export class TenantsController {
     'FORBIDDEN',
     'TENANT_NOT_FOUND',
   )
-  delete(@Param('id', TenantIdPipe) id: string, @CurrentCaller() caller: Caller): Promise<void> {
-    return this.tenants.delete(id, caller);
+  delete(@Param('id', TenantIdPipe) id: string, @CurrentActor() actor: Actor): Promise<void> {
+    return this.tenants.delete(id, actor);
   }
 
   @Get()

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, QueryFailedError, Repository, type SelectQueryBuilder } from 'typeorm';
 import { DomainException } from '../common/problem/domain.exception.js';
-import { type Caller } from '../auth/caller.js';
+import { type Actor } from '../auth/caller.js';
 import { DidService } from '../did/did.service.js';
 import { type TenantDto, type TenantPageDto } from './dto/tenant.dto.js';
 import { type ListTenantsQuery, type SortField } from './dto/list-tenants.query.js';
@@ -46,7 +46,7 @@ export class TenantsService {
   ) {}
 
   /** Creates the tenant and its DID in one transaction: there is never a tenant without a DID. */
-  async create(input: NewTenant, actor: Caller): Promise<TenantDto> {
+  async create(input: NewTenant, actor: Actor): Promise<TenantDto> {
     try {
       const id = await this.dataSource.transaction(async (manager) => {
         await manager.insert(TenantEntity, {
@@ -71,7 +71,7 @@ export class TenantsService {
     }
   }
 
-  async update(id: string, changes: TenantChanges, actor: Caller): Promise<TenantDto> {
+  async update(id: string, changes: TenantChanges, actor: Actor): Promise<TenantDto> {
     if (changes.label === undefined && changes.imageUrl === undefined) {
       throw new DomainException('NOTHING_TO_UPDATE', 'Give a new label, imageUrl or both.', [
         { field: 'label', message: 'or imageUrl is required' },
@@ -92,15 +92,16 @@ export class TenantsService {
   }
 
   /** Deletes the tenant; its DID row and sealed private key go with it (ON DELETE CASCADE). */
-  async delete(id: string, actor: Caller): Promise<void> {
+  async delete(id: string, actor: Actor): Promise<void> {
     const result = await this.tenants.delete({ id });
     if (result.affected === 0) throw tenantNotFound(id);
     this.audit('tenant.delete', id, actor);
   }
 
   /** One audit line per change: what, which tenant, who (api.md; issue: operations). */
-  private audit(action: string, tenantId: string, actor: Caller, fields?: string[]): void {
+  private audit(action: string, tenantId: string, actor: Actor, fields?: string[]): void {
     this.logger.log({
+      reqId: actor.requestId,
       msg: `audit ${action} ${tenantId} by ${actor.username ?? actor.subject}`,
       audit: action,
       tenantId,

@@ -6,6 +6,7 @@ import {
   type ExceptionFilter,
 } from '@nestjs/common';
 import { type Request, type Response } from 'express';
+import { requestIdOf } from '../logging.js';
 import { DomainException } from './domain.exception.js';
 import { type ErrorCode } from './error-codes.js';
 import { sendProblem } from './problem-response.js';
@@ -65,9 +66,10 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (exception instanceof DomainException) return exception;
     if (exception instanceof HttpException) return this.translateHttpException(exception, request);
     if (isDatabaseUnavailable(exception)) {
-      this.logger.warn(
-        `Database unavailable during ${request.method} ${request.path}: ${describe(exception)}`,
-      );
+      this.logger.warn({
+        msg: `Database unavailable during ${request.method} ${request.path}: ${describe(exception)}`,
+        reqId: requestIdOf(request),
+      });
       return new DomainException(
         'SERVICE_UNAVAILABLE',
         'The database is not reachable right now; try again shortly.',
@@ -76,7 +78,10 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       );
     }
     this.logger.error(
-      `Unhandled error during ${request.method} ${request.path}`,
+      {
+        msg: `Unhandled error during ${request.method} ${request.path}`,
+        reqId: requestIdOf(request),
+      },
       exception instanceof Error ? exception.stack : String(exception),
     );
     return new DomainException('INTERNAL_ERROR', 'The request could not be completed.');
@@ -108,7 +113,13 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (status >= 400 && status < 500) {
       return new DomainException('VALIDATION_FAILED', 'The request is not valid.');
     }
-    this.logger.error(`HTTP ${status} during ${request.method} ${request.path}`, exception.stack);
+    this.logger.error(
+      {
+        msg: `HTTP ${status} during ${request.method} ${request.path}`,
+        reqId: requestIdOf(request),
+      },
+      exception.stack,
+    );
     return new DomainException('INTERNAL_ERROR', 'The request could not be completed.');
   }
 }

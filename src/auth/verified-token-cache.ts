@@ -1,0 +1,73 @@
+import { type Caller } from './caller.js';
+
+export interface VerifiedTokenCacheOptions {
+  /** Most tokens kept; the oldest goes first when it is full. */
+  maxEntries?: number;
+  /** Longest a token is trusted without verifying it again, whatever its `exp` says. */
+  maxAgeMs?: number;
+  /** Seconds of clock skew tolerated on `exp`, as in the full verification. */
+  clockToleranceSeconds?: number;
+  now?: () => number;
+}
+
+interface Entry {
+  caller: Caller;
+  /** Milliseconds since the epoch after which the entry is gone. */
+  until: number;
+}
+
+/**
+ * Access tokens that passed the full verification (signature, issuer, audience, expiry, type), by their
+ * exact text, so that a caller sending the same token again is not verified again (issue 6: token
+ * validation was a seventh of the CPU time of GET /did). A token that differs in any character is a
+ * different key and gets the full verification. An entry ends at the token's `exp` (plus the same
+ * tolerance) and after at most `maxAgeMs`, shorter than the 10 minutes that the issuer's keys are cached:
+ * a key the issuer withdraws stops being trusted no later than it would without this cache.
+ */
+export class VerifiedTokenCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly maxEntries: number;
+  private readonly maxAgeMs: number;
+  private readonly toleranceMs: number;
+  private readonly now: () => number;
+
+  constructor(options: VerifiedTokenCacheOptions = {}) {
+    this.maxEntries = options.maxEntries ?? 1000;
+    this.maxAgeMs = options.maxAgeMs ?? 60_000;
+    this.toleranceMs = (options.clockToleranceSeconds ?? 5) * 1000;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The caller of a token verified earlier and still within its lifetime, else undefined. */
+  get(token: string): Caller | undefined {
+    const entry = this.entries.get(token);
+    if (entry === undefined) return undefined;
+    if (this.now() >= entry.until) {
+      this.entries.delete(token);
+      return undefined;
+    }
+    return entry.caller;
+  }
+
+  /** Keeps a token that was just verified; one without a numeric `exp` is not kept. */
+  remember(token: string, caller: Caller, expiresAtSeconds: unknown): void {
+    if (typeof expiresAtSeconds !== 'number' || !Number.isFinite(expiresAtSeconds)) return;
+    const now = this.now();
+    const until = Math.min(expiresAtSeconds * 1000 + this.toleranceMs, now + this.maxAgeMs);
+    if (until < now) return;
+    this.entries.delete(token);
+    if (this.entries.size >= this.maxEntries) {
+      const oldest = this.entries.keys().next();
+      if (oldest.done !== true) this.entries.delete(oldest.value);
+    }
+    this.entries.set(token, { caller, until });
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
