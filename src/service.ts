@@ -8,6 +8,7 @@ import { type AddressInfo } from 'node:net';
 import { type DataSource } from 'typeorm';
 import { AppModule } from './app.module.js';
 import { answerClientErrorsAsProblems } from './common/problem/client-error.js';
+import { PresetPrototypesExpressAdapter } from './common/express-adapter.js';
 import { AppLogger, createRootLogger, requestLogging, type LogLevel } from './common/logging.js';
 import { type Clock } from './issuer/issuer-clock.js';
 import { configureApp } from './configure-app.js';
@@ -108,6 +109,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
 
     const app = await NestFactory.create<NestExpressApplication>(
       AppModule.register(config, dataSource, { issuerClock: options.issuerClock }),
+      new PresetPrototypesExpressAdapter(),
       { bodyParser: false, logger: appLogger },
     );
     app.use(requestLogging(rootLogger));
