@@ -960,6 +960,28 @@ describe('Access tokens and authorization', () => {
       expect(jwks.fetches).toBe(1);
     });
 
+    it('refuses a token that names another algorithm than RS256 without fetching the keys for it', async () => {
+      const running = await startWithExternalIssuer();
+      const claims = decodeSegment(externalToken(firstKey), 1);
+      const forged = [
+        compactJwt({ alg: 'HS256', typ: 'JWT', kid: 'unknown-kid' }, claims, (input) =>
+          createHmac('sha256', 'guess').update(input).digest(),
+        ),
+        compactJwt({ alg: 'ES256', typ: 'JWT', kid: 'unknown-kid' }, claims, () =>
+          Buffer.alloc(64, 1),
+        ),
+        compactJwt({ alg: 'none', typ: 'JWT', kid: firstKey.kid }, claims, () => Buffer.alloc(0)),
+      ];
+      for (const token of forged) {
+        expectUnauthorized(
+          await running.request(tenantsPath, { token }),
+          tenantsPath,
+          'invalid_token',
+        );
+      }
+      expect(jwks.fetches).toBe(0);
+    });
+
     it('keeps accepting tokens of a cached key while the key endpoint is down', async () => {
       const running = await startWithExternalIssuer();
       expect((await running.request(tenantsPath, { token: externalToken(firstKey) })).status).toBe(

@@ -1,14 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { PassportStrategy } from '@nestjs/passport';
-import { passportJwtSecret } from 'jwks-rsa';
-import { createPublicKey, type KeyObject } from 'node:crypto';
 import { type AddressInfo, type Server } from 'node:net';
 import { type Request } from 'express';
-import { ExtractJwt, Strategy, type SecretOrKeyProvider } from 'passport-jwt';
+import { ExtractJwt, Strategy } from 'passport-jwt';
 import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
 import { type Caller } from './caller.js';
+import { RealmSigningKeys } from './realm-signing-keys.js';
 import { VerifiedTokenCache } from './verified-token-cache.js';
 
 /** Seconds of clock skew tolerated on exp, nbf and iat between the issuer and this service. */
@@ -30,18 +29,10 @@ interface AccessTokenClaims {
 /** Thrown by validate() for a well-signed token that is not an access token. */
 export class NotAnAccessTokenError extends Error {}
 
-/** The issuer's keys cannot be fetched (network failure or an error status): not the token's fault. */
-export class IssuerUnavailableError extends Error {
-  override name = 'IssuerUnavailableError';
-}
-
-/** How long after a failed key fetch a rate-limited refetch still counts as the issuer being away. */
-const outageMemoryMs = 60_000;
-
 /**
- * Access tokens as api.md requires them: RS256 by a key of the realm's JWKS (fetched over HTTP, cached,
- * refetched at most 10 times a minute when an unknown `kid` appears), exact issuer, our audience, `typ`
- * Bearer, not expired.
+ * Access tokens as api.md requires them: RS256 by a key of the realm's JWKS (RealmSigningKeys: fetched
+ * over HTTP, cached, refetched at most 10 times a minute when an unknown `kid` appears), exact issuer, our
+ * audience, `typ` Bearer, not expired.
  */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
@@ -50,39 +41,6 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     adapterHost: HttpAdapterHost,
     @Inject(VerifiedTokenCache) private readonly verifiedTokens: VerifiedTokenCache,
   ) {
-    let provider: SecretOrKeyProvider | undefined;
-    let lastFetchFailure = 0;
-    // jsonwebtoken parses a PEM key on every verification (a tenth of the CPU time of a request):
-    // parse each of the realm's keys once. The issuer's JWKS is the only source, so the map stays small.
-    const parsedKeys = new Map<string, KeyObject>();
-    const parsed = (pem: string | Buffer): KeyObject | string | Buffer => {
-      const text = pem.toString();
-      let key = parsedKeys.get(text);
-      if (key === undefined) {
-        try {
-          key = createPublicKey(text);
-        } catch {
-          return pem; // Not a public key: jsonwebtoken refuses it with its usual error.
-        }
-        if (parsedKeys.size >= 20) parsedKeys.clear();
-        parsedKeys.set(text, key);
-      }
-      return key;
-    };
-    // jwks-rsa reports an unknown kid, a rate-limited refetch and a failed fetch as errors of different
-    // names; only the last two (while the issuer is away) are an outage rather than a bad token.
-    const handleSigningKeyError = (
-      error: Error | null,
-      callback: (error: Error | null) => void,
-    ) => {
-      if (error === null || error.name === 'SigningKeyNotFoundError') return callback(null);
-      if (error.name === 'JwksRateLimitError') {
-        const outage = Date.now() - lastFetchFailure < outageMemoryMs;
-        return callback(outage ? new IssuerUnavailableError(error.message) : null);
-      }
-      lastFetchFailure = Date.now();
-      return callback(new IssuerUnavailableError(error.message));
-    };
     // With the embedded issuer and no AUTH_JWKS_URL, fetch our own keys over loopback once we listen.
     const jwksUri = () => {
       if (config.authJwksUrlExplicit || !config.authIssuerEmbedded) return config.authJwksUrl;
@@ -90,26 +48,15 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
       const address = server.address() as AddressInfo;
       return `http://127.0.0.1:${address.port}${new URL(config.authIssuerUrl).pathname}/protocol/openid-connect/certs`;
     };
+    const signingKeys = new RealmSigningKeys({ jwksUri });
     super({
       jwtFromRequest: bearerToken,
       passReqToCallback: true,
-      secretOrKeyProvider: (request, rawJwt, done) => {
-        provider ??= passportJwtSecret({
-          jwksUri: jwksUri(),
-          cache: true,
-          cacheMaxEntries: 10,
-          cacheMaxAge: 10 * 60 * 1000,
-          rateLimit: true,
-          jwksRequestsPerMinute: 10,
-          timeout: 5000,
-          handleSigningKeyError,
-        });
-        provider(request, rawJwt, (error, key) => {
-          if (error !== null || key === undefined || key === null) return done(error, key);
-          lastFetchFailure = 0;
+      secretOrKeyProvider: (_request, rawJwt: string, done) => {
+        signingKeys.keyFor(rawJwt, (error, key) =>
           // jsonwebtoken 9 takes a KeyObject as it is; @types/passport-jwt only knows strings and Buffers.
-          done(null, parsed(key) as string | Buffer);
-        });
+          done(error, key === null ? undefined : (key as unknown as string)),
+        );
       },
       algorithms: ['RS256'],
       issuer: config.authIssuerUrl,
