@@ -19,7 +19,7 @@ interface Entry {
 /**
  * Access tokens that passed the full verification (signature, issuer, audience, expiry, type), by their
  * exact text, so that a caller sending the same token again is not verified again (issue 6: token
- * validation was a seventh of the CPU time of GET /did). A token that differs in any character is a
+ * validation was a sixth of the CPU time of GET /did). A token that differs in any character is a
  * different key and gets the full verification. An entry ends at the token's `exp` (plus the same
  * tolerance) and after at most `maxAgeMs`, shorter than the 10 minutes that the issuer's keys are cached:
  * a key the issuer withdraws stops being trusted no later than it would without this cache.
