@@ -111,6 +111,22 @@ describe('logging', () => {
     );
   });
 
+  it('logs the whole path of a request refused while its body was read, without the query', async () => {
+    const response = await service.request('/ctrl/api/v1.0/tenants/create?label=Broken', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': 'broken-body' },
+      body: '{"id": ',
+    });
+    expect(response.status).toBe(400);
+    const line = parsed().find((entry) => entry.reqId === 'broken-body');
+    expect(line).toMatchObject({
+      level: 'warn',
+      req: { method: 'POST', path: '/ctrl/api/v1.0/tenants/create' },
+      res: { statusCode: 400 },
+      msg: 'POST /ctrl/api/v1.0/tenants/create 400',
+    });
+  });
+
   it('never writes a token, a password, a client secret or a private key', async () => {
     const tokens = await passwordGrant(service.url, 'admin', 'admin', { scope: 'openid' });
     await postForm(service.url, tokenPath, {

@@ -99,12 +99,13 @@ export function requestLogging(logger: PinoLogger) {
     const contextual = request as unknown as ContextualRequest;
     contextual.agent = { ...contextual.agent, requestId };
     const started = performance.now();
+    // Taken now: Express rewrites request.url inside middleware mounted on a path.
+    const path = (request.url ?? '').split('?', 1)[0] ?? '';
     const written = () => {
       response.removeListener('finish', written);
       response.removeListener('close', written);
       const status = response.statusCode;
       const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
-      const path = (request.url ?? '').split('?', 1)[0] ?? '';
       if (level === 'info' && path.startsWith(quietPrefix)) return;
       if (!requestLines.isLevelEnabled(level)) return;
       const caller = contextual.user;
