@@ -960,7 +960,7 @@ describe('Access tokens and authorization', () => {
       expect(jwks.fetches).toBe(1);
     });
 
-    it('refuses a token that names another algorithm than RS256 without fetching the keys for it', async () => {
+    it('refuses a token that names another algorithm than RS256, or carries no claims, without fetching the keys for it', async () => {
       const running = await startWithExternalIssuer();
       const claims = decodeSegment(externalToken(firstKey), 1);
       const forged = [
@@ -972,6 +972,14 @@ describe('Access tokens and authorization', () => {
         ),
         compactJwt({ alg: 'none', typ: 'JWT', kid: firstKey.kid }, claims, () => Buffer.alloc(0)),
       ];
+      // RS256 and a kid the service has never seen, but a payload that is no JSON object.
+      const header = Buffer.from(
+        JSON.stringify({ alg: 'RS256', typ: 'JWT', kid: 'unknown-kid' }),
+      ).toString('base64url');
+      for (const payload of ['not json', '"a string"', '[1,2]'])
+        forged.push(
+          `${header}.${Buffer.from(payload).toString('base64url')}.${Buffer.alloc(256, 7).toString('base64url')}`,
+        );
       for (const token of forged) {
         expectUnauthorized(
           await running.request(tenantsPath, { token }),

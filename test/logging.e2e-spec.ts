@@ -1,4 +1,6 @@
 import { createPublicKey, createPrivateKey } from 'node:crypto';
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { base58 } from '@scure/base';
 import { KeyVault } from '../src/did/key-vault.js';
 import { queryDatabase } from './support/database.js';
@@ -22,6 +24,7 @@ interface LogLine {
   audit?: string;
   tenantId?: string;
   actor?: string;
+  aborted?: boolean;
 }
 
 /** Every form a secret could take in a log line. */
@@ -32,6 +35,19 @@ function encodings(secret: Buffer): string[] {
     secret.toString('base64url'),
     base58.encode(secret),
   ];
+}
+
+/** Sends bytes fetch would never send, returns what came back once the server closed the connection. */
+async function rawExchange(url: string, request: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname === 'localhost' ? '127.0.0.1' : hostname);
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    socket.on('end', () => resolve(received));
+    socket.on('error', reject);
+    socket.write(request);
+  });
 }
 
 describe('logging', () => {
@@ -101,6 +117,19 @@ describe('logging', () => {
     ]);
   });
 
+  it('names the request in which a login started a session', async () => {
+    const response = await postForm(
+      service.url,
+      tokenPath,
+      { client_id: 'agent-client', grant_type: 'password', username: 'demo', password: 'demo' },
+      { 'x-request-id': 'login-1' },
+    );
+    expect(response.status).toBe(200);
+    expect(parsed()).toContainEqual(
+      expect.objectContaining({ msg: 'Session started for demo (agent-client)', reqId: 'login-1' }),
+    );
+  });
+
   it('logs failures at warn level with their status', async () => {
     await service.request('/ctrl/api/v1.0/did', {
       headers: { 'x-tenant-id': 'nobody' },
@@ -125,6 +154,49 @@ describe('logging', () => {
       res: { statusCode: 400 },
       msg: 'POST /ctrl/api/v1.0/tenants/create 400',
     });
+  });
+
+  it('logs only the path of an absolute-form request target, never its credentials or host', async () => {
+    const { host } = new URL(service.url);
+    const answer = await rawExchange(
+      service.url,
+      `GET http://someone:hunter2@${host}/ctrl/api/v1.0/did?x=1 HTTP/1.1\r\n` +
+        `Host: ${host}\r\nX-Request-Id: absolute-form\r\nConnection: close\r\n\r\n`,
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+    const problem = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as object;
+    expect(problem).toMatchObject({ instance: '/ctrl/api/v1.0/did' });
+    expect(answer).not.toContain('hunter2');
+    const line = parsed().find((entry) => entry.reqId === 'absolute-form');
+    expect(line).toMatchObject({
+      req: { method: 'GET', path: '/ctrl/api/v1.0/did' },
+      res: { statusCode: 401 },
+    });
+    expect(lines.join('\n')).not.toContain('hunter2');
+  });
+
+  it('logs a request the client abandoned as aborted, at warn level, without a status', async () => {
+    const { host, hostname, port } = new URL(service.url);
+    const socket = connect(Number(port), hostname === 'localhost' ? '127.0.0.1' : hostname);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(
+      `POST /ctrl/api/v1.0/tenants/create?label=Gone HTTP/1.1\r\nHost: ${host}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 100\r\nX-Request-Id: walked-away\r\n\r\n{"id":',
+    );
+    await sleep(100);
+    socket.destroy();
+    let line: LogLine | undefined;
+    for (let waited = 0; line === undefined && waited < 5000; waited += 50) {
+      await sleep(50);
+      line = parsed().find((entry) => entry.reqId === 'walked-away');
+    }
+    expect(line).toMatchObject({
+      level: 'warn',
+      aborted: true,
+      req: { method: 'POST', path: '/ctrl/api/v1.0/tenants/create' },
+      msg: 'POST /ctrl/api/v1.0/tenants/create aborted',
+    });
+    expect(line?.res).toBeUndefined();
   });
 
   it('never writes a token, a password, a client secret or a private key', async () => {

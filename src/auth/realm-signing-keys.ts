@@ -1,10 +1,37 @@
-import { decodeProtectedHeader } from 'jose';
+import { Logger } from '@nestjs/common';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { JwksClient } from 'jwks-rsa';
 import { createPublicKey, type KeyObject } from 'node:crypto';
 
 /** The issuer's keys cannot be fetched (network failure or an error status): not the token's fault. */
 export class IssuerUnavailableError extends Error {
   override name = 'IssuerUnavailableError';
+}
+
+const logger = new Logger('RealmSigningKeys');
+
+function parsePublicKey(pem: string): KeyObject | null {
+  try {
+    return createPublicKey(pem);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Hands the key on from a promise callback: should passport's side throw, the failure is logged rather
+ * than left as an unhandled rejection, which would end the process.
+ */
+function answer(
+  done: (error: Error | null, key: KeyObject | null) => void,
+  error: Error | null,
+  key: KeyObject | null,
+): void {
+  try {
+    done(error, key);
+  } catch (thrown) {
+    logger.error(thrown instanceof Error ? thrown : String(thrown));
+  }
 }
 
 /** How long after a failed key fetch a rate-limited refetch still counts as the issuer being away. */
@@ -54,25 +81,30 @@ export class RealmSigningKeys {
     } catch {
       return done(null, null);
     }
-    const known = this.keys.get(kid ?? '');
+    // Keycloak names every key; a token without a kid gets jwks-rsa's one-key fallback, not a slot here.
+    const cacheable = typeof kid === 'string' && kid !== '';
+    const known = cacheable ? this.keys.get(kid as string) : undefined;
     if (known !== undefined && this.now() < known.until) return done(null, known.key);
+    // Before anything is fetched: a payload that is not a JSON object cannot pass, whatever its kid.
+    try {
+      decodeJwt(rawJwt);
+    } catch {
+      return done(null, null);
+    }
     this.jwks()
       .getSigningKey(kid)
       .then(
         (signingKey) => {
           this.lastFetchFailure = 0;
-          let key: KeyObject;
-          try {
-            key = createPublicKey(signingKey.getPublicKey());
-          } catch {
-            return done(null, null);
+          const key = parsePublicKey(signingKey.getPublicKey());
+          if (key !== null && cacheable) {
+            // The issuer's JWKS is the only source of kids here, so the map stays small.
+            if (this.keys.size >= 20) this.keys.clear();
+            this.keys.set(kid as string, { key, until: this.now() + this.keyMaxAgeMs });
           }
-          // The issuer's JWKS is the only source of kids here, so the map stays small.
-          if (this.keys.size >= 20) this.keys.clear();
-          this.keys.set(kid ?? '', { key, until: this.now() + this.keyMaxAgeMs });
-          done(null, key);
+          answer(done, null, key);
         },
-        (error: unknown) => done(this.classify(error), null),
+        (error: unknown) => answer(done, this.classify(error), null),
       );
   }
 

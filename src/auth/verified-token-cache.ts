@@ -21,8 +21,8 @@ interface Entry {
  * exact text, so that a caller sending the same token again is not verified again (issue 6: token
  * validation was a sixth of the CPU time of GET /did). A token that differs in any character is a
  * different key and gets the full verification. An entry ends at the token's `exp` (plus the same
- * tolerance) and after at most `maxAgeMs`, shorter than the 10 minutes that the issuer's keys are cached:
- * a key the issuer withdraws stops being trusted no later than it would without this cache.
+ * tolerance) and after at most `maxAgeMs`: a key the issuer withdraws stops being trusted at most
+ * `maxAgeMs` later than without this cache (which adds a minute to the 11 that key caching allows).
  */
 export class VerifiedTokenCache {
   private readonly entries = new Map<string, Entry>();

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { pino, type DestinationStream, type Level, type Logger as PinoLogger } from 'pino';
 import { type ContextualRequest } from '../auth/access.decorators.js';
+import { targetPath } from './request-target.js';
 
 export type LogLevel = Level | 'silent';
 
@@ -49,7 +50,8 @@ export class AppLogger implements LoggerService {
   }
 
   error(message: unknown, stack?: string, context?: string): void {
-    if (typeof message === 'object' && message !== null)
+    if (message instanceof Error) this.logger.error({ context, err: message }, message.message);
+    else if (typeof message === 'object' && message !== null)
       this.logger.error({ context, stack, ...message });
     else this.logger.error({ context, stack }, String(message));
   }
@@ -71,7 +73,9 @@ export class AppLogger implements LoggerService {
   }
 
   private write(level: Level, message: unknown, context: string | undefined): void {
-    if (typeof message === 'object' && message !== null)
+    // An error's message and stack are not own enumerable fields: spread, it would log nothing.
+    if (message instanceof Error) this.logger[level]({ context, err: message }, message.message);
+    else if (typeof message === 'object' && message !== null)
       this.logger[level]({ context, ...message });
     else this.logger[level]({ context }, String(message));
   }
@@ -84,8 +88,9 @@ const quietPrefix = '/ctrl/health/';
 
 /**
  * Request logging: one line per request with the request id (taken from `X-Request-Id` when it is sane,
- * else made, and echoed), method, path (never the query), status, duration, tenant and user; warn for 4xx,
- * error for 5xx. Written by hand rather than with pino-http, which made three to four child loggers per
+ * else made, and echoed), method, path (never the query), status, duration, tenant and user; warn for 4xx
+ * and for requests the client abandoned before the response was complete (`aborted`, no status), error
+ * for 5xx. Written by hand rather than with pino-http, which made three to four child loggers per
  * request (issue 6: a tenth of the CPU time of GET /did). The line is built here from known fields only,
  * so it skips the root logger's redaction; everything else logged during the request keeps it.
  */
@@ -100,12 +105,16 @@ export function requestLogging(logger: PinoLogger) {
     contextual.agent = { ...contextual.agent, requestId };
     const started = performance.now();
     // Taken now: Express rewrites request.url inside middleware mounted on a path.
-    const path = (request.url ?? '').split('?', 1)[0] ?? '';
+    const path = targetPath(request.url);
     const written = () => {
       response.removeListener('finish', written);
       response.removeListener('close', written);
+      // The client went away before the response was complete, or while its body was still being
+      // read (the error response to that is then written into a closed connection): whatever status
+      // was set, nobody received it.
+      const aborted = !response.writableFinished || request.readableAborted;
       const status = response.statusCode;
-      const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+      const level = aborted || status >= 400 ? (status >= 500 ? 'error' : 'warn') : 'info';
       if (level === 'info' && path.startsWith(quietPrefix)) return;
       if (!requestLines.isLevelEnabled(level)) return;
       const caller = contextual.user;
@@ -113,13 +122,12 @@ export function requestLogging(logger: PinoLogger) {
         {
           reqId: requestId,
           req: { id: requestId, method: request.method, path },
-          res: { statusCode: status },
+          ...(aborted ? { aborted: true } : { res: { statusCode: status } }),
           responseTime: Math.round(performance.now() - started),
           tenant: contextual.agent?.tenantId,
           user: caller?.username ?? caller?.subject,
-          ...(response.writableFinished ? {} : { aborted: true }),
         },
-        `${request.method ?? ''} ${path} ${status}`,
+        `${request.method ?? ''} ${path} ${aborted ? 'aborted' : String(status)}`,
       );
     };
     response.on('finish', written);

@@ -16,6 +16,7 @@ import {
 import { ApiExcludeController } from '@nestjs/swagger';
 import { type Request, type Response } from 'express';
 import { Public } from '../auth/access.decorators.js';
+import { requestIdOf } from '../common/logging.js';
 import { IssuerService, type Form, type TokenResponse } from './issuer.service.js';
 import { errorPage, loggedOutPage, loginPage } from './login-page.js';
 import { OAuthError } from './oauth-error.js';
@@ -147,7 +148,12 @@ export class IssuerController {
     response.setHeader('Cache-Control', 'no-store');
     response.setHeader('Pragma', 'no-cache');
     const form = readForm(request);
-    return this.issuer.token(form, basicCredentials(request), request.ip ?? '127.0.0.1');
+    return this.issuer.token(
+      form,
+      basicCredentials(request),
+      request.ip ?? '127.0.0.1',
+      requestIdOf(request),
+    );
   }
 
   @Get('protocol/openid-connect/auth')
@@ -190,7 +196,7 @@ export class IssuerController {
       response.status(200).set(securityHeaders).type('html').send(this.renderLogin(form, message));
       return;
     }
-    const { code, sessionId } = await this.issuer.issueCode(outcome, user);
+    const { code, sessionId } = await this.issuer.issueCode(outcome, user, requestIdOf(request));
     response.redirect(
       302,
       withParameters(

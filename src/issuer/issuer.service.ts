@@ -73,6 +73,7 @@ export class IssuerService {
     form: Form,
     basicAuth: { clientId: string; secret: string } | undefined,
     clientAddress: string,
+    requestId?: string,
   ): Promise<TokenResponse> {
     const grantType = form.grant_type;
     if (grantType === undefined || grantType === '') {
@@ -86,7 +87,7 @@ export class IssuerService {
     const client = this.authenticateClient(form, basicAuth);
     switch (grantType as GrantKind) {
       case 'password':
-        return this.passwordGrant(client, form);
+        return this.passwordGrant(client, form, requestId);
       case 'refresh_token':
         return this.refreshGrant(client, form);
       case 'authorization_code':
@@ -117,7 +118,11 @@ export class IssuerService {
     return client;
   }
 
-  private async passwordGrant(client: RealmClient, form: Form): Promise<TokenResponse> {
+  private async passwordGrant(
+    client: RealmClient,
+    form: Form,
+    requestId: string | undefined,
+  ): Promise<TokenResponse> {
     if (client.directAccessGrantsEnabled !== true) {
       throw new OAuthError(
         400,
@@ -127,7 +132,7 @@ export class IssuerService {
     }
     const user = this.checkCredentials(form.username ?? '', form.password ?? '');
     const scope = this.realm.grantedScope(form.scope);
-    const session = await this.startSession(user, client);
+    const session = await this.startSession(user, client, requestId);
     return this.issueInSession('password', client, user, session, scope);
   }
 
@@ -346,8 +351,9 @@ export class IssuerService {
   async issueCode(
     request: AuthorizationRequest,
     user: RealmUserView,
+    requestId?: string,
   ): Promise<{ code: string; sessionId: string }> {
-    const session = await this.startSession(user, request.client);
+    const session = await this.startSession(user, request.client, requestId);
     const code = `${randomBytes(32).toString('base64url')}.${session.id}`;
     await this.codes.insert({
       codeHash: sha256(code),
@@ -452,6 +458,7 @@ export class IssuerService {
   private async startSession(
     user: RealmUserView,
     client: RealmClient,
+    requestId: string | undefined,
   ): Promise<IssuerSessionEntity> {
     const now = new Date(this.clock());
     const session: IssuerSessionEntity = {
@@ -464,7 +471,10 @@ export class IssuerService {
       endedAt: null,
     };
     await this.sessions.insert(session);
-    this.logger.log(`Session started for ${user.username} (${client.clientId})`);
+    this.logger.log({
+      msg: `Session started for ${user.username} (${client.clientId})`,
+      reqId: requestId,
+    });
     return session;
   }
 

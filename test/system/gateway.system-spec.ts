@@ -72,7 +72,7 @@ describe('gateway: nginx from the template in front of the app in local mode', (
 
   afterAll(() => cleanup.run(), 60_000);
 
-  /** The app's request log lines (pino-http): request id and path of each request that reached it. */
+  /** The app's request log lines (one per answered request): request id and path of each that reached it. */
   function requestsSeenByApp(): { id: string; path: string; status: number }[] {
     return app.logRecords().flatMap((record) => {
       const request = record.req as { id?: unknown; path?: unknown } | undefined;

@@ -1,6 +1,7 @@
 import { type Request, type Response } from 'express';
 import { errorCatalog, problemSlug, type ErrorCode } from './error-codes.js';
 import type { DomainException } from './domain.exception.js';
+import { targetPath } from '../request-target.js';
 import { problemContentType, type ProblemDetails } from './problem.js';
 
 /** The base of every problem `type` URI; `/ctrl/problems/{slug}` also answers with the description. */
@@ -19,7 +20,7 @@ export function toProblem(
     status: exception.status,
     detail: exception.detail,
     // originalUrl: middleware mounted under a prefix sees a shortened `path`.
-    instance: request.originalUrl.split('?')[0] ?? '/',
+    instance: targetPath(request.originalUrl),
     code: exception.code,
   };
   if (exception.errors !== undefined && exception.errors.length > 0)
