@@ -5,6 +5,9 @@
 // Knobs (environment):
 //   BENCH_DURATION=10        seconds measured per scenario
 //   BENCH_WARMUP=2           seconds of unmeasured load before each scenario
+//   BENCH_SLICES=4           the GET /did scenarios of the service and the baseline run in turns, in this
+//                            many slices of BENCH_DURATION/BENCH_SLICES seconds each, so that a machine
+//                            whose speed drifts during the run skews them alike
 //   BENCH_CONNECTIONS=32     concurrent connections
 //   BENCH_TENANTS=100        tenants created through the API for the small size
 //   BENCH_FRESH_TOKENS=1500  access tokens rotated by the "new token each request" scenario: more than the
@@ -46,6 +49,7 @@ const env = process.env;
 const settings = {
   duration: positive('BENCH_DURATION', 10),
   warmup: positive('BENCH_WARMUP', 2, true),
+  slices: positive('BENCH_SLICES', 4),
   connections: positive('BENCH_CONNECTIONS', 32),
   tenants: positive('BENCH_TENANTS', 100),
   freshTokens: positive('BENCH_FRESH_TOKENS', 1500),
@@ -469,8 +473,7 @@ async function tableScans(client) {
  * One autocannon run; `requestFor(counter)` gives each request's method, path and headers, and may give
  * its own access token instead of `token`.
  */
-async function load(baseUrl, token, seconds, requestFor) {
-  let counter = 0;
+async function load(baseUrl, token, seconds, requestFor, state = { counter: 0 }) {
   const result = await autocannon({
     url: baseUrl,
     connections: settings.connections,
@@ -480,7 +483,7 @@ async function load(baseUrl, token, seconds, requestFor) {
     requests: [
       {
         setupRequest: (request) => {
-          const next = requestFor(counter++);
+          const next = requestFor(state.counter++);
           return {
             ...request,
             method: next.method ?? 'GET',
@@ -497,6 +500,7 @@ async function load(baseUrl, token, seconds, requestFor) {
   });
   return {
     requestsPerSecond: Math.round((result.requests.total / result.duration) * 10) / 10,
+    seconds: result.duration,
     latencyP50Ms: result.latency.p50,
     latencyP99Ms: result.latency.p99,
     latencyMaxMs: result.latency.max,
@@ -507,48 +511,118 @@ async function load(baseUrl, token, seconds, requestFor) {
   };
 }
 
-async function scenario(context, { name, size, process: processName, url, pid, requestFor }) {
-  const token = await context.token();
-  if (settings.warmup > 0) await load(url, token, settings.warmup, requestFor);
-  const before = context.database === undefined ? undefined : await tableScans(context.database);
-  const sampler = pid === undefined ? undefined : new ProcessSampler(pid);
+/**
+ * Runs `specs` (scenarios: name, size, process, url, pid, requestFor) in turns: each warmed up, then
+ * `slices` rounds in which each is measured for its share of the duration. One spec with one slice is a
+ * plain scenario. Per spec: requests/s over all its slices; p50 and p99 the highest of its slices' (never
+ * below the whole run's); CPU time per request over all slices; peak RSS the highest; sequential scans
+ * summed. Each spec keeps one request counter across warm-up and slices.
+ */
+async function interleaved(context, specs, slices) {
+  const seconds = settings.duration / slices;
+  const runs = [];
+  for (const spec of specs) {
+    const run = { spec, token: await context.token(), state: { counter: 0 }, slices: [] };
+    if (settings.warmup > 0)
+      await load(spec.url, run.token, settings.warmup, spec.requestFor, run.state);
+    runs.push(run);
+  }
+  // Table statistics: read once before the first slice, then each slice's end is the next one's start.
+  let scans = context.database === undefined ? undefined : await tableScans(context.database);
+  for (let slice = 0; slice < slices; slice++) {
+    for (const run of runs) {
+      const measured = await measureSlice(context, run, seconds, scans);
+      scans = measured.scansAfter;
+      run.slices.push(measured);
+    }
+  }
+  return runs.map(({ spec, slices: measured }) => {
+    const sum = (field) => measured.reduce((total, part) => total + (part[field] ?? 0), 0);
+    const highest = (field) =>
+      measured.some((part) => part[field] === undefined)
+        ? undefined
+        : Math.max(...measured.map((part) => part[field]));
+    const requests = sum('requests');
+    const cpuSeconds = measured.some((part) => part.cpuSeconds === undefined)
+      ? undefined
+      : sum('cpuSeconds');
+    const row = {
+      name: spec.name,
+      size: spec.size,
+      process: spec.process,
+      requestsPerSecond: Math.round((requests / sum('seconds')) * 10) / 10,
+      latencyP50Ms: highest('latencyP50Ms'),
+      latencyP99Ms: highest('latencyP99Ms'),
+      latencyMaxMs: highest('latencyMaxMs'),
+      requests,
+      non2xx: sum('non2xx'),
+      errors: sum('errors'),
+      timeouts: sum('timeouts'),
+      peakRssMb: highest('peakRssMb'),
+      cpuMsPerRequest:
+        cpuSeconds === undefined || requests === 0
+          ? undefined
+          : Math.round(((cpuSeconds * 1000) / requests) * 1000) / 1000,
+      seqScans: measured[0].seqScans === undefined ? undefined : sumScans(measured),
+      otherCpuPercent: highest('otherCpuPercent'),
+      ...(slices > 1 ? { slices } : {}),
+    };
+    context.rows.push(row);
+    const problems = row.non2xx + row.errors + row.timeouts;
+    log(
+      `${row.name} [${row.process}, ${row.size} tenants${slices > 1 ? `, ${slices} slices` : ''}]: ` +
+        `${row.requestsPerSecond} req/s, p50 ${row.latencyP50Ms} ms, p99 ${row.latencyP99Ms} ms, ` +
+        `CPU ${row.cpuMsPerRequest ?? 'n/a'} ms/request, peak RSS ${row.peakRssMb ?? 'n/a'} MB` +
+        `${row.otherCpuPercent === undefined ? '' : `, other processes ${row.otherCpuPercent}% CPU`}` +
+        `${problems > 0 ? `, ${problems} FAILED REQUESTS` : ''}`,
+    );
+    return row;
+  });
+}
+
+function sumScans(measured) {
+  const total = {};
+  for (const part of measured)
+    for (const [table, count] of Object.entries(part.seqScans ?? {}))
+      total[table] = (total[table] ?? 0) + count;
+  return total;
+}
+
+/** One measured stretch of one spec: autocannon's numbers plus the process's CPU time, RSS and scans. */
+async function measureSlice(context, run, seconds, before) {
+  const { spec } = run;
+  const sampler = spec.pid === undefined ? undefined : new ProcessSampler(spec.pid);
   const interference = context.local ? new InterferenceMeter() : undefined;
+  const started = performance.now();
   sampler?.start();
   interference?.start();
-  const measured = await load(url, token, settings.duration, requestFor);
+  const measured = await load(spec.url, run.token, seconds, spec.requestFor, run.state);
   const otherCpuPercent = interference?.stop();
   const usage = sampler?.stop();
-  const peakRssMb = usage?.peakRssMb;
-  const cpuMsPerRequest =
-    usage === undefined || measured.requests === 0
-      ? undefined
-      : Math.round(((usage.cpuSeconds * 1000) / measured.requests) * 1000) / 1000;
   let seqScans;
+  let scansAfter;
   if (before !== undefined) {
-    const after = await tableScans(context.database);
+    scansAfter = await tableScans(context.database);
     seqScans = Object.fromEntries(
-      Object.keys(after).map((table) => [table, after[table].seq - (before[table]?.seq ?? 0)]),
+      Object.keys(scansAfter).map((table) => [
+        table,
+        scansAfter[table].seq - (before[table]?.seq ?? 0),
+      ]),
     );
   }
-  const row = {
-    name,
-    size,
-    process: processName,
+  return {
     ...measured,
-    peakRssMb,
-    cpuMsPerRequest,
+    seconds: measured.seconds ?? (performance.now() - started) / 1000,
+    peakRssMb: usage?.peakRssMb,
+    cpuSeconds: usage?.cpuSeconds,
     seqScans,
+    scansAfter,
     otherCpuPercent,
   };
-  context.rows.push(row);
-  const problems = measured.non2xx + measured.errors + measured.timeouts;
-  log(
-    `${name} [${processName}, ${size} tenants]: ${measured.requestsPerSecond} req/s, ` +
-      `p50 ${measured.latencyP50Ms} ms, p99 ${measured.latencyP99Ms} ms, ` +
-      `CPU ${cpuMsPerRequest ?? 'n/a'} ms/request, peak RSS ${peakRssMb ?? 'n/a'} MB` +
-      `${otherCpuPercent === undefined ? '' : `, other processes ${otherCpuPercent}% CPU`}${problems > 0 ? `, ${problems} FAILED REQUESTS` : ''}`,
-  );
-  return row;
+}
+
+async function scenario(context, spec) {
+  return (await interleaved(context, [spec], 1))[0];
 }
 
 /**
@@ -566,42 +640,33 @@ function didRequests(ids, tokens) {
 const freshTokenScenario = 'GET /did, new token each request';
 
 async function measureSize(context, size, tenantIds) {
-  const { service, baseline } = context;
   const did = didRequests(tenantIds);
-  await scenario(context, {
-    name: 'GET /did',
-    size,
-    process: 'service',
-    url: service.url,
-    pid: service.pid,
-    requestFor: did,
-  });
   log(`getting ${settings.freshTokens} access tokens`);
   const tokens = await context.freshTokens(settings.freshTokens);
+  const service = { size, process: 'service', url: context.service.url, pid: context.service.pid };
+  await interleaved(
+    context,
+    [
+      { ...service, name: 'GET /did', requestFor: did },
+      { ...service, name: freshTokenScenario, requestFor: didRequests(tenantIds, tokens) },
+      ...(context.baseline === undefined
+        ? []
+        : [
+            {
+              name: 'GET /did',
+              size,
+              process: 'baseline',
+              url: context.baseline.url,
+              pid: context.baseline.pid,
+              requestFor: did,
+            },
+          ]),
+    ],
+    settings.slices,
+  );
   await scenario(context, {
-    name: freshTokenScenario,
-    size,
-    process: 'service',
-    url: service.url,
-    pid: service.pid,
-    requestFor: didRequests(tenantIds, tokens),
-  });
-  if (baseline !== undefined) {
-    await scenario(context, {
-      name: 'GET /did',
-      size,
-      process: 'baseline',
-      url: baseline.url,
-      pid: baseline.pid,
-      requestFor: did,
-    });
-  }
-  await scenario(context, {
+    ...service,
     name: 'GET /tenants (page 0)',
-    size,
-    process: 'service',
-    url: service.url,
-    pid: service.pid,
     requestFor: () => ({ path: `${apiPath}/tenants?page=0&size=${settings.pageSize}` }),
   });
 }
@@ -741,6 +806,9 @@ function report(result) {
       `Node ${result.machine.node}, ${result.postgres}; CPUs ${result.machineBusyPercent ?? '?'}% busy before the run`,
     `Load: autocannon, ${settings.connections} connections, ${settings.duration} s per scenario ` +
       `after ${settings.warmup} s of warm-up` +
+      (settings.slices > 1
+        ? `; the GET /did rows of service and baseline measured in turns, ${settings.slices} slices each`
+        : '') +
       (result.settings.serviceNodeOptions
         ? `; service NODE_OPTIONS=${result.settings.serviceNodeOptions}`
         : ''),
@@ -777,6 +845,11 @@ function report(result) {
       ],
     ),
     '',
+    ...(settings.slices > 1
+      ? [
+          'Measured in turns: throughput and CPU time over all slices; p50 and p99 the highest of the slices.',
+        ]
+      : []),
     'CPU ms/req: CPU time of that process per request. seq scans: sequential scans of tenant/tenant_did',
     'counted by PostgreSQL during the scenario. others CPU %: share of all CPUs used by processes outside',
     'this benchmark during the scenario (local mode only).',
