@@ -13,8 +13,23 @@ import { VerifiedTokenCache } from './verified-token-cache.js';
 /** Seconds of clock skew tolerated on exp, nbf and iat between the issuer and this service. */
 export const clockToleranceSeconds = 5;
 
-/** How a bearer token is taken from a request, here and wherever a verified token is looked up again. */
-export const bearerToken = ExtractJwt.fromAuthHeaderAsBearerToken();
+const fromAuthorizationHeader = ExtractJwt.fromAuthHeaderAsBearerToken();
+const extracted = Symbol('bearer token');
+type WithToken = Request & { [extracted]?: string | null };
+
+/**
+ * How a bearer token is taken from a request (passport-jwt's extractor), here and wherever a verified
+ * token is looked up again. Taken once per request: the guard, passport-jwt and validate() all ask, and
+ * each extraction would run a regular expression over the whole header and make a new string, whose hash
+ * the verified-token cache would compute again (issue 6).
+ */
+export function bearerToken(request: Request): string | null {
+  const remembered = (request as WithToken)[extracted];
+  if (remembered !== undefined) return remembered;
+  const token = fromAuthorizationHeader(request);
+  (request as WithToken)[extracted] = token;
+  return token;
+}
 
 interface AccessTokenClaims {
   typ?: unknown;
