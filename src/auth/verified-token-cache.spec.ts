@@ -23,6 +23,23 @@ describe(VerifiedTokenCache.name, () => {
     expect(cache.get('header.payload')).toBeUndefined();
   });
 
+  it('does not take a token that ends like a remembered one for it, whatever comes before', () => {
+    const cache = new VerifiedTokenCache({ now: clock });
+    const signature = 'S'.repeat(342);
+    const verified = `eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.${signature}`;
+    // A forger keeps the verified token's signature and writes claims of their own in front of it.
+    const forged = `eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJtYWxsb3J5In0.${signature}`;
+    cache.remember(verified, caller('alice'), seconds(now) + 300);
+    expect(cache.get(forged)).toBeUndefined();
+    expect(cache.get(`x${verified}`)).toBeUndefined();
+    expect(cache.get(verified)?.subject).toBe('alice');
+    // A second token with the same ending replaces the first; neither answers for the other.
+    cache.remember(forged, caller('mallory'), seconds(now) + 300);
+    expect(cache.get(verified)).toBeUndefined();
+    expect(cache.get(forged)?.subject).toBe('mallory');
+    expect(cache.size).toBe(1);
+  });
+
   it('forgets a token when it expires, allowing the same clock tolerance as the verification', () => {
     const cache = new VerifiedTokenCache({
       now: clock,
