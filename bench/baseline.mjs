@@ -2,14 +2,23 @@
 // GET /ctrl/api/v1.0/did (RS256 verification with a cached key, one indexed query, JSON out) against the
 // service's own database. bench/run.mjs starts it as a separate process so that its RSS is its own.
 //
-// Environment: DATABASE_URL, JWKS_URL (fetched once), ISSUER, AUDIENCE, PORT (0: any free port).
+// Environment: DATABASE_URL, JWKS_URL (fetched once), ISSUER, AUDIENCE, PORT (0: any free port),
+// PREPARED=1: send the query as the service does, a named prepared statement (src/database/
+// prepared-statement.ts), instead of as a plain parameterized query.
 // Prints one JSON line {"port": n} on stdout once it listens.
 import { createServer } from 'node:http';
 import { base58 } from '@scure/base';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import pg from 'pg';
 
-const { DATABASE_URL, JWKS_URL, ISSUER, AUDIENCE = 'agent-api', PORT = '0' } = process.env;
+const {
+  DATABASE_URL,
+  JWKS_URL,
+  ISSUER,
+  AUDIENCE = 'agent-api',
+  PORT = '0',
+  PREPARED,
+} = process.env;
 if (!DATABASE_URL || !JWKS_URL || !ISSUER) {
   console.error('baseline: DATABASE_URL, JWKS_URL and ISSUER are required');
   process.exit(2);
@@ -21,6 +30,10 @@ if (!jwksResponse.ok) throw new Error(`baseline: JWKS fetch failed: ${jwksRespon
 const keys = createLocalJWKSet(await jwksResponse.json());
 // Same pool size as the service's data source (src/database/data-source.ts).
 const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 10 });
+const didQuery = 'SELECT did, public_key, created_at FROM tenant_did WHERE tenant_id = $1';
+// The service's way: name and text inherited, so that pg has no own properties to copy per query.
+const didStatement =
+  PREPARED === '1' ? Object.freeze({ name: 'did-of-tenant', text: didQuery }) : null;
 const tenantIdPattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const ed25519Multicodec = Uint8Array.of(0xed, 0x01);
 
@@ -63,7 +76,7 @@ async function getDid(request, response) {
   const status = await authorize(request, tenantId);
   if (status !== 200) return send(response, status, { status });
   const { rows } = await pool.query(
-    'SELECT did, public_key, created_at FROM tenant_did WHERE tenant_id = $1',
+    didStatement === null ? didQuery : Object.create(didStatement),
     [tenantId],
   );
   if (rows.length === 0) return send(response, 404, { status: 404, code: 'TENANT_NOT_FOUND' });

@@ -1,11 +1,13 @@
 // npm run bench: drives the service and a bare node:http baseline with autocannon at fixed concurrency
 // and duration, at 100 and at 100,000 tenants, and reports requests/s, p50/p99 latency and peak RSS per
-// process (README, Performance). Plain ESM on the compiled service (`npm run bench` builds first).
+// process (README, Performance). The baseline runs twice: as issue 6 defines it (a plain parameterized
+// query), which the targets are judged against, and with the service's prepared statement, for
+// information. Plain ESM on the compiled service (`npm run bench` builds first).
 //
 // Knobs (environment):
 //   BENCH_DURATION=10        seconds measured per scenario
 //   BENCH_WARMUP=2           seconds of unmeasured load before each scenario
-//   BENCH_SLICES=4           the GET /did scenarios of the service and the baseline run in turns, in this
+//   BENCH_SLICES=4           the GET /did scenarios of the service and the baselines run in turns, in this
 //                            many slices of BENCH_DURATION/BENCH_SLICES seconds each, so that a machine
 //                            whose speed drifts during the run skews them alike
 //   BENCH_CONNECTIONS=32     concurrent connections
@@ -195,7 +197,7 @@ function embeddedDatabaseUrl(dataDir) {
   return `postgres://agent:${encodeURIComponent(password)}@127.0.0.1:${port.trim()}/agent`;
 }
 
-async function startBaseline({ databaseUrl, jwksUrl, issuer }) {
+async function startBaseline({ databaseUrl, jwksUrl, issuer, prepared = false }) {
   const child = spawn(process.execPath, [join(root, 'bench/baseline.mjs')], {
     cwd: root,
     env: {
@@ -205,6 +207,7 @@ async function startBaseline({ databaseUrl, jwksUrl, issuer }) {
       ISSUER: issuer,
       AUDIENCE: 'agent-api',
       PORT: '0',
+      PREPARED: prepared ? '1' : '0',
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -638,6 +641,8 @@ function didRequests(ids, tokens) {
 }
 
 const freshTokenScenario = 'GET /did, new token each request';
+const baselineProcess = 'baseline';
+const preparedBaselineProcess = 'baseline, prepared';
 
 async function measureSize(context, size, tenantIds) {
   const did = didRequests(tenantIds);
@@ -649,18 +654,14 @@ async function measureSize(context, size, tenantIds) {
     [
       { ...service, name: 'GET /did', requestFor: did },
       { ...service, name: freshTokenScenario, requestFor: didRequests(tenantIds, tokens) },
-      ...(context.baseline === undefined
-        ? []
-        : [
-            {
-              name: 'GET /did',
-              size,
-              process: 'baseline',
-              url: context.baseline.url,
-              pid: context.baseline.pid,
-              requestFor: did,
-            },
-          ]),
+      ...context.baselines.map((baseline) => ({
+        name: 'GET /did',
+        size,
+        process: baseline.process,
+        url: baseline.url,
+        pid: baseline.pid,
+        requestFor: did,
+      })),
     ],
     settings.slices,
   );
@@ -704,26 +705,31 @@ function evaluate(rows) {
   const sizes = [...new Set(rows.map((row) => row.size))];
   // Judged twice: with the caller's token reused (answered from the verified-token cache) and with a new
   // token each request (verified like the baseline verifies every one).
+  // The targets are judged against the baseline issue 6 defines; against the baseline that also prepares
+  // its statement the same ratios are reported for information (pass: undefined).
   for (const size of sizes) {
-    const baseline = find('GET /did', size, 'baseline');
-    for (const [name, tokens] of [
-      ['GET /did', 'token reused'],
-      [freshTokenScenario, 'new token each request'],
-    ]) {
-      const service = find(name, size, 'service');
-      if (service === undefined || baseline === undefined) continue;
-      const throughput = ratio(service.requestsPerSecond, baseline.requestsPerSecond);
-      const p99 = ratio(service.latencyP99Ms, baseline.latencyP99Ms);
-      verdicts.push({
-        target: `GET /did throughput >= ${targets.didThroughputRatio}x baseline (${size} tenants, ${tokens})`,
-        value: `${throughput}x`,
-        pass: throughput >= targets.didThroughputRatio,
-      });
-      verdicts.push({
-        target: `GET /did p99 <= ${targets.didP99Ratio}x baseline (${size} tenants, ${tokens})`,
-        value: `${p99}x (${service.latencyP99Ms} vs ${baseline.latencyP99Ms} ms)`,
-        pass: p99 <= targets.didP99Ratio,
-      });
+    for (const baselineName of [baselineProcess, preparedBaselineProcess]) {
+      const baseline = find('GET /did', size, baselineName);
+      const judged = baselineName === baselineProcess;
+      for (const [name, tokens] of [
+        ['GET /did', 'token reused'],
+        [freshTokenScenario, 'new token each request'],
+      ]) {
+        const service = find(name, size, 'service');
+        if (service === undefined || baseline === undefined) continue;
+        const throughput = ratio(service.requestsPerSecond, baseline.requestsPerSecond);
+        const p99 = ratio(service.latencyP99Ms, baseline.latencyP99Ms);
+        verdicts.push({
+          target: `GET /did throughput >= ${targets.didThroughputRatio}x ${baselineName} (${size} tenants, ${tokens})`,
+          value: `${throughput}x`,
+          pass: judged ? throughput >= targets.didThroughputRatio : undefined,
+        });
+        verdicts.push({
+          target: `GET /did p99 <= ${targets.didP99Ratio}x ${baselineName} (${size} tenants, ${tokens})`,
+          value: `${p99}x (${service.latencyP99Ms} vs ${baseline.latencyP99Ms} ms)`,
+          pass: judged ? p99 <= targets.didP99Ratio : undefined,
+        });
+      }
     }
   }
   const create = rows.find((row) => row.name === 'POST /tenants/create');
@@ -771,35 +777,37 @@ function table(headers, rows) {
 
 function report(result) {
   const { rows, verdicts } = result;
-  const didRatios = [...new Set(rows.map((row) => row.size))].flatMap((size) => {
-    const baseline = rows.find(
-      (row) => row.name === 'GET /did' && row.size === size && row.process === 'baseline',
-    );
-    return ['GET /did', freshTokenScenario].flatMap((name) => {
-      const service = rows.find(
-        (row) => row.name === name && row.size === size && row.process === 'service',
+  const didRatios = [...new Set(rows.map((row) => row.size))].flatMap((size) =>
+    [baselineProcess, preparedBaselineProcess].flatMap((baselineName) => {
+      const baseline = rows.find(
+        (row) => row.name === 'GET /did' && row.size === size && row.process === baselineName,
       );
-      if (service === undefined || baseline === undefined) return [];
-      return [
-        [
-          name,
-          size.toLocaleString('en'),
-          'service/baseline',
-          `${ratio(service.requestsPerSecond, baseline.requestsPerSecond)}x`,
-          `${ratio(service.latencyP50Ms, baseline.latencyP50Ms)}x`,
-          `${ratio(service.latencyP99Ms, baseline.latencyP99Ms)}x`,
-          service.cpuMsPerRequest === undefined
-            ? 'n/a'
-            : `${ratio(service.cpuMsPerRequest, baseline.cpuMsPerRequest)}x`,
-          service.peakRssMb === undefined
-            ? 'n/a'
-            : `${ratio(service.peakRssMb, baseline.peakRssMb)}x`,
-          '',
-          '',
-        ],
-      ];
-    });
-  });
+      return ['GET /did', freshTokenScenario].flatMap((name) => {
+        const service = rows.find(
+          (row) => row.name === name && row.size === size && row.process === 'service',
+        );
+        if (service === undefined || baseline === undefined) return [];
+        return [
+          [
+            name,
+            size.toLocaleString('en'),
+            `service/${baselineName}`,
+            `${ratio(service.requestsPerSecond, baseline.requestsPerSecond)}x`,
+            `${ratio(service.latencyP50Ms, baseline.latencyP50Ms)}x`,
+            `${ratio(service.latencyP99Ms, baseline.latencyP99Ms)}x`,
+            service.cpuMsPerRequest === undefined
+              ? 'n/a'
+              : `${ratio(service.cpuMsPerRequest, baseline.cpuMsPerRequest)}x`,
+            service.peakRssMb === undefined
+              ? 'n/a'
+              : `${ratio(service.peakRssMb, baseline.peakRssMb)}x`,
+            '',
+            '',
+          ],
+        ];
+      });
+    }),
+  );
   const lines = [
     '',
     `Machine: ${result.machine.cpus} CPUs (${result.machine.cpuModel}), ${result.machine.memoryGb} GB, ` +
@@ -807,7 +815,7 @@ function report(result) {
     `Load: autocannon, ${settings.connections} connections, ${settings.duration} s per scenario ` +
       `after ${settings.warmup} s of warm-up` +
       (settings.slices > 1
-        ? `; the GET /did rows of service and baseline measured in turns, ${settings.slices} slices each`
+        ? `; the GET /did rows of service and baselines measured in turns, ${settings.slices} slices each`
         : '') +
       (result.settings.serviceNodeOptions
         ? `; service NODE_OPTIONS=${result.settings.serviceNodeOptions}`
@@ -861,9 +869,10 @@ function report(result) {
         ]
       : []),
     '',
-    'Targets:',
+    'Targets (issue 6; INFO: the same ratio against the baseline with the prepared statement, not judged):',
     ...verdicts.map(
-      (verdict) => `  ${verdict.pass ? 'PASS' : 'MISS'}  ${verdict.target}: ${verdict.value}`,
+      (verdict) =>
+        `  ${verdict.pass === undefined ? 'INFO' : verdict.pass ? 'PASS' : 'MISS'}  ${verdict.target}: ${verdict.value}`,
     ),
     '',
   ];
@@ -908,16 +917,25 @@ async function main() {
   };
 
   let database;
-  let baseline;
+  const baselines = [];
   if (databaseUrl !== undefined) {
     database = new pg.Client({ connectionString: databaseUrl });
     await database.connect();
     cleanups.push(() => database.end());
-    baseline = await startBaseline({
-      databaseUrl,
-      jwksUrl: openIdConfiguration.jwks_uri,
-      issuer: openIdConfiguration.issuer,
-    });
+    // The baseline as issue 6 defines it, and the same with the service's prepared statement, so that
+    // a saving of database work is not mistaken for one of framework overhead.
+    for (const [processName, prepared] of [
+      [baselineProcess, false],
+      [preparedBaselineProcess, true],
+    ]) {
+      const started = await startBaseline({
+        databaseUrl,
+        jwksUrl: openIdConfiguration.jwks_uri,
+        issuer: openIdConfiguration.issuer,
+        prepared,
+      });
+      baselines.push({ ...started, process: processName });
+    }
   } else {
     log('no BENCH_DATABASE_URL: no baseline, no seeding to the large size');
   }
@@ -935,7 +953,7 @@ async function main() {
 
   const context = {
     service,
-    baseline,
+    baselines,
     database,
     rows,
     token,
