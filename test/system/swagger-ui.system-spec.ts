@@ -196,6 +196,12 @@ describe('Swagger UI in Chromium', () => {
       await page.screenshot({ path: join(artifacts, 'authorized-dialog.png') });
       await closeDialog(page);
       expect(await authorizeButton(page).getAttribute('class')).toContain('locked');
+      // The picker looks for a new sign-in every second; with one tenant to act for it picks that one.
+      await page.waitForFunction(
+        `document.querySelector('#agent-tenant-select')?.value === ${JSON.stringify(existingTenant)}`,
+        undefined,
+        { timeout: 5000 },
+      );
     });
 
     await step(page, 'create-tenant', async () => {
