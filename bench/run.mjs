@@ -23,11 +23,15 @@
 //   BENCH_USERNAME / BENCH_PASSWORD  a user with the realm role agent-admin (default admin/admin)
 //   BENCH_CPU_PROF=dir       local mode: run the service with --cpu-prof, profiles written to dir
 //   BENCH_SERVICE_NODE_OPTIONS  local mode: NODE_OPTIONS of the service, e.g. --max-old-space-size=128
+//   BENCH_COMPARE=dir        local mode: also start the built checkout in dir (its own database and
+//                            issuer) and measure its GET /did rows in turns with these, at the small size
+//                            (rows "compare", ratios service/compare): before and after a change
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
   closeSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   openSync,
@@ -146,7 +150,7 @@ function tail(file, lines = 30) {
  * The service as users run it (`node dist/src/main.js`), in local mode: its own embedded PostgreSQL and
  * issuer under a temporary DATA_DIR. Its log (one JSON line per request, as in production) goes to a file.
  */
-async function startLocalService(dataDir) {
+async function startLocalService(dataDir, checkout = root) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const logFile = join(dataDir, 'service.log');
@@ -156,7 +160,9 @@ async function startLocalService(dataDir) {
     mkdirSync(env.BENCH_CPU_PROF, { recursive: true });
     nodeArguments.push('--cpu-prof', `--cpu-prof-dir=${resolve(env.BENCH_CPU_PROF)}`);
   }
-  const child = spawn(process.execPath, [...nodeArguments, join(root, 'dist/src/main.js')], {
+  const main = join(checkout, 'dist/src/main.js');
+  if (!existsSync(main)) throw new Error(`${main} is missing: build that checkout (npm run build)`);
+  const child = spawn(process.execPath, [...nodeArguments, main], {
     // Not the repository: a developer's .env there must not change what is measured.
     cwd: dataDir,
     env: {
@@ -364,6 +370,20 @@ async function discover(issuerUrl) {
   return response.json();
 }
 
+/**
+ * The bench user's token, renewed every 4 minutes: access tokens last 600 s, a run with long scenarios
+ * lasts longer.
+ */
+function tokenSource(tokenEndpoint) {
+  let cached;
+  return async () => {
+    if (cached === undefined || Date.now() - cached.at > 240_000) {
+      cached = { value: await accessToken(tokenEndpoint), at: Date.now() };
+    }
+    return cached.value;
+  };
+}
+
 async function accessToken(tokenEndpoint) {
   const response = await fetch(tokenEndpoint, {
     method: 'POST',
@@ -525,7 +545,8 @@ async function interleaved(context, specs, slices) {
   const seconds = settings.duration / slices;
   const runs = [];
   for (const spec of specs) {
-    const run = { spec, token: await context.token(), state: { counter: 0 }, slices: [] };
+    const token = await (spec.token ?? context.token)();
+    const run = { spec, token, state: { counter: 0 }, slices: [] };
     if (settings.warmup > 0)
       await load(spec.url, run.token, settings.warmup, spec.requestFor, run.state);
     runs.push(run);
@@ -643,12 +664,30 @@ function didRequests(ids, tokens) {
 const freshTokenScenario = 'GET /did, new token each request';
 const baselineProcess = 'baseline';
 const preparedBaselineProcess = 'baseline, prepared';
+/** BENCH_COMPARE's service: another checkout, measured in turns with this one at the small size. */
+const compareProcess = 'compare';
 
 async function measureSize(context, size, tenantIds) {
   const did = didRequests(tenantIds);
   log(`getting ${settings.freshTokens} access tokens`);
   const tokens = await context.freshTokens(settings.freshTokens);
   const service = { size, process: 'service', url: context.service.url, pid: context.service.pid };
+  // The other checkout's database holds only the small size's tenants.
+  const compare = size === settings.tenants ? context.compare : undefined;
+  const compareSpecs = [];
+  if (compare !== undefined) {
+    const compareTokens = await compare.freshTokens(settings.freshTokens);
+    const spec = { size, process: compareProcess, url: compare.url, pid: compare.pid };
+    compareSpecs.push(
+      { ...spec, name: 'GET /did', requestFor: did, token: compare.token },
+      {
+        ...spec,
+        name: freshTokenScenario,
+        requestFor: didRequests(tenantIds, compareTokens),
+        token: compare.token,
+      },
+    );
+  }
   await interleaved(
     context,
     [
@@ -662,6 +701,7 @@ async function measureSize(context, size, tenantIds) {
         pid: baseline.pid,
         requestFor: did,
       })),
+      ...compareSpecs,
     ],
     settings.slices,
   );
@@ -777,37 +817,54 @@ function table(headers, rows) {
 
 function report(result) {
   const { rows, verdicts } = result;
-  const didRatios = [...new Set(rows.map((row) => row.size))].flatMap((size) =>
-    [baselineProcess, preparedBaselineProcess].flatMap((baselineName) => {
-      const baseline = rows.find(
-        (row) => row.name === 'GET /did' && row.size === size && row.process === baselineName,
-      );
-      return ['GET /did', freshTokenScenario].flatMap((name) => {
-        const service = rows.find(
-          (row) => row.name === name && row.size === size && row.process === 'service',
-        );
-        if (service === undefined || baseline === undefined) return [];
-        return [
+  const find = (name, size, processName) =>
+    rows.find((row) => row.name === name && row.size === size && row.process === processName);
+  const ratioRow = (name, size, label, service, other) =>
+    service === undefined || other === undefined
+      ? []
+      : [
           [
             name,
             size.toLocaleString('en'),
-            `service/${baselineName}`,
-            `${ratio(service.requestsPerSecond, baseline.requestsPerSecond)}x`,
-            `${ratio(service.latencyP50Ms, baseline.latencyP50Ms)}x`,
-            `${ratio(service.latencyP99Ms, baseline.latencyP99Ms)}x`,
+            label,
+            `${ratio(service.requestsPerSecond, other.requestsPerSecond)}x`,
+            `${ratio(service.latencyP50Ms, other.latencyP50Ms)}x`,
+            `${ratio(service.latencyP99Ms, other.latencyP99Ms)}x`,
             service.cpuMsPerRequest === undefined
               ? 'n/a'
-              : `${ratio(service.cpuMsPerRequest, baseline.cpuMsPerRequest)}x`,
+              : `${ratio(service.cpuMsPerRequest, other.cpuMsPerRequest)}x`,
             service.peakRssMb === undefined
               ? 'n/a'
-              : `${ratio(service.peakRssMb, baseline.peakRssMb)}x`,
+              : `${ratio(service.peakRssMb, other.peakRssMb)}x`,
             '',
             '',
           ],
         ];
-      });
-    }),
-  );
+  const sizes = [...new Set(rows.map((row) => row.size))];
+  const didScenarios = ['GET /did', freshTokenScenario];
+  const didRatios = sizes.flatMap((size) => [
+    ...[baselineProcess, preparedBaselineProcess].flatMap((baselineName) =>
+      didScenarios.flatMap((name) =>
+        ratioRow(
+          name,
+          size,
+          `service/${baselineName}`,
+          find(name, size, 'service'),
+          find('GET /did', size, baselineName),
+        ),
+      ),
+    ),
+    // BENCH_COMPARE: each scenario of this checkout against the same scenario of the other.
+    ...didScenarios.flatMap((name) =>
+      ratioRow(
+        name,
+        size,
+        `service/${compareProcess}`,
+        find(name, size, 'service'),
+        find(name, size, compareProcess),
+      ),
+    ),
+  ]);
   const lines = [
     '',
     `Machine: ${result.machine.cpus} CPUs (${result.machine.cpuModel}), ${result.machine.memoryGb} GB, ` +
@@ -907,14 +964,7 @@ async function main() {
   const issuerUrl =
     env.BENCH_ISSUER_URL?.replace(/\/$/, '') || `${service.url}/auth/realms/agent-cloud`;
   const openIdConfiguration = await discover(issuerUrl);
-  let tokenCache;
-  // A fresh token per scenario: access tokens last 600 s, a run with long scenarios lasts longer.
-  const token = async () => {
-    if (tokenCache === undefined || Date.now() - tokenCache.at > 240_000) {
-      tokenCache = { value: await accessToken(openIdConfiguration.token_endpoint), at: Date.now() };
-    }
-    return tokenCache.value;
-  };
+  const token = tokenSource(openIdConfiguration.token_endpoint);
 
   let database;
   const baselines = [];
@@ -951,8 +1001,28 @@ async function main() {
       ? 'PostgreSQL (unknown version)'
       : `PostgreSQL ${(await database.query('SHOW server_version')).rows[0].server_version.split(' ')[0]}`;
 
+  let compare;
+  if (env.BENCH_COMPARE) {
+    if (target !== undefined) throw new Error('BENCH_COMPARE works in local mode only');
+    const checkout = resolve(env.BENCH_COMPARE);
+    const compareDir = mkdtempSync(join(tmpdir(), 'agent-bench-compare-'));
+    chmodSync(compareDir, 0o755);
+    cleanups.push(() => rmSync(compareDir, { recursive: true, force: true }));
+    log(`starting ${checkout} in local mode too, to compare (DATA_DIR ${compareDir})`);
+    const started = await startLocalService(compareDir, checkout);
+    const { token_endpoint: tokenEndpoint } = await discover(
+      `${started.url}/auth/realms/agent-cloud`,
+    );
+    compare = {
+      ...started,
+      token: tokenSource(tokenEndpoint),
+      freshTokens: (count) => accessTokens(tokenEndpoint, count),
+    };
+  }
+
   const context = {
     service,
+    compare,
     baselines,
     database,
     rows,
@@ -968,6 +1038,8 @@ async function main() {
   );
   log(`creating ${smallIds.length} tenants through the API`);
   await createTenantsThroughApi(service.url, await token(), smallIds);
+  if (compare !== undefined)
+    await createTenantsThroughApi(compare.url, await compare.token(), smallIds);
   await measureSize(context, settings.tenants, smallIds);
   // Creation comes last at this size: it adds tenants.
   await scenario(context, {
