@@ -430,6 +430,29 @@ describe('DID endpoints', () => {
     });
   });
 
+  describe('a migration that changes the type of a column it reads', () => {
+    it('answers on, although the connections prepared the read before the change', async () => {
+      const tenant = await createTenant('migrated');
+      // Enough requests at once that several pool connections prepare the read.
+      const readAll = () => Promise.all(Array.from({ length: 24 }, () => getDid('migrated')));
+      for (const response of await readAll()) expect(response.status).toBe(200);
+
+      // As a new version's migration might, while this instance keeps running.
+      await queryDatabase(service.databaseUrl, 'ALTER TABLE tenant_did ALTER COLUMN did TYPE text');
+      try {
+        for (const response of await readAll()) {
+          expect(response.status).toBe(200);
+          expect(response.body.id).toBe(tenant.did);
+        }
+      } finally {
+        await queryDatabase(
+          service.databaseUrl,
+          'ALTER TABLE tenant_did ALTER COLUMN did TYPE varchar(128)',
+        );
+      }
+    });
+  });
+
   describe('key material in responses', () => {
     it('never appears in any response of this file, in hex, base64, base64url or base58', async () => {
       // Exercise every endpoint once more, successes and failures, so the check does not rely on order.

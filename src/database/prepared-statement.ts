@@ -10,15 +10,27 @@ function poolOf(dataSource: DataSource): Pool {
   return pool as Pool;
 }
 
+/** PostgreSQL's refusal of a prepared statement whose result columns changed type since (SQLSTATE 0A000). */
+function isStalePlan(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return (
+    code === '0A000' &&
+    typeof message === 'string' &&
+    message.includes('cached plan must not change result type')
+  );
+}
+
 /**
  * A query for a hot path, sent as a named prepared statement on the DataSource's own pool (so with its
  * bounds: pool size, connect and query timeouts). PostgreSQL parses it once per connection and, after a
  * few runs, keeps its plan, instead of parsing and planning it on every request: GET /did's read cost
  * the database a third less CPU that way (issue 6, README Performance).
  *
- * Only for statements whose result columns keep their types across migrations: PostgreSQL re-plans a
- * prepared statement after DDL, but refuses one whose result type changed ("cached plan must not change
- * result type") until the connection is new.
+ * PostgreSQL re-plans a prepared statement after a schema change, but refuses one whose result columns
+ * changed type ("cached plan must not change result type") on every connection that prepared it before,
+ * as when another instance's migration changes a column while this one runs. pg-pool closes a connection
+ * whose query failed, so such a query is tried again, until a connection prepares the statement anew.
  */
 export class PreparedStatement<Row extends QueryResultRow> {
   /**
@@ -37,8 +49,15 @@ export class PreparedStatement<Row extends QueryResultRow> {
   }
 
   async rows(values: unknown[]): Promise<Row[]> {
-    const query = Object.create(this.statement) as QueryConfig;
-    const result = await poolOf(this.dataSource).query<Row>(query, values);
-    return result.rows;
+    const pool = poolOf(this.dataSource);
+    // Each stale connection fails once and leaves the pool: one more try than it holds always succeeds.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const query = Object.create(this.statement) as QueryConfig;
+        return (await pool.query<Row>(query, values)).rows;
+      } catch (error) {
+        if (!isStalePlan(error) || attempt >= (pool.options.max ?? 10)) throw error;
+      }
+    }
   }
 }
