@@ -26,7 +26,7 @@
 //   BENCH_COMPARE=dir        local mode: also start the built checkout in dir (its own database and
 //                            issuer) and measure its GET /did rows in turns with these, at the small size
 //                            (rows "compare", ratios service/compare): before and after a change
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
@@ -138,6 +138,18 @@ function stopProcess(child, graceMs = 30_000) {
   });
 }
 
+/** The commit a checkout is at, for the results file; undefined outside git. */
+function commitOf(checkout) {
+  try {
+    return execFileSync('git', ['-C', checkout, 'rev-parse', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
 function tail(file, lines = 30) {
   try {
     return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
@@ -182,9 +194,9 @@ async function startLocalService(dataDir, checkout = root) {
   const deadline = Date.now() + 180_000;
   for (;;) {
     if (child.exitCode !== null) {
-      throw new Error(`The service exited with ${child.exitCode} at start:\n${tail(logFile)}`);
+      throw new Error(`${main} exited with ${child.exitCode} at start:\n${tail(logFile)}`);
     }
-    if (Date.now() > deadline) throw new Error(`The service did not start:\n${tail(logFile)}`);
+    if (Date.now() > deadline) throw new Error(`${main} did not start:\n${tail(logFile)}`);
     try {
       if ((await fetch(`${url}/ctrl/health/ready`)).ok) break;
     } catch {
@@ -587,7 +599,11 @@ async function interleaved(context, specs, slices) {
         cpuSeconds === undefined || requests === 0
           ? undefined
           : Math.round(((cpuSeconds * 1000) / requests) * 1000) / 1000,
-      seqScans: measured[0].seqScans === undefined ? undefined : sumScans(measured),
+      // Counted in this checkout's database: nothing to say about BENCH_COMPARE's.
+      seqScans:
+        measured[0].seqScans === undefined || spec.process === compareProcess
+          ? undefined
+          : sumScans(measured),
       otherCpuPercent: highest('otherCpuPercent'),
       ...(slices > 1 ? { slices } : {}),
     };
@@ -746,7 +762,7 @@ function evaluate(rows) {
   // Judged twice: with the caller's token reused (answered from the verified-token cache) and with a new
   // token each request (verified like the baseline verifies every one).
   // The targets are judged against the baseline issue 6 defines; against the baseline that also prepares
-  // its statement the same ratios are reported for information (pass: undefined).
+  // its statement the same ratios are reported for information (pass: null).
   for (const size of sizes) {
     for (const baselineName of [baselineProcess, preparedBaselineProcess]) {
       const baseline = find('GET /did', size, baselineName);
@@ -762,12 +778,12 @@ function evaluate(rows) {
         verdicts.push({
           target: `GET /did throughput >= ${targets.didThroughputRatio}x ${baselineName} (${size} tenants, ${tokens})`,
           value: `${throughput}x`,
-          pass: judged ? throughput >= targets.didThroughputRatio : undefined,
+          pass: judged ? throughput >= targets.didThroughputRatio : null,
         });
         verdicts.push({
           target: `GET /did p99 <= ${targets.didP99Ratio}x ${baselineName} (${size} tenants, ${tokens})`,
           value: `${p99}x (${service.latencyP99Ms} vs ${baseline.latencyP99Ms} ms)`,
-          pass: judged ? p99 <= targets.didP99Ratio : undefined,
+          pass: judged ? p99 <= targets.didP99Ratio : null,
         });
       }
     }
@@ -929,7 +945,7 @@ function report(result) {
     'Targets (issue 6; INFO: the same ratio against the baseline with the prepared statement, not judged):',
     ...verdicts.map(
       (verdict) =>
-        `  ${verdict.pass === undefined ? 'INFO' : verdict.pass ? 'PASS' : 'MISS'}  ${verdict.target}: ${verdict.value}`,
+        `  ${verdict.pass === null ? 'INFO' : verdict.pass ? 'PASS' : 'MISS'}  ${verdict.target}: ${verdict.value}`,
     ),
     '',
   ];
@@ -940,6 +956,9 @@ function report(result) {
 // The run
 
 async function main() {
+  if (env.BENCH_COMPARE && target !== undefined) {
+    throw new Error('BENCH_COMPARE works in local mode only (without BENCH_TARGET)');
+  }
   const started = performance.now();
   const busy = await machineBusyPercent();
   if (busy !== undefined && busy > 15)
@@ -1003,7 +1022,6 @@ async function main() {
 
   let compare;
   if (env.BENCH_COMPARE) {
-    if (target !== undefined) throw new Error('BENCH_COMPARE works in local mode only');
     const checkout = resolve(env.BENCH_COMPARE);
     const compareDir = mkdtempSync(join(tmpdir(), 'agent-bench-compare-'));
     chmodSync(compareDir, 0o755);
@@ -1015,6 +1033,8 @@ async function main() {
     );
     compare = {
       ...started,
+      checkout,
+      commit: commitOf(checkout),
       token: tokenSource(tokenEndpoint),
       freshTokens: (count) => accessTokens(tokenEndpoint, count),
     };
@@ -1103,6 +1123,8 @@ async function main() {
       ...settings,
       target: target ?? 'local',
       serviceNodeOptions: env.BENCH_SERVICE_NODE_OPTIONS || undefined,
+      compare:
+        compare === undefined ? undefined : { checkout: compare.checkout, commit: compare.commit },
     },
     rows,
     verdicts: evaluate(rows),

@@ -430,8 +430,8 @@ describe('DID endpoints', () => {
     });
   });
 
-  describe('a migration that changes the type of a column it reads', () => {
-    it('answers on, although the connections prepared the read before the change', async () => {
+  describe('a migration that changes the type of a column GET /did reads', () => {
+    it('does not interrupt GET /did on connections that prepared the read before it', async () => {
       const tenant = await createTenant('migrated');
       // Enough requests at once that several pool connections prepare the read.
       const readAll = () => Promise.all(Array.from({ length: 24 }, () => getDid('migrated')));

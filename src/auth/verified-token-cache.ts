@@ -34,9 +34,10 @@ function keyOf(token: string): string {
  * Access tokens that passed the full verification (signature, issuer, audience, expiry, type), by their
  * exact text, so that a caller sending the same token again is not verified again (issue 6: token
  * validation was a sixth of the CPU time of GET /did). A token that differs in any character is a
- * different token and gets the full verification, even if it ends like a remembered one. An entry ends at the token's `exp` (plus the same
- * tolerance) and after at most `maxAgeMs`: a key the issuer withdraws stops being trusted at most
- * `maxAgeMs` later than without this cache (which adds a minute to the 11 that key caching allows).
+ * different token and gets the full verification, even if it ends like a remembered one. An entry ends
+ * at the token's `exp` (plus the same tolerance) and after at most `maxAgeMs`: a key the issuer withdraws
+ * stops being trusted at most `maxAgeMs` later than without this cache (which adds a minute to the 11
+ * that key caching allows).
  */
 export class VerifiedTokenCache {
   private readonly entries = new Map<string, Entry>();

@@ -1,5 +1,8 @@
+import { Logger } from '@nestjs/common';
 import { type Pool, type QueryConfig, type QueryResultRow } from 'pg';
 import { type DataSource } from 'typeorm';
+
+const logger = new Logger('PreparedStatement');
 
 /** TypeORM's PostgreSQL driver keeps its pg pool as `master` (public in its typings, typed `any`). */
 function poolOf(dataSource: DataSource): Pool {
@@ -10,15 +13,15 @@ function poolOf(dataSource: DataSource): Pool {
   return pool as Pool;
 }
 
-/** PostgreSQL's refusal of a prepared statement whose result columns changed type since (SQLSTATE 0A000). */
-function isStalePlan(error: unknown): boolean {
+/**
+ * PostgreSQL's refusal of a prepared statement whose result columns changed type since it was prepared:
+ * SQLSTATE 0A000 from the routine that revalidates cached plans (its name, unlike the message, is never
+ * translated).
+ */
+export function isStalePlan(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  return (
-    code === '0A000' &&
-    typeof message === 'string' &&
-    message.includes('cached plan must not change result type')
-  );
+  const { code, routine } = error as { code?: unknown; routine?: unknown };
+  return code === '0A000' && routine === 'RevalidateCachedQuery';
 }
 
 /**
@@ -31,6 +34,7 @@ function isStalePlan(error: unknown): boolean {
  * changed type ("cached plan must not change result type") on every connection that prepared it before,
  * as when another instance's migration changes a column while this one runs. pg-pool closes a connection
  * whose query failed, so such a query is tried again, until a connection prepares the statement anew.
+ * That holds for direct connections and poolers in session mode (README, Database and migrations).
  */
 export class PreparedStatement<Row extends QueryResultRow> {
   /**
@@ -50,13 +54,17 @@ export class PreparedStatement<Row extends QueryResultRow> {
 
   async rows(values: unknown[]): Promise<Row[]> {
     const pool = poolOf(this.dataSource);
-    // Each stale connection fails once and leaves the pool: one more try than it holds always succeeds.
+    // Each stale connection fails once and leaves the pool, so one more try than the pool holds
+    // connections reaches a new one, unless the schema changes again meanwhile.
     for (let attempt = 0; ; attempt++) {
       try {
         const query = Object.create(this.statement) as QueryConfig;
         return (await pool.query<Row>(query, values)).rows;
       } catch (error) {
         if (!isStalePlan(error) || attempt >= (pool.options.max ?? 10)) throw error;
+        logger.warn(
+          `Statement ${this.statement.name}: the schema changed under its plan; trying again on another connection`,
+        );
       }
     }
   }
