@@ -685,30 +685,27 @@ const compareProcess = 'compare';
 
 async function measureSize(context, size, tenantIds) {
   const did = didRequests(tenantIds);
-  log(`getting ${settings.freshTokens} access tokens`);
-  const tokens = await context.freshTokens(settings.freshTokens);
   const service = { size, process: 'service', url: context.service.url, pid: context.service.pid };
-  // The other checkout's database holds only the small size's tenants.
-  const compare = size === settings.tenants ? context.compare : undefined;
-  const compareSpecs = [];
-  if (compare !== undefined) {
-    const compareTokens = await compare.freshTokens(settings.freshTokens);
-    const spec = { size, process: compareProcess, url: compare.url, pid: compare.pid };
-    compareSpecs.push(
-      { ...spec, name: 'GET /did', requestFor: did, token: compare.token },
+  /** A service's two GET /did rows: its token reused, and a new token of its issuer each request. */
+  const didSpecs = async (spec, issuer) => {
+    log(`getting ${settings.freshTokens} access tokens`);
+    const tokens = await issuer.freshTokens(settings.freshTokens);
+    return [
+      { ...spec, name: 'GET /did', requestFor: did, token: issuer.token },
       {
         ...spec,
         name: freshTokenScenario,
-        requestFor: didRequests(tenantIds, compareTokens),
-        token: compare.token,
+        requestFor: didRequests(tenantIds, tokens),
+        token: issuer.token,
       },
-    );
-  }
+    ];
+  };
+  // The other checkout's database holds only the small size's tenants.
+  const compare = size === settings.tenants ? context.compare : undefined;
   await interleaved(
     context,
     [
-      { ...service, name: 'GET /did', requestFor: did },
-      { ...service, name: freshTokenScenario, requestFor: didRequests(tenantIds, tokens) },
+      ...(await didSpecs(service, context)),
       ...context.baselines.map((baseline) => ({
         name: 'GET /did',
         size,
@@ -717,7 +714,12 @@ async function measureSize(context, size, tenantIds) {
         pid: baseline.pid,
         requestFor: did,
       })),
-      ...compareSpecs,
+      ...(compare === undefined
+        ? []
+        : await didSpecs(
+            { size, process: compareProcess, url: compare.url, pid: compare.pid },
+            compare,
+          )),
     ],
     settings.slices,
   );
@@ -754,9 +756,13 @@ function ratio(numerator, denominator) {
     : Math.round((numerator / denominator) * 100) / 100;
 }
 
+/** The row of one scenario at one size for one process. */
+function findRow(rows, name, size, processName) {
+  return rows.find((row) => row.name === name && row.size === size && row.process === processName);
+}
+
 function evaluate(rows) {
-  const find = (name, size, processName) =>
-    rows.find((row) => row.name === name && row.size === size && row.process === processName);
+  const find = (name, size, processName) => findRow(rows, name, size, processName);
   const verdicts = [];
   const sizes = [...new Set(rows.map((row) => row.size))];
   // Judged twice: with the caller's token reused (answered from the verified-token cache) and with a new
@@ -833,8 +839,7 @@ function table(headers, rows) {
 
 function report(result) {
   const { rows, verdicts } = result;
-  const find = (name, size, processName) =>
-    rows.find((row) => row.name === name && row.size === size && row.process === processName);
+  const find = (name, size, processName) => findRow(rows, name, size, processName);
   const ratioRow = (name, size, label, service, other) =>
     service === undefined || other === undefined
       ? []

@@ -1,7 +1,6 @@
-import { type Pool } from 'pg';
 import { type DataSource } from 'typeorm';
 import { createDataSource } from '../src/database/data-source.js';
-import { isStalePlan, PreparedStatement } from '../src/database/prepared-statement.js';
+import { isStalePlan, poolOf, PreparedStatement } from '../src/database/prepared-statement.js';
 import { createTestDatabase, queryDatabase } from './support/database.js';
 
 describe(PreparedStatement.name, () => {
@@ -21,7 +20,7 @@ describe(PreparedStatement.name, () => {
 
   beforeEach(() => {
     failedQueries = 0;
-    const pool = (dataSource.driver as unknown as { master: Pool }).master;
+    const pool = poolOf(dataSource);
     pool.removeAllListeners('release');
     pool.on('release', (error: Error | null | undefined) => {
       if (error) failedQueries++;

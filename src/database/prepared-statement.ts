@@ -5,7 +5,7 @@ import { type DataSource } from 'typeorm';
 const logger = new Logger('PreparedStatement');
 
 /** TypeORM's PostgreSQL driver keeps its pg pool as `master` (public in its typings, typed `any`). */
-function poolOf(dataSource: DataSource): Pool {
+export function poolOf(dataSource: DataSource): Pool {
   const pool = (dataSource.driver as { master?: unknown }).master;
   if (typeof pool !== 'object' || pool === null || typeof (pool as Pool).query !== 'function') {
     throw new Error('DataSource is not initialized: it has no PostgreSQL pool');

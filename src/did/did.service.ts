@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { generateKeyPair } from 'node:crypto';
 import { promisify } from 'node:util';
-import { DataSource, type EntityManager, Repository } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { PreparedStatement } from '../database/prepared-statement.js';
 import { DomainException } from '../common/problem/domain.exception.js';
 import { ed25519DidDocument, ed25519DidKey, type DidDocument } from './did-key.js';
@@ -22,7 +22,6 @@ export class DidService {
   }>;
 
   constructor(
-    @InjectRepository(DidEntity) private readonly dids: Repository<DidEntity>,
     @InjectDataSource() dataSource: DataSource,
     @Inject(KeyVault) private readonly vault: KeyVault,
   ) {
