@@ -1,4 +1,11 @@
-import { createDataSource, migrations, runMigrationsLocked } from '../src/database/data-source.js';
+import pg from 'pg';
+import { DataSource } from 'typeorm';
+import {
+  createDataSource,
+  dataSourceOptions,
+  migrations,
+  runMigrationsLocked,
+} from '../src/database/data-source.js';
 import { createEmptyDatabase, createTestDatabase, queryDatabase } from './support/database.js';
 
 describe('migrations', () => {
@@ -47,5 +54,48 @@ describe('migrations', () => {
     } finally {
       await dataSource.destroy();
     }
+  });
+
+  it("wait for another instance's migration longer than their own lock bound", async () => {
+    const url = await createEmptyDatabase();
+    const options = dataSourceOptions(url, 'migrations');
+    // The same options with a lock bound far shorter than the other instance's migration.
+    const dataSource = new DataSource({
+      ...options,
+      extra: { ...(options.extra as object), lock_timeout: 200 },
+    });
+    const otherInstance = new pg.Client({ connectionString: url });
+    await otherInstance.connect();
+    await dataSource.initialize();
+    try {
+      await otherInstance.query('SELECT pg_advisory_lock(7428101903)');
+      const migrating = runMigrationsLocked(dataSource);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await otherInstance.query('SELECT pg_advisory_unlock(7428101903)');
+      expect(await migrating).toHaveLength(migrations.length);
+    } finally {
+      await otherInstance.end();
+      await dataSource.destroy();
+    }
+  });
+
+  it('run under bounds of their own, while PostgreSQL bounds every statement of the app', async () => {
+    const url = await createTestDatabase();
+    const settings = async (purpose: 'app' | 'migrations') => {
+      const dataSource = createDataSource(url, purpose);
+      await dataSource.initialize();
+      try {
+        const [row] = await dataSource.query<Record<string, string>[]>(
+          `SELECT current_setting('statement_timeout') AS statement,
+                  current_setting('lock_timeout') AS lock,
+                  current_setting('idle_in_transaction_session_timeout') AS idle`,
+        );
+        return row;
+      } finally {
+        await dataSource.destroy();
+      }
+    };
+    expect(await settings('app')).toEqual({ statement: '2s', lock: '1s', idle: '5s' });
+    expect(await settings('migrations')).toEqual({ statement: '0', lock: '10s', idle: '1min' });
   });
 });

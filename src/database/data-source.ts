@@ -1,4 +1,5 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
+import { BoundedClient } from './bounded-client.js';
 import { InitialSchema1763800000000 } from '../../migrations/1763800000000-initial-schema.js';
 import { IssuerSessions1763900000000 } from '../../migrations/1763900000000-issuer-sessions.js';
 import { TenantSearchIndex1795348774403 } from '../../migrations/1795348774403-tenant-search-index.js';
@@ -15,18 +16,37 @@ export const migrations = [
   TenantSearchIndex1795348774403,
 ];
 
-/** How long the app waits for any one query: a frozen database must become a 503 within seconds. */
-export const appQueryTimeoutMs = 2_500;
+/**
+ * Bounds on the app's database work. PostgreSQL itself cancels a statement that runs or waits for a lock
+ * too long, and ends a session left idle inside a transaction, so a stalled statement is rolled back on
+ * the server, never applied after its request was answered. The client waits a little longer than the
+ * server, for a database that does not answer at all (frozen, partitioned); BoundedClient then drops the
+ * connection.
+ */
+export const appDatabaseBounds = {
+  statementTimeoutMs: 2_000,
+  lockTimeoutMs: 1_000,
+  idleInTransactionTimeoutMs: 5_000,
+  queryTimeoutMs: 2_500,
+} as const;
 
 /**
- * The one DataSource definition, used by the app, the migration CLI and the tests.
- * `purpose: 'migrations'` drops the per-query bound: a schema change on a large table may take longer,
- * and it runs before the service takes requests.
+ * Migrations may rewrite large tables, so no statement bound; but a schema change waiting for a lock
+ * holds up every query queued behind it, so that wait is bounded (start-up then fails with the reason).
  */
+export const migrationDatabaseBounds = {
+  statementTimeoutMs: 0,
+  lockTimeoutMs: 10_000,
+  idleInTransactionTimeoutMs: 60_000,
+  queryTimeoutMs: undefined,
+} as const;
+
+/** The one DataSource definition, used by the app, the migration CLI and the tests. */
 export function dataSourceOptions(
   url: string,
   purpose: 'app' | 'migrations' = 'app',
 ): DataSourceOptions {
+  const bounds = purpose === 'app' ? appDatabaseBounds : migrationDatabaseBounds;
   return {
     type: 'postgres',
     url,
@@ -40,10 +60,14 @@ export function dataSourceOptions(
     logging: ['migration'],
     extra: {
       max: 10,
+      Client: BoundedClient,
       // Fail fast when the database is away or frozen, so that callers get a 503 instead of hanging:
-      // a bound on connecting, a client-side bound on every query, and TCP keep-alive on the sockets.
+      // a bound on connecting, bounds on every statement, and TCP keep-alive on the sockets.
       connectionTimeoutMillis: 5000,
-      query_timeout: purpose === 'app' ? appQueryTimeoutMs : undefined,
+      statement_timeout: bounds.statementTimeoutMs,
+      lock_timeout: bounds.lockTimeoutMs,
+      idle_in_transaction_session_timeout: bounds.idleInTransactionTimeoutMs,
+      query_timeout: bounds.queryTimeoutMs,
       keepAlive: true,
       application_name: 'agent-service',
     },
@@ -68,12 +92,15 @@ export async function withMigrationLock<T>(
   const lockRunner = dataSource.createQueryRunner();
   await lockRunner.connect();
   try {
+    // Another instance may be migrating for minutes: wait for it however long it takes.
+    await lockRunner.query('SET lock_timeout = 0');
     await lockRunner.query('SELECT pg_advisory_lock($1)', [migrationLockKey]);
     return await work();
   } finally {
     await lockRunner
       .query('SELECT pg_advisory_unlock($1)', [migrationLockKey])
       .catch(() => undefined);
+    await lockRunner.query('RESET lock_timeout').catch(() => undefined);
     await lockRunner.release();
   }
 }

@@ -62,6 +62,15 @@ export class DidService {
     }
   }
 
+  /** The tenant's DID, read inside the caller's transaction. */
+  async didInTransaction(manager: EntityManager, tenantId: string): Promise<string> {
+    const entity = await manager.findOneOrFail(DidEntity, {
+      select: { did: true },
+      where: { tenantId },
+    });
+    return entity.did;
+  }
+
   async getDid(tenantId: string): Promise<DidDto> {
     const entity = await this.find(tenantId);
     const identity = ed25519DidKey(entity.publicKey);

@@ -45,20 +45,25 @@ export class TenantsService {
     private readonly dids: DidService,
   ) {}
 
-  /** Creates the tenant and its DID in one transaction: there is never a tenant without a DID. */
+  /**
+   * Creates the tenant and its DID in one transaction: there is never a tenant without a DID. The answer
+   * is what the transaction wrote, so a delete landing right after the commit cannot turn it into a 404.
+   */
   async create(input: NewTenant, actor: Actor): Promise<TenantDto> {
     try {
-      const id = await this.dataSource.transaction(async (manager) => {
-        await manager.insert(TenantEntity, {
+      const tenant = await this.dataSource.transaction(async (manager) => {
+        const imageUrl = emptyToNull(input.imageUrl);
+        const inserted = await manager.insert(TenantEntity, {
           id: input.id,
           label: input.label,
-          imageUrl: emptyToNull(input.imageUrl),
+          imageUrl,
         });
-        await this.dids.createForTenant(manager, input.id);
-        return input.id;
+        const did = await this.dids.createForTenant(manager, input.id);
+        const stamps = inserted.generatedMaps[0] as Pick<TenantEntity, 'createdAt' | 'updatedAt'>;
+        return toTenantDto({ id: input.id, label: input.label, imageUrl, ...stamps }, did);
       });
-      this.audit('tenant.create', id, actor);
-      return await this.get(id);
+      this.audit('tenant.create', tenant.id, actor);
+      return tenant;
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new DomainException(
@@ -71,6 +76,7 @@ export class TenantsService {
     }
   }
 
+  /** Changes the tenant in a transaction and answers with the row it wrote. */
   async update(id: string, changes: TenantChanges, actor: Actor): Promise<TenantDto> {
     if (changes.label === undefined && changes.imageUrl === undefined) {
       throw new DomainException('NOTHING_TO_UPDATE', 'Give a new label, imageUrl or both.', [
@@ -80,20 +86,31 @@ export class TenantsService {
     const values: Partial<TenantEntity> = {};
     if (changes.label !== undefined) values.label = changes.label;
     if (changes.imageUrl !== undefined) values.imageUrl = emptyToNull(changes.imageUrl);
-    const result = await this.tenants
-      .createQueryBuilder()
-      .update(TenantEntity)
-      .set({ ...values, updatedAt: () => 'now()' })
-      .where('id = :id', { id })
-      .execute();
-    if (result.affected === 0) throw tenantNotFound(id);
+    const tenant = await this.dataSource.transaction(async (manager) => {
+      const result = await manager
+        .createQueryBuilder()
+        .update(TenantEntity)
+        .set({ ...values, updatedAt: () => 'now()' })
+        .where('id = :id', { id })
+        .returning(['id', 'label', 'imageUrl', 'createdAt', 'updatedAt'])
+        .execute();
+      const [row] = result.raw as UpdatedTenantRow[];
+      if (row === undefined) throw tenantNotFound(id);
+      // The updated row stays locked until the commit, so its DID cannot be deleted meanwhile.
+      const did = await this.dids.didInTransaction(manager, id);
+      const { image_url: imageUrl, created_at: createdAt, updated_at: updatedAt } = row;
+      return toTenantDto({ ...row, imageUrl, createdAt, updatedAt }, did);
+    });
     this.audit('tenant.update', id, actor, Object.keys(values));
-    return this.get(id);
+    return tenant;
   }
 
   /** Deletes the tenant; its DID row and sealed private key go with it (ON DELETE CASCADE). */
   async delete(id: string, actor: Actor): Promise<void> {
-    const result = await this.tenants.delete({ id });
+    // A transaction of its own: a statement that runs late, after its request gave up, is never committed.
+    const result = await this.dataSource.transaction((manager) =>
+      manager.delete(TenantEntity, { id }),
+    );
     if (result.affected === 0) throw tenantNotFound(id);
     this.audit('tenant.delete', id, actor);
   }
@@ -119,7 +136,7 @@ export class TenantsService {
     }
     const tenant = await this.baseQuery().where('tenant.id = :id', { id }).getOne();
     if (tenant === null) throw tenantNotFound(id);
-    return toTenantDto(tenant);
+    return fromJoinedEntity(tenant);
   }
 
   async assertExists(id: string): Promise<void> {
@@ -164,7 +181,7 @@ export class TenantsService {
       .getMany();
     const total = await this.countMatching(matching, filtered, page * size, tenants.length, size);
     return {
-      content: tenants.map(toTenantDto),
+      content: tenants.map(fromJoinedEntity),
       number: page,
       size,
       totalElements: total,
@@ -222,13 +239,29 @@ export class TenantsService {
   }
 }
 
-function toTenantDto(tenant: TenantEntity): TenantDto {
+/** A tenant read with its DID joined (baseQuery). */
+function fromJoinedEntity(tenant: TenantEntity): TenantDto {
   if (tenant.did === undefined) throw new Error(`Tenant ${tenant.id} has no DID`);
+  return toTenantDto(tenant, tenant.did.did);
+}
+
+interface UpdatedTenantRow {
+  id: string;
+  label: string;
+  image_url: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function toTenantDto(
+  tenant: Pick<TenantEntity, 'id' | 'label' | 'imageUrl' | 'createdAt' | 'updatedAt'>,
+  did: string,
+): TenantDto {
   return {
     id: tenant.id,
     label: tenant.label,
     imageUrl: tenant.imageUrl,
-    did: tenant.did.did,
+    did,
     createdAt: tenant.createdAt.toISOString(),
     updatedAt: tenant.updatedAt.toISOString(),
   };

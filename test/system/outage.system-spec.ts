@@ -352,5 +352,33 @@ describe('database outage', () => {
     });
     expect(did.status).toBe(200);
     expect(app.running).toBe(true);
+
+    // What the freeze cut short was rolled back, not applied once the server woke up, and no connection
+    // was handed on inside a transaction: writes on every pooled connection work, nothing stays open.
+    await sleep(3_000);
+    const after = await Promise.all(
+      Array.from({ length: 12 }, (_, index) =>
+        attempt('create', app.url, '/ctrl/api/v1.0/tenants/create', {
+          method: 'POST',
+          headers: { authorization },
+          query: { id: `after-thaw-${index}`, label: 'After the thaw' },
+        }),
+      ),
+    );
+    expect(describeOutcomes(after.filter((outcome) => outcome.status !== 201))).toBe('');
+    expect(
+      await queryDatabase(
+        databaseUrl,
+        `SELECT tenant.id FROM tenant LEFT JOIN tenant_did ON tenant_did.tenant_id = tenant.id
+          WHERE tenant.id = 'while-frozen' OR tenant_did.tenant_id IS NULL`,
+      ),
+    ).toEqual([]);
+    expect(
+      await queryDatabase(
+        databaseUrl,
+        `SELECT state FROM pg_stat_activity
+          WHERE application_name = 'agent-service' AND state LIKE 'idle in transaction%'`,
+      ),
+    ).toEqual([]);
   }, 90_000);
 });

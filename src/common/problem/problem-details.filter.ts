@@ -23,6 +23,10 @@ const databaseUnavailableCodes = new Set([
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now
   '53300', // too_many_connections
+  '57014', // query_canceled: the server's statement_timeout
+  '55P03', // lock_not_available: the server's lock_timeout
+  '40P01', // deadlock_detected
+  '40001', // serialization_failure
 ]);
 
 function isDatabaseUnavailable(error: unknown): boolean {
@@ -72,7 +76,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       });
       return new DomainException(
         'SERVICE_UNAVAILABLE',
-        'The database is not reachable right now; try again shortly.',
+        'The database did not answer in time; try again shortly.',
         undefined,
         { 'Retry-After': '5' },
       );

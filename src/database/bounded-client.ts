@@ -1,0 +1,42 @@
+import pg from 'pg';
+
+type QueryCallback = (error: unknown, ...results: unknown[]) => void;
+
+/** True for an error that PostgreSQL itself reported: the connection is still in step with the server. */
+export function isServerError(error: unknown): boolean {
+  return error instanceof pg.DatabaseError;
+}
+
+/**
+ * The client class of the service's pools (pg-pool's `Client` option). After an error that the server
+ * did not report (a read timeout, a broken socket) nobody knows what the server is still doing on the
+ * connection, so the client ends it: the pool then drops it instead of handing an open or failed
+ * transaction, or a statement still running, to the next request.
+ */
+export class BoundedClient extends pg.Client {
+  // One signature for pg's many overloads: arguments and answer pass through unchanged.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  override query(...args: unknown[]): any {
+    const callbackAt = args.findIndex((argument) => typeof argument === 'function');
+    if (callbackAt >= 0) {
+      const callback = args[callbackAt] as QueryCallback;
+      args[callbackAt] = (error: unknown, ...results: unknown[]) => {
+        this.endAfter(error);
+        callback(error, ...results);
+      };
+      return super.query.apply(this, args as never);
+    }
+    const answer: unknown = super.query.apply(this, args as never);
+    if (!(answer instanceof Promise)) return answer;
+    return answer.catch((error: unknown) => {
+      this.endAfter(error);
+      throw error;
+    });
+  }
+
+  private endAfter(error: unknown): void {
+    if (error === undefined || error === null || isServerError(error)) return;
+    // With a statement still running, pg destroys the socket: the server rolls its transaction back.
+    this.end().catch(() => undefined);
+  }
+}
