@@ -156,9 +156,10 @@ describe('docker-compose stack', () => {
     expect(result.stderr).toMatch(new RegExp(`in service "[a-z]+": set ${name} in \\.env`));
   });
 
-  it('runs Keycloak 26.7 with the realm imported, under /auth, behind the proxy, on the public hostname', () => {
+  it('runs Keycloak 26.7, pinned to a patch release, with the realm imported, under /auth, behind the proxy, on the public hostname', () => {
     const keycloak = service('keycloak');
-    expect(keycloak.image).toBe('quay.io/keycloak/keycloak:26.7');
+    // A patch release, as the admin client in package.json is: a moving 26.7 tag changes under a deployment.
+    expect(keycloak.image).toBe('quay.io/keycloak/keycloak:26.7.4');
     const command = Array.isArray(keycloak.command)
       ? keycloak.command
       : (keycloak.command ?? '').split(/\s+/);
