@@ -17,6 +17,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { type Request, type Response } from 'express';
 import { Public } from '../auth/access.decorators.js';
 import { requestIdOf } from '../common/logging.js';
+import { authenticateClient } from './client-authentication.js';
 import { IssuerService, type Form, type TokenResponse } from './issuer.service.js';
 import { errorPage, loggedOutPage, loginPage } from './login-page.js';
 import { OAuthError } from './oauth-error.js';
@@ -150,7 +151,7 @@ export class IssuerController {
     const form = readForm(request);
     return this.issuer.token(
       form,
-      basicCredentials(request),
+      request.headers.authorization,
       request.ip ?? '127.0.0.1',
       requestIdOf(request),
     );
@@ -240,7 +241,7 @@ export class IssuerController {
     this.cors(request, response);
     const form = readForm(request);
     if (form.refresh_token !== undefined) {
-      const client = this.issuer.authenticateClient(form, basicCredentials(request));
+      const client = authenticateClient(this.issuer.realm, form, request.headers.authorization);
       await this.issuer.logoutWithRefreshToken(client, form.refresh_token);
       response.status(204).end();
       return;
@@ -368,18 +369,6 @@ function singleValues(source: Record<string, unknown>): Form {
     if (typeof value === 'string') values[name] = value;
   }
   return values;
-}
-
-function basicCredentials(request: Request): { clientId: string; secret: string } | undefined {
-  const header = request.headers.authorization;
-  if (header === undefined || !/^Basic /i.test(header)) return undefined;
-  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
-  const separator = decoded.indexOf(':');
-  if (separator < 0) return undefined;
-  return {
-    clientId: decodeURIComponent(decoded.slice(0, separator)),
-    secret: decodeURIComponent(decoded.slice(separator + 1)),
-  };
 }
 
 /** Adds parameters to a redirect URI, in the query or (response_mode=fragment) the fragment. */

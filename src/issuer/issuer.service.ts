@@ -1,8 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { IsNull, Repository } from 'typeorm';
+import { authenticateClient } from './client-authentication.js';
+import { constantTimeEqual, sha256 } from './hashing.js';
 import { ISSUER_CLOCK, type Clock } from './issuer-clock.js';
 import { IssuerCodeEntity } from './issuer-code.entity.js';
 import { IssuerKeys } from './issuer-keys.js';
@@ -71,7 +73,7 @@ export class IssuerService {
 
   async token(
     form: Form,
-    basicAuth: { clientId: string; secret: string } | undefined,
+    authorization: string | undefined,
     clientAddress: string,
     requestId?: string,
   ): Promise<TokenResponse> {
@@ -84,7 +86,7 @@ export class IssuerService {
     ) {
       throw new OAuthError(400, 'unsupported_grant_type', 'Unsupported grant_type');
     }
-    const client = this.authenticateClient(form, basicAuth);
+    const client = authenticateClient(this.realm, form, authorization);
     switch (grantType as GrantKind) {
       case 'password':
         return this.passwordGrant(client, form, requestId);
@@ -95,27 +97,6 @@ export class IssuerService {
       case 'client_credentials':
         return this.clientCredentialsGrant(client, form, clientAddress);
     }
-  }
-
-  /** Public clients name themselves; confidential ones prove it with their secret (post or Basic). */
-  authenticateClient(
-    form: Form,
-    basicAuth: { clientId: string; secret: string } | undefined,
-  ): RealmClient {
-    const clientId = basicAuth?.clientId ?? form.client_id;
-    if (clientId === undefined || clientId === '') {
-      throw new OAuthError(400, 'invalid_client', 'Missing client_id parameter');
-    }
-    const client = this.realm.client(clientId);
-    if (client === undefined)
-      throw new OAuthError(401, 'invalid_client', 'Invalid client or Invalid client credentials');
-    if (client.publicClient !== true) {
-      const secret = basicAuth?.secret ?? form.client_secret;
-      if (secret === undefined || !constantTimeEqual(secret, client.secret ?? '')) {
-        throw new OAuthError(401, 'invalid_client', 'Invalid client or Invalid client credentials');
-      }
-    }
-    return client;
   }
 
   private async passwordGrant(
@@ -563,15 +544,4 @@ function decodeExp(token: string): number {
     Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'),
   ) as { exp: number };
   return payload.exp;
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
-function constantTimeEqual(given: string, expected: string): boolean {
-  // Hash first so that both sides have the same length and timingSafeEqual applies.
-  const left = createHash('sha256').update(given).digest();
-  const right = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(left, right);
 }
