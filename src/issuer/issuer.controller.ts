@@ -266,15 +266,18 @@ export class IssuerController {
     }
     // Check where the browser would go before ending anything, as Keycloak does.
     const target = parameters.post_logout_redirect_uri;
+    let destination: string | undefined;
     if (target !== undefined) {
       const client = clientId === undefined ? undefined : this.issuer.realm.client(clientId);
-      if (client === undefined || !this.issuer.realm.postLogoutRedirectUriAllowed(client, target)) {
-        throw new LoginPageError('Invalid redirect uri');
-      }
+      destination =
+        client === undefined
+          ? undefined
+          : this.issuer.realm.verifiedPostLogoutRedirectUri(client, target);
+      if (destination === undefined) throw new LoginPageError('Invalid redirect uri');
     }
     if (sessionId !== undefined) await this.issuer.endSession(sessionId);
-    if (target !== undefined) {
-      response.redirect(302, withParameters(target, { state: parameters.state }, undefined));
+    if (destination !== undefined) {
+      response.redirect(302, withParameters(destination, { state: parameters.state }, undefined));
       return;
     }
     response.status(200).set(securityHeaders).type('html').send(loggedOutPage());

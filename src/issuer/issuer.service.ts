@@ -33,7 +33,10 @@ export type Form = Record<string, string | undefined>;
 
 export interface AuthorizationRequest {
   client: RealmClient;
+  /** Where the browser goes: the verified, normalised redirect_uri. */
   redirectUri: string;
+  /** redirect_uri as sent, which the code exchange must repeat (Keycloak compares the parameter). */
+  redirectUriParam: string;
   scope: string;
   state?: string;
   nonce?: string;
@@ -273,8 +276,12 @@ export class IssuerService {
       } {
     const client = this.realm.client(query.client_id ?? '');
     if (client === undefined) throw new OAuthError(400, 'invalid_request', 'Client not found.');
-    const redirectUri = query.redirect_uri;
-    if (redirectUri === undefined || !this.realm.redirectUriAllowed(client, redirectUri)) {
+    const redirectUriParam = query.redirect_uri;
+    const redirectUri =
+      redirectUriParam === undefined
+        ? undefined
+        : this.realm.verifiedRedirectUri(client, redirectUriParam);
+    if (redirectUriParam === undefined || redirectUri === undefined) {
       // Never redirect to an unregistered URI: that would make the issuer an open redirect.
       throw new OAuthError(400, 'invalid_request', 'Invalid parameter: redirect_uri');
     }
@@ -319,6 +326,7 @@ export class IssuerService {
     return {
       client,
       redirectUri,
+      redirectUriParam,
       scope: this.realm.grantedScope(query.scope),
       state: query.state,
       nonce: query.nonce,
@@ -340,7 +348,7 @@ export class IssuerService {
       codeHash: sha256(code),
       sessionId: session.id,
       clientId: request.client.clientId,
-      redirectUri: request.redirectUri,
+      redirectUri: request.redirectUriParam,
       codeChallenge: request.codeChallenge ?? null,
       codeChallengeMethod: request.codeChallengeMethod ?? null,
       scope: request.scope,

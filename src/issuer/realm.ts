@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type RealmClient, type RealmFile, type RealmUser } from './realm-file.js';
+import { verifyRedirectUri } from './redirect-uri.js';
 
 /** What Keycloak makes of `default-roles-<realm>` on import: its usual composite members. */
 const defaultRoleRealmMembers = ['offline_access', 'uma_authorization'];
@@ -94,24 +95,19 @@ export class Realm {
     return this.passwords.get(user.username.toLowerCase())?.temporary === true;
   }
 
-  /** Keycloak's redirect URI rule: exact match, or a prefix match where the registered URI ends in `*`. */
-  redirectUriAllowed(client: RealmClient, redirectUri: string): boolean {
-    return (client.redirectUris ?? []).some((registered) =>
-      registered.endsWith('*')
-        ? redirectUri.startsWith(registered.slice(0, -1))
-        : redirectUri === registered,
-    );
+  /** Where the browser goes for a requested redirect_uri, or undefined when not allowed. */
+  verifiedRedirectUri(client: RealmClient, redirectUri: string): string | undefined {
+    return verifyRedirectUri(redirectUri, client.redirectUris ?? []);
   }
 
-  postLogoutRedirectUriAllowed(client: RealmClient, uri: string): boolean {
+  /** The same for post_logout_redirect_uri: `+` (or nothing) means the client's redirect URIs. */
+  verifiedPostLogoutRedirectUri(client: RealmClient, uri: string): string | undefined {
     const configured = client.attributes?.['post.logout.redirect.uris'];
     const patterns =
       configured === undefined || configured === '+'
         ? (client.redirectUris ?? [])
         : configured.split('##');
-    return patterns.some((registered) =>
-      registered.endsWith('*') ? uri.startsWith(registered.slice(0, -1)) : uri === registered,
-    );
+    return verifyRedirectUri(uri, patterns);
   }
 
   /** `webOrigins`, with `+` meaning the origins of the redirect URIs. */
