@@ -12,6 +12,7 @@ export interface RealmFile {
   enabled?: boolean;
   accessTokenLifespan?: number;
   accessCodeLifespan?: number;
+  accessCodeLifespanLogin?: number;
   ssoSessionIdleTimeout?: number;
   ssoSessionMaxLifespan?: number;
   roles?: { realm?: { name: string }[] };

@@ -32,6 +32,8 @@ export class Realm {
   readonly name: string;
   readonly accessTokenLifespan: number;
   readonly accessCodeLifespan: number;
+  /** How long a login page stays usable after its last use (Keycloak's "Login timeout"). */
+  readonly accessCodeLifespanLogin: number;
   readonly ssoSessionIdleTimeout: number;
   readonly ssoSessionMaxLifespan: number;
   private readonly clients: Map<string, RealmClient>;
@@ -42,6 +44,7 @@ export class Realm {
     this.name = file.realm;
     this.accessTokenLifespan = file.accessTokenLifespan ?? 300;
     this.accessCodeLifespan = file.accessCodeLifespan ?? 60;
+    this.accessCodeLifespanLogin = file.accessCodeLifespanLogin ?? 1800;
     this.ssoSessionIdleTimeout = file.ssoSessionIdleTimeout ?? 1800;
     this.ssoSessionMaxLifespan = file.ssoSessionMaxLifespan ?? 36000;
     this.clients = new Map((file.clients ?? []).map((client) => [client.clientId, client]));
