@@ -3,6 +3,7 @@ import { InitialSchema1763800000000 } from '../../migrations/1763800000000-initi
 import { IssuerSessions1763900000000 } from '../../migrations/1763900000000-issuer-sessions.js';
 import { TenantSearchIndex1795348774403 } from '../../migrations/1795348774403-tenant-search-index.js';
 import { IssuerAuthSessions1795573300000 } from '../../migrations/1795573300000-issuer-auth-sessions.js';
+import { IssuerExpiryIndexes1795573400000 } from '../../migrations/1795573400000-issuer-expiry-indexes.js';
 import { DidEntity } from '../did/did.entity.js';
 import { IssuerAuthSessionEntity } from '../issuer/issuer-auth-session.entity.js';
 import { IssuerCodeEntity } from '../issuer/issuer-code.entity.js';
@@ -22,6 +23,7 @@ export const migrations = [
   IssuerSessions1763900000000,
   TenantSearchIndex1795348774403,
   IssuerAuthSessions1795573300000,
+  IssuerExpiryIndexes1795573400000,
 ];
 
 /** How long the app waits for any one query: a frozen database must become a 503 within seconds. */

@@ -8,6 +8,7 @@ import { IssuerAuthSessionEntity } from './issuer-auth-session.entity.js';
 import { ISSUER_CLOCK, systemClock, type Clock } from './issuer-clock.js';
 import { IssuerCodeEntity } from './issuer-code.entity.js';
 import { IssuerController } from './issuer.controller.js';
+import { IssuerPurge } from './issuer-purge.js';
 import { IssuerKeys } from './issuer-keys.js';
 import { ISSUER_URL, IssuerService } from './issuer.service.js';
 import { IssuerSessionEntity } from './issuer-session.entity.js';
@@ -43,6 +44,7 @@ export class IssuerModule {
         { provide: ISSUER_CLOCK, useValue: clock },
         IssuerService,
         AuthSessionStore,
+        IssuerPurge,
       ],
       exports: [IssuerService],
     };
