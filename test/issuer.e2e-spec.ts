@@ -908,7 +908,7 @@ describe('Embedded Keycloak-compatible issuer', () => {
       const page = await browse(authorizeUrl({ client_id: 'nobody', response_type: 'code' }));
       expect(page.status).toBe(400);
       expect(page.headers.get('content-security-policy')).toEqual(expect.any(String));
-      expect(page.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+      expect(page.headers.get('x-frame-options')).toBe('DENY');
     });
 
     it('redirects with invalid_request to the registered URI when the PKCE challenge is missing', async () => {

@@ -76,7 +76,7 @@ export class BrowserLoginController {
       kept,
     );
     if (started.cookieIsNew) setAuthSessionCookie(response, this.issuer.issuerUrl, started.cookie);
-    sendHtml(response, 200, this.renderLogin(outcome.client.clientId, started));
+    sendHtml(response, this.issuer.realm, 200, this.renderLogin(outcome.client.clientId, started));
   }
 
   @Post('login-actions/authenticate')
@@ -90,19 +90,24 @@ export class BrowserLoginController {
       query.client_id,
     );
     if (login === undefined) {
-      sendHtml(response, 400, errorPage(cookieNotFound));
+      sendHtml(response, this.issuer.realm, 400, errorPage(cookieNotFound));
       return;
     }
     const clientId = login.request.client_id ?? '';
     const sessionCode = await this.logins.takeCode(login, query.session_code);
     if (query.execution !== loginExecution) {
-      sendHtml(response, 200, pageExpiredPage(this.restartUrl(login)));
+      sendHtml(response, this.issuer.realm, 200, pageExpiredPage(this.restartUrl(login)));
       return;
     }
     if (sessionCode === undefined) {
       // A replayed or outdated form: Keycloak shows the current form again.
       const renewed = { tabId: login.tabId, sessionCode: await this.logins.renewCode(login) };
-      sendHtml(response, 200, this.renderLogin(clientId, renewed, { error: actionExpired }));
+      sendHtml(
+        response,
+        this.issuer.realm,
+        200,
+        this.renderLogin(clientId, renewed, { error: actionExpired }),
+      );
       return;
     }
     const outcome = this.authorizationRequest(login.request);
@@ -123,7 +128,7 @@ export class BrowserLoginController {
         { tabId: login.tabId, sessionCode },
         { username: form.username, error: message },
       );
-      sendHtml(response, 200, page);
+      sendHtml(response, this.issuer.realm, 200, page);
       return;
     }
     await this.logins.finish(login);

@@ -1,18 +1,21 @@
-import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { Catch, Inject, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { type Request, type Response } from 'express';
 import { type Form } from './issuer.service.js';
 import { errorPage } from './login-page.js';
 import { OAuthError } from './oauth-error.js';
+import { Realm } from './realm.js';
 
 /** Errors of the browser endpoints are shown as a page, not as JSON. */
 export class LoginPageError extends Error {}
 
 @Catch(OAuthError, LoginPageError)
 export class IssuerErrorFilter implements ExceptionFilter {
+  constructor(@Inject(Realm) private readonly realm: Realm) {}
+
   catch(exception: OAuthError | LoginPageError, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     if (exception instanceof LoginPageError) {
-      sendHtml(response, 400, errorPage(exception.message));
+      sendHtml(response, this.realm, 400, errorPage(exception.message));
       return;
     }
     if (exception.challenge !== undefined)
@@ -24,17 +27,9 @@ export class IssuerErrorFilter implements ExceptionFilter {
   }
 }
 
-const securityHeaders = {
-  'Content-Security-Policy':
-    "default-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'self'; object-src 'none'",
-  'X-Frame-Options': 'SAMEORIGIN',
-  'Referrer-Policy': 'no-referrer',
-  'Cache-Control': 'no-store, must-revalidate, max-age=0',
-};
-
-/** Every page of the issuer goes out here, with the headers of Keycloak's login pages. */
-export function sendHtml(response: Response, status: number, html: string): void {
-  response.status(status).set(securityHeaders).type('html').send(html);
+/** Every page of the issuer goes out here, with the realm's headers for Keycloak's login pages. */
+export function sendHtml(response: Response, realm: Realm, status: number, html: string): void {
+  response.status(status).set(realm.pageHeaders).type('html').send(html);
 }
 
 /** Form fields; a field sent twice is refused as Keycloak does. */

@@ -206,7 +206,7 @@ export class IssuerController {
       response.redirect(302, withParameters(destination, { state: parameters.state }, undefined));
       return;
     }
-    sendHtml(response, 200, loggedOutPage());
+    sendHtml(response, this.issuer.realm, 200, loggedOutPage());
   }
 
   private async userinfo(request: Request, response: Response): Promise<Record<string, unknown>> {

@@ -15,6 +15,7 @@ export interface RealmFile {
   accessCodeLifespanLogin?: number;
   ssoSessionIdleTimeout?: number;
   ssoSessionMaxLifespan?: number;
+  browserSecurityHeaders?: Record<string, string>;
   roles?: { realm?: { name: string }[] };
   clients?: RealmClient[];
   users?: RealmUser[];

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { pageHeaders } from './browser-security-headers.js';
 import { type RealmClient, type RealmFile, type RealmUser } from './realm-file.js';
 import { verifyRedirectUri } from './redirect-uri.js';
 
@@ -36,6 +37,8 @@ export class Realm {
   readonly accessCodeLifespanLogin: number;
   readonly ssoSessionIdleTimeout: number;
   readonly ssoSessionMaxLifespan: number;
+  /** The headers of the issuer's pages (browserSecurityHeaders). */
+  readonly pageHeaders: Record<string, string>;
   private readonly clients: Map<string, RealmClient>;
   private readonly users: Map<string, RealmUserView>;
   private readonly passwords: Map<string, { value?: string; temporary?: boolean } | undefined>;
@@ -47,6 +50,7 @@ export class Realm {
     this.accessCodeLifespanLogin = file.accessCodeLifespanLogin ?? 1800;
     this.ssoSessionIdleTimeout = file.ssoSessionIdleTimeout ?? 1800;
     this.ssoSessionMaxLifespan = file.ssoSessionMaxLifespan ?? 36000;
+    this.pageHeaders = pageHeaders(file.browserSecurityHeaders);
     this.clients = new Map((file.clients ?? []).map((client) => [client.clientId, client]));
     this.users = new Map(
       (file.users ?? []).map((user) => [user.username.toLowerCase(), this.view(user)]),
