@@ -8,7 +8,10 @@ import { ISSUER_CLOCK, type Clock } from './issuer-clock.js';
 import { Realm } from './realm.js';
 
 /** A login page as stored: the browser's root session, the page's tab and its authorization request. */
-export type PendingLogin = Pick<IssuerAuthSessionEntity, 'rootHash' | 'tabId' | 'request'>;
+export type PendingLogin = Pick<
+  IssuerAuthSessionEntity,
+  'rootHash' | 'tabId' | 'clientId' | 'request'
+>;
 
 /**
  * Authorization requests waiting for their login form (Keycloak's authentication sessions), kept in

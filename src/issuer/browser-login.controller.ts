@@ -76,7 +76,7 @@ export class BrowserLoginController {
       kept,
     );
     if (started.cookieIsNew) setAuthSessionCookie(response, this.issuer.issuerUrl, started.cookie);
-    sendHtml(response, this.issuer.realm, 200, this.renderLogin(outcome.client.clientId, started));
+    this.send(response, 200, this.renderLogin(outcome.client.clientId, started));
   }
 
   @Post('login-actions/authenticate')
@@ -90,24 +90,18 @@ export class BrowserLoginController {
       query.client_id,
     );
     if (login === undefined) {
-      sendHtml(response, this.issuer.realm, 400, errorPage(cookieNotFound));
+      this.send(response, 400, errorPage(cookieNotFound));
       return;
     }
-    const clientId = login.request.client_id ?? '';
     const sessionCode = await this.logins.takeCode(login, query.session_code);
     if (query.execution !== loginExecution) {
-      sendHtml(response, this.issuer.realm, 200, pageExpiredPage(this.restartUrl(login)));
+      this.send(response, 200, pageExpiredPage(this.restartUrl(login)));
       return;
     }
     if (sessionCode === undefined) {
       // A replayed or outdated form: Keycloak shows the current form again.
       const renewed = { tabId: login.tabId, sessionCode: await this.logins.renewCode(login) };
-      sendHtml(
-        response,
-        this.issuer.realm,
-        200,
-        this.renderLogin(clientId, renewed, { error: actionExpired }),
-      );
+      this.send(response, 200, this.renderLogin(login.clientId, renewed, { error: actionExpired }));
       return;
     }
     const outcome = this.authorizationRequest(login.request);
@@ -117,18 +111,12 @@ export class BrowserLoginController {
       user = this.issuer.checkCredentials(form.username ?? '', form.password ?? '');
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
-      const message =
-        error.description === 'Account disabled'
-          ? 'Account is disabled, contact your administrator.'
-          : error.description === 'Account is not fully set up'
-            ? 'Account is not fully set up. Contact your administrator.'
-            : 'Invalid username or password.';
       const page = this.renderLogin(
-        clientId,
+        login.clientId,
         { tabId: login.tabId, sessionCode },
-        { username: form.username, error: message },
+        { username: form.username, error: loginFailure(error) },
       );
-      sendHtml(response, this.issuer.realm, 200, page);
+      this.send(response, 200, page);
       return;
     }
     await this.logins.finish(login);
@@ -141,6 +129,10 @@ export class BrowserLoginController {
         login.request.response_mode,
       ),
     );
+  }
+
+  private send(response: Response, status: number, html: string): void {
+    sendHtml(response, this.issuer.realm, status, html);
   }
 
   private authorizationRequest(parameters: Form) {
@@ -168,5 +160,17 @@ export class BrowserLoginController {
   /** The authorization request of the page again, which starts a new login page. */
   private restartUrl(login: PendingLogin): string {
     return `${this.issuer.issuerUrl}/protocol/openid-connect/auth?${new URLSearchParams(login.request).toString()}`;
+  }
+}
+
+/** Keycloak's words on its login form for a refused sign-in. */
+function loginFailure(error: OAuthError): string {
+  switch (error.description) {
+    case 'Account disabled':
+      return 'Account is disabled, contact your administrator.';
+    case 'Account is not fully set up':
+      return 'Account is not fully set up. Contact your administrator.';
+    default:
+      return 'Invalid username or password.';
   }
 }

@@ -117,13 +117,14 @@ export function loginForm(html: string): { action: string; hidden: [string, stri
   return { action: decodeEntities(action), hidden };
 }
 
-/** The authorization request of the Swagger UI (code flow, PKCE S256) for `redirectUri`. */
+/** The authorization endpoint of `issuer`, asked with these parameters. */
 export function authorizeUrl(issuer: string, parameters: Record<string, string>): string {
   const url = new URL(`${issuer}/protocol/openid-connect/auth`);
   for (const [name, value] of Object.entries(parameters)) url.searchParams.set(name, value);
   return url.toString();
 }
 
+/** The authorization request of the Swagger UI (code flow, PKCE S256) for `redirectUri`. */
 export function swaggerAuthorizeParameters(
   redirectUri: string,
   challenge: string,
