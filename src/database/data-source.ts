@@ -3,17 +3,28 @@ import { BoundedClient } from './bounded-client.js';
 import { InitialSchema1763800000000 } from '../../migrations/1763800000000-initial-schema.js';
 import { IssuerSessions1763900000000 } from '../../migrations/1763900000000-issuer-sessions.js';
 import { TenantSearchIndex1795348774403 } from '../../migrations/1795348774403-tenant-search-index.js';
+import { IssuerAuthSessions1795573300000 } from '../../migrations/1795573300000-issuer-auth-sessions.js';
+import { IssuerExpiryIndexes1795573400000 } from '../../migrations/1795573400000-issuer-expiry-indexes.js';
 import { DidEntity } from '../did/did.entity.js';
+import { IssuerAuthSessionEntity } from '../issuer/issuer-auth-session.entity.js';
 import { IssuerCodeEntity } from '../issuer/issuer-code.entity.js';
 import { IssuerSessionEntity } from '../issuer/issuer-session.entity.js';
 import { TenantEntity } from '../tenants/tenant.entity.js';
 
 /** Classes, not globs: Jest, the app and the migration CLI load exactly the same code. */
-export const entities = [TenantEntity, DidEntity, IssuerSessionEntity, IssuerCodeEntity];
+export const entities = [
+  TenantEntity,
+  DidEntity,
+  IssuerSessionEntity,
+  IssuerCodeEntity,
+  IssuerAuthSessionEntity,
+];
 export const migrations = [
   InitialSchema1763800000000,
   IssuerSessions1763900000000,
   TenantSearchIndex1795348774403,
+  IssuerAuthSessions1795573300000,
+  IssuerExpiryIndexes1795573400000,
 ];
 
 /**

@@ -1,7 +1,8 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /** An authorization code of the code flow: one use, 60 seconds (realm accessCodeLifespan). */
 @Entity({ name: 'issuer_code' })
+@Index('issuer_code_expires_at_idx', ['expiresAt'])
 export class IssuerCodeEntity {
   /** SHA-256 of the code: a leaked table does not yield usable codes. */
   @PrimaryColumn({ name: 'code_hash', type: 'varchar', length: 64 })

@@ -1,10 +1,13 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
  * A login session of the embedded issuer (Keycloak's user session). Kept in PostgreSQL so that every
  * instance of the service sees the same sessions.
  */
 @Entity({ name: 'issuer_session' })
+@Index('issuer_session_ended_at_idx', ['endedAt'])
+@Index('issuer_session_last_refreshed_at_idx', ['lastRefreshedAt'])
+@Index('issuer_session_started_at_idx', ['startedAt'])
 export class IssuerSessionEntity {
   /** 24 base64url characters, as Keycloak 26.5+ makes them; the `sid` claim and `session_state`. */
   @PrimaryColumn({ type: 'varchar', length: 64 })

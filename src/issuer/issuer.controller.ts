@@ -1,5 +1,4 @@
 import {
-  Catch,
   Controller,
   Get,
   Header,
@@ -10,44 +9,23 @@ import {
   Req,
   Res,
   UseFilters,
-  type ArgumentsHost,
-  type ExceptionFilter,
 } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { type Request, type Response } from 'express';
 import { Public } from '../auth/access.decorators.js';
 import { requestIdOf } from '../common/logging.js';
+import { authenticateClient } from './client-authentication.js';
+import {
+  IssuerErrorFilter,
+  LoginPageError,
+  readForm,
+  readQuery,
+  sendHtml,
+  withParameters,
+} from './issuer-http.js';
 import { IssuerService, type Form, type TokenResponse } from './issuer.service.js';
-import { errorPage, loggedOutPage, loginPage } from './login-page.js';
+import { loggedOutPage } from './login-page.js';
 import { OAuthError } from './oauth-error.js';
-
-/** Errors of the login page are shown as a page, not as JSON. */
-class LoginPageError extends Error {}
-
-@Catch(OAuthError, LoginPageError)
-class IssuerErrorFilter implements ExceptionFilter {
-  catch(exception: OAuthError | LoginPageError, host: ArgumentsHost): void {
-    const response = host.switchToHttp().getResponse<Response>();
-    if (exception instanceof LoginPageError) {
-      response.status(400).set(securityHeaders).type('html').send(errorPage(exception.message));
-      return;
-    }
-    if (exception.challenge !== undefined)
-      response.setHeader('WWW-Authenticate', exception.challenge);
-    response.setHeader('Cache-Control', 'no-store');
-    response
-      .status(exception.status)
-      .json({ error: exception.error, error_description: exception.description });
-  }
-}
-
-const securityHeaders = {
-  'Content-Security-Policy':
-    "default-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'self'; object-src 'none'",
-  'X-Frame-Options': 'SAMEORIGIN',
-  'Referrer-Policy': 'no-referrer',
-  'Cache-Control': 'no-store, must-revalidate, max-age=0',
-};
 
 /**
  * The embedded Keycloak-compatible issuer (local mode and tests only): the realm's OIDC endpoints on the
@@ -150,60 +128,9 @@ export class IssuerController {
     const form = readForm(request);
     return this.issuer.token(
       form,
-      basicCredentials(request),
+      request.headers.authorization,
       request.ip ?? '127.0.0.1',
       requestIdOf(request),
-    );
-  }
-
-  @Get('protocol/openid-connect/auth')
-  @Public()
-  authorize(@Req() request: Request, @Res() response: Response): void {
-    const query = readQuery(request);
-    const outcome = this.authorizationRequest(query);
-    if ('redirectError' in outcome) {
-      const { redirectUri, error, description, state } = outcome.redirectError;
-      response.redirect(
-        302,
-        withParameters(
-          redirectUri,
-          { error, error_description: description, state },
-          query.response_mode,
-        ),
-      );
-      return;
-    }
-    response.set(securityHeaders).type('html').send(this.renderLogin(query));
-  }
-
-  @Post('login-actions/authenticate')
-  @Public()
-  async authenticate(@Req() request: Request, @Res() response: Response): Promise<void> {
-    const form = readForm(request);
-    const outcome = this.authorizationRequest(form);
-    if ('redirectError' in outcome) throw new LoginPageError(outcome.redirectError.description);
-    let user;
-    try {
-      user = this.issuer.checkCredentials(form.username ?? '', form.password ?? '');
-    } catch (error) {
-      if (!(error instanceof OAuthError)) throw error;
-      const message =
-        error.description === 'Account disabled'
-          ? 'Account is disabled, contact your administrator.'
-          : error.description === 'Account is not fully set up'
-            ? 'Account is not fully set up. Contact your administrator.'
-            : 'Invalid username or password.';
-      response.status(200).set(securityHeaders).type('html').send(this.renderLogin(form, message));
-      return;
-    }
-    const { code, sessionId } = await this.issuer.issueCode(outcome, user, requestIdOf(request));
-    response.redirect(
-      302,
-      withParameters(
-        outcome.redirectUri,
-        { state: outcome.state, session_state: sessionId, iss: this.issuer.issuerUrl, code },
-        form.response_mode,
-      ),
     );
   }
 
@@ -240,7 +167,7 @@ export class IssuerController {
     this.cors(request, response);
     const form = readForm(request);
     if (form.refresh_token !== undefined) {
-      const client = this.issuer.authenticateClient(form, basicCredentials(request));
+      const client = authenticateClient(this.issuer.realm, form, request.headers.authorization);
       await this.issuer.logoutWithRefreshToken(client, form.refresh_token);
       response.status(204).end();
       return;
@@ -265,18 +192,21 @@ export class IssuerController {
     }
     // Check where the browser would go before ending anything, as Keycloak does.
     const target = parameters.post_logout_redirect_uri;
+    let destination: string | undefined;
     if (target !== undefined) {
       const client = clientId === undefined ? undefined : this.issuer.realm.client(clientId);
-      if (client === undefined || !this.issuer.realm.postLogoutRedirectUriAllowed(client, target)) {
-        throw new LoginPageError('Invalid redirect uri');
-      }
+      destination =
+        client === undefined
+          ? undefined
+          : this.issuer.realm.verifiedPostLogoutRedirectUri(client, target);
+      if (destination === undefined) throw new LoginPageError('Invalid redirect uri');
     }
     if (sessionId !== undefined) await this.issuer.endSession(sessionId);
-    if (target !== undefined) {
-      response.redirect(302, withParameters(target, { state: parameters.state }, undefined));
+    if (destination !== undefined) {
+      response.redirect(302, withParameters(destination, { state: parameters.state }, undefined));
       return;
     }
-    response.status(200).set(securityHeaders).type('html').send(loggedOutPage());
+    sendHtml(response, this.issuer.realm, 200, loggedOutPage());
   }
 
   private async userinfo(request: Request, response: Response): Promise<Record<string, unknown>> {
@@ -313,35 +243,6 @@ export class IssuerController {
     return this.issuer.userinfo(payload);
   }
 
-  private authorizationRequest(parameters: Form) {
-    try {
-      return this.issuer.authorizationRequest(parameters);
-    } catch (error) {
-      if (error instanceof OAuthError) throw new LoginPageError(error.description);
-      throw error;
-    }
-  }
-
-  private renderLogin(parameters: Form, error?: string): string {
-    return loginPage({
-      realmDisplayName: 'Agent Cloud',
-      action: `${this.issuer.issuerUrl}/login-actions/authenticate`,
-      username: parameters.username,
-      error,
-      hidden: {
-        client_id: parameters.client_id,
-        redirect_uri: parameters.redirect_uri,
-        response_type: parameters.response_type,
-        response_mode: parameters.response_mode,
-        scope: parameters.scope,
-        state: parameters.state,
-        nonce: parameters.nonce,
-        code_challenge: parameters.code_challenge,
-        code_challenge_method: parameters.code_challenge_method,
-      },
-    });
-  }
-
   /** CORS for browser clients on the origins the realm's clients allow (webOrigins). */
   private cors(request: Request, response: Response): void {
     const origin = request.headers.origin;
@@ -350,47 +251,4 @@ export class IssuerController {
     response.setHeader('Access-Control-Allow-Origin', origin);
     response.setHeader('Access-Control-Allow-Credentials', 'true');
   }
-}
-
-/** Form fields; a field sent twice is refused as Keycloak does. */
-function readForm(request: Request): Form {
-  return singleValues((request.body ?? {}) as Record<string, unknown>);
-}
-
-function readQuery(request: Request): Form {
-  return singleValues(request.query);
-}
-
-function singleValues(source: Record<string, unknown>): Form {
-  const values: Form = {};
-  for (const [name, value] of Object.entries(source)) {
-    if (Array.isArray(value)) throw new OAuthError(400, 'invalid_request', 'duplicated parameter');
-    if (typeof value === 'string') values[name] = value;
-  }
-  return values;
-}
-
-function basicCredentials(request: Request): { clientId: string; secret: string } | undefined {
-  const header = request.headers.authorization;
-  if (header === undefined || !/^Basic /i.test(header)) return undefined;
-  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
-  const separator = decoded.indexOf(':');
-  if (separator < 0) return undefined;
-  return {
-    clientId: decodeURIComponent(decoded.slice(0, separator)),
-    secret: decodeURIComponent(decoded.slice(separator + 1)),
-  };
-}
-
-/** Adds parameters to a redirect URI, in the query or (response_mode=fragment) the fragment. */
-function withParameters(
-  uri: string,
-  parameters: Record<string, string | undefined>,
-  responseMode: string | undefined,
-): string {
-  const encoded = new URLSearchParams(
-    Object.entries(parameters).filter((entry): entry is [string, string] => entry[1] !== undefined),
-  ).toString();
-  if (responseMode === 'fragment') return `${uri}#${encoded}`;
-  return `${uri}${uri.includes('?') ? '&' : '?'}${encoded}`;
 }

@@ -2,9 +2,13 @@ import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { join } from 'node:path';
 import { type AppConfig } from '../config/app-config.js';
+import { AuthSessionStore } from './auth-session-store.js';
+import { BrowserLoginController } from './browser-login.controller.js';
+import { IssuerAuthSessionEntity } from './issuer-auth-session.entity.js';
 import { ISSUER_CLOCK, systemClock, type Clock } from './issuer-clock.js';
 import { IssuerCodeEntity } from './issuer-code.entity.js';
 import { IssuerController } from './issuer.controller.js';
+import { IssuerPurge } from './issuer-purge.js';
 import { IssuerKeys } from './issuer-keys.js';
 import { ISSUER_URL, IssuerService } from './issuer.service.js';
 import { IssuerSessionEntity } from './issuer-session.entity.js';
@@ -29,14 +33,18 @@ export class IssuerModule {
     );
     return {
       module: IssuerModule,
-      imports: [TypeOrmModule.forFeature([IssuerSessionEntity, IssuerCodeEntity])],
-      controllers: [IssuerController],
+      imports: [
+        TypeOrmModule.forFeature([IssuerSessionEntity, IssuerCodeEntity, IssuerAuthSessionEntity]),
+      ],
+      controllers: [IssuerController, BrowserLoginController],
       providers: [
         { provide: Realm, useValue: new Realm(file) },
         { provide: IssuerKeys, useValue: IssuerKeys.loadOrCreate(join(config.dataDir, 'issuer')) },
         { provide: ISSUER_URL, useValue: config.authIssuerUrl },
         { provide: ISSUER_CLOCK, useValue: clock },
         IssuerService,
+        AuthSessionStore,
+        IssuerPurge,
       ],
       exports: [IssuerService],
     };

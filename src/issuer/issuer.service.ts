@@ -1,8 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { IsNull, Repository } from 'typeorm';
+import { authenticateClient } from './client-authentication.js';
+import { constantTimeEqual, sha256 } from './hashing.js';
 import { ISSUER_CLOCK, type Clock } from './issuer-clock.js';
 import { IssuerCodeEntity } from './issuer-code.entity.js';
 import { IssuerKeys } from './issuer-keys.js';
@@ -31,7 +33,10 @@ export type Form = Record<string, string | undefined>;
 
 export interface AuthorizationRequest {
   client: RealmClient;
+  /** Where the browser goes: the verified, normalised redirect_uri. */
   redirectUri: string;
+  /** redirect_uri as sent, which the code exchange must repeat (Keycloak compares the parameter). */
+  redirectUriParam: string;
   scope: string;
   state?: string;
   nonce?: string;
@@ -71,7 +76,7 @@ export class IssuerService {
 
   async token(
     form: Form,
-    basicAuth: { clientId: string; secret: string } | undefined,
+    authorization: string | undefined,
     clientAddress: string,
     requestId?: string,
   ): Promise<TokenResponse> {
@@ -84,7 +89,7 @@ export class IssuerService {
     ) {
       throw new OAuthError(400, 'unsupported_grant_type', 'Unsupported grant_type');
     }
-    const client = this.authenticateClient(form, basicAuth);
+    const client = authenticateClient(this.realm, form, authorization);
     switch (grantType as GrantKind) {
       case 'password':
         return this.passwordGrant(client, form, requestId);
@@ -95,27 +100,6 @@ export class IssuerService {
       case 'client_credentials':
         return this.clientCredentialsGrant(client, form, clientAddress);
     }
-  }
-
-  /** Public clients name themselves; confidential ones prove it with their secret (post or Basic). */
-  authenticateClient(
-    form: Form,
-    basicAuth: { clientId: string; secret: string } | undefined,
-  ): RealmClient {
-    const clientId = basicAuth?.clientId ?? form.client_id;
-    if (clientId === undefined || clientId === '') {
-      throw new OAuthError(400, 'invalid_client', 'Missing client_id parameter');
-    }
-    const client = this.realm.client(clientId);
-    if (client === undefined)
-      throw new OAuthError(401, 'invalid_client', 'Invalid client or Invalid client credentials');
-    if (client.publicClient !== true) {
-      const secret = basicAuth?.secret ?? form.client_secret;
-      if (secret === undefined || !constantTimeEqual(secret, client.secret ?? '')) {
-        throw new OAuthError(401, 'invalid_client', 'Invalid client or Invalid client credentials');
-      }
-    }
-    return client;
   }
 
   private async passwordGrant(
@@ -292,8 +276,12 @@ export class IssuerService {
       } {
     const client = this.realm.client(query.client_id ?? '');
     if (client === undefined) throw new OAuthError(400, 'invalid_request', 'Client not found.');
-    const redirectUri = query.redirect_uri;
-    if (redirectUri === undefined || !this.realm.redirectUriAllowed(client, redirectUri)) {
+    const redirectUriParam = query.redirect_uri;
+    const redirectUri =
+      redirectUriParam === undefined
+        ? undefined
+        : this.realm.verifiedRedirectUri(client, redirectUriParam);
+    if (redirectUriParam === undefined || redirectUri === undefined) {
       // Never redirect to an unregistered URI: that would make the issuer an open redirect.
       throw new OAuthError(400, 'invalid_request', 'Invalid parameter: redirect_uri');
     }
@@ -338,6 +326,7 @@ export class IssuerService {
     return {
       client,
       redirectUri,
+      redirectUriParam,
       scope: this.realm.grantedScope(query.scope),
       state: query.state,
       nonce: query.nonce,
@@ -359,7 +348,7 @@ export class IssuerService {
       codeHash: sha256(code),
       sessionId: session.id,
       clientId: request.client.clientId,
-      redirectUri: request.redirectUri,
+      redirectUri: request.redirectUriParam,
       codeChallenge: request.codeChallenge ?? null,
       codeChallengeMethod: request.codeChallengeMethod ?? null,
       scope: request.scope,
@@ -563,15 +552,4 @@ function decodeExp(token: string): number {
     Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'),
   ) as { exp: number };
   return payload.exp;
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
-function constantTimeEqual(given: string, expected: string): boolean {
-  // Hash first so that both sides have the same length and timingSafeEqual applies.
-  const left = createHash('sha256').update(given).digest();
-  const right = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(left, right);
 }

@@ -37,28 +37,22 @@ ${body}
 `;
 }
 
-/** The sign-in form of the code flow. The authorization request rides along in hidden fields. */
+/**
+ * The sign-in form of the code flow. Its action carries the binding to the authorization request
+ * (session_code, execution, client_id, tab_id); the request itself stays on the server.
+ */
 export function loginPage(options: {
   realmDisplayName: string;
   action: string;
-  hidden: Record<string, string | undefined>;
   username?: string;
   error?: string;
 }): string {
-  const hidden = Object.entries(options.hidden)
-    .filter((entry): entry is [string, string] => entry[1] !== undefined)
-    .map(
-      ([name, value]) =>
-        `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`,
-    )
-    .join('\n');
   return page(
     `Sign in to ${options.realmDisplayName}`,
     `<h1>Sign in</h1>
 <p class="realm">${escapeHtml(options.realmDisplayName)}</p>
 ${options.error === undefined ? '' : `<div class="error" role="alert" id="input-error">${escapeHtml(options.error)}</div>`}
 <form id="kc-form-login" method="post" action="${escapeHtml(options.action)}">
-${hidden}
 <label for="username">Username or email</label>
 <input type="text" id="username" name="username" value="${escapeHtml(options.username ?? '')}" autocomplete="username" autofocus>
 <label for="password">Password</label>
@@ -66,6 +60,15 @@ ${hidden}
 <button type="submit" id="kc-login" name="login">Sign In</button>
 </form>
 <p class="dev">Embedded development issuer of the agent service. Use Keycloak in production.</p>`,
+  );
+}
+
+/** Keycloak's page for a form posted from an outdated login page. */
+export function pageExpiredPage(restartUrl: string): string {
+  return page(
+    'Page has expired',
+    `<h1>Page has expired</h1>
+<p id="instruction1">To restart the login process <a id="loginRestartLink" href="${escapeHtml(restartUrl)}">Click here</a>.</p>`,
   );
 }
 

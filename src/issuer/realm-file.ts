@@ -12,8 +12,10 @@ export interface RealmFile {
   enabled?: boolean;
   accessTokenLifespan?: number;
   accessCodeLifespan?: number;
+  accessCodeLifespanLogin?: number;
   ssoSessionIdleTimeout?: number;
   ssoSessionMaxLifespan?: number;
+  browserSecurityHeaders?: Record<string, string>;
   roles?: { realm?: { name: string }[] };
   clients?: RealmClient[];
   users?: RealmUser[];

@@ -1,5 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { pageHeaders } from './browser-security-headers.js';
 import { type RealmClient, type RealmFile, type RealmUser } from './realm-file.js';
+import { verifyRedirectUri } from './redirect-uri.js';
 
 /** What Keycloak makes of `default-roles-<realm>` on import: its usual composite members. */
 const defaultRoleRealmMembers = ['offline_access', 'uma_authorization'];
@@ -31,8 +33,12 @@ export class Realm {
   readonly name: string;
   readonly accessTokenLifespan: number;
   readonly accessCodeLifespan: number;
+  /** How long a login page stays usable after its last use (Keycloak's "Login timeout"). */
+  readonly accessCodeLifespanLogin: number;
   readonly ssoSessionIdleTimeout: number;
   readonly ssoSessionMaxLifespan: number;
+  /** The headers of the issuer's pages (browserSecurityHeaders). */
+  readonly pageHeaders: Record<string, string>;
   private readonly clients: Map<string, RealmClient>;
   private readonly users: Map<string, RealmUserView>;
   private readonly passwords: Map<string, { value?: string; temporary?: boolean } | undefined>;
@@ -41,8 +47,10 @@ export class Realm {
     this.name = file.realm;
     this.accessTokenLifespan = file.accessTokenLifespan ?? 300;
     this.accessCodeLifespan = file.accessCodeLifespan ?? 60;
+    this.accessCodeLifespanLogin = file.accessCodeLifespanLogin ?? 1800;
     this.ssoSessionIdleTimeout = file.ssoSessionIdleTimeout ?? 1800;
     this.ssoSessionMaxLifespan = file.ssoSessionMaxLifespan ?? 36000;
+    this.pageHeaders = pageHeaders(file.browserSecurityHeaders);
     this.clients = new Map((file.clients ?? []).map((client) => [client.clientId, client]));
     this.users = new Map(
       (file.users ?? []).map((user) => [user.username.toLowerCase(), this.view(user)]),
@@ -94,24 +102,19 @@ export class Realm {
     return this.passwords.get(user.username.toLowerCase())?.temporary === true;
   }
 
-  /** Keycloak's redirect URI rule: exact match, or a prefix match where the registered URI ends in `*`. */
-  redirectUriAllowed(client: RealmClient, redirectUri: string): boolean {
-    return (client.redirectUris ?? []).some((registered) =>
-      registered.endsWith('*')
-        ? redirectUri.startsWith(registered.slice(0, -1))
-        : redirectUri === registered,
-    );
+  /** Where the browser goes for a requested redirect_uri, or undefined when not allowed. */
+  verifiedRedirectUri(client: RealmClient, redirectUri: string): string | undefined {
+    return verifyRedirectUri(redirectUri, client.redirectUris ?? []);
   }
 
-  postLogoutRedirectUriAllowed(client: RealmClient, uri: string): boolean {
+  /** The same for post_logout_redirect_uri: `+` (or nothing) means the client's redirect URIs. */
+  verifiedPostLogoutRedirectUri(client: RealmClient, uri: string): string | undefined {
     const configured = client.attributes?.['post.logout.redirect.uris'];
     const patterns =
       configured === undefined || configured === '+'
         ? (client.redirectUris ?? [])
         : configured.split('##');
-    return patterns.some((registered) =>
-      registered.endsWith('*') ? uri.startsWith(registered.slice(0, -1)) : uri === registered,
-    );
+    return verifyRedirectUri(uri, patterns);
   }
 
   /** `webOrigins`, with `+` meaning the origins of the redirect URIs. */

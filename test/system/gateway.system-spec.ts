@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { loginForm } from '../support/browser.js';
 import { call, passwordGrant, postForm, tokenPath } from '../support/test-service.js';
 import { AppProcess, eventually } from './support/app-process.js';
 import { Cleanup } from './support/cleanup.js';
@@ -315,24 +316,24 @@ describe('gateway: nginx from the template in front of the app in local mode', (
     });
     expect(login.status).toBe(200);
     expect(login.headers.get('content-type')).toMatch(/^text\/html/);
-    const action = /<form[^>]*action="([^"]+)"/.exec(login.text)?.[1].replaceAll('&#61;', '=');
-    expect(action).toBe(`${gateway.origin}${realm}/login-actions/authenticate`);
-    const hidden = Object.fromEntries(
-      [...login.text.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map(
-        (match) => [
-          match[1],
-          match[2].replace(/&#(\d+);/g, (_all, code: string) => String.fromCharCode(Number(code))),
-        ],
-      ),
+    const action = new URL(loginForm(login.text).action);
+    expect(`${action.origin}${action.pathname}`).toBe(
+      `${gateway.origin}${realm}/login-actions/authenticate`,
     );
-    expect(hidden).toMatchObject({ redirect_uri: redirectUri, code_challenge: challenge, state });
+    // The form is bound to this authorization request by the cookie and the action's parameters.
+    const cookie = login.headers
+      .getSetCookie()
+      .find((line) => line.startsWith('AUTH_SESSION_ID='))
+      ?.split(';', 1)[0];
+    expect(cookie).toBeDefined();
 
     // The browser posts where the form says: the public origin, i.e. through nginx.
-    const posted = await postForm(new URL(action!).origin, new URL(action!).pathname, {
-      ...hidden,
-      username: 'admin',
-      password: 'admin',
-    });
+    const posted = await postForm(
+      action.origin,
+      `${action.pathname}${action.search}`,
+      { username: 'admin', password: 'admin' },
+      { cookie: cookie! },
+    );
     expect(posted.status).toBe(302);
     const location = new URL(posted.headers.get('location')!);
     expect(`${location.origin}${location.pathname}`).toBe(redirectUri);

@@ -1,0 +1,64 @@
+import { Catch, Inject, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { type Request, type Response } from 'express';
+import { type Form } from './issuer.service.js';
+import { errorPage } from './login-page.js';
+import { OAuthError } from './oauth-error.js';
+import { Realm } from './realm.js';
+
+/** Errors of the browser endpoints are shown as a page, not as JSON. */
+export class LoginPageError extends Error {}
+
+@Catch(OAuthError, LoginPageError)
+export class IssuerErrorFilter implements ExceptionFilter {
+  constructor(@Inject(Realm) private readonly realm: Realm) {}
+
+  catch(exception: OAuthError | LoginPageError, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<Response>();
+    if (exception instanceof LoginPageError) {
+      sendHtml(response, this.realm, 400, errorPage(exception.message));
+      return;
+    }
+    if (exception.challenge !== undefined)
+      response.setHeader('WWW-Authenticate', exception.challenge);
+    response.setHeader('Cache-Control', 'no-store');
+    response
+      .status(exception.status)
+      .json({ error: exception.error, error_description: exception.description });
+  }
+}
+
+/** Every page of the issuer goes out here, with the realm's headers for Keycloak's login pages. */
+export function sendHtml(response: Response, realm: Realm, status: number, html: string): void {
+  response.status(status).set(realm.pageHeaders).type('html').send(html);
+}
+
+/** Form fields; a field sent twice is refused as Keycloak does. */
+export function readForm(request: Request): Form {
+  return singleValues((request.body ?? {}) as Record<string, unknown>);
+}
+
+export function readQuery(request: Request): Form {
+  return singleValues(request.query);
+}
+
+function singleValues(source: Record<string, unknown>): Form {
+  const values: Form = {};
+  for (const [name, value] of Object.entries(source)) {
+    if (Array.isArray(value)) throw new OAuthError(400, 'invalid_request', 'duplicated parameter');
+    if (typeof value === 'string') values[name] = value;
+  }
+  return values;
+}
+
+/** Adds parameters to a redirect URI, in the query or (response_mode=fragment) the fragment. */
+export function withParameters(
+  uri: string,
+  parameters: Record<string, string | undefined>,
+  responseMode: string | undefined,
+): string {
+  const encoded = new URLSearchParams(
+    Object.entries(parameters).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  ).toString();
+  if (responseMode === 'fragment') return `${uri}#${encoded}`;
+  return `${uri}${uri.includes('?') ? '&' : '?'}${encoded}`;
+}

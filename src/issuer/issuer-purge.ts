@@ -1,0 +1,124 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { ISSUER_CLOCK, type Clock } from './issuer-clock.js';
+import { Realm } from './realm.js';
+
+/** How often each instance purges: Keycloak's default interval for its own expiry tasks. */
+export const purgeIntervalMs = 900_000;
+
+/** Rows per DELETE, so that no statement runs long or holds many locks. */
+const batchSize = 1000;
+
+export interface PurgeCounts {
+  sessions: number;
+  codes: number;
+  loginPages: number;
+}
+
+/**
+ * Deletes the issuer's sessions, codes and pending login pages once past their expiry (by the issuer's
+ * clock and the realm's current lifetimes), every `purgeIntervalMs` while the app runs. Several
+ * instances on one database may purge at once: each batch skips the rows another one has locked.
+ */
+@Injectable()
+export class IssuerPurge implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(IssuerPurge.name);
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly realm: Realm,
+    @Inject(ISSUER_CLOCK) private readonly clock: Clock,
+  ) {}
+
+  get scheduled(): boolean {
+    return this.timer !== undefined;
+  }
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => this.runScheduled(), purgeIntervalMs);
+    // The schedule alone never keeps the process alive.
+    this.timer.unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  /** One run: deletes, batch after batch, every row that has expired. */
+  async purgeExpired(): Promise<PurgeCounts> {
+    const now = this.clock();
+    const before = (seconds: number) => new Date(now - seconds * 1000);
+    return {
+      // Ended, idle past ssoSessionIdleTimeout or older than ssoSessionMaxLifespan: no longer active.
+      sessions: await this.deleteExpired(
+        'issuer_session',
+        'id',
+        'ended_at IS NOT NULL OR last_refreshed_at < $1 OR started_at < $2',
+        [before(this.realm.ssoSessionIdleTimeout), before(this.realm.ssoSessionMaxLifespan)],
+      ),
+      codes: await this.deleteExpired('issuer_code', 'code_hash', 'expires_at < $1', [
+        new Date(now),
+      ]),
+      loginPages: await this.deleteExpired(
+        'issuer_auth_session',
+        'root_hash, tab_id',
+        'expires_at < $1',
+        [new Date(now)],
+      ),
+    };
+  }
+
+  private runScheduled(): void {
+    // A run that outlasts the interval is not overtaken by the next.
+    if (this.running !== undefined) return;
+    this.running = this.purgeExpired()
+      .then((counts) => {
+        if (counts.sessions + counts.codes + counts.loginPages > 0) {
+          this.logger.log({ msg: 'Purged expired issuer rows', ...counts });
+        }
+      })
+      .catch((error: unknown) => {
+        this.logger.warn(
+          `Purge of expired issuer rows failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      })
+      .finally(() => {
+        this.running = undefined;
+      });
+  }
+
+  /** Table, key and condition are constants of this class, never input. */
+  private async deleteExpired(
+    table: string,
+    key: string,
+    condition: string,
+    values: unknown[],
+  ): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const [row] = await this.dataSource.query<{ count: number }[]>(
+        `WITH deleted AS (
+           DELETE FROM "${table}" WHERE (${key}) IN (
+             SELECT ${key} FROM "${table}" WHERE ${condition}
+             LIMIT ${batchSize} FOR UPDATE SKIP LOCKED)
+           RETURNING 1)
+         SELECT count(*)::int AS count FROM deleted`,
+        values,
+      );
+      const deleted = row?.count ?? 0;
+      total += deleted;
+      if (deleted < batchSize) return total;
+    }
+  }
+}
