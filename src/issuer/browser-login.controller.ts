@@ -12,10 +12,15 @@ import {
   readQuery,
   sendHtml,
   withParameters,
+  type Form,
 } from './issuer-http.js';
-import { IssuerService, type Form } from './issuer.service.js';
+import { ISSUER_URL } from './issuer-url.js';
+import { IssuerSessions } from './issuer-sessions.js';
 import { errorPage, loginPage, pageExpiredPage } from './login-page.js';
 import { OAuthError } from './oauth-error.js';
+import { Realm } from './realm.js';
+import { checkCredentials } from './credentials.js';
+import { parseAuthorizationRequest } from './authorization-request.js';
 
 /** The id of the username and password form in the browser flow (Keycloak makes one per realm). */
 const loginExecution = '6f3f1a52-8d4b-4c1e-9a7f-2b5e0c9d41a8';
@@ -46,8 +51,10 @@ const actionExpired = 'Action expired. Please continue with login now.';
 @Controller('auth/realms/agent-cloud')
 export class BrowserLoginController {
   constructor(
-    @Inject(IssuerService) private readonly issuer: IssuerService,
+    private readonly realm: Realm,
+    private readonly sessions: IssuerSessions,
     @Inject(AuthSessionStore) private readonly logins: AuthSessionStore,
+    @Inject(ISSUER_URL) private readonly issuerUrl: string,
   ) {}
 
   @Get('protocol/openid-connect/auth')
@@ -75,7 +82,7 @@ export class BrowserLoginController {
       outcome.client.clientId,
       kept,
     );
-    if (started.cookieIsNew) setAuthSessionCookie(response, this.issuer.issuerUrl, started.cookie);
+    if (started.cookieIsNew) setAuthSessionCookie(response, this.issuerUrl, started.cookie);
     this.send(response, 200, this.renderLogin(outcome.client.clientId, started));
   }
 
@@ -108,7 +115,7 @@ export class BrowserLoginController {
     if ('redirectError' in outcome) throw new LoginPageError(outcome.redirectError.description);
     let user;
     try {
-      user = this.issuer.checkCredentials(form.username ?? '', form.password ?? '');
+      user = checkCredentials(this.realm, form.username ?? '', form.password ?? '');
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
       const page = this.renderLogin(
@@ -120,24 +127,24 @@ export class BrowserLoginController {
       return;
     }
     await this.logins.finish(login);
-    const { code, sessionId } = await this.issuer.issueCode(outcome, user, requestIdOf(request));
+    const { code, sessionId } = await this.sessions.issueCode(outcome, user, requestIdOf(request));
     response.redirect(
       302,
       withParameters(
         outcome.redirectUri,
-        { state: outcome.state, session_state: sessionId, iss: this.issuer.issuerUrl, code },
+        { state: outcome.state, session_state: sessionId, iss: this.issuerUrl, code },
         login.request.response_mode,
       ),
     );
   }
 
   private send(response: Response, status: number, html: string): void {
-    sendHtml(response, this.issuer.realm, status, html);
+    sendHtml(response, this.realm, status, html);
   }
 
   private authorizationRequest(parameters: Form) {
     try {
-      return this.issuer.authorizationRequest(parameters);
+      return parseAuthorizationRequest(this.realm, parameters);
     } catch (error) {
       if (error instanceof OAuthError) throw new LoginPageError(error.description);
       throw error;
@@ -149,7 +156,7 @@ export class BrowserLoginController {
     page: { tabId: string; sessionCode: string },
     shown: { username?: string; error?: string } = {},
   ): string {
-    const action = new URL(`${this.issuer.issuerUrl}/login-actions/authenticate`);
+    const action = new URL(`${this.issuerUrl}/login-actions/authenticate`);
     action.searchParams.set('session_code', page.sessionCode);
     action.searchParams.set('execution', loginExecution);
     action.searchParams.set('client_id', clientId);
@@ -159,7 +166,7 @@ export class BrowserLoginController {
 
   /** The authorization request of the page again, which starts a new login page. */
   private restartUrl(login: PendingLogin): string {
-    return `${this.issuer.issuerUrl}/protocol/openid-connect/auth?${new URLSearchParams(login.request).toString()}`;
+    return `${this.issuerUrl}/protocol/openid-connect/auth?${new URLSearchParams(login.request).toString()}`;
   }
 }
 

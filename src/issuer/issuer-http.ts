@@ -1,9 +1,11 @@
 import { Catch, Inject, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { type Request, type Response } from 'express';
-import { type Form } from './issuer.service.js';
 import { errorPage } from './login-page.js';
 import { OAuthError } from './oauth-error.js';
 import { Realm } from './realm.js';
+
+/** Form fields or query parameters, each given once. */
+export type Form = Record<string, string | undefined>;
 
 /** Errors of the browser endpoints are shown as a page, not as JSON. */
 export class LoginPageError extends Error {}
@@ -61,4 +63,15 @@ export function withParameters(
   ).toString();
   if (responseMode === 'fragment') return `${uri}#${encoded}`;
   return `${uri}${uri.includes('?') ? '&' : '?'}${encoded}`;
+}
+
+/** CORS for browser clients on the origins the realm's clients allow (webOrigins). */
+export function allowCors(request: Request, response: Response, realm: Realm): void {
+  const origin = request.headers.origin;
+  response.setHeader('Vary', 'Origin');
+  if (origin === undefined) return;
+  const allowed = realm.allClients().some((client) => realm.webOrigins(client).includes(origin));
+  if (!allowed) return;
+  response.setHeader('Access-Control-Allow-Origin', origin);
+  response.setHeader('Access-Control-Allow-Credentials', 'true');
 }

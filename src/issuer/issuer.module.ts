@@ -7,10 +7,16 @@ import { BrowserLoginController } from './browser-login.controller.js';
 import { IssuerAuthSessionEntity } from './issuer-auth-session.entity.js';
 import { ISSUER_CLOCK, systemClock, type Clock } from './issuer-clock.js';
 import { IssuerCodeEntity } from './issuer-code.entity.js';
-import { IssuerController } from './issuer.controller.js';
 import { IssuerPurge } from './issuer-purge.js';
+import { DiscoveryController } from './discovery.controller.js';
 import { IssuerKeys } from './issuer-keys.js';
-import { ISSUER_URL, IssuerService } from './issuer.service.js';
+import { IssuerSessions } from './issuer-sessions.js';
+import { ISSUER_URL } from './issuer-url.js';
+import { LogoutController } from './logout.controller.js';
+import { OwnTokens } from './own-tokens.js';
+import { TokenController } from './token.controller.js';
+import { TokenFactory } from './token-factory.js';
+import { TokenGrants } from './token-grants.js';
 import { IssuerSessionEntity } from './issuer-session.entity.js';
 import { defaultRealmFilePath, loadRealmFile } from './realm-file.js';
 import { Realm } from './realm.js';
@@ -36,17 +42,24 @@ export class IssuerModule {
       imports: [
         TypeOrmModule.forFeature([IssuerSessionEntity, IssuerCodeEntity, IssuerAuthSessionEntity]),
       ],
-      controllers: [IssuerController, BrowserLoginController],
+      controllers: [DiscoveryController, TokenController, LogoutController, BrowserLoginController],
       providers: [
         { provide: Realm, useValue: new Realm(file) },
         { provide: IssuerKeys, useValue: IssuerKeys.loadOrCreate(join(config.dataDir, 'issuer')) },
         { provide: ISSUER_URL, useValue: config.authIssuerUrl },
         { provide: ISSUER_CLOCK, useValue: clock },
-        IssuerService,
+        {
+          provide: TokenFactory,
+          useFactory: (realm: Realm, keys: IssuerKeys, issuerUrl: string) =>
+            new TokenFactory(realm, keys, issuerUrl),
+          inject: [Realm, IssuerKeys, ISSUER_URL],
+        },
+        IssuerSessions,
+        TokenGrants,
+        OwnTokens,
         AuthSessionStore,
         IssuerPurge,
       ],
-      exports: [IssuerService],
     };
   }
 }

@@ -1,0 +1,164 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomBytes } from 'node:crypto';
+import { IsNull, Repository } from 'typeorm';
+import { type AuthorizationRequest } from './authorization-request.js';
+import { sha256 } from './hashing.js';
+import { ISSUER_CLOCK, type Clock } from './issuer-clock.js';
+import { IssuerCodeEntity } from './issuer-code.entity.js';
+import { IssuerSessionEntity } from './issuer-session.entity.js';
+import { OAuthError } from './oauth-error.js';
+import { type RealmClient } from './realm-file.js';
+import { Realm, type RealmUserView } from './realm.js';
+import { newSessionId } from './token-factory.js';
+
+/**
+ * The issuer's user sessions and one-time authorization codes, in PostgreSQL so that every instance
+ * sees them: a session lives until logout, its idle timeout or its maximum lifespan (the realm's
+ * ssoSessionIdleTimeout and ssoSessionMaxLifespan, as in Keycloak).
+ */
+@Injectable()
+export class IssuerSessions {
+  private readonly logger = new Logger(IssuerSessions.name);
+
+  constructor(
+    private readonly realm: Realm,
+    @Inject(ISSUER_CLOCK) private readonly clock: Clock,
+    @InjectRepository(IssuerSessionEntity)
+    private readonly sessions: Repository<IssuerSessionEntity>,
+    @InjectRepository(IssuerCodeEntity) private readonly codes: Repository<IssuerCodeEntity>,
+  ) {}
+
+  async start(
+    user: RealmUserView,
+    client: RealmClient,
+    requestId: string | undefined,
+  ): Promise<IssuerSessionEntity> {
+    const now = new Date(this.clock());
+    const session: IssuerSessionEntity = {
+      id: newSessionId(),
+      userId: user.id,
+      username: user.username,
+      clientId: client.clientId,
+      startedAt: now,
+      lastRefreshedAt: now,
+      endedAt: null,
+    };
+    await this.sessions.insert(session);
+    this.logger.log({
+      msg: `Session started for ${user.username} (${client.clientId})`,
+      reqId: requestId,
+    });
+    return session;
+  }
+
+  /** The session, if it has not ended or expired; else Keycloak's "Session not active". */
+  async active(sessionId: unknown): Promise<IssuerSessionEntity> {
+    const session =
+      typeof sessionId === 'string' ? await this.sessions.findOneBy({ id: sessionId }) : null;
+    const now = this.clock();
+    if (
+      session === null ||
+      session.endedAt !== null ||
+      now > session.lastRefreshedAt.getTime() + this.realm.ssoSessionIdleTimeout * 1000 ||
+      now > session.startedAt.getTime() + this.realm.ssoSessionMaxLifespan * 1000
+    ) {
+      throw new OAuthError(400, 'invalid_grant', 'Session not active');
+    }
+    return session;
+  }
+
+  async isActive(sessionId: unknown): Promise<boolean> {
+    try {
+      await this.active(sessionId);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** A refresh restarts the idle timeout. */
+  async touch(session: IssuerSessionEntity): Promise<void> {
+    session.lastRefreshedAt = new Date(this.clock());
+    await this.sessions.update({ id: session.id }, { lastRefreshedAt: session.lastRefreshedAt });
+  }
+
+  /** Ends a session (logout): its refresh tokens stop working at once. */
+  async end(sessionId: string): Promise<void> {
+    await this.sessions.update(
+      { id: sessionId, endedAt: IsNull() },
+      { endedAt: new Date(this.clock()) },
+    );
+  }
+
+  /** The earliest of idle timeout from now and the session's maximum lifespan (keycloak-compat.md). */
+  refreshExpiry(session: IssuerSessionEntity): number {
+    return Math.min(
+      Math.floor(this.clock() / 1000) + this.realm.ssoSessionIdleTimeout,
+      this.endOf(session),
+    );
+  }
+
+  endOf(session: IssuerSessionEntity): number {
+    return Math.floor(session.startedAt.getTime() / 1000) + this.realm.ssoSessionMaxLifespan;
+  }
+
+  /** After a successful login: a session and a one-time code for the redirect. */
+  async issueCode(
+    request: AuthorizationRequest,
+    user: RealmUserView,
+    requestId?: string,
+  ): Promise<{ code: string; sessionId: string }> {
+    const session = await this.start(user, request.client, requestId);
+    const code = `${randomBytes(32).toString('base64url')}.${session.id}`;
+    await this.codes.insert({
+      codeHash: sha256(code),
+      sessionId: session.id,
+      clientId: request.client.clientId,
+      redirectUri: request.redirectUriParam,
+      codeChallenge: request.codeChallenge ?? null,
+      codeChallengeMethod: request.codeChallengeMethod ?? null,
+      scope: request.scope,
+      nonce: request.nonce ?? null,
+      expiresAt: new Date(this.clock() + this.realm.accessCodeLifespan * 1000),
+      usedAt: null,
+    });
+    return { code, sessionId: session.id };
+  }
+
+  /** The code's record, used up by this call; undefined when unknown, expired or used before. */
+  async consumeCode(code: string): Promise<IssuerCodeEntity | undefined> {
+    // One use only, even under concurrent redemption: the UPDATE marks it used atomically.
+    const result = await this.codes
+      .createQueryBuilder()
+      .update(IssuerCodeEntity)
+      .set({ usedAt: new Date(this.clock()) })
+      .where('code_hash = :hash AND used_at IS NULL AND expires_at > :now', {
+        hash: sha256(code),
+        now: new Date(this.clock()),
+      })
+      .returning('*')
+      .execute();
+    const rows = result.raw as Record<string, unknown>[];
+    if (rows.length === 0) {
+      // A code presented twice may have been stolen: end the session its first use created
+      // (RFC 6749 §4.1.2, as Keycloak does).
+      const reused = await this.codes.findOneBy({ codeHash: sha256(code) });
+      if (reused?.usedAt !== null && reused?.usedAt !== undefined) await this.end(reused.sessionId);
+      return undefined;
+    }
+    const row = rows[0];
+    return {
+      codeHash: String(row.code_hash),
+      sessionId: String(row.session_id),
+      clientId: String(row.client_id),
+      redirectUri: String(row.redirect_uri),
+      codeChallenge: (row.code_challenge as string | null) ?? null,
+      codeChallengeMethod: (row.code_challenge_method as string | null) ?? null,
+      scope: String(row.scope),
+      nonce: (row.nonce as string | null) ?? null,
+      expiresAt: row.expires_at as Date,
+      usedAt: row.used_at as Date,
+    };
+  }
+}
