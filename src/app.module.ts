@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { PassportModule } from '@nestjs/passport';
@@ -11,6 +11,7 @@ import { type Clock } from './issuer/issuer-clock.js';
 import { IssuerModule } from './issuer/issuer.module.js';
 import { TenantGuard } from './auth/tenant.guard.js';
 import { ProblemsController } from './common/problem/problems.controller.js';
+import { RouteTable } from './common/problem/route-table.js';
 import { APP_CONFIG } from './config/config.token.js';
 import { type AppConfig } from './config/app-config.js';
 import { DidModule } from './did/did.module.js';
@@ -32,6 +33,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
+        DiscoveryModule,
         PassportModule,
         ...(config.authIssuerEmbedded ? [IssuerModule.register(config, options.issuerClock)] : []),
         TypeOrmModule.forRootAsync({
@@ -53,6 +55,7 @@ export class AppModule {
       ],
       controllers: [ProblemsController],
       providers: [
+        RouteTable,
         {
           provide: VerifiedTokenCache,
           useValue: new VerifiedTokenCache({ clockToleranceSeconds }),

@@ -6,6 +6,7 @@ import { type Request, type Response, type NextFunction } from 'express';
 import express from 'express';
 import { apiBodyMiddleware, maxBodyBytes } from './common/http-body.js';
 import { ProblemDetailsFilter } from './common/problem/problem-details.filter.js';
+import { RouteTable } from './common/problem/route-table.js';
 import { createValidationPipe, UnknownFieldsPipe } from './common/validation.js';
 import { type AppConfig } from './config/app-config.js';
 
@@ -24,7 +25,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
     express.urlencoded({ extended: false, limit: maxBodyBytes, parameterLimit: 100 }),
   );
   app.useGlobalPipes(new UnknownFieldsPipe(), createValidationPipe());
-  app.useGlobalFilters(new ProblemDetailsFilter(config.publicBaseUrl));
+  app.useGlobalFilters(new ProblemDetailsFilter(config.publicBaseUrl, app.get(RouteTable)));
   app.use((_request: Request, response: Response, next: NextFunction) => {
     response.setHeader('X-Content-Type-Options', 'nosniff');
     next();
@@ -43,6 +44,8 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
     }
     next();
   });
+  for (const path of ['ctrl/v3/api-docs', 'ctrl/v3/api-docs.yaml'])
+    app.get(RouteTable).add('GET', path);
   SwaggerModule.setup('ctrl/swagger-ui', app, document, {
     jsonDocumentUrl: 'ctrl/v3/api-docs',
     yamlDocumentUrl: 'ctrl/v3/api-docs.yaml',

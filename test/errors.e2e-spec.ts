@@ -181,6 +181,8 @@ describe('error responses', () => {
       ['POST', didPath, 'GET, HEAD'],
       ['DELETE', '/ctrl/health/ready', 'GET, HEAD'],
       ['POST', '/ctrl/problems/tenant-not-found', 'GET, HEAD'],
+      ['POST', '/ctrl/v3/api-docs', 'GET, HEAD'],
+      ['GET', '/auth/realms/agent-cloud/protocol/openid-connect/token', 'OPTIONS, POST'],
     ])('answers %s %s with 405 METHOD_NOT_ALLOWED and Allow: %s', async (method, path, allowed) => {
       const response = await service.request(path, { method });
 

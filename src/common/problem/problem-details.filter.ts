@@ -10,7 +10,7 @@ import { requestIdOf } from '../logging.js';
 import { DomainException } from './domain.exception.js';
 import { type ErrorCode } from './error-codes.js';
 import { sendProblem } from './problem-response.js';
-import { allowedMethodsFor } from './route-methods.js';
+import { type RouteTable } from './route-table.js';
 
 /** Connection-level failures of PostgreSQL or its driver: the database is away, not the request wrong. */
 const databaseUnavailableCodes = new Set([
@@ -57,7 +57,10 @@ function isDatabaseUnavailable(error: unknown): boolean {
 export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger(ProblemDetailsFilter.name);
 
-  constructor(private readonly publicBaseUrl: string) {}
+  constructor(
+    private readonly publicBaseUrl: string,
+    private readonly routes: RouteTable,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -94,7 +97,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
   private translateHttpException(exception: HttpException, request: Request): DomainException {
     const status = exception.getStatus();
     if (status === 404) {
-      const allowed = allowedMethodsFor(request);
+      const allowed = this.routes.allowedMethods(request.path, request.method);
       if (allowed.length === 0) {
         return new DomainException(
           'ROUTE_NOT_FOUND',
