@@ -19,8 +19,10 @@ function patternOf(...parts: string[]): RegExp {
   return new RegExp(`^/${path}/?$`);
 }
 
+/** Nest keeps one path as a string and several (`@Get(['a', 'b'])`) as an array. */
 function asArray(value: unknown): string[] {
-  return Array.isArray(value) ? value.map(String) : [String(value ?? '')];
+  if (Array.isArray(value)) return value.filter((path): path is string => typeof path === 'string');
+  return [typeof value === 'string' ? value : ''];
 }
 
 /**
