@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { type Pool, type QueryConfig, type QueryResultRow } from 'pg';
+import { type Pool, type QueryResultRow } from 'pg';
 import { type DataSource } from 'typeorm';
 
 const logger = new Logger('PreparedStatement');
@@ -26,31 +26,21 @@ export function isStalePlan(error: unknown): boolean {
 
 /**
  * A query for a hot path, sent as a named prepared statement on the DataSource's own pool (so with its
- * bounds: pool size, connect and query timeouts). PostgreSQL parses it once per connection and, after a
- * few runs, keeps its plan, instead of parsing and planning it on every request: GET /did's read cost
- * the database a third less CPU that way (issue 6, README Performance).
+ * bounds: pool size, connect and query timeouts): PostgreSQL parses it once per connection and, after a
+ * few runs, keeps its plan.
  *
  * PostgreSQL re-plans a prepared statement after a schema change, but refuses one whose result columns
  * changed type ("cached plan must not change result type") on every connection that prepared it before,
  * as when another instance's migration changes a column while this one runs. pg-pool closes a connection
- * whose query failed, so such a query is tried again, until a connection prepares the statement anew.
- * That holds for direct connections and poolers in session mode (README, Database and migrations).
+ * whose query failed, so such a query is tried again until a connection prepares the statement anew.
+ * That holds for direct connections and poolers in session mode (docs/operations.md).
  */
 export class PreparedStatement<Row extends QueryResultRow> {
-  /**
-   * pg copies a query's own properties, descriptor by descriptor, before it runs it (1.2 µs, and the copy
-   * is an object V8 reads slowly); the name and text are inherited from this instead, so each query has
-   * nothing of its own to copy (0.15 µs).
-   */
-  private readonly statement: Readonly<{ name: string; text: string }>;
-
   constructor(
     private readonly dataSource: DataSource,
-    name: string,
-    text: string,
-  ) {
-    this.statement = Object.freeze({ name, text });
-  }
+    private readonly name: string,
+    private readonly text: string,
+  ) {}
 
   async rows(values: unknown[]): Promise<Row[]> {
     const pool = poolOf(this.dataSource);
@@ -58,12 +48,11 @@ export class PreparedStatement<Row extends QueryResultRow> {
     // connections reaches a new one, unless the schema changes again meanwhile.
     for (let attempt = 0; ; attempt++) {
       try {
-        const query = Object.create(this.statement) as QueryConfig;
-        return (await pool.query<Row>(query, values)).rows;
+        return (await pool.query<Row>({ name: this.name, text: this.text, values })).rows;
       } catch (error) {
         if (!isStalePlan(error) || attempt >= (pool.options.max ?? 10)) throw error;
         logger.warn(
-          `Statement ${this.statement.name}: the schema changed under its plan; trying again on another connection`,
+          `Statement ${this.name}: the schema changed under its plan; trying again on another connection`,
         );
       }
     }
