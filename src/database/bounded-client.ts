@@ -1,17 +1,14 @@
 import pg from 'pg';
+import { asUnavailable, isServerError } from './connection-errors.js';
 
 type QueryCallback = (error: unknown, ...results: unknown[]) => void;
-
-/** True for an error that PostgreSQL itself reported: the connection is still in step with the server. */
-export function isServerError(error: unknown): boolean {
-  return error instanceof pg.DatabaseError;
-}
 
 /**
  * The client class of the service's pools (pg-pool's `Client` option). After an error that the server
  * did not report (a read timeout, a broken socket) nobody knows what the server is still doing on the
  * connection, so the client ends it: the pool then drops it instead of handing an open or failed
- * transaction, or a statement still running, to the next request.
+ * transaction, or a statement still running, to the next request. Errors that say the database is
+ * unavailable reach the caller as DependencyUnavailableError.
  */
 export class BoundedClient extends pg.Client {
   // One signature for pg's many overloads: arguments and answer pass through unchanged.
@@ -22,7 +19,7 @@ export class BoundedClient extends pg.Client {
       const callback = args[callbackAt] as QueryCallback;
       args[callbackAt] = (error: unknown, ...results: unknown[]) => {
         this.endAfter(error);
-        callback(error, ...results);
+        callback(error === undefined || error === null ? error : asUnavailable(error), ...results);
       };
       return super.query.apply(this, args as never);
     }
@@ -30,7 +27,7 @@ export class BoundedClient extends pg.Client {
     if (!(answer instanceof Promise)) return answer;
     return answer.catch((error: unknown) => {
       this.endAfter(error);
-      throw error;
+      throw asUnavailable(error);
     });
   }
 

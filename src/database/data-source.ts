@@ -1,5 +1,5 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { BoundedClient } from './bounded-client.js';
+import { boundedDriver } from './bounded-pool.js';
 import { InitialSchema1763800000000 } from '../../migrations/1763800000000-initial-schema.js';
 import { IssuerSessions1763900000000 } from '../../migrations/1763900000000-issuer-sessions.js';
 import { TenantSearchIndex1795348774403 } from '../../migrations/1795348774403-tenant-search-index.js';
@@ -60,6 +60,7 @@ export function dataSourceOptions(
   const bounds = purpose === 'app' ? appDatabaseBounds : migrationDatabaseBounds;
   return {
     type: 'postgres',
+    driver: boundedDriver,
     url,
     entities,
     migrations,
@@ -71,7 +72,6 @@ export function dataSourceOptions(
     logging: ['migration'],
     extra: {
       max: 10,
-      Client: BoundedClient,
       // Fail fast when the database is away or frozen, so that callers get a 503 instead of hanging:
       // a bound on connecting, bounds on every statement, and TCP keep-alive on the sockets.
       connectionTimeoutMillis: 5000,

@@ -7,47 +7,11 @@ import {
 } from '@nestjs/common';
 import { type Request, type Response } from 'express';
 import { requestIdOf } from '../logging.js';
+import { isDependencyUnavailable } from './dependency-unavailable.error.js';
 import { DomainException } from './domain.exception.js';
 import { type ErrorCode } from './error-codes.js';
 import { sendProblem } from './problem-response.js';
 import { type RouteTable } from './route-table.js';
-
-/** Connection-level failures of PostgreSQL or its driver: the database is away, not the request wrong. */
-const databaseUnavailableCodes = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  'EPIPE',
-  '57P01', // admin_shutdown
-  '57P02', // crash_shutdown
-  '57P03', // cannot_connect_now
-  '53300', // too_many_connections
-  '57014', // query_canceled: the server's statement_timeout
-  '55P03', // lock_not_available: the server's lock_timeout
-  '40P01', // deadlock_detected
-  '40001', // serialization_failure
-]);
-
-function isDatabaseUnavailable(error: unknown): boolean {
-  // Duck-typed rather than instanceof: driver errors may come from another realm.
-  if (typeof error !== 'object' || error === null) return false;
-  const code = (error as { code?: unknown }).code;
-  const driverError = (error as { driverError?: unknown }).driverError;
-  if (typeof code === 'string' && (databaseUnavailableCodes.has(code) || code.startsWith('08'))) {
-    return true;
-  }
-  if (driverError !== undefined && driverError !== error && isDatabaseUnavailable(driverError)) {
-    return true;
-  }
-  const message = (error as { message?: unknown }).message;
-  return (
-    typeof message === 'string' &&
-    /Connection terminated|connection timeout|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end|DataSource is not initialized/i.test(
-      message,
-    )
-  );
-}
 
 /**
  * Turns anything thrown while handling a request into a problem response. Domain exceptions carry their
@@ -72,9 +36,9 @@ export class ProblemDetailsFilter implements ExceptionFilter {
   translate(exception: unknown, request: Request): DomainException {
     if (exception instanceof DomainException) return exception;
     if (exception instanceof HttpException) return this.translateHttpException(exception, request);
-    if (isDatabaseUnavailable(exception)) {
+    if (isDependencyUnavailable(exception)) {
       this.logger.warn({
-        msg: `Database unavailable during ${request.method} ${request.path}: ${describe(exception)}`,
+        msg: `${describe(exception)} during ${request.method} ${request.path}`,
         reqId: requestIdOf(request),
       });
       return new DomainException(
