@@ -7,7 +7,7 @@ import express from 'express';
 import { apiBodyMiddleware, maxBodyBytes } from './common/http-body.js';
 import { ProblemDetailsFilter } from './common/problem/problem-details.filter.js';
 import { RouteTable } from './common/problem/route-table.js';
-import { createValidationPipe, UnknownFieldsPipe } from './common/validation.js';
+import { createValidationPipe, PrototypeFieldsPipe } from './common/validation.js';
 import { type AppConfig } from './config/app-config.js';
 
 /** Everything about the HTTP surface that is not a controller: used by main and by the tests alike. */
@@ -24,7 +24,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
     '/auth',
     express.urlencoded({ extended: false, limit: maxBodyBytes, parameterLimit: 100 }),
   );
-  app.useGlobalPipes(new UnknownFieldsPipe(), createValidationPipe());
+  app.useGlobalPipes(new PrototypeFieldsPipe(), createValidationPipe());
   app.useGlobalFilters(new ProblemDetailsFilter(config.publicBaseUrl, app.get(RouteTable)));
   app.use((_request: Request, response: Response, next: NextFunction) => {
     response.setHeader('X-Content-Type-Options', 'nosniff');

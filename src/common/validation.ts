@@ -5,7 +5,6 @@ import {
   type PipeTransform,
   type ValidationError,
 } from '@nestjs/common';
-import { getMetadataStorage } from 'class-validator';
 import { DomainException } from './problem/domain.exception.js';
 import { type FieldError } from './problem/problem.js';
 
@@ -45,29 +44,24 @@ export function createValidationPipe(): ValidationPipe {
 }
 
 /**
- * Refuses fields that a DTO does not declare, by the object's own keys. class-validator's whitelist looks
- * names up on a plain object, so `constructor`, `toString` or `__proto__` would slip through it.
+ * Refuses fields named like Object.prototype's members (`constructor`, `toString`, `__proto__`, ...):
+ * class-validator's whitelist looks names up on a plain object, so those would slip through it. Every
+ * other undeclared field is refused by the ValidationPipe's `forbidNonWhitelisted`.
  */
 @Injectable()
-export class UnknownFieldsPipe implements PipeTransform {
-  private readonly known = new WeakMap<object, Set<string>>();
-
+export class PrototypeFieldsPipe implements PipeTransform {
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
-    const type = metadata.metatype;
     if (
       (metadata.type !== 'body' && metadata.type !== 'query') ||
-      type === undefined ||
       typeof value !== 'object' ||
       value === null ||
       Array.isArray(value)
     ) {
       return value;
     }
-    const known = this.knownFields(type);
-    if (known.size === 0) return value;
-    const unknown = Object.keys(value).filter((key) => !known.has(key));
-    if (unknown.length > 0) {
-      const errors = unknown.map((field) => ({ field, message: 'is not a known field' }));
+    const refused = Object.keys(value).filter((key) => key in Object.prototype);
+    if (refused.length > 0) {
+      const errors = refused.map((field) => ({ field, message: 'is not a known field' }));
       throw new DomainException(
         'VALIDATION_FAILED',
         errors.map((error) => `${error.field} ${error.message}`).join('; '),
@@ -75,18 +69,5 @@ export class UnknownFieldsPipe implements PipeTransform {
       );
     }
     return value;
-  }
-
-  private knownFields(type: object): Set<string> {
-    let fields = this.known.get(type);
-    if (fields === undefined) {
-      fields = new Set(
-        getMetadataStorage()
-          .getTargetValidationMetadatas(type as new () => object, '', true, false)
-          .map((entry) => entry.propertyName),
-      );
-      this.known.set(type, fields);
-    }
-    return fields;
   }
 }
