@@ -1,18 +1,10 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { existsSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
 import { ConfigError } from './config/app-config.js';
 import { loadEmbeddedPostgres, startService } from './service.js';
 
 const logger = new Logger('Main');
-
-// V8 lets the old generation grow to up to 4x the live heap between full collections. Twice the live heap
-// (about 40 MB) keeps the RSS under load near 200 MB instead of 220-290 MB, at no measurable cost in
-// throughput (issue 6; README, Performance). A --heap-growing-percent given to node wins.
-if (!process.execArgv.some((flag) => flag.startsWith('--heap-growing-percent'))) {
-  setFlagsFromString('--heap-growing-percent=100');
-}
 
 async function main(): Promise<void> {
   // Values already in the environment win over the file.

@@ -59,7 +59,8 @@ export class AppProcess {
   static async spawn(options: AppProcessOptions, cleanup: Cleanup): Promise<AppProcess> {
     if (!existsSync(mainScript)) throw new Error(`${mainScript} is missing: run npm run build`);
     const port = options.port ?? (await freePort());
-    const child = spawn(process.execPath, [mainScript], {
+    // As `npm start` runs it (package.json).
+    const child = spawn(process.execPath, ['--heap-growing-percent=100', mainScript], {
       cwd: options.cwd,
       env: {
         PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
