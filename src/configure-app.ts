@@ -3,8 +3,8 @@ import { SwaggerModule } from '@nestjs/swagger';
 import { buildOpenApiDocument } from './common/openapi.js';
 import { tenantPickerScript } from './common/swagger-tenant-picker.js';
 import { type Request, type Response, type NextFunction } from 'express';
-import express from 'express';
-import { apiBodyMiddleware, maxBodyBytes } from './common/http-body.js';
+import { formBodyMiddleware, hostRequired } from './common/http-body.js';
+import { ApiRequestInterceptor } from './common/api-request.interceptor.js';
 import { ProblemDetailsFilter } from './common/problem/problem-details.filter.js';
 import { RouteTable } from './common/problem/route-table.js';
 import { createValidationPipe, PrototypeFieldsPipe } from './common/validation.js';
@@ -18,12 +18,9 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   app.set('etag', false);
   // Behind nginx the forwarded headers tell the public origin; trust only the nearest proxies.
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
-  app.use('/ctrl/api', ...apiBodyMiddleware(config.publicBaseUrl));
-  // The embedded issuer takes OAuth forms (application/x-www-form-urlencoded), as Keycloak does.
-  app.use(
-    '/auth',
-    express.urlencoded({ extended: false, limit: maxBodyBytes, parameterLimit: 100 }),
-  );
+  app.use(hostRequired(config.publicBaseUrl));
+  app.use('/auth', ...formBodyMiddleware(config.publicBaseUrl));
+  app.useGlobalInterceptors(new ApiRequestInterceptor());
   app.useGlobalPipes(new PrototypeFieldsPipe(), createValidationPipe());
   app.useGlobalFilters(new ProblemDetailsFilter(config.publicBaseUrl, app.get(RouteTable)));
   app.use((_request: Request, response: Response, next: NextFunction) => {
@@ -32,6 +29,12 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   });
 
   const document = buildOpenApiDocument(app, config);
+  // The API explorer keeps tokens in localStorage: no other site may frame it.
+  app.use('/ctrl/swagger-ui', (_request: Request, response: Response, next: NextFunction) => {
+    response.setHeader('X-Frame-Options', 'DENY');
+    response.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
+    next();
+  });
   // The seed fixes /ctrl/swagger-ui/ with its trailing slash; /ctrl/swagger-ui redirects there.
   app.use('/ctrl/swagger-ui', (request: Request, response: Response, next: NextFunction) => {
     const [path, query] = request.originalUrl.split(/\?(.*)/s, 2);

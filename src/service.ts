@@ -109,7 +109,15 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
 
     const app = await NestFactory.create<NestExpressApplication>(
       AppModule.register(config, dataSource, { issuerClock: options.issuerClock }),
-      new PresetPrototypesExpressAdapter(),
+      new PresetPrototypesExpressAdapter({
+        requestTimeout: config.http.requestTimeoutMs,
+        headersTimeout: config.http.headersTimeoutMs,
+        keepAliveTimeout: config.http.keepAliveTimeoutMs,
+        // How often the timeouts above are looked at (Node's default is 30 s).
+        connectionsCheckingInterval: Math.min(1_000, config.http.headersTimeoutMs),
+        // A request without Host gets a problem from our own middleware instead of Node's bare 400.
+        requireHostHeader: false,
+      }),
       { bodyParser: false, logger: appLogger },
     );
     app.use(requestLogging(rootLogger));
@@ -121,11 +129,10 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     });
     configureApp(app, config);
     const server: Server = app.getHttpServer();
-    // Longer than nginx's upstream keep-alive (60 s), so that nginx never reuses a socket we just closed.
-    server.keepAliveTimeout = 65_000;
-    server.headersTimeout = 66_000;
+    server.maxConnections = config.http.maxConnections;
     answerClientErrorsAsProblems(server, config.publicBaseUrl);
-    await app.listen(config.port);
+    if (config.host === undefined) await app.listen(config.port);
+    else await app.listen(config.port, config.host);
     const port = (server.address() as AddressInfo).port;
     const openDataSource = dataSource;
     return {

@@ -177,10 +177,13 @@ describe('logging', () => {
 
   it('logs a request the client abandoned as aborted, at warn level, without a status', async () => {
     const { host, hostname, port } = new URL(service.url);
+    // An authenticated caller: the service reads a body only once the token is accepted.
+    const token = await service.tokenFor('admin');
     const socket = connect(Number(port), hostname === 'localhost' ? '127.0.0.1' : hostname);
     await new Promise((resolve) => socket.once('connect', resolve));
     socket.write(
       `POST /ctrl/api/v1.0/tenants/create?label=Gone HTTP/1.1\r\nHost: ${host}\r\n` +
+        `Authorization: Bearer ${token}\r\n` +
         'Content-Type: application/json\r\nContent-Length: 100\r\nX-Request-Id: walked-away\r\n\r\n{"id":',
     );
     await sleep(100);

@@ -222,6 +222,7 @@ export interface components {
         | 'ROUTE_NOT_FOUND'
         | 'PROBLEM_TYPE_NOT_FOUND'
         | 'METHOD_NOT_ALLOWED'
+        | 'REQUEST_TIMEOUT'
         | 'TENANT_ALREADY_EXISTS'
         | 'PAYLOAD_TOO_LARGE'
         | 'UNSUPPORTED_MEDIA_TYPE'

@@ -1,7 +1,7 @@
 import { type NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import express, { type Express, type Request, type Response } from 'express';
-import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, ServerResponse, type ServerOptions } from 'node:http';
 
 /**
  * Nest's ExpressAdapter with one change: Node creates every request and response already carrying
@@ -14,7 +14,8 @@ import { createServer, IncomingMessage, ServerResponse } from 'node:http';
  * prototype the object already has, which changes nothing.
  */
 export class PresetPrototypesExpressAdapter extends ExpressAdapter {
-  constructor() {
+  /** `serverOptions`: node:http's own (timeouts, Host header rule) for the server it makes. */
+  constructor(private readonly serverOptions: ServerOptions = {}) {
     super(express());
   }
 
@@ -37,7 +38,7 @@ export class PresetPrototypesExpressAdapter extends ExpressAdapter {
     app.request = ExpressRequest.prototype as unknown as Request;
     app.response = ExpressResponse.prototype as unknown as Response;
     this.httpServer = createServer(
-      { IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse },
+      { ...this.serverOptions, IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse },
       app,
     );
   }

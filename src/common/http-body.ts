@@ -1,89 +1,169 @@
+import { isUtf8 } from 'node:buffer';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { hasBody } from './has-body.js';
 import { DomainException } from './problem/domain.exception.js';
+import { type FieldError } from './problem/problem.js';
 import { sendProblem } from './problem/problem-response.js';
 
 export const maxBodyBytes = 100 * 1024;
+export const maxFormFields = 100;
+/** Deeper JSON is refused before validation, whose libraries recurse once per level. */
+export const maxJsonDepth = 32;
 
-function hasBody(request: Request): boolean {
-  const length = request.headers['content-length'];
-  return (
-    (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined
-  );
+class NotUtf8Error extends Error {}
+
+const parseJson = express.json({
+  limit: maxBodyBytes,
+  strict: true,
+  type: ['application/json', 'application/*+json'],
+  verify: (_request, _response, bytes) => {
+    if (!isUtf8(bytes)) throw new NotUtf8Error();
+  },
+});
+
+/** body-parser's failures, in our words; undefined for anything else. */
+function translateParseError(error: unknown): DomainException | undefined {
+  const type = (error as { type?: unknown }).type;
+  switch (type) {
+    case 'entity.too.large':
+      return new DomainException(
+        'PAYLOAD_TOO_LARGE',
+        `The body exceeds ${maxBodyBytes / 1024} kB.`,
+      );
+    case 'parameters.too.many':
+      return new DomainException(
+        'PAYLOAD_TOO_LARGE',
+        `The form has more than ${maxFormFields} fields.`,
+      );
+    case 'entity.parse.failed':
+      return new DomainException('MALFORMED_JSON', 'The body is not valid JSON.');
+    case 'entity.verify.failed':
+      return new DomainException('MALFORMED_JSON', 'The body is not valid UTF-8.');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new DomainException('UNSUPPORTED_MEDIA_TYPE', 'Send the body as UTF-8 JSON.');
+    case 'request.aborted':
+    case 'request.size.invalid':
+      return new DomainException(
+        'VALIDATION_FAILED',
+        'The body was cut short or its length is wrong.',
+      );
+    default:
+      return undefined;
+  }
 }
 
-function isJson(request: Request): boolean {
-  return request.is(['application/json', 'application/*+json']) !== false;
+/** How deep a parsed JSON value nests, counted without recursion and given up past `limit`. */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [current, depth] = pending.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(current)) pending.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /**
- * JSON body handling for the API: at most 100 kB, JSON only, an object when present. Every failure is a
- * problem response, written here because body parsing runs before Nest's filters.
+ * The API's query string: each parameter once, in valid UTF-8 (Express would keep the last of several
+ * and turn broken escapes into U+FFFD, which would then be stored).
  */
-export function apiBodyMiddleware(publicBaseUrl: string) {
-  const parseJson = express.json({
+export function checkApiQuery(request: Request): void {
+  const query = request.originalUrl.split('?', 2)[1] ?? '';
+  if (query === '') return;
+  const seen = new Set<string>();
+  const errors: FieldError[] = [];
+  for (const pair of query.split('&')) {
+    if (pair === '') continue;
+    const [rawName = '', rawValue = ''] = pair.split(/=(.*)/s, 2);
+    const name = decodeQueryComponent(rawName);
+    if (name === undefined || decodeQueryComponent(rawValue) === undefined) {
+      errors.push({ field: name ?? rawName, message: 'is not valid UTF-8' });
+    } else if (seen.has(name)) {
+      errors.push({ field: name, message: 'is given more than once' });
+    }
+    if (name !== undefined) seen.add(name);
+  }
+  if (errors.length > 0) {
+    throw new DomainException(
+      'VALIDATION_FAILED',
+      errors.map((error) => `${error.field} ${error.message}`).join('; '),
+      errors,
+    );
+  }
+}
+
+function decodeQueryComponent(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Reads an API request's JSON body, once its caller has been let in: at most 100 kB, JSON in UTF-8, an
+ * object when present, nested at most `maxJsonDepth` levels. Every failure is a DomainException.
+ */
+export async function readJsonBody(request: Request, response: Response): Promise<void> {
+  if (!hasBody(request)) return;
+  if (request.is(['application/json', 'application/*+json']) === false) {
+    throw new DomainException(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `Bodies must be application/json, not ${request.headers['content-type'] ?? 'untyped'}.`,
+    );
+  }
+  await new Promise<void>((resolve, reject) =>
+    parseJson(request, response, (error?: unknown) =>
+      error === undefined ? resolve() : reject(translateParseError(error) ?? (error as Error)),
+    ),
+  );
+  const body: unknown = request.body;
+  if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
+    if (Array.isArray(body) && nestsDeeperThan(body, maxJsonDepth)) throw tooDeep();
+    throw new DomainException('VALIDATION_FAILED', 'The body must be a JSON object.', [
+      { field: 'body', message: 'must be a JSON object' },
+    ]);
+  }
+  if (nestsDeeperThan(body, maxJsonDepth)) throw tooDeep();
+}
+
+function tooDeep(): DomainException {
+  return new DomainException(
+    'VALIDATION_FAILED',
+    `The body is nested more than ${maxJsonDepth} levels deep.`,
+    [{ field: 'body', message: `is nested more than ${maxJsonDepth} levels deep` }],
+  );
+}
+
+/** The issuer's OAuth forms (application/x-www-form-urlencoded), as Keycloak takes them. */
+export function formBodyMiddleware(publicBaseUrl: string) {
+  const parseForm = express.urlencoded({
+    extended: false,
     limit: maxBodyBytes,
-    strict: true,
-    type: ['application/json', 'application/*+json'],
+    parameterLimit: maxFormFields,
   });
+  const translate = (error: unknown, request: Request, response: Response, next: NextFunction) => {
+    const exception = translateParseError(error);
+    if (exception === undefined) next(error);
+    else sendProblem(exception, request, response, publicBaseUrl);
+  };
+  return [parseForm, translate];
+}
 
-  const requireJson = (request: Request, response: Response, next: NextFunction) => {
-    if (hasBody(request) && !isJson(request)) {
-      sendProblem(
-        new DomainException(
-          'UNSUPPORTED_MEDIA_TYPE',
-          `Bodies must be application/json, not ${request.headers['content-type'] ?? 'untyped'}.`,
-        ),
-        request,
-        response,
-        publicBaseUrl,
-      );
+/** HTTP/1.1 requires Host (RFC 9112 §3.2); Node's own refusal would be a bare 400. */
+export function hostRequired(publicBaseUrl: string) {
+  return (request: Request, response: Response, next: NextFunction) => {
+    if (request.headers.host !== undefined || request.httpVersion !== '1.1') {
+      next();
       return;
     }
-    next();
+    sendProblem(
+      new DomainException('MALFORMED_REQUEST', 'An HTTP/1.1 request must carry a Host header.'),
+      request,
+      response,
+      publicBaseUrl,
+    );
   };
-
-  const translateParseErrors = (
-    error: unknown,
-    request: Request,
-    response: Response,
-    next: NextFunction,
-  ) => {
-    const type = (error as { type?: unknown }).type;
-    const exception =
-      type === 'entity.too.large'
-        ? new DomainException('PAYLOAD_TOO_LARGE', `The body exceeds ${maxBodyBytes / 1024} kB.`)
-        : type === 'entity.parse.failed'
-          ? new DomainException('MALFORMED_JSON', 'The body is not valid JSON.')
-          : type === 'encoding.unsupported' || type === 'charset.unsupported'
-            ? new DomainException('UNSUPPORTED_MEDIA_TYPE', 'Send the body as UTF-8 JSON.')
-            : type === 'request.aborted' || type === 'request.size.invalid'
-              ? new DomainException(
-                  'VALIDATION_FAILED',
-                  'The body was cut short or its length is wrong.',
-                )
-              : undefined;
-    if (exception === undefined) {
-      next(error);
-      return;
-    }
-    sendProblem(exception, request, response, publicBaseUrl);
-  };
-
-  const requireObject = (request: Request, response: Response, next: NextFunction) => {
-    const body: unknown = request.body;
-    if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
-      sendProblem(
-        new DomainException('VALIDATION_FAILED', 'The body must be a JSON object.', [
-          { field: 'body', message: 'must be a JSON object' },
-        ]),
-        request,
-        response,
-        publicBaseUrl,
-      );
-      return;
-    }
-    next();
-  };
-
-  return [requireJson, parseJson, translateParseErrors, requireObject];
 }

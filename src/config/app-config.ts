@@ -7,6 +7,10 @@ import { type LogLevel } from '../common/logging.js';
 export interface AppConfig {
   readonly nodeEnv: 'development' | 'production' | 'test';
   readonly port: number;
+  /** Where to listen; undefined: every interface (Node's default). */
+  readonly host: string | undefined;
+  /** Bounds of the HTTP server against slow and numerous clients. */
+  readonly http: HttpServerLimits;
   /** The origin users see, without a trailing slash. */
   readonly publicBaseUrl: string;
   /** External PostgreSQL; undefined means an embedded PostgreSQL under `dataDir`. */
@@ -30,6 +34,17 @@ export interface AppConfig {
   readonly environment: Readonly<Record<string, string | undefined>>;
 }
 
+export interface HttpServerLimits {
+  /** A whole request, body included, must arrive within this (Node's requestTimeout). */
+  readonly requestTimeoutMs: number;
+  /** Its headers within this (Node's headersTimeout). */
+  readonly headersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this; longer than nginx's upstream keep-alive. */
+  readonly keepAliveTimeoutMs: number;
+  /** Connections beyond this many are dropped at once. */
+  readonly maxConnections: number;
+}
+
 export class ConfigError extends Error {
   constructor(
     readonly variable: string,
@@ -51,6 +66,18 @@ const realmPath = '/auth/realms/agent-cloud';
 export function loadConfig(env: Environment = process.env): AppConfig {
   const nodeEnv = readNodeEnv(env);
   const port = readPort(env);
+  const http: HttpServerLimits = {
+    requestTimeoutMs: readWholeNumber(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 1),
+    headersTimeoutMs: readWholeNumber(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 1),
+    keepAliveTimeoutMs: readWholeNumber(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, 1),
+    maxConnections: readWholeNumber(env, 'HTTP_MAX_CONNECTIONS', 1_000, 1),
+  };
+  if (http.headersTimeoutMs > http.requestTimeoutMs) {
+    throw new ConfigError(
+      'HTTP_HEADERS_TIMEOUT_MS',
+      'must not be longer than HTTP_REQUEST_TIMEOUT_MS',
+    );
+  }
   const publicBaseUrl = readUrl(env, 'PUBLIC_BASE_URL', 'http://localhost:8080', {
     originOnly: true,
   });
@@ -102,6 +129,9 @@ export function loadConfig(env: Environment = process.env): AppConfig {
   return {
     nodeEnv,
     port,
+    // Local mode has well-known development passwords: reachable from this machine only, unless HOST opens it.
+    host: readOptional(env, 'HOST') ?? (issuerFromEnv === undefined ? '127.0.0.1' : undefined),
+    http,
     publicBaseUrl,
     databaseUrl,
     authIssuerUrl,
@@ -145,6 +175,20 @@ function readPort(env: Environment): number {
   const raw = readOptional(env, 'PORT') ?? '8080';
   if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
     throw new ConfigError('PORT', `must be a whole number from 0 to 65535, not '${raw}'`);
+  }
+  return Number(raw);
+}
+
+function readWholeNumber(
+  env: Environment,
+  name: string,
+  fallback: number,
+  minimum: number,
+): number {
+  const raw = readOptional(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d{1,9}$/.test(raw) || Number(raw) < minimum) {
+    throw new ConfigError(name, `must be a whole number of at least ${minimum}, not '${raw}'`);
   }
   return Number(raw);
 }

@@ -1,12 +1,19 @@
 import { type Server } from 'node:http';
 import { type Duplex } from 'node:stream';
-import { errorCatalog, type ErrorCode } from './error-codes.js';
+import { errorCatalog } from './error-codes.js';
 import { problemTypeUri } from './problem-response.js';
 import { problemContentType, type ProblemDetails } from './problem.js';
 
+const details: Record<'HEADERS_TOO_LARGE' | 'REQUEST_TIMEOUT' | 'MALFORMED_REQUEST', string> = {
+  HEADERS_TOO_LARGE: 'The request headers are larger than the server accepts.',
+  REQUEST_TIMEOUT: 'The request did not arrive in time.',
+  MALFORMED_REQUEST: 'The request is not valid HTTP.',
+};
+
 /**
  * Requests that Node's HTTP parser refuses before any handler runs (oversized headers, broken framing)
- * are answered in problem form too, instead of Node's bare status line.
+ * or that take longer than the server's timeouts are answered in problem form too, instead of Node's bare
+ * status line.
  */
 export function answerClientErrorsAsProblems(server: Server, publicBaseUrl: string): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
@@ -14,17 +21,18 @@ export function answerClientErrorsAsProblems(server: Server, publicBaseUrl: stri
       socket.destroy();
       return;
     }
-    const code: ErrorCode =
-      error.code === 'HPE_HEADER_OVERFLOW' ? 'HEADERS_TOO_LARGE' : 'MALFORMED_REQUEST';
+    const code: keyof typeof details =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? 'HEADERS_TOO_LARGE'
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 'REQUEST_TIMEOUT'
+          : 'MALFORMED_REQUEST';
     const { status, title } = errorCatalog[code];
     const problem: ProblemDetails = {
       type: problemTypeUri(publicBaseUrl, code),
       title,
       status,
-      detail:
-        code === 'HEADERS_TOO_LARGE'
-          ? 'The request headers are larger than the server accepts.'
-          : 'The request is not valid HTTP.',
+      detail: details[code],
       instance: requestPath(error),
       code,
     };

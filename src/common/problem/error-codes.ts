@@ -17,6 +17,7 @@ export const errorCatalog = {
   ROUTE_NOT_FOUND: { status: 404, title: 'Route not found' },
   PROBLEM_TYPE_NOT_FOUND: { status: 404, title: 'Problem type not found' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
+  REQUEST_TIMEOUT: { status: 408, title: 'Request timeout' },
   TENANT_ALREADY_EXISTS: { status: 409, title: 'Tenant already exists' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },

@@ -1,6 +1,7 @@
 import { type Request, type Response } from 'express';
 import { errorCatalog, problemSlug, type ErrorCode } from './error-codes.js';
 import type { DomainException } from './domain.exception.js';
+import { hasBody } from '../has-body.js';
 import { targetPath } from '../request-target.js';
 import { problemContentType, type ProblemDetails } from './problem.js';
 
@@ -41,6 +42,8 @@ export function sendProblem(
   }
   for (const [name, value] of Object.entries(exception.headers)) response.setHeader(name, value);
   response.setHeader('Cache-Control', 'no-store');
+  // A body still on its way (refused before it was read) must not hold the connection open.
+  if (!request.complete && hasBody(request)) response.setHeader('Connection', 'close');
   response
     .status(exception.status)
     .type(problemContentType)
