@@ -136,7 +136,7 @@ describe('a capped number of connections', () => {
     const refused = openExchange(service.url, head('GET', '/ctrl/health/live', {}));
     await within(refused.closed, 1_000, 'close of the connection over the cap');
     await expect(refused.answer).rejects.toThrow(/closed without a whole answer/);
-    idle[0]!.socket.destroy();
+    idle[0].socket.destroy();
     await new Promise((resolve) => setTimeout(resolve, 300));
     const served = openExchange(
       service.url,
