@@ -3,6 +3,7 @@ import { type DestinationStream } from 'pino';
 import { NestFactory } from '@nestjs/core';
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { type DataSource } from 'typeorm';
@@ -61,6 +62,12 @@ const idleDrainMs = 2_000;
 const connectAttempts = 15;
 const connectRetryDelayMs = 2_000;
 
+function openConnections(server: Server): Promise<number> {
+  return new Promise((resolve) =>
+    server.getConnections((error, count) => resolve(error ? 0 : count)),
+  );
+}
+
 /** The database may still be starting (docker-compose, a restart): try for about half a minute. */
 async function initializeWithRetry(dataSource: DataSource, logger: Logger): Promise<void> {
   for (let attempt = 1; ; attempt++) {
@@ -72,7 +79,7 @@ async function initializeWithRetry(dataSource: DataSource, logger: Logger): Prom
       logger.warn(
         `Database not reachable (attempt ${attempt}/${connectAttempts}): ${error instanceof Error ? error.message : String(error)}`,
       );
-      await new Promise((resolve) => setTimeout(resolve, connectRetryDelayMs));
+      await sleep(connectRetryDelayMs);
     }
   }
 }
@@ -142,20 +149,15 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
       url: `http://127.0.0.1:${port}`,
       usesEmbeddedDatabase: embedded !== undefined,
       close: async () => {
-        // Drain (issue: graceful shutdown behind nginx). New connections are refused at once, which a
-        // proxy safely retries elsewhere, even for a POST. Open keep-alive connections are not cut
-        // while idle (a request may be on its way on them, and a POST there could not be retried):
-        // each is answered once more with `Connection: close`; those still idle after a short drain are
-        // closed, and whatever is left after the grace period is cut.
+        // Drain: for a moment every answer closes its connection, so that clients and proxies stop
+        // reusing it (a POST sent on a connection cut while idle could not be retried); then stop
+        // listening and close what is idle (server.close), wait for the requests in flight, and cut
+        // whatever is left after the grace period.
         draining.active = true;
-        const closeIdleConnections = server.closeIdleConnections.bind(server);
-        server.closeIdleConnections = () => undefined;
-        const idle = setTimeout(closeIdleConnections, idleDrainMs);
-        const force = setTimeout(() => server.closeAllConnections(), shutdownGraceMs);
-        idle.unref();
+        if ((await openConnections(server)) > 0) await sleep(idleDrainMs);
+        const force = setTimeout(() => server.closeAllConnections(), shutdownGraceMs - idleDrainMs);
         force.unref();
         await app.close();
-        clearTimeout(idle);
         clearTimeout(force);
         if (openDataSource.isInitialized) await openDataSource.destroy();
         await embedded?.stop();
