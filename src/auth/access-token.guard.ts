@@ -6,8 +6,7 @@ import { DomainException } from '../common/problem/domain.exception.js';
 import { accessRuleOf } from './access-policy.guard.js';
 import { type ContextualRequest } from './access.decorators.js';
 import { type Caller } from './caller.js';
-import { bearerToken } from './jwt.strategy.js';
-import { VerifiedTokenCache } from './verified-token-cache.js';
+import { bearerToken, VerifiedTokens } from './access-token.strategy.js';
 
 const realm = 'agent-cloud';
 
@@ -36,7 +35,7 @@ export class AccessTokenGuard extends AuthGuard('jwt') {
 
   constructor(
     private readonly reflector: Reflector,
-    @Inject(VerifiedTokenCache) private readonly verifiedTokens: VerifiedTokenCache,
+    @Inject(VerifiedTokens) private readonly verifiedTokens: VerifiedTokens,
   ) {
     super();
   }

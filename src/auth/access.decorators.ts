@@ -1,10 +1,5 @@
-import {
-  applyDecorators,
-  createParamDecorator,
-  SetMetadata,
-  type ExecutionContext,
-} from '@nestjs/common';
-import { type Request } from 'express';
+import { createParamDecorator, SetMetadata, type ExecutionContext } from '@nestjs/common';
+import { type ContextualRequest as RequestWith } from '../common/request-context.js';
 import { type Actor, type Caller } from './caller.js';
 
 /**
@@ -23,32 +18,13 @@ export const Public = () => SetMetadata(accessRuleKey, 'public' satisfies Access
 export const AdminOnly = () => SetMetadata(accessRuleKey, 'admin' satisfies AccessRule);
 export const Authenticated = () => SetMetadata(accessRuleKey, 'authenticated' satisfies AccessRule);
 
-export const tenantExistenceKey = 'agent:tenant-existence';
+/**
+ * Tenant-scoped: TenantGuard checks `x-tenant-id` against the caller; the handler's own read of the
+ * tenant's rows answers 404 TENANT_NOT_FOUND when the tenant does not exist.
+ */
+export const TenantScoped = () => SetMetadata(accessRuleKey, 'tenant' satisfies AccessRule);
 
-export interface TenantScopedOptions {
-  /**
-   * Who answers 404 for an unknown tenant. 'guard' (the default): TenantGuard looks the tenant up before
-   * the handler runs. 'handler': the handler's own read of the tenant's rows throws TENANT_NOT_FOUND when
-   * there are none, so a lookup in the guard would be a second query for the same answer (issue 6).
-   */
-  existence?: 'guard' | 'handler';
-}
-
-export const TenantScoped = (options: TenantScopedOptions = {}) =>
-  applyDecorators(
-    SetMetadata(accessRuleKey, 'tenant' satisfies AccessRule),
-    SetMetadata(tenantExistenceKey, options.existence ?? 'guard'),
-  );
-
-/** What the guards learn about a request and hand to the controllers. */
-export interface RequestContext {
-  /** The request's id (X-Request-Id), set by request logging before anything else runs. */
-  requestId?: string;
-  /** The tenant selected by `x-tenant-id`, after TenantGuard accepted it. */
-  tenantId?: string;
-}
-
-export type ContextualRequest = Request & { agent?: RequestContext; user?: Caller };
+export type ContextualRequest = RequestWith<Caller>;
 
 /** The authenticated caller (set by AccessTokenGuard) of a non-public route. */
 export const CurrentCaller = createParamDecorator((_data: unknown, context: ExecutionContext) => {

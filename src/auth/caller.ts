@@ -1,5 +1,3 @@
-import { type TenantVisibility } from '../tenants/tenants.service.js';
-
 export const adminRole = 'agent-admin';
 export const userRole = 'agent-user';
 
@@ -26,6 +24,9 @@ export function isAdmin(caller: Caller): boolean {
 export function hasAgentRole(caller: Caller): boolean {
   return isAdmin(caller) || caller.roles.includes(userRole);
 }
+
+/** Which tenants a caller may see: all of them, or only those listed. */
+export type TenantVisibility = { all: true } | { all: false; tenantIds: readonly string[] };
 
 /** An admin sees every tenant; an agent-user only those in its claim. */
 export function visibilityOf(caller: Caller): TenantVisibility {

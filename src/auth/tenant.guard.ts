@@ -2,12 +2,7 @@ import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import { DomainException } from '../common/problem/domain.exception.js';
 import { tenantIdPattern } from '../tenants/tenant-id.js';
-import { TenantsService } from '../tenants/tenants.service.js';
-import {
-  tenantExistenceKey,
-  type ContextualRequest,
-  type TenantScopedOptions,
-} from './access.decorators.js';
+import { type ContextualRequest } from './access.decorators.js';
 import { accessRuleOf } from './access-policy.guard.js';
 import { mayActFor } from './caller.js';
 
@@ -16,16 +11,13 @@ export const tenantHeader = 'x-tenant-id';
 /**
  * Third global guard: selects the tenant of a tenant-scoped route from `x-tenant-id` (api.md,
  * Authentication and authorization): missing or malformed 400; a tenant outside an agent-user's claim
- * 403, existing or not; unknown 404.
+ * 403, existing or not. Whether the tenant exists, the handler's own read tells (404).
  */
 @Injectable()
 export class TenantGuard implements CanActivate {
-  constructor(
-    private readonly reflector: Reflector,
-    private readonly tenants: TenantsService,
-  ) {}
+  constructor(private readonly reflector: Reflector) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean {
     if (accessRuleOf(this.reflector, context) !== 'tenant') return true;
     const request = context.switchToHttp().getRequest<ContextualRequest>();
     const raw = request.headers[tenantHeader];
@@ -48,11 +40,6 @@ export class TenantGuard implements CanActivate {
     if (caller === undefined || !mayActFor(caller, raw)) {
       throw new DomainException('FORBIDDEN', `The caller may not act for tenant '${raw}'.`);
     }
-    const existence = this.reflector.getAllAndOverride<TenantScopedOptions['existence']>(
-      tenantExistenceKey,
-      [context.getHandler(), context.getClass()],
-    );
-    if (existence !== 'handler') await this.tenants.assertExists(raw);
     request.agent = { ...request.agent, tenantId: raw };
     return true;
   }

@@ -2,7 +2,7 @@ import { type LoggerService } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { pino, type DestinationStream, type Level, type Logger as PinoLogger } from 'pino';
-import { type ContextualRequest } from '../auth/access.decorators.js';
+import { type ContextualRequest } from './request-context.js';
 import { targetPath } from './request-target.js';
 
 export type LogLevel = Level | 'silent';

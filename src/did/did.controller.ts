@@ -29,7 +29,7 @@ export class DidController {
 
   @Get()
   // DidService answers TENANT_NOT_FOUND itself: one query per request instead of two.
-  @TenantScoped({ existence: 'handler' })
+  @TenantScoped()
   @ApiOperation({
     operationId: 'getDid',
     summary: "The tenant's DID",
@@ -43,7 +43,7 @@ export class DidController {
 
   @Get('document')
   // DidService answers TENANT_NOT_FOUND itself: one query per request instead of two.
-  @TenantScoped({ existence: 'handler' })
+  @TenantScoped()
   @Header('Content-Type', 'application/did+ld+json')
   @ApiOperation({
     operationId: 'getDidDocument',

@@ -1,11 +1,21 @@
 import { Module } from '@nestjs/common';
+import { APP_CONFIG } from '../config/config.token.js';
+import { type AppConfig } from '../config/app-config.js';
 import { DidController } from './did.controller.js';
 import { DidService } from './did.service.js';
+import { KeyVault } from './key-vault.js';
 
-/** KeyVault is provided globally by AppModule, built from the configured master key. */
 @Module({
   controllers: [DidController],
-  providers: [DidService],
+  providers: [
+    DidService,
+    // The tenants' private keys are sealed under the configured master key.
+    {
+      provide: KeyVault,
+      useFactory: (config: AppConfig) => new KeyVault(config.masterKey),
+      inject: [APP_CONFIG],
+    },
+  ],
   exports: [DidService],
 })
 export class DidModule {}

@@ -4,7 +4,7 @@ import { generateKeyPair } from 'node:crypto';
 import { promisify } from 'node:util';
 import { DataSource, type EntityManager } from 'typeorm';
 import { PreparedStatement } from '../database/prepared-statement.js';
-import { DomainException } from '../common/problem/domain.exception.js';
+import { tenantNotFound } from '../tenants/tenant.errors.js';
 import { ed25519DidDocument, ed25519DidKey, type DidDocument } from './did-key.js';
 import { DidEntity } from './did.entity.js';
 import { type DidDto } from './dto/did.dto.js';
@@ -100,7 +100,7 @@ export class DidService {
     const [row] = await this.didOfTenant.rows([tenantId]);
     if (row === undefined) {
       // The tenant does not exist, or was deleted between the tenant check and this read.
-      throw new DomainException('TENANT_NOT_FOUND', `No tenant with id '${tenantId}'.`);
+      throw tenantNotFound(tenantId);
     }
     return { did: row.did, publicKey: row.public_key, createdAt: row.created_at };
   }

@@ -2,11 +2,12 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, QueryFailedError, Repository, type SelectQueryBuilder } from 'typeorm';
 import { DomainException } from '../common/problem/domain.exception.js';
-import { type Actor } from '../auth/caller.js';
+import { type Actor, type TenantVisibility } from '../auth/caller.js';
 import { DidService } from '../did/did.service.js';
 import { type TenantDto, type TenantPageDto } from './dto/tenant.dto.js';
 import { type ListTenantsQuery, type SortField } from './dto/list-tenants.query.js';
 import { TenantEntity } from './tenant.entity.js';
+import { tenantNotFound } from './tenant.errors.js';
 
 export interface NewTenant {
   id: string;
@@ -19,9 +20,6 @@ export interface TenantChanges {
   /** null or '' removes the image. */
   imageUrl?: string | null;
 }
-
-/** Which tenants a caller may see: all of them, or only those listed. */
-export type TenantVisibility = { all: true } | { all: false; tenantIds: readonly string[] };
 
 const sortColumns: Record<SortField, string> = {
   id: 'tenant.id',
@@ -265,10 +263,6 @@ function toTenantDto(
     createdAt: tenant.createdAt.toISOString(),
     updatedAt: tenant.updatedAt.toISOString(),
   };
-}
-
-export function tenantNotFound(id: string): DomainException {
-  return new DomainException('TENANT_NOT_FOUND', `No tenant with id '${id}'.`);
 }
 
 function emptyToNull(value: string | null | undefined): string | null {

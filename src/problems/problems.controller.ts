@@ -1,8 +1,8 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { Public } from '../../auth/access.decorators.js';
-import { DomainException } from './domain.exception.js';
-import { codeFromSlug, errorCatalog, type ErrorCode } from './error-codes.js';
+import { Public } from '../auth/access.decorators.js';
+import { DomainException } from '../common/problem/domain.exception.js';
+import { codeFromSlug, errorCatalog, type ErrorCode } from '../common/problem/error-codes.js';
 
 /** Makes each problem `type` URI dereferenceable: it answers with what the problem means. */
 @ApiExcludeController()
