@@ -1,5 +1,7 @@
 import eslint from '@eslint/js';
 import prettier from 'eslint-config-prettier';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
@@ -24,6 +26,49 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-extraneous-class': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // The house's boundaries: no import cycles, and common/ depends on no feature folder.
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })],
+    },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            {
+              target: './src/common',
+              from: [
+                './src/auth',
+                './src/database',
+                './src/did',
+                './src/health',
+                './src/issuer',
+                './src/problems',
+                './src/tenants',
+              ],
+              message: 'common/ serves every feature and depends on none.',
+            },
+            { target: './src', from: './test', message: 'The service never depends on its tests.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Unit tests beside the code may use the test helpers.
+    files: ['src/**/*.spec.ts'],
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        { zones: [{ target: './src/common', from: ['./src/auth', './src/tenants', './src/did'] }] },
+      ],
     },
   },
   {

@@ -19,7 +19,7 @@ export class DidEntity {
   @Column({ name: 'tenant_id', type: 'varchar', length: 64, unique: true })
   tenantId: string;
 
-  @OneToOne(() => TenantEntity, (tenant) => tenant.did, { onDelete: 'CASCADE' })
+  @OneToOne(() => TenantEntity, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'tenant_id', foreignKeyConstraintName: 'tenant_did_tenant_id_fkey' })
   tenant?: Relation<TenantEntity>;
 

@@ -4,12 +4,9 @@ import {
   CreateDateColumn,
   Entity,
   Index,
-  OneToOne,
   PrimaryColumn,
   UpdateDateColumn,
-  type Relation,
 } from 'typeorm';
-import { DidEntity } from '../did/did.entity.js';
 
 // Constraint and index names match the migrations, so that `migration:generate` sees no drift.
 @Entity({ name: 'tenant' })
@@ -37,7 +34,4 @@ export class TenantEntity {
 
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;
-
-  @OneToOne(() => DidEntity, (did) => did.tenant)
-  did?: Relation<DidEntity>;
 }

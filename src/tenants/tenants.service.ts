@@ -3,6 +3,7 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, QueryFailedError, Repository, type SelectQueryBuilder } from 'typeorm';
 import { DomainException } from '../common/problem/domain.exception.js';
 import { type Actor, type TenantVisibility } from '../auth/caller.js';
+import { DidEntity } from '../did/did.entity.js';
 import { DidService } from '../did/did.service.js';
 import { type TenantDto, type TenantPageDto } from './dto/tenant.dto.js';
 import { type ListTenantsQuery, type SortField } from './dto/list-tenants.query.js';
@@ -92,7 +93,7 @@ export class TenantsService {
         .where('id = :id', { id })
         .returning(['id', 'label', 'imageUrl', 'createdAt', 'updatedAt'])
         .execute();
-      const [row] = result.raw as UpdatedTenantRow[];
+      const [row] = result.raw as TenantRow[];
       if (row === undefined) throw tenantNotFound(id);
       // The updated row stays locked until the commit, so its DID cannot be deleted meanwhile.
       const did = await this.dids.didInTransaction(manager, id);
@@ -132,13 +133,11 @@ export class TenantsService {
       // Outside the caller's claim: refused whether or not it exists (no enumeration).
       throw new DomainException('FORBIDDEN', `The caller may not see tenant '${id}'.`);
     }
-    const tenant = await this.baseQuery().where('tenant.id = :id', { id }).getOne();
-    if (tenant === null) throw tenantNotFound(id);
-    return fromJoinedEntity(tenant);
-  }
-
-  async assertExists(id: string): Promise<void> {
-    if (!(await this.tenants.exists({ where: { id } }))) throw tenantNotFound(id);
+    const row = await this.baseQuery()
+      .where('tenant.id = :id', { id })
+      .getRawOne<TenantRow & { did: string }>();
+    if (row === undefined) throw tenantNotFound(id);
+    return fromRow(row);
   }
 
   async list(
@@ -176,10 +175,10 @@ export class TenantsService {
       .setParameters(pageIds.getParameters())
       .orderBy(sortColumns[field], order)
       .addOrderBy('tenant.id', order)
-      .getMany();
+      .getRawMany<TenantRow & { did: string }>();
     const total = await this.countMatching(matching, filtered, page * size, tenants.length, size);
     return {
-      content: tenants.map(fromJoinedEntity),
+      content: tenants.map(fromRow),
       number: page,
       size,
       totalElements: total,
@@ -229,26 +228,33 @@ export class TenantsService {
     return Number(rows[0]?.total ?? 0);
   }
 
+  /** Tenants with their DID, as rows of TenantRow's columns. */
   private baseQuery() {
     return this.tenants
       .createQueryBuilder('tenant')
-      .innerJoin('tenant.did', 'did')
-      .addSelect('did.did');
+      .select('tenant.id', 'id')
+      .addSelect('tenant.label', 'label')
+      .addSelect('tenant.imageUrl', 'image_url')
+      .addSelect('tenant.createdAt', 'created_at')
+      .addSelect('tenant.updatedAt', 'updated_at')
+      .addSelect('did.did', 'did')
+      .innerJoin(DidEntity, 'did', 'did.tenantId = tenant.id');
   }
 }
 
-/** A tenant read with its DID joined (baseQuery). */
-function fromJoinedEntity(tenant: TenantEntity): TenantDto {
-  if (tenant.did === undefined) throw new Error(`Tenant ${tenant.id} has no DID`);
-  return toTenantDto(tenant, tenant.did.did);
-}
-
-interface UpdatedTenantRow {
+/** A tenant's row as PostgreSQL returns it. */
+interface TenantRow {
   id: string;
   label: string;
   image_url: string | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/** A tenant read with its DID joined (baseQuery). */
+function fromRow(row: TenantRow & { did: string }): TenantDto {
+  const { image_url: imageUrl, created_at: createdAt, updated_at: updatedAt } = row;
+  return toTenantDto({ ...row, imageUrl, createdAt, updatedAt }, row.did);
 }
 
 function toTenantDto(

@@ -1,0 +1,34 @@
+import { ESLint } from 'eslint';
+import { readFileSync } from 'node:fs';
+
+/**
+ * `npm run lint` keeps the house's boundaries: these lint a changed copy of real files, as a developer's
+ * edit would look, and expect the boundary rules to refuse it.
+ */
+describe('lint boundaries', () => {
+  const eslint = new ESLint();
+
+  async function ruleIdsFor(filePath: string, code: string): Promise<string[]> {
+    const [result] = await eslint.lintText(code, { filePath });
+    return (result?.messages ?? []).map((message) => message.ruleId ?? message.message);
+  }
+
+  it('passes the files as they are', async () => {
+    for (const filePath of ['src/tenants/tenant.errors.ts', 'src/common/logging.ts']) {
+      expect(await ruleIdsFor(filePath, readFileSync(filePath, 'utf8'))).toEqual([]);
+    }
+  }, 60_000);
+
+  // Type-only imports are erased at run time, so they cannot make a cycle; value imports can.
+  it('refuses an import cycle: tenant.errors.ts importing the tenants service, which imports it', async () => {
+    const filePath = 'src/tenants/tenant.errors.ts';
+    const changed = `import { TenantsService } from './tenants.service.js';\nexport const service = TenantsService;\n${readFileSync(filePath, 'utf8')}`;
+    expect(await ruleIdsFor(filePath, changed)).toContain('import-x/no-cycle');
+  }, 60_000);
+
+  it('refuses a feature imported from common/', async () => {
+    const filePath = 'src/common/logging.ts';
+    const changed = `import { type Caller } from '../auth/caller.js';\nexport type Someone = Caller;\n${readFileSync(filePath, 'utf8')}`;
+    expect(await ruleIdsFor(filePath, changed)).toContain('import-x/no-restricted-paths');
+  }, 60_000);
+});
