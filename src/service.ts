@@ -14,6 +14,7 @@ import { AppLogger, createRootLogger, requestLogging, type LogLevel } from './co
 import { type Clock } from './issuer/issuer-clock.js';
 import { configureApp } from './configure-app.js';
 import { loadConfig, type AppConfig } from './config/app-config.js';
+import { masterKeyOf } from './config/local-mode.js';
 import { createDataSource, runMigrationsLocked } from './database/data-source.js';
 import { type EmbeddedDatabase } from './database/embedded-postgres.js';
 
@@ -89,7 +90,8 @@ async function initializeWithRetry(dataSource: DataSource, logger: Logger): Prom
  * under an advisory lock, then the HTTP server.
  */
 export async function startService(options: StartOptions = {}): Promise<RunningService> {
-  const config = loadConfig(options.env ?? process.env);
+  const loaded = loadConfig(options.env ?? process.env);
+  const config: AppConfig = { ...loaded, masterKey: masterKeyOf(loaded) };
   const rootLogger = createRootLogger(options.logLevel ?? config.logLevel, options.logDestination);
   const appLogger = new AppLogger(rootLogger);
   Logger.overrideLogger(appLogger);

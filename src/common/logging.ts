@@ -7,6 +7,16 @@ import { targetPath } from './request-target.js';
 
 export type LogLevel = Level | 'silent';
 
+export const logLevels: readonly LogLevel[] = [
+  'fatal',
+  'error',
+  'warn',
+  'info',
+  'debug',
+  'trace',
+  'silent',
+];
+
 /** Never logged, wherever they appear: credentials, tokens and key material. */
 const redactedPaths = [
   'req.headers.authorization',

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from './app-config.js';
+import { masterKeyOf } from './local-mode.js';
 
 const masterKey = randomBytes(32).toString('base64');
 
@@ -35,15 +36,21 @@ describe(loadConfig.name, () => {
       authIssuerEmbedded: true,
       authJwksUrl: 'http://localhost:8080/auth/realms/agent-cloud/protocol/openid-connect/certs',
       authAudience: 'agent-api',
-      masterKeySource: 'data-dir',
+      masterKey: undefined,
       dataDir: directory,
     });
   });
 
+  it('only reads: it creates no file or folder, not even in local mode', () => {
+    const directory = join(dataDir(), 'not-yet');
+    loadConfig({ DATA_DIR: directory });
+    expect(() => statSync(directory)).toThrow();
+  });
+
   it('generates the local master key once, readable only by its owner', () => {
     const directory = dataDir();
-    const first = loadConfig({ DATA_DIR: directory }).masterKey;
-    const second = loadConfig({ DATA_DIR: directory }).masterKey;
+    const first = masterKeyOf(loadConfig({ DATA_DIR: directory }));
+    const second = masterKeyOf(loadConfig({ DATA_DIR: directory }));
     expect(first).toHaveLength(32);
     expect(second.equals(first)).toBe(true);
     const file = join(directory, 'master.key');
@@ -54,8 +61,7 @@ describe(loadConfig.name, () => {
   it('prefers AGENT_MASTER_KEY and writes no key file then', () => {
     const directory = dataDir();
     const config = loadConfig({ DATA_DIR: directory, AGENT_MASTER_KEY: masterKey });
-    expect(config.masterKey.toString('base64')).toBe(masterKey);
-    expect(config.masterKeySource).toBe('environment');
+    expect(masterKeyOf(config).toString('base64')).toBe(masterKey);
     expect(() => statSync(join(directory, 'master.key'))).toThrow();
   });
 
@@ -95,6 +101,14 @@ describe(loadConfig.name, () => {
     [{ AGENT_MASTER_KEY: 'short' }, 'AGENT_MASTER_KEY'],
     [{ AGENT_MASTER_KEY: randomBytes(16).toString('base64') }, 'AGENT_MASTER_KEY'],
     [{ NODE_ENV: 'staging' }, 'NODE_ENV'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ HOST: 'a host with spaces' }, 'HOST'],
+    [{ HTTP_REQUEST_TIMEOUT_MS: '0' }, 'HTTP_REQUEST_TIMEOUT_MS'],
+    [{ HTTP_MAX_CONNECTIONS: 'many' }, 'HTTP_MAX_CONNECTIONS'],
+    [
+      { HTTP_HEADERS_TIMEOUT_MS: '40000', HTTP_REQUEST_TIMEOUT_MS: '30000' },
+      'HTTP_HEADERS_TIMEOUT_MS',
+    ],
   ])('stops on %j, naming %s', (env, variable) => {
     expectConfigError(env, variable);
   });

@@ -1,0 +1,200 @@
+import 'reflect-metadata';
+import { Type } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  Matches,
+  Max,
+  Min,
+  registerDecorator,
+  type ValidationOptions,
+} from 'class-validator';
+import { logLevels, type LogLevel } from '../common/logging.js';
+
+/** What the documentation says of a variable: its meaning, its default, whether its value is a secret. */
+export interface SettingInfo {
+  description: string;
+  /** The default, as the docs print it (`unset` when there is none, or a rule that derives it). */
+  default: string;
+  secret?: boolean;
+}
+
+const catalogue = new Map<string, SettingInfo>();
+
+/** Registers a variable in the catalogue that the configuration docs are checked against. */
+function Setting(info: SettingInfo): PropertyDecorator {
+  return (_target, property) => {
+    catalogue.set(String(property), info);
+  };
+}
+
+/** Every variable the service reads, with its documentation, in declaration order. */
+export function settingsCatalogue(): ReadonlyMap<string, SettingInfo> {
+  return catalogue;
+}
+
+/** An http(s) URL without credentials, query or fragment; with `origin`, without a path either. */
+function IsHttpUrl(shape: { origin: boolean }, options?: ValidationOptions): PropertyDecorator {
+  return (target, property) =>
+    registerDecorator({
+      name: 'isHttpUrl',
+      target: target.constructor,
+      propertyName: String(property),
+      options: {
+        message: shape.origin
+          ? `$property must be an http(s) origin without a path, such as 'https://agent.example.com'`
+          : '$property must be an http(s) URL without credentials, a query or a fragment',
+        ...options,
+      },
+      validator: {
+        validate: (value: unknown) => {
+          if (typeof value !== 'string' || !URL.canParse(value)) return false;
+          const url = new URL(value);
+          return (
+            (url.protocol === 'http:' || url.protocol === 'https:') &&
+            url.search === '' &&
+            url.hash === '' &&
+            url.username === '' &&
+            url.password === '' &&
+            (!shape.origin || url.pathname === '/')
+          );
+        },
+      },
+    });
+}
+
+/**
+ * The environment the service runs with, validated once at boot (loadConfig). Values are strings as
+ * the environment has them; numbers are converted before validation. Defaults that depend on other
+ * variables are applied in app-config.ts and documented here.
+ */
+export class Settings {
+  @Setting({
+    description:
+      '`development`, `production` or `test`; `production` refuses to start without ' +
+      '`DATABASE_URL`, `AUTH_ISSUER_URL` and `AGENT_MASTER_KEY`',
+    default: '`development`',
+  })
+  @IsIn(['development', 'production', 'test'], {
+    message: '$property must be development, production or test',
+  })
+  NODE_ENV: 'development' | 'production' | 'test' = 'development';
+
+  @Setting({ description: 'HTTP port of the app', default: '`8080`' })
+  @Type(() => Number)
+  @IsInt({ message: '$property must be a whole number from 0 to 65535' })
+  @Min(0, { message: '$property must be a whole number from 0 to 65535' })
+  @Max(65535, { message: '$property must be a whole number from 0 to 65535' })
+  PORT = 8080;
+
+  @Setting({
+    description:
+      'where to listen; local mode has development passwords, so it stays on loopback unless this opens it',
+    default: 'local mode: `127.0.0.1`; else every interface',
+  })
+  @IsOptional()
+  @Matches(/^[0-9A-Za-z.:_-]{1,255}$/, { message: '$property must be a host name or address' })
+  HOST?: string;
+
+  @Setting({
+    description: 'the origin users see; the issuer and Swagger URLs derive from it',
+    default: '`http://localhost:8080`',
+  })
+  @IsHttpUrl({ origin: true })
+  PUBLIC_BASE_URL = 'http://localhost:8080';
+
+  @Setting({
+    description: 'external PostgreSQL (`postgres://user:password@host:port/database`)',
+    default: 'unset: embedded PostgreSQL under `DATA_DIR`',
+    secret: true,
+  })
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/[^\s]+$/, {
+    message: '$property must be a URL that starts with postgres:// or postgresql://',
+  })
+  DATABASE_URL?: string;
+
+  @Setting({
+    description: 'the public token issuer to trust, exactly as tokens name it in `iss`',
+    default: 'unset: the embedded issuer at `{PUBLIC_BASE_URL}/auth/realms/agent-cloud`',
+  })
+  @IsOptional()
+  @IsHttpUrl({ origin: false })
+  AUTH_ISSUER_URL?: string;
+
+  @Setting({
+    description: "where to fetch the issuer's signing keys; may be an internal URL",
+    default: '`{AUTH_ISSUER_URL}/protocol/openid-connect/certs`',
+  })
+  @IsOptional()
+  @IsHttpUrl({ origin: false })
+  AUTH_JWKS_URL?: string;
+
+  @Setting({ description: 'the audience access tokens must name (`aud`)', default: '`agent-api`' })
+  @Matches(/^[\x21-\x7e]{1,255}$/, {
+    message: '$property must be 1-255 printable characters without spaces',
+  })
+  AUTH_AUDIENCE = 'agent-api';
+
+  @Setting({
+    description: "base64 of 32 random bytes that encrypt the tenants' private keys",
+    default: 'local mode: generated once into `DATA_DIR/master.key` (mode 0600)',
+    secret: true,
+  })
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9+/]{43}=?$/, {
+    message:
+      "$property must be 32 random bytes in base64 (make one with: node -e \"console.log(require('crypto').randomBytes(32).toString('base64'))\")",
+  })
+  AGENT_MASTER_KEY?: string;
+
+  @Setting({
+    description: "local-mode state: the embedded PostgreSQL, the master key, the issuer's keys",
+    default: '`.data`',
+  })
+  DATA_DIR = '.data';
+
+  @Setting({
+    description: 'the realm file the embedded issuer reads',
+    default: '`keycloak/agent-cloud-realm.json`',
+  })
+  @IsOptional()
+  AUTH_REALM_FILE?: string;
+
+  @Setting({ description: `log level: ${logLevels.join(', ')}`, default: '`info`' })
+  @IsIn(logLevels, { message: `$property must be one of ${logLevels.join(', ')}` })
+  LOG_LEVEL: LogLevel = 'info';
+
+  @Setting({
+    description:
+      'a whole request, body included, must arrive within this, else 408 `REQUEST_TIMEOUT`',
+    default: '`30000`',
+  })
+  @Type(() => Number)
+  @IsInt({ message: '$property must be a whole number of milliseconds' })
+  @Min(1, { message: '$property must be a whole number of milliseconds' })
+  HTTP_REQUEST_TIMEOUT_MS = 30_000;
+
+  @Setting({ description: 'its headers within this, else 408', default: '`10000`' })
+  @Type(() => Number)
+  @IsInt({ message: '$property must be a whole number of milliseconds' })
+  @Min(1, { message: '$property must be a whole number of milliseconds' })
+  HTTP_HEADERS_TIMEOUT_MS = 10_000;
+
+  @Setting({
+    description:
+      "an idle keep-alive connection is closed after this; keep it above a proxy's upstream keep-alive (nginx: 60 s)",
+    default: '`65000`',
+  })
+  @Type(() => Number)
+  @IsInt({ message: '$property must be a whole number of milliseconds' })
+  @Min(1, { message: '$property must be a whole number of milliseconds' })
+  HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+  @Setting({ description: 'connections beyond this many are dropped at once', default: '`1000`' })
+  @Type(() => Number)
+  @IsInt({ message: '$property must be a whole number of at least 1' })
+  @Min(1, { message: '$property must be a whole number of at least 1' })
+  HTTP_MAX_CONNECTIONS = 1_000;
+}
