@@ -1,0 +1,153 @@
+import { queryDatabase } from './database.js';
+import { startTestService, type ApiResponse, type TestService } from './test-service.js';
+import {
+  tenantsPath,
+  createPath,
+  type Tenant,
+  type TenantPage,
+  type Problem,
+} from './api-shapes.js';
+
+/** What the tenant endpoint files share: a running service, row shapes and assertions on tenants. */
+
+/** End-to-end tests of the tenant endpoints (api.md, Routes, Tenant, Pages, Errors): real HTTP, real PostgreSQL. */
+
+export const updatePath = (id: string) => `${tenantsPath}/${encodeURIComponent(id)}/update`;
+export const deletePath = (id: string) => `${tenantsPath}/${encodeURIComponent(id)}/delete`;
+
+export const isoTimestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+export const ed25519DidKey = /^did:key:z6Mk[1-9A-HJ-NP-Za-km-z]+$/;
+
+export interface TenantRow {
+  id: string;
+  label: string;
+  image_url: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface DidRow {
+  did: string;
+  tenant_id: string;
+  method: string;
+  key_type: string;
+  public_key: Buffer;
+  private_key_sealed: Buffer;
+  master_key_id: string;
+}
+
+/** The response is a problem document (RFC 9457) with this status and code. */
+export function expectProblem(
+  response: ApiResponse,
+  status: number,
+  code: string,
+  path: string,
+): Problem {
+  expect(response.status).toBe(status);
+  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  const problem = response.body as Problem;
+  expect(problem).toMatchObject({ status, code, instance: path });
+  expect(typeof problem.type).toBe('string');
+  expect(typeof problem.title).toBe('string');
+  expect(typeof problem.detail).toBe('string');
+  return problem;
+}
+
+/** The problem names these fields among its invalid inputs. */
+export function expectFieldErrors(problem: Problem, fields: string[]): void {
+  const named = (problem.errors ?? []).map((error) => error.field);
+  for (const field of fields) expect(named).toContain(field);
+}
+
+export function expectTenantShape(tenant: Tenant): void {
+  expect(Object.keys(tenant).sort()).toEqual(
+    ['createdAt', 'did', 'id', 'imageUrl', 'label', 'updatedAt'].sort(),
+  );
+  expect(tenant.did).toMatch(ed25519DidKey);
+  expect(tenant.createdAt).toMatch(isoTimestamp);
+  expect(tenant.updatedAt).toMatch(isoTimestamp);
+}
+
+/** Lets the clock move on, so that a later write gets a later millisecond timestamp. */
+export function nextMillisecond(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+/** Registers the service's start and stop on the calling describe block. */
+export function useTenantsService() {
+  const context: {
+    service: TestService;
+  } = {
+    service: undefined as unknown as TestService,
+  };
+
+  beforeAll(async () => {
+    context.service = await startTestService();
+  });
+
+  afterAll(async () => {
+    await context.service.close();
+  });
+
+  /** Setup through the typed client; the tests below send raw HTTP where the request is the point. */
+  function createTenant(id: string, label: string, imageUrl?: string): Promise<Tenant> {
+    return context.service.client().createTenant({ id, label, imageUrl });
+  }
+
+  async function tenantRows(id: string): Promise<TenantRow[]> {
+    return queryDatabase<TenantRow>(
+      context.service.databaseUrl,
+      'SELECT * FROM tenant WHERE id = $1',
+      [id],
+    );
+  }
+
+  async function didRows(tenantId: string): Promise<DidRow[]> {
+    return queryDatabase<DidRow>(
+      context.service.databaseUrl,
+      'SELECT * FROM tenant_did WHERE tenant_id = $1',
+      [tenantId],
+    );
+  }
+
+  /** How many tenants and DIDs the database holds, to show that a refused request stored nothing. */
+  async function storedCounts(): Promise<{ tenants: number; dids: number }> {
+    const [row] = await queryDatabase<{ tenants: string; dids: string }>(
+      context.service.databaseUrl,
+      'SELECT (SELECT count(*) FROM tenant) AS tenants, (SELECT count(*) FROM tenant_did) AS dids',
+    );
+    return { tenants: Number(row.tenants), dids: Number(row.dids) };
+  }
+
+  /** Sends a create request that must be refused with 400 and must leave the database as it was. */
+  async function expectCreateRefused(
+    request: { query?: Record<string, string>; body?: unknown; path?: string },
+    code: string,
+    fields: string[] = [],
+  ): Promise<Problem> {
+    const before = await storedCounts();
+    const response = await context.service.request(request.path ?? createPath, {
+      method: 'POST',
+      query: request.query,
+      body: request.body,
+    });
+    const problem = expectProblem(response, 400, code, createPath);
+    expectFieldErrors(problem, fields);
+    expect(await storedCounts()).toEqual(before);
+    return problem;
+  }
+
+  async function listTenants(query: Record<string, string>): Promise<ApiResponse<TenantPage>> {
+    return context.service.request<TenantPage>(tenantsPath, { query });
+  }
+
+  return {
+    context,
+    createTenant,
+    tenantRows,
+    didRows,
+    storedCounts,
+    expectCreateRefused,
+    listTenants,
+  };
+}
