@@ -1,3 +1,4 @@
+import { expectProblem } from './support/problems.js';
 import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -32,7 +33,6 @@ import {
   rs256,
   decodeSegment,
   nowSeconds,
-  expectProblem,
   expectUnauthorized,
   tenantIds,
   tenantLabels,

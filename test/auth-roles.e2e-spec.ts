@@ -1,3 +1,4 @@
+import { expectProblem } from './support/problems.js';
 import {} from 'node:crypto';
 import {
   postForm,
@@ -26,7 +27,6 @@ import {
   rs256,
   decodeSegment,
   nowSeconds,
-  expectProblem,
   expectUnauthorized,
   expectNoTokenIn,
   tenantIds,

@@ -1,3 +1,4 @@
+import { expectProblem } from './support/problems.js';
 import { createHmac, createPublicKey, randomUUID, sign, type KeyObject } from 'node:crypto';
 import {
   call,
@@ -21,7 +22,6 @@ import {
   rs256,
   decodeSegment,
   nowSeconds,
-  expectProblem,
   expectUnauthorized,
   expectNoTokenIn,
   tenantIds,

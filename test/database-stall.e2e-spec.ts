@@ -1,5 +1,12 @@
 import pg from 'pg';
-import { createPath, tenantPath, tenantsPath, type Tenant } from './support/api-shapes.js';
+import {
+  createPath,
+  deletePath,
+  tenantPath,
+  tenantsPath,
+  updatePath,
+  type Tenant,
+} from './support/api-shapes.js';
 import { queryDatabase } from './support/database.js';
 import { startTestService, type ApiResponse, type TestService } from './support/test-service.js';
 
@@ -8,9 +15,6 @@ import { startTestService, type ApiResponse, type TestService } from './support/
  * session, never a mock. Whatever the answer, it must tell the truth: an error means nothing was stored,
  * a 2xx means all of it was, and no connection is handed on in an unknown state.
  */
-
-const updatePath = (id: string) => `${tenantsPath}/${encodeURIComponent(id)}/update`;
-const deletePath = (id: string) => `${tenantsPath}/${encodeURIComponent(id)}/delete`;
 
 /** Longer than any bound the service puts on a statement, so that late statements have finished. */
 const settleMs = 4_000;

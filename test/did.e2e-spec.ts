@@ -1,7 +1,9 @@
+import { ed25519DidKey } from './support/api-shapes.js';
+import { expectProblem } from './support/problems.js';
 import { base58 } from '@scure/base';
 import { createPrivateKey, createPublicKey, randomBytes, sign, verify } from 'node:crypto';
 import { KeyVault } from '../src/did/key-vault.js';
-import { queryDatabase } from './support/database.js';
+import { queryDatabase, type DidRow } from './support/database.js';
 import { startTestService, type ApiResponse, type TestService } from './support/test-service.js';
 import { independentResolver, type DidKeyDriver } from './support/independent-did-resolver.js';
 
@@ -28,17 +30,6 @@ interface ProblemBody {
   code: string;
   instance: string;
   errors?: { field: string; message: string }[];
-}
-
-interface DidRow {
-  did: string;
-  tenant_id: string;
-  method: string;
-  key_type: string;
-  public_key: Buffer;
-  private_key_sealed: Buffer;
-  master_key_id: string;
-  created_at: Date;
 }
 
 /** DER headers of Ed25519 keys (RFC 8410): node:crypto takes raw keys only wrapped in them. */
@@ -125,12 +116,6 @@ describe('DID endpoints', () => {
     return new KeyVault(Buffer.from(service.masterKey, 'base64'));
   }
 
-  function expectProblem(response: ApiResponse, status: number, code: string, path: string): void {
-    expect(response.status).toBe(status);
-    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json(;|$)/);
-    expect(response.body).toMatchObject({ status, code, instance: path });
-  }
-
   beforeAll(async () => {
     service = await startTestService();
     resolver = await independentResolver();
@@ -158,7 +143,7 @@ describe('DID endpoints', () => {
         publicKeyMultibase: tenant.did.slice('did:key:'.length),
         createdAt: expect.any(String),
       });
-      expect(response.body.id).toMatch(/^did:key:z6Mk[1-9A-HJ-NP-Za-km-z]+$/);
+      expect(response.body.id).toMatch(ed25519DidKey);
       const createdAt = Date.parse(response.body.createdAt);
       expect(new Date(createdAt).toISOString()).toBe(response.body.createdAt);
       expect(createdAt).toBeGreaterThanOrEqual(startedAt - 1000);

@@ -1,3 +1,4 @@
+import { expectProblem } from './support/problems.js';
 import { maxBodyBytes } from '../src/common/http-body.js';
 import { type ErrorCode } from '../src/common/problem/error-codes.js';
 import { type TestService } from './support/test-service.js';
@@ -12,7 +13,7 @@ import {
 /** Requests the service cannot take as they are: unknown routes, wrong methods, broken bodies (api.md, Errors). */
 describe('error responses: routes, methods and bodies', () => {
   const harness = useErrorsService();
-  const { expectProblem, tenantCount, bearer } = harness;
+  const { tenantCount, bearer } = harness;
   let service: TestService;
   beforeAll(() => {
     ({ service } = harness.context);

@@ -1,4 +1,5 @@
-import { exchange, type SocketAnswer } from './support/raw-socket.js';
+import { expectSocketProblem } from './support/problems.js';
+import { exchange } from './support/raw-socket.js';
 import { postForm, startTestService, tokenPath, type TestService } from './support/test-service.js';
 
 /**
@@ -7,15 +8,6 @@ import { postForm, startTestService, tokenPath, type TestService } from './suppo
  */
 
 const createPath = '/ctrl/api/v1.0/tenants/create';
-
-function expectProblem(answer: SocketAnswer, status: number, code: string): { detail: string } {
-  expect({
-    status: answer.status,
-    type: answer.headers['content-type']?.split(';')[0],
-    code: (answer.json as { code?: string } | undefined)?.code,
-  }).toEqual({ status, type: 'application/problem+json', code });
-  return answer.json as { detail: string };
-}
 
 describe('request hygiene', () => {
   let service: TestService;
@@ -57,7 +49,7 @@ describe('request hygiene', () => {
     ['objects', '{"a":'.repeat(15_000) + '1' + '}'.repeat(15_000)],
     ['a field nested too deep', `{"id":"deep","label":${'['.repeat(100)}${']'.repeat(100)}}`],
   ])('refuses JSON %s nested beyond the bound with 400, not 500', async (_shape, body) => {
-    const problem = expectProblem(
+    const problem = expectSocketProblem(
       await post(createPath, Buffer.from(body)),
       400,
       'VALIDATION_FAILED',
@@ -72,7 +64,7 @@ describe('request hygiene', () => {
       Buffer.from([0xe9]),
       Buffer.from('"}'),
     ]);
-    const problem = expectProblem(await post(createPath, body), 400, 'MALFORMED_JSON');
+    const problem = expectSocketProblem(await post(createPath, body), 400, 'MALFORMED_JSON');
     expect(problem.detail).toMatch(/UTF-8/);
     expect(await stored('latin')).toBe(404);
   });
@@ -83,7 +75,7 @@ describe('request hygiene', () => {
     ['label=ok&imageUrl=https%3A%2F%2Fexample.com%2F%C0%AF', 'imageUrl'],
   ])('refuses a query parameter that is not valid UTF-8 (%s), naming it', async (query, field) => {
     const answer = await post(`${createPath}?id=broken-query&${query}`, Buffer.alloc(0));
-    const problem = expectProblem(answer, 400, 'VALIDATION_FAILED') as {
+    const problem = expectSocketProblem(answer, 400, 'VALIDATION_FAILED') as {
       errors?: { field: string }[];
     };
     expect(problem.errors?.map((error) => error.field)).toContain(field);
@@ -92,7 +84,7 @@ describe('request hygiene', () => {
 
   it('answers a request without Host with a problem, not a bare 400', async () => {
     const answer = await exchange(service.url, 'GET /ctrl/health/live HTTP/1.1\r\n\r\n');
-    expectProblem(answer, 400, 'MALFORMED_REQUEST');
+    expectSocketProblem(answer, 400, 'MALFORMED_REQUEST');
   });
 
   it.each([
@@ -107,7 +99,7 @@ describe('request hygiene', () => {
       'POST /ctrl/health/live HTTP/1.1\r\nhost: x\r\ncontent-length: 1\r\ncontent-length: 2\r\n\r\nab',
     ],
   ])('answers %s with a problem', async (_case, bytes) => {
-    expectProblem(await exchange(service.url, bytes), 400, 'MALFORMED_REQUEST');
+    expectSocketProblem(await exchange(service.url, bytes), 400, 'MALFORMED_REQUEST');
   });
 
   it('says that a form has too many fields, not that it is too large', async () => {

@@ -1,5 +1,6 @@
+import { expectSocketProblem } from './support/problems.js';
 import { type AddressInfo } from 'node:net';
-import { openExchange, type OpenExchange, type SocketAnswer } from './support/raw-socket.js';
+import { openExchange, type OpenExchange } from './support/raw-socket.js';
 import { startTestService, type TestService } from './support/test-service.js';
 
 /**
@@ -29,14 +30,6 @@ function head(method: string, path: string, headers: Record<string, string>): st
     ([name, value]) => `${name}: ${value}\r\n`,
   );
   return `${method} ${path} HTTP/1.1\r\n${lines.join('')}\r\n`;
-}
-
-function expectProblem(answer: SocketAnswer, status: number, code: string): void {
-  expect({
-    status: answer.status,
-    type: answer.headers['content-type']?.split(';')[0],
-    code: (answer.json as { code?: string } | undefined)?.code,
-  }).toEqual({ status, type: 'application/problem+json', code });
 }
 
 describe('slow clients', () => {
@@ -75,7 +68,7 @@ describe('slow clients', () => {
           'content-length': '50000',
         }) + '{"id":"slow',
       );
-      expectProblem(await within(started.answer, 1_000, 'answer'), status, code);
+      expectSocketProblem(await within(started.answer, 1_000, 'answer'), status, code);
       await within(started.closed, 1_000, 'close');
     },
   );
@@ -89,7 +82,7 @@ describe('slow clients', () => {
         'content-length': '50000',
       }) + '{"id":"slow',
     );
-    expectProblem(await within(started.answer, 1_000, 'answer'), 403, 'FORBIDDEN');
+    expectSocketProblem(await within(started.answer, 1_000, 'answer'), 403, 'FORBIDDEN');
     await within(started.closed, 1_000, 'close');
   });
 
@@ -102,14 +95,14 @@ describe('slow clients', () => {
         'content-length': '500',
       }) + '{"id":"slow-body"',
     );
-    expectProblem(await within(started.answer, 4_000, 'answer'), 408, 'REQUEST_TIMEOUT');
+    expectSocketProblem(await within(started.answer, 4_000, 'answer'), 408, 'REQUEST_TIMEOUT');
     await within(started.closed, 1_000, 'close');
     expect((await service.request('/ctrl/api/v1.0/tenants/slow-body')).status).toBe(404);
   });
 
   it('answers 408 when the headers take longer than the headers timeout', async () => {
     const started = exchange('GET /ctrl/health/live HTTP/1.1\r\nhost: localhost\r\nx-slow: ');
-    expectProblem(await within(started.answer, 4_000, 'answer'), 408, 'REQUEST_TIMEOUT');
+    expectSocketProblem(await within(started.answer, 4_000, 'answer'), 408, 'REQUEST_TIMEOUT');
     await within(started.closed, 1_000, 'close');
   });
 

@@ -1,11 +1,13 @@
+import { expectProblem, expectFieldErrors } from './support/problems.js';
 import { type TestService } from './support/test-service.js';
-import { tenantPath, type Tenant } from './support/api-shapes.js';
 import {
+  tenantPath,
+  type Tenant,
   updatePath,
   deletePath,
   ed25519DidKey,
-  expectProblem,
-  expectFieldErrors,
+} from './support/api-shapes.js';
+import {
   expectTenantShape,
   nextMillisecond,
   useTenantsService,

@@ -1,11 +1,7 @@
+import { expectProblem, expectFieldErrors } from './support/problems.js';
 import { type TestService } from './support/test-service.js';
 import { createPath, type Tenant } from './support/api-shapes.js';
-import {
-  expectProblem,
-  expectFieldErrors,
-  expectTenantShape,
-  useTenantsService,
-} from './support/tenants-harness.js';
+import { expectTenantShape, useTenantsService } from './support/tenants-harness.js';
 
 /** Creating tenants (api.md, Routes, Tenant, Errors): real HTTP, real PostgreSQL. */
 describe('Tenant endpoints: POST /tenants/create', () => {

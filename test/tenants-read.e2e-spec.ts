@@ -1,9 +1,13 @@
+import { expectProblem, expectFieldErrors } from './support/problems.js';
 import { type TestService } from './support/test-service.js';
-import { tenantsPath, tenantPath, type Tenant, type TenantPage } from './support/api-shapes.js';
 import {
+  tenantsPath,
+  tenantPath,
+  type Tenant,
+  type TenantPage,
   updatePath,
-  expectProblem,
-  expectFieldErrors,
+} from './support/api-shapes.js';
+import {
   expectTenantShape,
   nextMillisecond,
   useTenantsService,

@@ -1,3 +1,4 @@
+import { expectProblem } from './problems.js';
 import { createPrivateKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -78,21 +79,6 @@ export function decodeSegment(token: string, index: 0 | 1): Claims {
 
 export function nowSeconds(): number {
   return Math.floor(Date.now() / 1000);
-}
-
-/** The response is a problem document (RFC 9457) with this status and code. */
-export function expectProblem(
-  response: ApiResponse,
-  status: number,
-  code: string,
-  path: string,
-): Problem {
-  expect({ status: response.status, body: response.body }).toMatchObject({
-    status,
-    body: { status, code, instance: path },
-  });
-  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  return response.body as Problem;
 }
 
 /** 401 UNAUTHORIZED with the RFC 6750 challenge: bare when no token was sent, invalid_token otherwise. */

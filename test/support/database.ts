@@ -54,3 +54,24 @@ export async function queryDatabase<Row extends pg.QueryResultRow>(
     await client.end();
   }
 }
+
+/** A `tenant` row as PostgreSQL returns it. */
+export interface TenantRow {
+  id: string;
+  label: string;
+  image_url: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A `tenant_did` row as PostgreSQL returns it. */
+export interface DidRow {
+  did: string;
+  tenant_id: string;
+  method: string;
+  key_type: string;
+  public_key: Buffer;
+  private_key_sealed: Buffer;
+  master_key_id: string;
+  created_at: Date;
+}

@@ -1,8 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { errorCatalog, problemSlug, type ErrorCode } from '../../src/common/problem/error-codes.js';
 import { queryDatabase } from './database.js';
 import { startTestService, type ApiResponse, type TestService } from './test-service.js';
-import { createPath, type Problem } from './api-shapes.js';
+import { createPath } from './api-shapes.js';
 
 /** What the error-response files share: a running service and assertions on problem documents. */
 
@@ -10,8 +9,6 @@ import { createPath, type Problem } from './api-shapes.js';
  * Every error is an RFC 9457 problem document (api.md, Errors): unknown routes, wrong methods, bad
  * bodies, refused callers. Plus the public surface around it: health, the API explorer and OpenAPI.
  */
-
-export const problemKeys = ['type', 'title', 'status', 'detail', 'instance', 'code', 'errors'];
 
 export interface RawResponse {
   status: number;
@@ -98,41 +95,6 @@ export function useErrorsService() {
     await context.service.close();
   });
 
-  /**
-   * The response is a complete problem document with this status and code: problem+json, not cached,
-   * every member present, `status` equal to the HTTP status, `instance` the request path, a catalogued
-   * code whose `type` URL ends in its kebab-case slug, and nothing that looks like a stack trace.
-   */
-  function expectProblem(
-    response: ApiResponse,
-    status: number,
-    code: ErrorCode,
-    instance: string,
-  ): Problem {
-    expect({ status: response.status, code: (response.body as Partial<Problem>).code }).toEqual({
-      status,
-      code,
-    });
-    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(response.headers.get('cache-control')).toBe('no-store');
-    const problem = response.body as Problem;
-    expect(problem).toEqual(
-      expect.objectContaining({
-        type: `${context.service.publicBaseUrl}/ctrl/problems/${problemSlug(code)}`,
-        title: errorCatalog[code].title,
-        status,
-        detail: expect.any(String),
-        instance,
-        code,
-      }),
-    );
-    expect(problem.detail).not.toBe('');
-    expect(problemKeys).toEqual(expect.arrayContaining(Object.keys(problem)));
-    expect(errorCatalog[code].status).toBe(status);
-    expect(response.text).not.toMatch(/\n\s+at |node_modules|\.ts:\d+|QueryFailedError/);
-    return problem;
-  }
-
   async function tenantCount(): Promise<number> {
     const [row] = await queryDatabase<{ count: string }>(
       context.service.databaseUrl,
@@ -147,7 +109,6 @@ export function useErrorsService() {
 
   return {
     context,
-    expectProblem,
     tenantCount,
     bearer,
   };

@@ -1,7 +1,7 @@
 import { errorCatalog, problemSlug, type ErrorCode } from '../../src/common/problem/error-codes.js';
 import pg from 'pg';
 import { startTestService, type ApiResponse, type TestService } from './test-service.js';
-import { createPath, type Tenant, type Problem } from './api-shapes.js';
+import { createPath, type Tenant, type Problem, ed25519DidKey } from './api-shapes.js';
 
 /** What the property-based robustness files share: arbitraries of hostile input, a seeded service and snapshots of what it stored. */
 
@@ -13,7 +13,6 @@ import { createPath, type Tenant, type Problem } from './api-shapes.js';
 
 /** The same rule as api.md, Tenant; written out here so the tests do not trust the code under test. */
 export const tenantIdPattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-export const ed25519DidKey = /^did:key:z6Mk[1-9A-HJ-NP-Za-km-z]+$/;
 export const sortValues = ['id', 'label', 'createdAt', 'updatedAt'].flatMap((field) => [
   field,
   `${field},asc`,

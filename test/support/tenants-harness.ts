@@ -1,63 +1,19 @@
-import { queryDatabase } from './database.js';
+import { queryDatabase, type DidRow, type TenantRow } from './database.js';
 import { startTestService, type ApiResponse, type TestService } from './test-service.js';
+import { expectFieldErrors, expectProblem } from './problems.js';
 import {
   tenantsPath,
   createPath,
   type Tenant,
   type TenantPage,
   type Problem,
+  ed25519DidKey,
+  isoTimestamp,
 } from './api-shapes.js';
 
 /** What the tenant endpoint files share: a running service, row shapes and assertions on tenants. */
 
 /** End-to-end tests of the tenant endpoints (api.md, Routes, Tenant, Pages, Errors): real HTTP, real PostgreSQL. */
-
-export const updatePath = (id: string) => `${tenantsPath}/${encodeURIComponent(id)}/update`;
-export const deletePath = (id: string) => `${tenantsPath}/${encodeURIComponent(id)}/delete`;
-
-export const isoTimestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-export const ed25519DidKey = /^did:key:z6Mk[1-9A-HJ-NP-Za-km-z]+$/;
-
-export interface TenantRow {
-  id: string;
-  label: string;
-  image_url: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface DidRow {
-  did: string;
-  tenant_id: string;
-  method: string;
-  key_type: string;
-  public_key: Buffer;
-  private_key_sealed: Buffer;
-  master_key_id: string;
-}
-
-/** The response is a problem document (RFC 9457) with this status and code. */
-export function expectProblem(
-  response: ApiResponse,
-  status: number,
-  code: string,
-  path: string,
-): Problem {
-  expect(response.status).toBe(status);
-  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  const problem = response.body as Problem;
-  expect(problem).toMatchObject({ status, code, instance: path });
-  expect(typeof problem.type).toBe('string');
-  expect(typeof problem.title).toBe('string');
-  expect(typeof problem.detail).toBe('string');
-  return problem;
-}
-
-/** The problem names these fields among its invalid inputs. */
-export function expectFieldErrors(problem: Problem, fields: string[]): void {
-  const named = (problem.errors ?? []).map((error) => error.field);
-  for (const field of fields) expect(named).toContain(field);
-}
 
 export function expectTenantShape(tenant: Tenant): void {
   expect(Object.keys(tenant).sort()).toEqual(
