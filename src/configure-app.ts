@@ -13,8 +13,7 @@ import { type AppConfig } from './config/app-config.js';
 /** Everything about the HTTP surface that is not a controller: used by main and by the tests alike. */
 export function configureApp(app: NestExpressApplication, config: AppConfig): void {
   app.disable('x-powered-by');
-  // No ETag on answers: Express would hash every body for it, and no client of this API revalidates
-  // (issue 6: a tenth of the CPU time of bare Express answering GET /did). Static files keep theirs.
+  // No ETag on answers: Express would hash every body, and no client of this API revalidates.
   app.set('etag', false);
   // Behind nginx the forwarded headers tell the public origin; trust only the nearest proxies.
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');

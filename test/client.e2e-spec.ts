@@ -12,7 +12,7 @@ import {
 import { startTestService, type TestService } from './support/test-service.js';
 
 /**
- * The typed client (`agent-service/client`, issue 5) against the real service: every operation, errors
+ * The typed client (`agent-service/client`) against the real service: every operation, errors
  * as AgentApiError with their problem details, both kinds of credentials, and hours of token expiry on
  * the issuer's clock without the caller handling a token.
  */

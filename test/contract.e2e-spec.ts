@@ -11,7 +11,7 @@ import {
 } from './support/test-service.js';
 
 /**
- * Contract test (issue 5): every endpoint is called over real HTTP, on its success paths and its error
+ * Contract test: every endpoint is called over real HTTP, on its success paths and its error
  * paths, and every real answer is checked against the OpenAPI document the service serves: the status is
  * one the operation documents, the content type is documented for that status, and the body is valid
  * against the schema for it (with no undocumented fields). Finally, every documented answer must have been

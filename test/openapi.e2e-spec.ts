@@ -14,7 +14,7 @@ import {
 import { call, startTestService, type TestService } from './support/test-service.js';
 
 /**
- * The OpenAPI document the service serves (issue 5, The OpenAPI document): it passes Redocly's recommended
+ * The OpenAPI document the service serves: it passes Redocly's recommended
  * lint rules, every operation is complete (operationId, summary, parameters, body, every answer with its
  * schema and examples, its own security), and the committed client types are generated from it.
  */

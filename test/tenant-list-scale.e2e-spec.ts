@@ -2,7 +2,7 @@ import { queryDatabase } from './support/database.js';
 import { startTestService, type TestService } from './support/test-service.js';
 
 /**
- * The tenant list past the size it counts exactly (issue 6; README, Performance): pages come from a
+ * The tenant list past the size it counts exactly (docs/api.md, Pages): pages come from a
  * deferred join on the sort index, an unfiltered total is PostgreSQL's estimate, a filtered one is exact.
  */
 

@@ -5,13 +5,10 @@ import { createServer, IncomingMessage, ServerResponse, type ServerOptions } fro
 
 /**
  * Nest's ExpressAdapter with one change: Node creates every request and response already carrying
- * Express's prototypes. Express 5 re-parents both objects on every request
- * (`Object.setPrototypeOf(req, app.request)` in `app.handle`, kept for mounted sub-apps, which Nest does
- * not use). V8 deoptimizes objects whose prototype changes, and each request's objects then outlived
- * their request and were promoted to the old generation: bare Express 5 answered a constant JSON body
- * 4.6 times slower than with this change, and this service spent a tenth of its time in GC pauses
- * (issue 6; README, Performance; expressjs/express#5998). Express still calls `setPrototypeOf`, with the
- * prototype the object already has, which changes nothing.
+ * Express's prototypes, because Express 5 re-parents both on every request (`setPrototypeOf` in
+ * `app.handle`), which V8 punishes with deoptimized, longer-lived objects (docs/performance.md;
+ * expressjs/express#5998). The one place that relies on Express internals (`app.request`,
+ * `app.response`); test/smoke.e2e-spec.ts fails if an Express upgrade changes them.
  */
 export class PresetPrototypesExpressAdapter extends ExpressAdapter {
   /** `serverOptions`: node:http's own (timeouts, Host header rule) for the server it makes. */

@@ -49,8 +49,8 @@ export function createRootLogger(level: LogLevel, destination?: DestinationStrea
 /**
  * Nest's LoggerService on the root logger: what Nest and our classes log (`new Logger(Class.name)`). A
  * message may be an object of fields (`{ msg, reqId, ... }`). Lines about a request name it with `reqId`
- * explicitly: the request id is not tracked across async calls, because AsyncLocalStorage's promise hooks
- * cost a third of the CPU time of GET /did on Node 20 (issue 6).
+ * explicitly: the request id is not tracked across async calls, since AsyncLocalStorage's promise hooks
+ * are costly on Node 20 (docs/performance.md).
  */
 export class AppLogger implements LoggerService {
   constructor(private readonly logger: PinoLogger) {}
@@ -100,8 +100,8 @@ const quietPrefix = '/ctrl/health/';
  * Request logging: one line per request with the request id (taken from `X-Request-Id` when it is sane,
  * else made, and echoed), method, path (never the query), status, duration, tenant and user; warn for 4xx
  * and for requests the client abandoned before the response was complete (`aborted`, no status), error
- * for 5xx. Written by hand rather than with pino-http, which made three to four child loggers per
- * request (issue 6: a tenth of the CPU time of GET /did). The line is built here from known fields only,
+ * for 5xx. Written by hand rather than with pino-http, which made several child loggers per request
+ * (docs/performance.md). The line is built here from known fields only,
  * so it skips the root logger's redaction; everything else logged during the request keeps it.
  */
 export function requestLogging(logger: PinoLogger) {

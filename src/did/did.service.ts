@@ -14,7 +14,7 @@ const generateKeyPairAsync = promisify(generateKeyPair);
 
 @Injectable()
 export class DidService {
-  /** GET /did's one read (tenant_id is unique): the hot path of the service (issue 6). */
+  /** GET /did's one read (tenant_id is unique): the service's hot path. */
   private readonly didOfTenant: PreparedStatement<{
     did: string;
     public_key: Buffer;
@@ -89,11 +89,7 @@ export class DidService {
     return ed25519DidDocument((await this.find(tenantId)).publicKey);
   }
 
-  /**
-   * One prepared, indexed query, not TypeORM's find machinery: on the hot path of GET /did that cost a
-   * tenth of the request's CPU time, and parsing and planning the query anew a third of the database's
-   * (issue 6, README Performance).
-   */
+  /** One prepared, indexed query, not TypeORM's find machinery: the hot path (docs/performance.md). */
   private async find(
     tenantId: string,
   ): Promise<Pick<DidEntity, 'did' | 'publicKey' | 'createdAt'>> {

@@ -114,7 +114,7 @@ export class TenantsService {
     this.audit('tenant.delete', id, actor);
   }
 
-  /** One audit line per change: what, which tenant, who (api.md; issue: operations). */
+  /** One audit line per change: what, which tenant, who. */
   private audit(action: string, tenantId: string, actor: Actor, fields?: string[]): void {
     this.logger.log({
       reqId: actor.requestId,
@@ -190,7 +190,7 @@ export class TenantsService {
    * The total of a page. Free when the page is the last one. Otherwise count(*), which reads every match:
    * cheap for a filtered list (its matches come from an index) and for a small table, but it grows with
    * the table; so an unfiltered list of more than `exactCountLimit` tenants reports PostgreSQL's estimate
-   * instead (README, Performance: exact or estimated totals).
+   * instead (docs/api.md, Pages).
    */
   private async countMatching(
     matching: SelectQueryBuilder<TenantEntity>,

@@ -11,7 +11,7 @@ import { freePort } from './support/ports.js';
 
 /**
  * Real nginx, rendered from nginx/agent.conf.template, in front of one app process in local mode whose
- * PUBLIC_BASE_URL is the nginx origin: everything below goes through nginx only (issue 4, system tests).
+ * PUBLIC_BASE_URL is the nginx origin: everything below goes through nginx only.
  */
 const realm = '/auth/realms/agent-cloud';
 

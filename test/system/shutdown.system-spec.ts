@@ -9,7 +9,7 @@ import { childrenOf, isAlive, postmasterPid } from './support/processes.js';
 
 /**
  * `node dist/src/main.js` in local mode (embedded PostgreSQL under DATA_DIR), stopped with SIGTERM under
- * load, started again, and started twice (issue 4: "Ctrl-C or SIGTERM stops everything cleanly").
+ * load, started again, and started twice: Ctrl-C or SIGTERM stops everything cleanly.
  */
 const prefix = 'load';
 

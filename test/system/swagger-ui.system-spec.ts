@@ -5,7 +5,7 @@ import { chromium, type Browser, type Locator, type Page } from 'playwright-core
 import { startTestService, type TestService } from '../support/test-service.js';
 
 /**
- * The Swagger UI in real Chromium (issue 5, browser test): Authorize with the preconfigured OAuth2 client,
+ * The Swagger UI in real Chromium: Authorize with the preconfigured OAuth2 client,
  * sign in on the embedded issuer's login page, create a tenant with "Try it out", pick it in the tenant
  * box and call GET /ctrl/api/v1.0/did. Screenshots go to test-artifacts/swagger-ui/ (gitignored).
  *
