@@ -73,7 +73,22 @@ export default tseslint.config(
   },
   {
     files: ['**/*.js', '**/*.mjs'],
+    ignores: ['bench/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    // The benchmark is JavaScript checked by TypeScript (tsconfig.bench.json): linted with types too.
+    files: ['bench/*.mjs'],
+    languageOptions: {
+      parserOptions: { projectService: false, project: ['./tsconfig.bench.json'] },
+    },
+    rules: {
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+    },
   },
   {
     files: ['test/**/*.ts', 'src/**/*.spec.ts'],

@@ -1,3 +1,4 @@
+// @ts-check
 // The benchmark's baseline: a bare node:http server, no framework, doing the essential work of
 // GET /ctrl/api/v1.0/did (RS256 verification with a cached key, one indexed query, JSON out) against the
 // service's own database. bench/run.mjs starts it as a separate process so that its RSS is its own.
@@ -27,13 +28,14 @@ if (!DATABASE_URL || !JWKS_URL || !ISSUER) {
 const jwksResponse = await fetch(JWKS_URL);
 if (!jwksResponse.ok) throw new Error(`baseline: JWKS fetch failed: ${jwksResponse.status}`);
 // The key set is fetched once and kept: verification never goes to the network.
-const keys = createLocalJWKSet(await jwksResponse.json());
+const keys = createLocalJWKSet(
+  /** @type {import('jose').JSONWebKeySet} */ (await jwksResponse.json()),
+);
 // Same pool size as the service's data source (src/database/data-source.ts).
 const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 10 });
 const didQuery = 'SELECT did, public_key, created_at FROM tenant_did WHERE tenant_id = $1';
-// The service's way: name and text inherited, so that pg has no own properties to copy per query.
-const didStatement =
-  PREPARED === '1' ? Object.freeze({ name: 'did-of-tenant', text: didQuery }) : null;
+// The service's way with PREPARED=1: a named prepared statement, parsed and planned once per connection.
+const didStatementName = PREPARED === '1' ? 'did-of-tenant' : undefined;
 const tenantIdPattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const ed25519Multicodec = Uint8Array.of(0xed, 0x01);
 
@@ -75,10 +77,10 @@ async function getDid(request, response) {
   }
   const status = await authorize(request, tenantId);
   if (status !== 200) return send(response, status, { status });
-  const { rows } = await pool.query(
-    didStatement === null ? didQuery : Object.create(didStatement),
-    [tenantId],
-  );
+  const { rows } =
+    /** @type {pg.QueryResult<{ did: string, public_key: Buffer, created_at: Date }>} */ (
+      await pool.query({ name: didStatementName, text: didQuery, values: [tenantId] })
+    );
   if (rows.length === 0) return send(response, 404, { status: 404, code: 'TENANT_NOT_FOUND' });
   const [row] = rows;
   const publicKeyMultibase = `z${base58.encode(Buffer.concat([ed25519Multicodec, row.public_key]))}`;
@@ -106,7 +108,9 @@ const server = createServer((request, response) => {
 server.keepAliveTimeout = 65_000;
 
 server.listen(Number(PORT), '127.0.0.1', () => {
-  console.log(JSON.stringify({ port: server.address().port }));
+  console.log(
+    JSON.stringify({ port: /** @type {import('node:net').AddressInfo} */ (server.address()).port }),
+  );
 });
 
 const stop = () => {

@@ -1,0 +1,309 @@
+// @ts-check
+/** The processes the benchmark measures (the service in local mode, the baselines, a compared
+ * checkout) and their CPU time and RSS, read from /proc. */
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { env, log, root } from './settings.mjs';
+
+export const cleanups = [];
+let cleaningUp;
+export function cleanUp() {
+  cleaningUp ??= (async () => {
+    for (const cleanup of cleanups.reverse()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        log(`clean-up step failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  })();
+  return cleaningUp;
+}
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    log(`${signal}: stopping`);
+    void cleanUp().then(() => process.exit(130));
+  });
+}
+
+function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = /** @type {import('node:net').AddressInfo} */ (probe.address());
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** Sends SIGTERM and waits for the exit (SIGKILL after `graceMs`). */
+function stopProcess(child, graceMs = 30_000) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolveStop) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolveStop(undefined);
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** The commit a checkout is at, for the results file; undefined outside git. */
+export function commitOf(checkout) {
+  try {
+    return execFileSync('git', ['-C', checkout, 'rev-parse', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+function tail(file, lines = 30) {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/**
+ * The service as users run it (`node dist/src/main.js`), in local mode: its own embedded PostgreSQL and
+ * issuer under a temporary DATA_DIR. Its log (one JSON line per request, as in production) goes to a file.
+ */
+export async function startLocalService(dataDir, checkout = root) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const logFile = join(dataDir, 'service.log');
+  const logFd = openSync(logFile, 'a');
+  // As `npm start` runs it (package.json).
+  const nodeArguments = ['--heap-growing-percent=100'];
+  if (env.BENCH_CPU_PROF) {
+    mkdirSync(env.BENCH_CPU_PROF, { recursive: true });
+    nodeArguments.push('--cpu-prof', `--cpu-prof-dir=${resolve(env.BENCH_CPU_PROF)}`);
+  }
+  const mainScript = join(checkout, 'dist/src/main.js');
+  if (!existsSync(mainScript)) {
+    throw new Error(`${mainScript} is missing: build that checkout (npm run build)`);
+  }
+  const child = spawn(process.execPath, [...nodeArguments, mainScript], {
+    // Not the repository: a developer's .env there must not change what is measured.
+    cwd: dataDir,
+    env: {
+      PATH: env.PATH,
+      HOME: env.HOME,
+      NODE_ENV: 'development',
+      PORT: String(port),
+      PUBLIC_BASE_URL: url,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      ...(env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: env.BENCH_SERVICE_NODE_OPTIONS } : {}),
+    },
+    stdio: ['ignore', logFd, logFd],
+  });
+  closeSync(logFd);
+  cleanups.push(() => stopProcess(child));
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      throw new Error(`${mainScript} exited with ${child.exitCode} at start:\n${tail(logFile)}`);
+    }
+    if (Date.now() > deadline) throw new Error(`${mainScript} did not start:\n${tail(logFile)}`);
+    try {
+      if ((await fetch(`${url}/ctrl/health/ready`)).ok) break;
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(250);
+  }
+  return { url, pid: child.pid, child, logFile, databaseUrl: embeddedDatabaseUrl(dataDir) };
+}
+
+/** The URL of the service's embedded PostgreSQL: its password file and PostgreSQL's postmaster.pid. */
+function embeddedDatabaseUrl(dataDir) {
+  const password = readFileSync(join(dataDir, 'postgres.password'), 'utf8').trim();
+  // postmaster.pid: line 4 is the port (PostgreSQL's documented layout of the file).
+  const port = readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[3];
+  return `postgres://agent:${encodeURIComponent(password)}@127.0.0.1:${port.trim()}/agent`;
+}
+
+export async function startBaseline({ databaseUrl, jwksUrl, issuer, prepared = false }) {
+  const child = spawn(process.execPath, [join(root, 'bench/baseline.mjs')], {
+    cwd: root,
+    env: {
+      PATH: env.PATH,
+      DATABASE_URL: databaseUrl,
+      JWKS_URL: jwksUrl,
+      ISSUER: issuer,
+      AUDIENCE: 'agent-api',
+      PORT: '0',
+      PREPARED: prepared ? '1' : '0',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  cleanups.push(() => stopProcess(child));
+  const lines = createInterface({ input: child.stdout });
+  const port = await new Promise((resolvePort, reject) => {
+    child.once('exit', (code) => reject(new Error(`The baseline exited with ${code} at start`)));
+    lines.once('line', (line) => resolvePort(JSON.parse(line).port));
+  });
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid, child };
+}
+
+/**
+ * What a process used during a scenario: peak RSS (VmHWM after a reset with clear_refs 5, or VmRSS polled
+ * every 100 ms where the reset is refused) and CPU time (utime + stime) from /proc.
+ */
+export class ProcessSampler {
+  /** @param {number} pid */
+  constructor(pid) {
+    this.pid = pid;
+    this.peakKb = 0;
+    this.cpuAtStart = 0;
+  }
+
+  static kilobytes(pid, field) {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
+      readFileSync(`/proc/${pid}/status`, 'utf8'),
+    );
+    return match === null ? undefined : Number(match[1]);
+  }
+
+  /** CPU seconds used so far (fields 14 and 15 of /proc/<pid>/stat, in USER_HZ = 100 ticks a second). */
+  static cpuSeconds(pid) {
+    const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  }
+
+  start() {
+    this.peakKb = 0;
+    try {
+      writeFileSync(`/proc/${this.pid}/clear_refs`, '5');
+      this.resetWorked = true;
+    } catch {
+      this.resetWorked = false;
+    }
+    this.cpuAtStart = ProcessSampler.cpuSeconds(this.pid);
+    this.timer = setInterval(() => this.poll(), 100);
+    this.poll();
+  }
+
+  poll() {
+    try {
+      this.peakKb = Math.max(this.peakKb, ProcessSampler.kilobytes(this.pid, 'VmRSS') ?? 0);
+    } catch {
+      // The process is gone; the scenario will report its errors.
+    }
+  }
+
+  /** { peakRssMb, cpuSeconds } since start(). */
+  stop() {
+    clearInterval(this.timer);
+    this.poll();
+    if (this.resetWorked) {
+      try {
+        this.peakKb = Math.max(this.peakKb, ProcessSampler.kilobytes(this.pid, 'VmHWM') ?? 0);
+      } catch {
+        // Keep the polled value.
+      }
+    }
+    return {
+      peakRssMb: Math.round((this.peakKb / 1024) * 10) / 10,
+      cpuSeconds: ProcessSampler.cpuSeconds(this.pid) - this.cpuAtStart,
+    };
+  }
+}
+
+/** CPU ticks (USER_HZ) and parent of every process, from /proc. */
+function processTicks() {
+  const processes = new Map();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      processes.set(Number(name), {
+        parent: Number(fields[1]),
+        ticks: Number(fields[11]) + Number(fields[12]),
+      });
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return processes;
+}
+
+/**
+ * The share of all CPUs that processes outside this benchmark (not the bench, the service, its
+ * PostgreSQL or the baseline) used during a scenario: other work on the machine skews every number.
+ */
+export class InterferenceMeter {
+  /** @type {Map<number, { ticks: number, parent: number }>} */
+  before = new Map();
+  startedAt = 0;
+
+  start() {
+    this.before = processTicks();
+    this.startedAt = performance.now();
+  }
+
+  /** Percent of all CPUs, or undefined where /proc cannot tell. */
+  stop() {
+    try {
+      const after = processTicks();
+      const ours = new Set([process.pid]);
+      for (let grew = true; grew;) {
+        grew = false;
+        for (const [pid, { parent }] of after) {
+          if (!ours.has(pid) && ours.has(parent)) {
+            ours.add(pid);
+            grew = true;
+          }
+        }
+      }
+      let others = 0;
+      for (const [pid, { ticks }] of after) {
+        if (!ours.has(pid)) others += ticks - (this.before.get(pid)?.ticks ?? 0);
+      }
+      const seconds = (performance.now() - this.startedAt) / 1000;
+      return Math.round(others / (seconds * availableParallelism()));
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** How busy the machine is before the run (other processes skew every number): percent of all CPUs. */
+export async function machineBusyPercent() {
+  const sample = () => {
+    const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+    const values = ticks.map(Number);
+    const idle = values[3] + (values[4] ?? 0);
+    return { idle, total: values.reduce((sum, value) => sum + value, 0) };
+  };
+  try {
+    const before = sample();
+    await sleep(1000);
+    const after = sample();
+    const total = after.total - before.total;
+    return Math.round((100 * (total - (after.idle - before.idle))) / Math.max(total, 1));
+  } catch {
+    return undefined;
+  }
+}

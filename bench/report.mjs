@@ -1,0 +1,238 @@
+// @ts-check
+/** What a run reports: the table, the ratios to the baselines and the verdicts on the targets. */
+import { readFileSync } from 'node:fs';
+import { availableParallelism, cpus, totalmem } from 'node:os';
+import {
+  baselineProcess,
+  compareProcess,
+  freshTokenScenario,
+  preparedBaselineProcess,
+} from './load.mjs';
+import { settings, targets } from './settings.mjs';
+
+export function machine() {
+  let cpuModel = cpus()[0]?.model ?? 'unknown';
+  try {
+    cpuModel =
+      /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpuModel;
+  } catch {
+    // Not Linux: keep os.cpus().
+  }
+  return {
+    cpus: availableParallelism(),
+    cpuModel,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  };
+}
+
+/** @returns {number | undefined} */
+function ratio(numerator, denominator) {
+  return numerator === undefined || !denominator
+    ? undefined
+    : Math.round((numerator / denominator) * 100) / 100;
+}
+
+/** The row of one scenario at one size for one process. */
+function findRow(rows, name, size, processName) {
+  return rows.find((row) => row.name === name && row.size === size && row.process === processName);
+}
+
+export function evaluate(rows) {
+  const find = (name, size, processName) => findRow(rows, name, size, processName);
+  const verdicts = [];
+  const sizes = [...new Set(rows.map((row) => row.size))];
+  // Judged twice: with the caller's token reused (answered from the verified-token cache) and with a new
+  // token each request (verified like the baseline verifies every one).
+  // The targets are judged against the plain baseline; against the baseline that also prepares
+  // its statement the same ratios are reported for information (pass: null).
+  for (const size of sizes) {
+    for (const baselineName of [baselineProcess, preparedBaselineProcess]) {
+      const baseline = find('GET /did', size, baselineName);
+      const judged = baselineName === baselineProcess;
+      for (const [name, tokens] of [
+        ['GET /did', 'token reused'],
+        [freshTokenScenario, 'new token each request'],
+      ]) {
+        const service = find(name, size, 'service');
+        if (service === undefined || baseline === undefined) continue;
+        const throughput = ratio(service.requestsPerSecond, baseline.requestsPerSecond);
+        const p99 = ratio(service.latencyP99Ms, baseline.latencyP99Ms);
+        verdicts.push({
+          target: `GET /did throughput >= ${targets.didThroughputRatio}x ${baselineName} (${size} tenants, ${tokens})`,
+          value: `${throughput}x`,
+          pass: judged
+            ? throughput !== undefined && throughput >= targets.didThroughputRatio
+            : null,
+        });
+        verdicts.push({
+          target: `GET /did p99 <= ${targets.didP99Ratio}x ${baselineName} (${size} tenants, ${tokens})`,
+          value: `${p99}x (${service.latencyP99Ms} vs ${baseline.latencyP99Ms} ms)`,
+          pass: judged ? p99 !== undefined && p99 <= targets.didP99Ratio : null,
+        });
+      }
+    }
+  }
+  const create = rows.find((row) => row.name === 'POST /tenants/create');
+  if (create !== undefined) {
+    verdicts.push({
+      target: `tenant creation >= ${targets.createPerSecond}/s`,
+      value: `${create.requestsPerSecond}/s`,
+      pass: create.requestsPerSecond >= targets.createPerSecond,
+    });
+  }
+  const rss = rows
+    .filter((row) => row.process === 'service' && row.peakRssMb !== undefined)
+    .map((row) => row.peakRssMb);
+  if (rss.length > 0) {
+    const peak = Math.max(...rss);
+    verdicts.push({
+      target: `service peak RSS under load < ${targets.serviceRssMb} MB`,
+      value: `${peak} MB`,
+      pass: peak < targets.serviceRssMb,
+    });
+  }
+  const failed = rows.filter((row) => row.non2xx + row.errors + row.timeouts > 0);
+  for (const row of failed) {
+    verdicts.push({
+      target: `no failed requests: ${row.name} [${row.process}, ${row.size} tenants]`,
+      value: `${row.non2xx} non-2xx, ${row.errors} errors, ${row.timeouts} timeouts`,
+      pass: false,
+    });
+  }
+  return verdicts;
+}
+
+export function table(headers, rows) {
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...rows.map((row) => String(row[column]).length)),
+  );
+  const line = (cells) =>
+    `| ${cells.map((cell, column) => String(cell).padEnd(widths[column])).join(' | ')} |`;
+  return [
+    line(headers),
+    `| ${widths.map((width) => '-'.repeat(width)).join(' | ')} |`,
+    ...rows.map(line),
+  ].join('\n');
+}
+
+export function report(result) {
+  const { rows, verdicts } = result;
+  const find = (name, size, processName) => findRow(rows, name, size, processName);
+  const ratioRow = (name, size, label, service, other) =>
+    service === undefined || other === undefined
+      ? []
+      : [
+          [
+            name,
+            size.toLocaleString('en'),
+            label,
+            `${ratio(service.requestsPerSecond, other.requestsPerSecond)}x`,
+            `${ratio(service.latencyP50Ms, other.latencyP50Ms)}x`,
+            `${ratio(service.latencyP99Ms, other.latencyP99Ms)}x`,
+            service.cpuMsPerRequest === undefined
+              ? 'n/a'
+              : `${ratio(service.cpuMsPerRequest, other.cpuMsPerRequest)}x`,
+            service.peakRssMb === undefined
+              ? 'n/a'
+              : `${ratio(service.peakRssMb, other.peakRssMb)}x`,
+            '',
+            '',
+          ],
+        ];
+  const sizes = [...new Set(rows.map((row) => row.size))];
+  const didScenarios = ['GET /did', freshTokenScenario];
+  const didRatios = sizes.flatMap((size) => [
+    ...[baselineProcess, preparedBaselineProcess].flatMap((baselineName) =>
+      didScenarios.flatMap((name) =>
+        ratioRow(
+          name,
+          size,
+          `service/${baselineName}`,
+          find(name, size, 'service'),
+          find('GET /did', size, baselineName),
+        ),
+      ),
+    ),
+    // BENCH_COMPARE: each scenario of this checkout against the same scenario of the other.
+    ...didScenarios.flatMap((name) =>
+      ratioRow(
+        name,
+        size,
+        `service/${compareProcess}`,
+        find(name, size, 'service'),
+        find(name, size, compareProcess),
+      ),
+    ),
+  ]);
+  const lines = [
+    '',
+    `Machine: ${result.machine.cpus} CPUs (${result.machine.cpuModel}), ${result.machine.memoryGb} GB, ` +
+      `Node ${result.machine.node}, ${result.postgres}; CPUs ${result.machineBusyPercent ?? '?'}% busy before the run`,
+    `Load: autocannon, ${settings.connections} connections, ${settings.duration} s per scenario ` +
+      `after ${settings.warmup} s of warm-up` +
+      (settings.slices > 1
+        ? `; the GET /did rows of service and baselines measured in turns, ${settings.slices} slices each`
+        : '') +
+      (result.settings.serviceNodeOptions
+        ? `; service NODE_OPTIONS=${result.settings.serviceNodeOptions}`
+        : ''),
+    '',
+    table(
+      [
+        'Scenario',
+        'Tenants',
+        'Process',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        'CPU ms/req',
+        'peak RSS MB',
+        'seq scans',
+        'others CPU %',
+      ],
+      [
+        ...rows.map((row) => [
+          row.name,
+          row.size.toLocaleString('en'),
+          row.process,
+          row.requestsPerSecond,
+          row.latencyP50Ms,
+          row.latencyP99Ms,
+          row.cpuMsPerRequest ?? 'n/a',
+          row.peakRssMb ?? 'n/a',
+          row.seqScans === undefined
+            ? 'n/a'
+            : `${row.seqScans.tenant ?? 0}/${row.seqScans.tenant_did ?? 0}`,
+          row.otherCpuPercent ?? 'n/a',
+        ]),
+        ...didRatios,
+      ],
+    ),
+    '',
+    ...(settings.slices > 1
+      ? [
+          'Measured in turns: throughput and CPU time over all slices; p50 and p99 the highest of the slices.',
+        ]
+      : []),
+    'CPU ms/req: CPU time of that process per request. seq scans: sequential scans of tenant/tenant_did',
+    'counted by PostgreSQL during the scenario. others CPU %: share of all CPUs used by processes outside',
+    'this benchmark during the scenario (local mode only).',
+    ...(result.machineBusyPercent > 15 || rows.some((row) => row.otherCpuPercent > 10)
+      ? [
+          '',
+          'WARNING: other processes used the CPUs during the run (see "others CPU %"): the numbers of ' +
+            'those scenarios are lower than they would be on a quiet machine.',
+        ]
+      : []),
+    '',
+    'Targets (INFO: the same ratio against the baseline with the prepared statement, not judged):',
+    ...verdicts.map(
+      (verdict) =>
+        `  ${verdict.pass === null ? 'INFO' : verdict.pass ? 'PASS' : 'MISS'}  ${verdict.target}: ${verdict.value}`,
+    ),
+    '',
+  ];
+  process.stdout.write(lines.join('\n'));
+}

@@ -1,0 +1,43 @@
+// @ts-check
+/** The benchmark's knobs (BENCH_* variables), its targets and the paths it calls. */
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const env = process.env;
+export const settings = {
+  duration: positive('BENCH_DURATION', 10),
+  warmup: positive('BENCH_WARMUP', 2, true),
+  slices: positive('BENCH_SLICES', 4),
+  connections: positive('BENCH_CONNECTIONS', 32),
+  tenants: positive('BENCH_TENANTS', 100),
+  freshTokens: positive('BENCH_FRESH_TOKENS', 1500),
+  scaleTenants: positive('BENCH_SCALE_TENANTS', 100_000, true),
+  deepPage: positive('BENCH_DEEP_PAGE', 4000, true),
+  pageSize: 20,
+};
+export const target = env.BENCH_TARGET?.replace(/\/$/, '') || undefined;
+/** Every id this run makes starts with it, so that a run against a shared database can clean up. */
+export const runPrefix = `bench${Date.now().toString(36)}`;
+export const apiPath = '/ctrl/api/v1.0';
+
+export const targets = {
+  didThroughputRatio: 0.8,
+  didP99Ratio: 2,
+  createPerSecond: 300,
+  serviceRssMb: 250,
+};
+
+function positive(name, fallback, zeroAllowed = false) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < (zeroAllowed ? 0 : 1)) {
+    throw new Error(`${name} must be a whole number${zeroAllowed ? '' : ' above 0'}, not '${raw}'`);
+  }
+  return value;
+}
+
+export function log(message) {
+  process.stderr.write(`[bench] ${message}\n`);
+}
