@@ -3,8 +3,9 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { PassportStrategy } from '@nestjs/passport';
 import { type Request } from 'express';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { JwksClient } from 'jwks-rsa';
+import { JwksClient, type SigningKey } from 'jwks-rsa';
 import { LRUCache } from 'lru-cache';
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import { type AddressInfo, type Server } from 'node:net';
 import { ExtractJwt, Strategy, type SecretOrKeyProvider } from 'passport-jwt';
 import { APP_CONFIG } from '../config/config.token.js';
@@ -98,6 +99,17 @@ function realmKeys(jwksUri: () => string): SecretOrKeyProvider<Request> {
     lastFetchFailure = Date.now();
     return new IssuerUnavailableError(message);
   };
+  // jsonwebtoken would parse jwks-rsa's PEM on every verification (4 times the RSA check itself); the
+  // parsed key lives exactly as long as jwks-rsa keeps its SigningKey (docs/performance.md).
+  const parsed = new WeakMap<SigningKey, KeyObject>();
+  const parsedKeyOf = (key: SigningKey): KeyObject => {
+    let keyObject = parsed.get(key);
+    if (keyObject === undefined) {
+      keyObject = createPublicKey(key.getPublicKey());
+      parsed.set(key, keyObject);
+    }
+    return keyObject;
+  };
   return (_request: Request, rawJwt: string, done) => {
     let kid: unknown;
     try {
@@ -119,7 +131,7 @@ function realmKeys(jwksUri: () => string): SecretOrKeyProvider<Request> {
       timeout: 5_000,
     });
     client.getSigningKey(typeof kid === 'string' ? kid : undefined).then(
-      (key) => done(null, key.getPublicKey()),
+      (key) => done(null, parsedKeyOf(key) as unknown as string),
       (error: unknown) => done(classify(error), undefined),
     );
   };

@@ -5,7 +5,8 @@ import {
   type NestInterceptor,
 } from '@nestjs/common';
 import { type Request, type Response } from 'express';
-import { type Observable } from 'rxjs';
+import { from, switchMap, type Observable } from 'rxjs';
+import { hasBody } from './has-body.js';
 import { checkApiQuery, readJsonBody } from './http-body.js';
 
 /**
@@ -14,13 +15,15 @@ import { checkApiQuery, readJsonBody } from './http-body.js';
  */
 @Injectable()
 export class ApiRequestInterceptor implements NestInterceptor {
-  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
     const request = http.getRequest<Request>();
-    if (request.path.startsWith('/ctrl/api/')) {
-      checkApiQuery(request);
-      await readJsonBody(request, http.getResponse<Response>());
-    }
-    return next.handle();
+    if (!request.originalUrl.startsWith('/ctrl/api/')) return next.handle();
+    checkApiQuery(request);
+    // Most calls carry no body: they go on at once, without waiting for a promise.
+    if (!hasBody(request)) return next.handle();
+    return from(readJsonBody(request, http.getResponse<Response>())).pipe(
+      switchMap(() => next.handle()),
+    );
   }
 }

@@ -70,8 +70,9 @@ function nestsDeeperThan(value: unknown, limit: number): boolean {
  * and turn broken escapes into U+FFFD, which would then be stored).
  */
 export function checkApiQuery(request: Request): void {
-  const query = request.originalUrl.split('?', 2)[1] ?? '';
-  if (query === '') return;
+  const start = request.originalUrl.indexOf('?');
+  if (start < 0) return;
+  const query = request.originalUrl.slice(start + 1);
   const seen = new Set<string>();
   const errors: FieldError[] = [];
   for (const pair of query.split('&')) {
