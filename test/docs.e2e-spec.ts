@@ -73,8 +73,8 @@ describe('the documentation', () => {
     const broken: string[] = [];
     for (const page of pages) {
       for (const [, target] of read(page).matchAll(/\]\(([^)\s]+)\)/g)) {
-        if (/^[a-z]+:/.test(target!)) continue;
-        const [path, anchor] = target!.split('#') as [string, string | undefined];
+        if (/^[a-z]+:/.test(target)) continue;
+        const [path, anchor] = target.split('#') as [string, string | undefined];
         const file = path === '' ? join(root, page) : resolve(join(root, dirname(page)), path);
         if (!existsSync(file)) {
           broken.push(`${page}: ${target}`);
@@ -82,7 +82,7 @@ describe('the documentation', () => {
         }
         if (anchor === undefined || !file.endsWith('.md')) continue;
         const headings = [...readFileSync(file, 'utf8').matchAll(/^#+ (.+)$/gm)].map((match) =>
-          anchorOf(match[1]!),
+          anchorOf(match[1]),
         );
         if (!headings.includes(anchor)) broken.push(`${page}: ${target}`);
       }
