@@ -5,7 +5,7 @@ import { type NestExpressApplication } from '@nestjs/platform-express';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Server, type ServerResponse } from 'node:http';
-import { type AddressInfo } from 'node:net';
+import { Server as NetServer, type AddressInfo } from 'node:net';
 import { type DataSource } from 'typeorm';
 import { AppModule } from './app.module.js';
 import { answerClientErrorsAsProblems } from './common/problem/client-error.js';
@@ -60,6 +60,7 @@ export interface StartOptions {
 
 const shutdownGraceMs = 8_000;
 const idleDrainMs = 2_000;
+const drainPollMs = 100;
 const connectAttempts = 15;
 const connectRetryDelayMs = 2_000;
 
@@ -67,6 +68,11 @@ function openConnections(server: Server): Promise<number> {
   return new Promise((resolve) =>
     server.getConnections((error, count) => resolve(error ? 0 : count)),
   );
+}
+
+/** net.Server's close: unlike http.Server's, it leaves idle keep-alive connections open. */
+function stopAccepting(server: Server): void {
+  NetServer.prototype.close.call(server);
 }
 
 /** The database may still be starting (docker-compose, a restart): try for about half a minute. */
@@ -151,12 +157,17 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
       url: `http://127.0.0.1:${port}`,
       usesEmbeddedDatabase: embedded !== undefined,
       close: async () => {
-        // Drain: for a moment every answer closes its connection, so that clients and proxies stop
-        // reusing it (a POST sent on a connection cut while idle could not be retried); then stop
-        // listening and close what is idle (server.close), wait for the requests in flight, and cut
-        // whatever is left after the grace period.
+        // Drain: refuse new connections at once (a proxy retries a refused connect elsewhere, even for
+        // a POST), answer on the open ones with Connection: close and leave idle ones for their client
+        // to close (a POST sent on a connection cut while idle could not be retried); after a moment
+        // close what is still idle (server.close), wait for the requests in flight, and cut whatever
+        // is left after the grace period.
         draining.active = true;
-        if ((await openConnections(server)) > 0) await sleep(idleDrainMs);
+        stopAccepting(server);
+        for (let waited = 0; waited < idleDrainMs && (await openConnections(server)) > 0; ) {
+          await sleep(drainPollMs);
+          waited += drainPollMs;
+        }
         const force = setTimeout(() => server.closeAllConnections(), shutdownGraceMs - idleDrainMs);
         force.unref();
         await app.close();
