@@ -164,7 +164,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
         // is left after the grace period.
         draining.active = true;
         stopAccepting(server);
-        for (let waited = 0; waited < idleDrainMs && (await openConnections(server)) > 0; ) {
+        for (let waited = 0; waited < idleDrainMs && (await openConnections(server)) > 0;) {
           await sleep(drainPollMs);
           waited += drainPollMs;
         }
