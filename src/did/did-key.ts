@@ -31,6 +31,21 @@ export function ed25519DidKey(publicKey: Uint8Array): DidKeyIdentity {
   };
 }
 
+/** The raw Ed25519 public key a `did:key:z6Mk…` carries, or undefined when it carries none. */
+export function ed25519PublicKeyOfDidKey(did: string): Uint8Array | undefined {
+  const match = /^did:key:z([1-9A-HJ-NP-Za-km-z]+)$/.exec(did);
+  if (match === null) return undefined;
+  let bytes: Uint8Array;
+  try {
+    bytes = base58.decode(match[1]!);
+  } catch {
+    return undefined;
+  }
+  const [first, second] = ed25519PublicKeyCodec;
+  if (bytes.length !== 34 || bytes[0] !== first || bytes[1] !== second) return undefined;
+  return bytes.slice(2);
+}
+
 export interface VerificationMethod {
   id: string;
   type: string;

@@ -1,0 +1,110 @@
+// The Digital Bazaar libraries ship JavaScript without types: the little of their public API we call.
+
+type JsonObject = Record<string, unknown>;
+
+interface RemoteDocument {
+  contextUrl: string | null;
+  documentUrl: string;
+  document: unknown;
+}
+type DocumentLoader = (url: string) => Promise<RemoteDocument>;
+
+interface Signer {
+  id: string;
+  algorithm: string;
+  sign(options: { data: Uint8Array }): Promise<Uint8Array>;
+}
+
+interface ProofVerification {
+  verified: boolean;
+  error?: Error;
+}
+
+interface LinkedDataSuite {
+  verificationMethod?: string;
+  verifyProof(options: {
+    proof: JsonObject;
+    document: JsonObject;
+    documentLoader: DocumentLoader;
+    proofSet?: JsonObject[];
+  }): Promise<ProofVerification>;
+}
+
+declare module '@digitalbazaar/vc' {
+  export function issue(options: {
+    credential: JsonObject;
+    suite: LinkedDataSuite;
+    documentLoader: DocumentLoader;
+    now?: Date;
+  }): Promise<JsonObject>;
+  export const dateRegex: RegExp;
+}
+
+declare module '@digitalbazaar/data-integrity' {
+  export class DataIntegrityProof implements LinkedDataSuite {
+    constructor(options: { signer?: Signer; date?: string | Date; cryptosuite: object });
+    verificationMethod?: string;
+    verifyProof: LinkedDataSuite['verifyProof'];
+  }
+}
+
+declare module '@digitalbazaar/eddsa-rdfc-2022-cryptosuite' {
+  export const cryptosuite: { name: string };
+}
+
+declare module '@digitalbazaar/eddsa-jcs-2022-cryptosuite' {
+  export function createSignCryptosuite(): { name: string };
+  export function createVerifyCryptosuite(): { name: string };
+}
+
+declare module '@digitalbazaar/ed25519-signature-2020' {
+  export class Ed25519Signature2020 implements LinkedDataSuite {
+    verifyProof: LinkedDataSuite['verifyProof'];
+  }
+}
+
+declare module '@digitalbazaar/credentials-context' {
+  export const contexts: Map<string, object>;
+}
+
+declare module '@digitalbazaar/vc-bitstring-status-list-context' {
+  export const contexts: Map<string, object>;
+}
+
+declare module '@digitalbazaar/data-integrity-context' {
+  export const contexts: Map<string, object>;
+}
+
+declare module '@digitalbazaar/multikey-context' {
+  export const contexts: Map<string, object>;
+}
+
+declare module 'ed25519-signature-2020-context' {
+  export const contexts: Map<string, object>;
+}
+
+declare module 'did-context' {
+  export const contexts: Map<string, object>;
+}
+
+declare module '@digitalbazaar/credentials-examples-context' {
+  export const contexts: Map<string, object>;
+}
+
+declare module '@digitalbazaar/odrl-context' {
+  export const contexts: Map<string, object>;
+}
+
+declare module 'jsonld' {
+  const jsonld: {
+    expand(
+      document: JsonObject,
+      options: { documentLoader: DocumentLoader; safe: boolean },
+    ): Promise<unknown[]>;
+  };
+  export default jsonld;
+}
+
+declare module '@digitalbazaar/citizenship-context' {
+  export const contexts: Map<string, object>;
+}
