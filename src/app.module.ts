@@ -6,6 +6,7 @@ import { AuthModule } from './auth/auth.module.js';
 import { RouteTable } from './common/problem/route-table.js';
 import { APP_CONFIG } from './config/config.token.js';
 import { type AppConfig } from './config/app-config.js';
+import { CredentialsModule } from './credentials/credentials.module.js';
 import { DidModule } from './did/did.module.js';
 import { HealthModule } from './health/health.module.js';
 import { type Clock } from './issuer/issuer-clock.js';
@@ -39,6 +40,7 @@ export class AppModule {
         ...(config.authIssuerEmbedded ? [IssuerModule.register(config, options.issuerClock)] : []),
         TenantsModule,
         DidModule,
+        CredentialsModule,
         HealthModule,
       ],
       controllers: [ProblemsController],

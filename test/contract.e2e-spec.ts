@@ -385,6 +385,8 @@ describe('The API against its OpenAPI document', () => {
       when: 'an admin names an unknown tenant',
       send: () => send('/ctrl/api/v1.0/did/document', tenantHeader('nobody')),
     },
+    // issueCredential
+    ...credentialCases(),
     // health
     {
       operationId: 'live',
@@ -399,6 +401,96 @@ describe('The API against its OpenAPI document', () => {
       send: () => send('/ctrl/health/ready', anonymous),
     },
   ];
+
+  function credentialCases(): Case[] {
+    const issuePath = '/ctrl/api/v1.0/credentials/issue';
+    const verifyPath = '/ctrl/api/v1.0/credentials/verify';
+    const credential = {
+      '@context': [
+        'https://www.w3.org/ns/credentials/v2',
+        'https://www.w3.org/ns/credentials/examples/v2',
+      ],
+      type: ['VerifiableCredential'],
+      credentialSubject: { id: 'did:example:1', alumniOf: 'The School of Examples' },
+    };
+    const issueFor = (id: string, request: ApiRequest = {}) =>
+      post(issuePath, { ...tenantHeader(id), body: { credential }, ...request });
+    const issued = async () =>
+      ((await issueFor('acme')).body as { verifiableCredential: Record<string, unknown> })
+        .verifiableCredential;
+    const verify = async (change: Record<string, unknown> = {}, request: ApiRequest = {}) =>
+      post(verifyPath, {
+        ...tenantHeader('acme'),
+        body: { verifiableCredential: { ...(await issued()), ...change } },
+        ...request,
+      });
+    const big = { credential: { ...credential, name: 'x'.repeat(110 * 1024) } };
+    const issueCases: [number, string, () => Promise<ApiResponse>][] = [
+      [201, 'a tenant signs a credential', () => issueFor('acme')],
+      [
+        400,
+        'the credential has a proof',
+        () => issueFor('acme', { body: { credential: { ...credential, proof: {} } } }),
+      ],
+      [401, 'no token is sent', () => issueFor('acme', anonymous)],
+      [403, 'an agent-user names another tenant', () => issueFor('other', asDemo)],
+      [404, 'an admin names an unknown tenant', () => issueFor('nobody')],
+      [413, 'the body is too large', () => issueFor('acme', { body: big })],
+      [
+        415,
+        'the body is not JSON',
+        () =>
+          issueFor('acme', {
+            body: 'x',
+            headers: { 'content-type': 'text/plain', 'x-tenant-id': 'acme' },
+          }),
+      ],
+    ];
+    const verifyCases: [number, string, () => Promise<ApiResponse>][] = [
+      [200, 'an issued credential is sent back', () => verify()],
+      [422, 'the credential was changed after signing', () => verify({ name: 'Changed' })],
+      [400, 'the credential has no subject', () => verify({ credentialSubject: 'x' })],
+      [401, 'no token is sent', () => verify({}, anonymous)],
+      [
+        403,
+        'an agent-user names another tenant',
+        () => verify({}, { ...asDemo, ...tenantHeader('other') }),
+      ],
+      [404, 'an admin names an unknown tenant', () => verify({}, tenantHeader('nobody'))],
+      [
+        413,
+        'the body is too large',
+        () =>
+          post(verifyPath, {
+            ...tenantHeader('acme'),
+            body: { verifiableCredential: big.credential },
+          }),
+      ],
+      [
+        415,
+        'the body is not JSON',
+        () =>
+          post(verifyPath, {
+            body: 'x',
+            headers: { 'content-type': 'text/plain', 'x-tenant-id': 'acme' },
+          }),
+      ],
+    ];
+    return [
+      ...issueCases.map(([status, when, send]) => ({
+        operationId: 'issueCredential',
+        status,
+        when,
+        send,
+      })),
+      ...verifyCases.map(([status, when, send]) => ({
+        operationId: 'verifyCredential',
+        status,
+        when,
+        send,
+      })),
+    ];
+  }
 
   it.each(cases)('$operationId answers $status as documented when $when', async (testCase) => {
     const response = await testCase.send();

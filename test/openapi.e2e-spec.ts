@@ -124,7 +124,7 @@ describe('The OpenAPI document', () => {
         expect(requirements).toEqual([]);
         continue;
       }
-      const tenantScoped = path.startsWith('/ctrl/api/v1.0/did');
+      const tenantScoped = /^\/ctrl\/api\/v1\.0\/(did|credentials)(\/|$)/.test(path);
       expect(requirements!.length).toBeGreaterThan(0);
       for (const requirement of requirements!) {
         const names = Object.keys(requirement);
@@ -161,7 +161,9 @@ describe('The OpenAPI document', () => {
     const withBody = operations()
       .filter(({ operation }) => operation.requestBody !== undefined)
       .map(({ operation }) => operation.operationId);
-    expect(withBody).toEqual(['createTenant', 'updateTenant']);
+    expect(withBody.sort()).toEqual(
+      ['createTenant', 'issueCredential', 'updateTenant', 'verifyCredential'].sort(),
+    );
     for (const { operation } of operations()) {
       if (operation.requestBody === undefined) continue;
       expect(Object.keys(operation.requestBody.content)).toEqual(['application/json']);

@@ -5,11 +5,14 @@ import { TokenManager, type Credentials } from './token-manager.js';
 import {
   type Did,
   type DidDocument,
+  type IssueCredentialRequest,
   type ListTenantsQuery,
   type NewTenant,
   type Tenant,
   type TenantChanges,
   type TenantPage,
+  type VerifiableCredential,
+  type Verification,
 } from './types.js';
 
 export interface AgentClientOptions {
@@ -124,6 +127,35 @@ export class AgentClient {
       'GET /ctrl/api/v1.0/did/document',
       await this.api.GET('/ctrl/api/v1.0/did/document', {
         headers: { [tenantHeader]: tenantId },
+      }),
+    );
+  }
+
+  /** Issues a credential signed by the tenant's DID. */
+  async issueCredential(
+    tenantId: string,
+    request: IssueCredentialRequest,
+  ): Promise<VerifiableCredential> {
+    const issued = this.result(
+      'POST /ctrl/api/v1.0/credentials/issue',
+      await this.api.POST('/ctrl/api/v1.0/credentials/issue', {
+        headers: { [tenantHeader]: tenantId },
+        body: request,
+      }),
+    );
+    return issued.verifiableCredential;
+  }
+
+  /** Verifies a credential; a credential that fails a check throws AgentApiError with status 422. */
+  async verifyCredential(
+    tenantId: string,
+    verifiableCredential: VerifiableCredential,
+  ): Promise<Verification> {
+    return this.result(
+      'POST /ctrl/api/v1.0/credentials/verify',
+      await this.api.POST('/ctrl/api/v1.0/credentials/verify', {
+        headers: { [tenantHeader]: tenantId },
+        body: { verifiableCredential },
       }),
     );
   }

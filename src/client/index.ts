@@ -14,11 +14,14 @@ export type {
   Did,
   DidDocument,
   ErrorCode,
+  IssueCredentialRequest,
   ListTenantsQuery,
   NewTenant,
   Problem,
   Tenant,
   TenantChanges,
   TenantPage,
+  VerifiableCredential,
+  Verification,
 } from './types.js';
 export type { components, operations, paths } from './schema.js';

@@ -132,6 +132,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ctrl/api/v1.0/credentials/issue': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Issue a credential signed by the tenant's DID
+     * @description W3C VC API issue: a Data Integrity proof (`eddsa-rdfc-2022` by default, or `eddsa-jcs-2022`) made with the tenant's key.
+     */
+    post: operations['issueCredential'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/credentials/verify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Verify a credential
+     * @description W3C VC API verify: every proof (a set or a chain), that the issuer's DID authorises the signing key, and the validity period. 200 only when all pass; otherwise 422 with `verified: false` and `problemDetails`.
+     */
+    post: operations['verifyCredential'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ctrl/health/live': {
     parameters: {
       query?: never;
@@ -179,6 +219,22 @@ export interface components {
       /** @example must be 1-64 characters of A-Z a-z 0-9 _ . -, starting with a letter or digit */
       message: string;
     };
+    CheckProblemDto: {
+      /**
+       * Format: uri
+       * @example https://w3id.org/security#PROOF_VERIFICATION_ERROR
+       */
+      type: string;
+      /**
+       * @example proof
+       * @enum {string}
+       */
+      check: 'proof' | 'issuer' | 'validity';
+      /** @example Proof verification failed */
+      title: string;
+      /** @example proof (eddsa-rdfc-2022): Invalid signature. */
+      detail: string;
+    };
     ProblemDto: {
       /**
        * Format: uri
@@ -214,6 +270,8 @@ export interface components {
         | 'MALFORMED_JSON'
         | 'QUERY_BODY_MISMATCH'
         | 'NOTHING_TO_UPDATE'
+        | 'CREDENTIAL_INVALID'
+        | 'JSONLD_CONTEXT_UNKNOWN'
         | 'TENANT_HEADER_MISSING'
         | 'TENANT_HEADER_INVALID'
         | 'UNAUTHORIZED'
@@ -226,11 +284,28 @@ export interface components {
         | 'TENANT_ALREADY_EXISTS'
         | 'PAYLOAD_TOO_LARGE'
         | 'UNSUPPORTED_MEDIA_TYPE'
+        | 'CREDENTIAL_NOT_VERIFIED'
         | 'HEADERS_TOO_LARGE'
         | 'INTERNAL_ERROR'
         | 'SERVICE_UNAVAILABLE';
       /** @description The invalid inputs, when there are any. */
       errors?: components['schemas']['FieldErrorDto'][];
+      /**
+       * @description With `CREDENTIAL_NOT_VERIFIED` only: always false.
+       * @enum {boolean}
+       */
+      verified?: false;
+      /**
+       * @description With `CREDENTIAL_NOT_VERIFIED` only: the checks that were made.
+       * @example [
+       *       "proof",
+       *       "issuer",
+       *       "validity"
+       *     ]
+       */
+      checks?: string[];
+      /** @description With `CREDENTIAL_NOT_VERIFIED` only: every check that failed. */
+      problemDetails?: components['schemas']['CheckProblemDto'][];
     };
     TenantFieldsDto: {
       /**
@@ -383,6 +458,79 @@ export interface components {
       capabilityDelegation: string[];
       capabilityInvocation: string[];
       keyAgreement: components['schemas']['VerificationMethodDto'][];
+    };
+    IssueOptionsDto: {
+      /**
+       * @default eddsa-rdfc-2022
+       * @enum {string}
+       */
+      cryptosuite: 'eddsa-rdfc-2022' | 'eddsa-jcs-2022';
+      /**
+       * @description The only proof type issued.
+       * @enum {string}
+       */
+      type?: 'DataIntegrityProof';
+      /**
+       * @description The credential `id` when the credential has none (else a `urn:uuid:` is made).
+       * @example urn:uuid:58172aac-d8ba-11ed-83dd-0b3aef56cc33
+       */
+      credentialId?: string;
+    };
+    IssueCredentialDto: {
+      /**
+       * @description A VC Data Model 2.0 (or 1.1) credential without `proof` or `credentialStatus`; `issuer` absent or the tenant's DID.
+       * @example {
+       *       "@context": [
+       *         "https://www.w3.org/ns/credentials/v2",
+       *         "https://www.w3.org/ns/credentials/examples/v2"
+       *       ],
+       *       "type": [
+       *         "VerifiableCredential",
+       *         "AlumniCredential"
+       *       ],
+       *       "name": "Alumni Credential",
+       *       "validFrom": "2026-01-01T00:00:00Z",
+       *       "credentialSubject": {
+       *         "id": "did:example:abcdefgh",
+       *         "alumniOf": "The School of Examples"
+       *       }
+       *     }
+       */
+      credential: {
+        [key: string]: unknown;
+      };
+      options?: components['schemas']['IssueOptionsDto'];
+    };
+    IssuedCredentialDto: {
+      /** @description The signed credential. */
+      verifiableCredential: {
+        [key: string]: unknown;
+      };
+    };
+    VerifyOptionsDto: Record<string, never>;
+    VerifyCredentialDto: {
+      /** @description A credential secured with one or more Data Integrity proofs (a set or a chain). */
+      verifiableCredential: {
+        [key: string]: unknown;
+      };
+      options?: components['schemas']['VerifyOptionsDto'];
+    };
+    VerificationDto: {
+      /** @enum {boolean} */
+      verified: true;
+      /**
+       * @description The checks made.
+       * @example [
+       *       "proof",
+       *       "issuer",
+       *       "validity"
+       *     ]
+       */
+      checks: string[];
+      /** @description Each proof checked (without its value). */
+      proofs: Record<string, never>[];
+      /** @example [] */
+      warnings: string[];
     };
   };
   responses: never;
@@ -1084,6 +1232,265 @@ export interface operations {
       };
       /** @description `TENANT_NOT_FOUND`: No such tenant. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  issueCredential: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['IssueCredentialDto'];
+      };
+    };
+    responses: {
+      /** @description The signed credential. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "verifiableCredential": {
+           *         "@context": [
+           *           "https://www.w3.org/ns/credentials/v2",
+           *           "https://www.w3.org/ns/credentials/examples/v2"
+           *         ],
+           *         "type": [
+           *           "VerifiableCredential",
+           *           "AlumniCredential"
+           *         ],
+           *         "name": "Alumni Credential",
+           *         "validFrom": "2026-01-01T00:00:00Z",
+           *         "credentialSubject": {
+           *           "id": "did:example:abcdefgh",
+           *           "alumniOf": "The School of Examples"
+           *         },
+           *         "id": "urn:uuid:58172aac-d8ba-11ed-83dd-0b3aef56cc33",
+           *         "issuer": "did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2",
+           *         "proof": {
+           *           "type": "DataIntegrityProof",
+           *           "created": "2026-11-25T10:00:00Z",
+           *           "verificationMethod": "did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2#z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2",
+           *           "cryptosuite": "eddsa-rdfc-2022",
+           *           "proofPurpose": "assertionMethod",
+           *           "proofValue": "z2YwC8z3ap7yx1nZYCg4L3j3ApHsF8kgPdSb5xoS1VR7vPG3F561B52hYnQF9iseabecm3ijx4K1FBTQsCZahKZme"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['IssuedCredentialDto'];
+        };
+      };
+      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `CREDENTIAL_INVALID`: Credential invalid `JSONLD_CONTEXT_UNKNOWN`: JSON-LD context unknown `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  verifyCredential: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['VerifyCredentialDto'];
+      };
+    };
+    responses: {
+      /** @description Every check passed. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "verified": true,
+           *       "checks": [
+           *         "proof",
+           *         "issuer",
+           *         "validity"
+           *       ],
+           *       "proofs": [
+           *         {
+           *           "type": "DataIntegrityProof",
+           *           "created": "2026-11-25T10:00:00Z",
+           *           "verificationMethod": "did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2#z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2",
+           *           "cryptosuite": "eddsa-rdfc-2022",
+           *           "proofPurpose": "assertionMethod"
+           *         }
+           *       ],
+           *       "warnings": []
+           *     }
+           */
+          'application/json': components['schemas']['VerificationDto'];
+        };
+      };
+      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `CREDENTIAL_INVALID`: Credential invalid `JSONLD_CONTEXT_UNKNOWN`: JSON-LD context unknown `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `CREDENTIAL_NOT_VERIFIED`: Credential not verified */
+      422: {
         headers: {
           [name: string]: unknown;
         };

@@ -28,3 +28,10 @@ export type TenantChanges = Schemas['TenantUpdateFieldsDto'];
 
 /** Paging, sorting and search of the tenant list. */
 export type ListTenantsQuery = NonNullable<operations['listTenants']['parameters']['query']>;
+
+/** A credential to issue, with the issue options (cryptosuite, credentialId). */
+export type IssueCredentialRequest = Schemas['IssueCredentialDto'];
+/** A W3C Verifiable Credential as JSON. */
+export type VerifiableCredential = Record<string, unknown>;
+/** What a successful verification answers; a failed one throws AgentApiError (422). */
+export type Verification = Schemas['VerificationDto'];

@@ -11,7 +11,7 @@ import {
 import { type AppConfig } from '../config/app-config.js';
 import { errorCatalog, problemSlug, type ErrorCode } from './problem/error-codes.js';
 import { problemContentType } from './problem/problem.js';
-import { FieldErrorDto, ProblemDto } from './problem/problem.dto.js';
+import { CheckProblemDto, FieldErrorDto, ProblemDto } from './problem/problem.dto.js';
 
 /** Names of the security schemes in the document. */
 export const securitySchemes = { oauth2: 'oauth2', bearer: 'bearer', tenant: 'tenant' } as const;
@@ -72,7 +72,7 @@ export const ApiProblems = (path: string, ...codes: ErrorCode[]) => {
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   return applyDecorators(
-    ApiExtraModels(ProblemDto, FieldErrorDto),
+    ApiExtraModels(ProblemDto, FieldErrorDto, CheckProblemDto),
     ...[...byStatus.entries()].map(([status, statusCodes]) =>
       ApiResponse({
         status,
@@ -134,6 +134,10 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
         'Tenants (organisations), each with its own DID: agent-admin manages all, an agent-user sees its own.',
       )
       .addTag('DID', 'The DID of the tenant named in the `x-tenant-id` header.')
+      .addTag(
+        'Credentials',
+        'W3C Verifiable Credentials issued with the DID of the tenant named in `x-tenant-id`, and verified.',
+      )
       .addTag('Health', 'Liveness and readiness probes; no token needed.')
       .addOAuth2(
         {

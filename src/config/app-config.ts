@@ -26,6 +26,8 @@ export interface AppConfig {
   /** 32 bytes that encrypt the tenants' private keys; undefined: local mode keeps one in `dataDir`. */
   readonly masterKey: Buffer | undefined;
   readonly dataDir: string;
+  /** Operator-added JSON-LD contexts for credentials; undefined: the bundled ones only. */
+  readonly credentialContextsDir?: string;
   readonly logLevel: LogLevel;
   /** The realm file the embedded issuer reads; undefined means the one shipped in keycloak/. */
   readonly realmFile: string | undefined;
@@ -124,6 +126,10 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     dataDir: resolve(settings.DATA_DIR),
     logLevel: settings.LOG_LEVEL,
     realmFile: settings.AUTH_REALM_FILE,
+    credentialContextsDir:
+      settings.CREDENTIAL_CONTEXTS_DIR === undefined
+        ? undefined
+        : resolve(settings.CREDENTIAL_CONTEXTS_DIR),
     environment: { ...env },
   };
 }

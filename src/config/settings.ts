@@ -162,6 +162,14 @@ export class Settings {
   @IsOptional()
   AUTH_REALM_FILE?: string;
 
+  @Setting({
+    description:
+      'a folder of JSON-LD contexts credentials may use besides the bundled ones (`{"url": ..., "@context": ...}` per file)',
+    default: 'unset: the bundled contexts only',
+  })
+  @IsOptional()
+  CREDENTIAL_CONTEXTS_DIR?: string;
+
   @Setting({ description: `log level: ${logLevels.join(', ')}`, default: '`info`' })
   @IsIn(logLevels, { message: `$property must be one of ${logLevels.join(', ')}` })
   LOG_LEVEL: LogLevel = 'info';

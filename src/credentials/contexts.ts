@@ -39,7 +39,9 @@ export function bundledContexts(): Map<string, unknown> {
  */
 export function contextsFromFolder(folder: string): Map<string, unknown> {
   const added = new Map<string, unknown>();
-  for (const file of readdirSync(folder).filter((name) => /\.json(ld)?$/.test(name)).sort()) {
+  for (const file of readdirSync(folder)
+    .filter((name) => /\.json(ld)?$/.test(name))
+    .sort()) {
     const path = join(folder, file);
     const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {

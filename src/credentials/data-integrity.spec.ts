@@ -7,7 +7,7 @@ import { base58 } from '@scure/base';
 import { ed25519Signer } from '../did/signer.js';
 import { bundledContexts, contextsFromFolder } from './contexts.js';
 import { createDocumentLoader } from './document-loader.js';
-import { signCredential, verifyProofs, type SigningCryptosuite } from './data-integrity.js';
+import { signCredential, verifyProofs } from './data-integrity.js';
 
 /** The W3C vc-di-eddsa test vectors (test/vectors/vc-di-eddsa/SOURCE.md), reproduced exactly. */
 const vectors = join(process.cwd(), 'test/vectors/vc-di-eddsa/TestVectors');
@@ -39,9 +39,7 @@ function rawKey(multibase: string): Buffer {
 
 function signerOf(pair: { publicKeyMultibase: string; privateKeyMultibase: string }) {
   const did = `did:key:${pair.publicKeyMultibase}`;
-  return ed25519Signer(`${did}#${pair.publicKeyMultibase}`, () =>
-    rawKey(pair.privateKeyMultibase),
-  );
+  return ed25519Signer(`${did}#${pair.publicKeyMultibase}`, () => rawKey(pair.privateKeyMultibase));
 }
 
 const keyPair = json('keyPair.json') as { publicKeyMultibase: string; privateKeyMultibase: string };
@@ -50,20 +48,23 @@ describe('Data Integrity EdDSA: the published vectors', () => {
   it.each([
     ['eddsa-rdfc-2022', 'eddsa-rdfc-2022/signedDataInt.json'],
     ['eddsa-jcs-2022', 'eddsa-jcs-2022/signedJCS.json'],
-  ] as const)('%s: signing the unsigned credential gives the published proof', async (suite, file) => {
-    const signed = await signCredential(json('unsigned.json'), {
-      signer: signerOf(keyPair),
-      cryptosuite: suite as SigningCryptosuite,
-      date: new Date('2023-02-24T23:36:38Z'),
-      documentLoader,
-    });
-    const expected = json(file);
-    expect((signed.proof as Json).proofValue).toBe((expected.proof as Json).proofValue);
-    expect(signed).toEqual({
-      ...expected,
-      proof: { ...(expected.proof as Json), created: '2023-02-24T23:36:38Z' },
-    });
-  });
+  ] as const)(
+    '%s: signing the unsigned credential gives the published proof',
+    async (suite, file) => {
+      const signed = await signCredential(json('unsigned.json'), {
+        signer: signerOf(keyPair),
+        cryptosuite: suite,
+        date: new Date('2023-02-24T23:36:38Z'),
+        documentLoader,
+      });
+      const expected = json(file);
+      expect((signed.proof as Json).proofValue).toBe((expected.proof as Json).proofValue);
+      expect(signed).toEqual({
+        ...expected,
+        proof: { ...(expected.proof as Json), created: '2023-02-24T23:36:38Z' },
+      });
+    },
+  );
 
   it('the signatures are Ed25519 over the published hashes', () => {
     // From the spec's intermediate values, with node:crypto alone: the hashes of the canonical forms,
@@ -72,8 +73,12 @@ describe('Data Integrity EdDSA: the published vectors', () => {
       ['eddsa-rdfc-2022', 'DataInt'],
       ['eddsa-jcs-2022', 'JCS'],
     ] as const) {
-      const proofHash = createHash('sha256').update(text(`${dir}/proofCanon${suffix}.txt`)).digest();
-      const docHash = createHash('sha256').update(text(`${dir}/canonDoc${suffix}.txt`)).digest();
+      const proofHash = createHash('sha256')
+        .update(text(`${dir}/proofCanon${suffix}.txt`))
+        .digest();
+      const docHash = createHash('sha256')
+        .update(text(`${dir}/canonDoc${suffix}.txt`))
+        .digest();
       expect(proofHash.toString('hex')).toBe(text(`${dir}/proofHash${suffix}.txt`).trim());
       expect(docHash.toString('hex')).toBe(text(`${dir}/docHash${suffix}.txt`).trim());
       expect(Buffer.concat([proofHash, docHash]).toString('hex')).toBe(
@@ -107,7 +112,10 @@ describe('Data Integrity EdDSA: the published vectors', () => {
     const changes: [string, (document: Json) => void][] = [
       ['name', (document) => (document.name = 'Changed')],
       ['validFrom', (document) => (document.validFrom = '2024-01-01T00:00:00Z')],
-      ['credentialSubject', (document) => ((document.credentialSubject as Json).id = 'did:example:x')],
+      [
+        'credentialSubject',
+        (document) => ((document.credentialSubject as Json).id = 'did:example:x'),
+      ],
       ['proof.created', (document) => (firstProof(document).created = '2023-02-24T23:36:39Z')],
       ['proofValue', (document) => flipProofValue(firstProof(document))],
     ];

@@ -56,13 +56,13 @@ export async function verifyProofs(
   const proofs = (Array.isArray(proof) ? proof : [proof]).filter(isObject);
   return Promise.all(
     proofs.map(async (current): Promise<ProofResult> => {
-      const { proofValue: _omitted, ...described } = current;
+      const described = { ...current };
+      delete described.proofValue;
       const fail = (error: string): ProofResult => ({ proof: described, verified: false, error });
       const suite = suiteFor(current);
       if (suite === undefined) {
         return fail(
-          `Unsupported proof type '${String(current.type)}'` +
-            (current.cryptosuite === undefined ? '' : ` (${String(current.cryptosuite)})`),
+          `Unsupported proof type ${JSON.stringify([current.type, current.cryptosuite])}`,
         );
       }
       const previousIds = idsOf(current.previousProof);

@@ -1,5 +1,8 @@
 import { ed25519DidDocument, ed25519PublicKeyOfDidKey } from '../did/did-key.js';
 
+/** Nest's token for the one document loader the credential operations share. */
+export const DOCUMENT_LOADER = Symbol('DOCUMENT_LOADER');
+
 /** A context outside the allowlist: the credential cannot be processed without the network. */
 export class ContextNotAllowedError extends Error {
   constructor(readonly url: string) {
@@ -24,7 +27,8 @@ export function createDocumentLoader(contexts: ReadonlyMap<string, unknown>): Do
   const load = (url: string): RemoteDocument => {
     const context = contexts.get(url);
     if (context !== undefined) return { contextUrl: null, documentUrl: url, document: context };
-    if (url.startsWith('did:')) return { contextUrl: null, documentUrl: url, document: resolveDid(url) };
+    if (url.startsWith('did:'))
+      return { contextUrl: null, documentUrl: url, document: resolveDid(url) };
     throw new ContextNotAllowedError(url);
   };
   return (url) => new Promise((resolve) => resolve(load(url)));

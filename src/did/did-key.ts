@@ -37,7 +37,7 @@ export function ed25519PublicKeyOfDidKey(did: string): Uint8Array | undefined {
   if (match === null) return undefined;
   let bytes: Uint8Array;
   try {
-    bytes = base58.decode(match[1]!);
+    bytes = base58.decode(match[1]);
   } catch {
     return undefined;
   }

@@ -9,6 +9,14 @@ import { ed25519DidDocument, ed25519DidKey, type DidDocument } from './did-key.j
 import { DidEntity } from './did.entity.js';
 import { type DidDto } from './dto/did.dto.js';
 import { KeyVault } from './key-vault.js';
+import { ed25519Signer } from './signer.js';
+
+/** What signs for a tenant: its DID, the verification method a proof names, and the signer. */
+export interface TenantSigner {
+  did: string;
+  verificationMethod: string;
+  signer: Signer;
+}
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
@@ -22,7 +30,7 @@ export class DidService {
   }>;
 
   constructor(
-    @InjectDataSource() dataSource: DataSource,
+    @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(KeyVault) private readonly vault: KeyVault,
   ) {
     this.didOfTenant = new PreparedStatement(
@@ -82,6 +90,23 @@ export class DidService {
       keyType: 'ed25519',
       publicKeyMultibase: identity.publicKeyMultibase,
       createdAt: entity.createdAt.toISOString(),
+    };
+  }
+
+  /** A signer for the tenant's key, which is unsealed on each signature and wiped after it. */
+  async signerFor(tenantId: string): Promise<TenantSigner> {
+    const entity = await this.dataSource.getRepository(DidEntity).findOne({
+      select: { did: true, publicKey: true, privateKeySealed: true },
+      where: { tenantId },
+    });
+    if (entity === null) throw tenantNotFound(tenantId);
+    const { did, publicKeyMultibase } = ed25519DidKey(entity.publicKey);
+    const verificationMethod = `${did}#${publicKeyMultibase}`;
+    const sealed = entity.privateKeySealed;
+    return {
+      did,
+      verificationMethod,
+      signer: ed25519Signer(verificationMethod, () => this.vault.open(tenantId, sealed)),
     };
   }
 

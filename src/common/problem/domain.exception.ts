@@ -14,6 +14,8 @@ export class DomainException extends Error {
     readonly errors?: FieldError[],
     /** Extra response headers, such as `Retry-After` or `Allow`. */
     readonly headers: Record<string, string> = {},
+    /** RFC 9457 extension members, written beside the standard ones (which they cannot replace). */
+    readonly extensions: Record<string, unknown> = {},
   ) {
     super(detail);
     this.name = 'DomainException';

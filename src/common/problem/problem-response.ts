@@ -16,6 +16,7 @@ export function toProblem(
   publicBaseUrl: string,
 ): ProblemDetails {
   const problem: ProblemDetails = {
+    ...exception.extensions,
     type: problemTypeUri(publicBaseUrl, exception.code),
     title: errorCatalog[exception.code].title,
     status: exception.status,

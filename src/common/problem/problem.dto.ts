@@ -14,6 +14,24 @@ export class FieldErrorDto {
   message: string;
 }
 
+/** One failed check of a credential verification (VC Data Model 2.0 §7.1 `problemDetails`). */
+export class CheckProblemDto {
+  @ApiProperty({
+    format: 'uri',
+    example: 'https://w3id.org/security#PROOF_VERIFICATION_ERROR',
+  })
+  type: string;
+
+  @ApiProperty({ enum: ['proof', 'issuer', 'validity'], example: 'proof' })
+  check: string;
+
+  @ApiProperty({ example: 'Proof verification failed' })
+  title: string;
+
+  @ApiProperty({ example: 'proof (eddsa-rdfc-2022): Invalid signature.' })
+  detail: string;
+}
+
 /** RFC 9457 problem details, as every error of the API is answered. */
 export class ProblemDto {
   @ApiProperty({
@@ -50,4 +68,23 @@ export class ProblemDto {
     type: [FieldErrorDto],
   })
   errors?: FieldErrorDto[];
+
+  @ApiPropertyOptional({
+    description: 'With `CREDENTIAL_NOT_VERIFIED` only: always false.',
+    enum: [false],
+  })
+  verified?: false;
+
+  @ApiPropertyOptional({
+    description: 'With `CREDENTIAL_NOT_VERIFIED` only: the checks that were made.',
+    type: [String],
+    example: ['proof', 'issuer', 'validity'],
+  })
+  checks?: string[];
+
+  @ApiPropertyOptional({
+    description: 'With `CREDENTIAL_NOT_VERIFIED` only: every check that failed.',
+    type: [CheckProblemDto],
+  })
+  problemDetails?: CheckProblemDto[];
 }

@@ -1,0 +1,81 @@
+import { dateRegex } from '@digitalbazaar/vc';
+import { type FieldError } from '../common/problem/problem.js';
+
+type Json = Record<string, unknown>;
+
+export const credentialsV1 = 'https://www.w3.org/2018/credentials/v1';
+export const credentialsV2 = 'https://www.w3.org/ns/credentials/v2';
+
+/** The data model version its first context names, or undefined when it names neither. */
+export function dataModelOf(credential: Json): 1 | 2 | undefined {
+  const contexts = credential['@context'];
+  const first: unknown = Array.isArray(contexts) ? contexts[0] : contexts;
+  if (first === credentialsV2) return 2;
+  if (first === credentialsV1) return 1;
+  return undefined;
+}
+
+export function issuerIdOf(credential: Json): string | undefined {
+  const issuer = credential.issuer;
+  if (typeof issuer === 'string') return issuer;
+  if (typeof issuer === 'object' && issuer !== null && !Array.isArray(issuer)) {
+    const id = (issuer as Json).id;
+    return typeof id === 'string' ? id : undefined;
+  }
+  return undefined;
+}
+
+/** The date members of each data model version: [not before, not after]. */
+const dateMembers = {
+  1: ['issuanceDate', 'expirationDate'],
+  2: ['validFrom', 'validUntil'],
+} as const;
+
+/** What makes a JSON object a credential at all (VC Data Model 1.1 and 2.0), member by member. */
+export function credentialShapeErrors(credential: Json, prefix: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const version = dataModelOf(credential);
+  if (version === undefined) {
+    errors.push({
+      field: `${prefix}@context`,
+      message: `must start with '${credentialsV2}' (or '${credentialsV1}')`,
+    });
+  }
+  const types = credential.type;
+  if (!(Array.isArray(types) ? types : [types]).includes('VerifiableCredential')) {
+    errors.push({ field: `${prefix}type`, message: "must include 'VerifiableCredential'" });
+  }
+  const subject = credential.credentialSubject;
+  const subjects = Array.isArray(subject) ? subject : [subject];
+  if (
+    subjects.length === 0 ||
+    !subjects.every((one) => typeof one === 'object' && one !== null && !Array.isArray(one))
+  ) {
+    errors.push({ field: `${prefix}credentialSubject`, message: 'must be an object or objects' });
+  }
+  if (credential.issuer !== undefined && issuerIdOf(credential) === undefined) {
+    errors.push({ field: `${prefix}issuer`, message: 'must be a URL or an object with an id' });
+  }
+  for (const member of version === undefined ? [] : dateMembers[version]) {
+    const value = credential[member];
+    if (value !== undefined && (typeof value !== 'string' || !dateRegex.test(value))) {
+      errors.push({ field: `${prefix}${member}`, message: 'must be an XML Schema dateTime' });
+    }
+  }
+  return errors;
+}
+
+/** Whether the credential is valid at `now`; a sentence naming the date when it is not. */
+export function validityProblem(credential: Json, now: Date): string | undefined {
+  const version = dataModelOf(credential) ?? 2;
+  const [from, until] = dateMembers[version];
+  const notBefore = credential[from];
+  const notAfter = credential[until];
+  if (typeof notBefore === 'string' && now < new Date(notBefore)) {
+    return `not valid before ${from} ${notBefore}`;
+  }
+  if (typeof notAfter === 'string' && now > new Date(notAfter)) {
+    return `expired: ${until} ${notAfter}`;
+  }
+  return undefined;
+}

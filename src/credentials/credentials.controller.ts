@@ -1,0 +1,109 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentActor, CurrentTenant, TenantScoped } from '../auth/access.decorators.js';
+import { type Actor } from '../auth/caller.js';
+import { ApiProblems, ApiTenantSecurity } from '../common/openapi.js';
+import { CredentialsService } from './credentials.service.js';
+import { IssuedCredentialDto, VerificationDto } from './dto/credential-answers.dto.js';
+import {
+  credentialExample,
+  issuedExample,
+  IssueCredentialDto,
+  verificationExample,
+  VerifyCredentialDto,
+} from './dto/credential-requests.dto.js';
+
+const tenantScopedProblems = [
+  'TENANT_HEADER_MISSING',
+  'TENANT_HEADER_INVALID',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'TENANT_NOT_FOUND',
+] as const;
+const bodyProblems = [
+  'VALIDATION_FAILED',
+  'MALFORMED_JSON',
+  'CREDENTIAL_INVALID',
+  'JSONLD_CONTEXT_UNKNOWN',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+] as const;
+
+@ApiTags('Credentials')
+@ApiTenantSecurity()
+@Controller('ctrl/api/v1.0/credentials')
+export class CredentialsController {
+  constructor(private readonly credentials: CredentialsService) {}
+
+  @Post('issue')
+  @TenantScoped()
+  @HttpCode(201)
+  @ApiOperation({
+    operationId: 'issueCredential',
+    summary: "Issue a credential signed by the tenant's DID",
+    description:
+      "W3C VC API issue: a Data Integrity proof (`eddsa-rdfc-2022` by default, or `eddsa-jcs-2022`) made with the tenant's key.",
+  })
+  @ApiBody({
+    type: IssueCredentialDto,
+    examples: {
+      alumni: {
+        summary: 'A VC 2.0 credential, signed with eddsa-rdfc-2022',
+        value: { credential: credentialExample },
+      },
+      jcs: {
+        summary: 'The same, signed with eddsa-jcs-2022',
+        value: { credential: credentialExample, options: { cryptosuite: 'eddsa-jcs-2022' } },
+      },
+    },
+  })
+  @ApiCreatedResponse({
+    type: IssuedCredentialDto,
+    description: 'The signed credential.',
+    example: { verifiableCredential: issuedExample },
+  })
+  @ApiProblems('/ctrl/api/v1.0/credentials/issue', ...bodyProblems, ...tenantScopedProblems)
+  async issue(
+    @CurrentTenant() tenantId: string,
+    @CurrentActor() actor: Actor,
+    @Body() body: IssueCredentialDto,
+  ): Promise<IssuedCredentialDto> {
+    return { verifiableCredential: await this.credentials.issue(tenantId, actor, body) };
+  }
+
+  @Post('verify')
+  @TenantScoped()
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'verifyCredential',
+    summary: 'Verify a credential',
+    description:
+      "W3C VC API verify: every proof (a set or a chain), that the issuer's DID authorises the signing key, and the validity period. 200 only when all pass; otherwise 422 with `verified: false` and `problemDetails`.",
+  })
+  @ApiBody({
+    type: VerifyCredentialDto,
+    examples: {
+      issued: {
+        summary: 'A credential as issue answers it',
+        value: { verifiableCredential: issuedExample },
+      },
+    },
+  })
+  @ApiOkResponse({
+    type: VerificationDto,
+    description: 'Every check passed.',
+    example: verificationExample,
+  })
+  @ApiProblems(
+    '/ctrl/api/v1.0/credentials/verify',
+    'CREDENTIAL_NOT_VERIFIED',
+    ...bodyProblems,
+    ...tenantScopedProblems,
+  )
+  verify(
+    @CurrentTenant() tenantId: string,
+    @Body() body: VerifyCredentialDto,
+  ): Promise<VerificationDto> {
+    return this.credentials.verify(tenantId, body);
+  }
+}

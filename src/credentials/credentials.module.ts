@@ -1,0 +1,31 @@
+import { Module } from '@nestjs/common';
+import { APP_CONFIG } from '../config/config.token.js';
+import { type AppConfig } from '../config/app-config.js';
+import { DidModule } from '../did/did.module.js';
+import { bundledContexts, contextsFromFolder } from './contexts.js';
+import { CredentialsController } from './credentials.controller.js';
+import { CredentialsService } from './credentials.service.js';
+import { createDocumentLoader, DOCUMENT_LOADER } from './document-loader.js';
+
+@Module({
+  imports: [DidModule],
+  controllers: [CredentialsController],
+  providers: [
+    CredentialsService,
+    // Read once at boot: a bad operator context stops the start, not a request.
+    {
+      provide: DOCUMENT_LOADER,
+      useFactory: (config: AppConfig) =>
+        createDocumentLoader(
+          new Map([
+            ...bundledContexts(),
+            ...(config.credentialContextsDir === undefined
+              ? []
+              : contextsFromFolder(config.credentialContextsDir)),
+          ]),
+        ),
+      inject: [APP_CONFIG],
+    },
+  ],
+})
+export class CredentialsModule {}

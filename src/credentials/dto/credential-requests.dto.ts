@@ -1,0 +1,112 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  Equals,
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  ValidateNested,
+} from 'class-validator';
+import { signingCryptosuites, type SigningCryptosuite } from '../data-integrity.js';
+
+export const credentialExample = {
+  '@context': [
+    'https://www.w3.org/ns/credentials/v2',
+    'https://www.w3.org/ns/credentials/examples/v2',
+  ],
+  type: ['VerifiableCredential', 'AlumniCredential'],
+  name: 'Alumni Credential',
+  validFrom: '2026-01-01T00:00:00Z',
+  credentialSubject: { id: 'did:example:abcdefgh', alumniOf: 'The School of Examples' },
+};
+
+const exampleDid = 'did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2';
+
+export const issuedExample = {
+  ...credentialExample,
+  id: 'urn:uuid:58172aac-d8ba-11ed-83dd-0b3aef56cc33',
+  issuer: exampleDid,
+  proof: {
+    type: 'DataIntegrityProof',
+    created: '2026-11-25T10:00:00Z',
+    verificationMethod: `${exampleDid}#${exampleDid.slice('did:key:'.length)}`,
+    cryptosuite: 'eddsa-rdfc-2022',
+    proofPurpose: 'assertionMethod',
+    proofValue:
+      'z2YwC8z3ap7yx1nZYCg4L3j3ApHsF8kgPdSb5xoS1VR7vPG3F561B52hYnQF9iseabecm3ijx4K1FBTQsCZahKZme',
+  },
+};
+
+export const verificationExample = {
+  verified: true,
+  checks: ['proof', 'issuer', 'validity'],
+  proofs: [
+    {
+      type: 'DataIntegrityProof',
+      created: '2026-11-25T10:00:00Z',
+      verificationMethod: issuedExample.proof.verificationMethod,
+      cryptosuite: 'eddsa-rdfc-2022',
+      proofPurpose: 'assertionMethod',
+    },
+  ],
+  warnings: [],
+};
+
+export class IssueOptionsDto {
+  @ApiPropertyOptional({ enum: signingCryptosuites, default: signingCryptosuites[0] })
+  @IsOptional()
+  @IsIn(signingCryptosuites, { message: `must be one of ${signingCryptosuites.join(', ')}` })
+  cryptosuite?: SigningCryptosuite;
+
+  @ApiPropertyOptional({ enum: ['DataIntegrityProof'], description: 'The only proof type issued.' })
+  @IsOptional()
+  @Equals('DataIntegrityProof', { message: "must be 'DataIntegrityProof'" })
+  type?: string;
+
+  @ApiPropertyOptional({
+    description: 'The credential `id` when the credential has none (else a `urn:uuid:` is made).',
+    example: 'urn:uuid:58172aac-d8ba-11ed-83dd-0b3aef56cc33',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/, { message: 'must be an absolute URI' })
+  credentialId?: string;
+}
+
+export class IssueCredentialDto {
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      "A VC Data Model 2.0 (or 1.1) credential without `proof` or `credentialStatus`; `issuer` absent or the tenant's DID.",
+    example: credentialExample,
+  })
+  @IsObject()
+  credential!: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: IssueOptionsDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => IssueOptionsDto)
+  options?: IssueOptionsDto;
+}
+
+export class VerifyOptionsDto {}
+
+export class VerifyCredentialDto {
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'A credential secured with one or more Data Integrity proofs (a set or a chain).',
+  })
+  @IsObject()
+  verifiableCredential!: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: VerifyOptionsDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => VerifyOptionsDto)
+  options?: VerifyOptionsDto;
+}
