@@ -2,6 +2,7 @@ import { createPrivateKey, randomUUID, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OpenApiContract, type OpenApiDocument } from './support/openapi-contract.js';
+import { selfSignedPresentation } from './support/credentials-harness.js';
 import {
   call,
   startTestService,
@@ -476,7 +477,67 @@ describe('The API against its OpenAPI document', () => {
           }),
       ],
     ];
+    const presentationsPath = '/ctrl/api/v1.0/presentations/verify';
+    const present = async (request: ApiRequest = {}) =>
+      post(presentationsPath, {
+        ...tenantHeader('acme'),
+        body: { verifiablePresentation: await selfSignedPresentation([await issued()]) },
+        ...request,
+      });
+    const presentationCases: [number, string, () => Promise<ApiResponse>][] = [
+      [200, 'a holder presents an issued credential', () => present()],
+      [
+        422,
+        'the presentation was changed after signing',
+        async () =>
+          post(presentationsPath, {
+            ...tenantHeader('acme'),
+            body: {
+              verifiablePresentation: {
+                ...(await selfSignedPresentation([await issued()])),
+                id: 'urn:uuid:changed',
+              },
+            },
+          }),
+      ],
+      [
+        400,
+        'it is not a presentation',
+        () => present({ body: { verifiablePresentation: { type: 'x' } } }),
+      ],
+      [401, 'no token is sent', () => present(anonymous)],
+      [
+        403,
+        'an agent-user names another tenant',
+        () => present({ ...asDemo, ...tenantHeader('other') }),
+      ],
+      [404, 'an admin names an unknown tenant', () => present(tenantHeader('nobody'))],
+      [
+        413,
+        'the body is too large',
+        () =>
+          post(presentationsPath, {
+            ...tenantHeader('acme'),
+            body: { verifiablePresentation: big.credential },
+          }),
+      ],
+      [
+        415,
+        'the body is not JSON',
+        () =>
+          post(presentationsPath, {
+            body: 'x',
+            headers: { 'content-type': 'text/plain', 'x-tenant-id': 'acme' },
+          }),
+      ],
+    ];
     return [
+      ...presentationCases.map(([status, when, send]) => ({
+        operationId: 'verifyPresentation',
+        status,
+        when,
+        send,
+      })),
       ...issueCases.map(([status, when, send]) => ({
         operationId: 'issueCredential',
         status,

@@ -124,7 +124,7 @@ describe('The OpenAPI document', () => {
         expect(requirements).toEqual([]);
         continue;
       }
-      const tenantScoped = /^\/ctrl\/api\/v1\.0\/(did|credentials)(\/|$)/.test(path);
+      const tenantScoped = /^\/ctrl\/api\/v1\.0\/(did|credentials|presentations)(\/|$)/.test(path);
       expect(requirements!.length).toBeGreaterThan(0);
       for (const requirement of requirements!) {
         const names = Object.keys(requirement);
@@ -162,7 +162,13 @@ describe('The OpenAPI document', () => {
       .filter(({ operation }) => operation.requestBody !== undefined)
       .map(({ operation }) => operation.operationId);
     expect(withBody.sort()).toEqual(
-      ['createTenant', 'issueCredential', 'updateTenant', 'verifyCredential'].sort(),
+      [
+        'createTenant',
+        'issueCredential',
+        'updateTenant',
+        'verifyCredential',
+        'verifyPresentation',
+      ].sort(),
     );
     for (const { operation } of operations()) {
       if (operation.requestBody === undefined) continue;

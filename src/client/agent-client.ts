@@ -8,6 +8,7 @@ import {
   type IssueCredentialRequest,
   type ListTenantsQuery,
   type NewTenant,
+  type PresentationVerification,
   type Tenant,
   type TenantChanges,
   type TenantPage,
@@ -156,6 +157,21 @@ export class AgentClient {
       await this.api.POST('/ctrl/api/v1.0/credentials/verify', {
         headers: { [tenantHeader]: tenantId },
         body: { verifiableCredential },
+      }),
+    );
+  }
+
+  /** Verifies a presentation (its holder's proof, challenge and domain) and every credential in it. */
+  async verifyPresentation(
+    tenantId: string,
+    verifiablePresentation: Record<string, unknown>,
+    options: { challenge?: string; domain?: string } = {},
+  ): Promise<PresentationVerification> {
+    return this.result(
+      'POST /ctrl/api/v1.0/presentations/verify',
+      await this.api.POST('/ctrl/api/v1.0/presentations/verify', {
+        headers: { [tenantHeader]: tenantId },
+        body: { verifiablePresentation, options },
       }),
     );
   }

@@ -17,6 +17,7 @@ export type {
   IssueCredentialRequest,
   ListTenantsQuery,
   NewTenant,
+  PresentationVerification,
   Problem,
   Tenant,
   TenantChanges,

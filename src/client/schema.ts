@@ -172,6 +172,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ctrl/api/v1.0/presentations/verify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Verify a presentation and the credentials in it
+     * @description W3C VC API: the presentation's `authentication` proof by its holder, the challenge and domain when given, and every credential it carries. 200 only when all pass; otherwise 422 with `verified: false` and `problemDetails`.
+     */
+    post: operations['verifyPresentation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ctrl/health/live': {
     parameters: {
       query?: never;
@@ -229,7 +249,7 @@ export interface components {
        * @example proof
        * @enum {string}
        */
-      check: 'proof' | 'issuer' | 'validity';
+      check: 'proof' | 'issuer' | 'validity' | 'holder' | 'challenge' | 'domain' | 'credential';
       /** @example Proof verification failed */
       title: string;
       /** @example proof (eddsa-rdfc-2022): Invalid signature. */
@@ -529,6 +549,50 @@ export interface components {
       checks: string[];
       /** @description Each proof checked (without its value). */
       proofs: Record<string, never>[];
+      /** @example [] */
+      warnings: string[];
+    };
+    VerifyPresentationOptionsDto: {
+      /**
+       * @description The challenge the holder was given: every proof's `challenge` must equal it.
+       * @example 7d9c2f0e-challenge
+       */
+      challenge?: string;
+      /**
+       * @description The domain the presentation is for: every proof's `domain` must name it.
+       * @example verifier.example
+       */
+      domain?: string;
+    };
+    VerifyPresentationDto: {
+      /** @description A VerifiablePresentation with an `authentication` proof and the credentials it carries. */
+      verifiablePresentation: {
+        [key: string]: unknown;
+      };
+      options?: components['schemas']['VerifyPresentationOptionsDto'];
+    };
+    PresentedCredentialDto: {
+      /** @example urn:uuid:58172aac-d8ba-11ed-83dd-0b3aef56cc33 */
+      id?: string;
+      /** @description Its proofs (without their values). */
+      proofs: Record<string, never>[];
+    };
+    PresentationVerificationDto: {
+      /** @enum {boolean} */
+      verified: true;
+      /**
+       * @example [
+       *       "proof",
+       *       "holder",
+       *       "challenge",
+       *       "domain",
+       *       "credential"
+       *     ]
+       */
+      checks: string[];
+      /** @description The presentation's proofs (without their values). */
+      proofs: Record<string, never>[];
+      credentials: components['schemas']['PresentedCredentialDto'][];
       /** @example [] */
       warnings: string[];
     };
@@ -1431,6 +1495,144 @@ export interface operations {
            *     }
            */
           'application/json': components['schemas']['VerificationDto'];
+        };
+      };
+      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `CREDENTIAL_INVALID`: Credential invalid `JSONLD_CONTEXT_UNKNOWN`: JSON-LD context unknown `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `CREDENTIAL_NOT_VERIFIED`: Credential not verified */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  verifyPresentation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['VerifyPresentationDto'];
+      };
+    };
+    responses: {
+      /** @description Every check passed. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "verified": true,
+           *       "checks": [
+           *         "proof",
+           *         "holder",
+           *         "challenge",
+           *         "domain",
+           *         "credential"
+           *       ],
+           *       "proofs": [
+           *         {
+           *           "type": "DataIntegrityProof",
+           *           "proofPurpose": "authentication"
+           *         }
+           *       ],
+           *       "credentials": [
+           *         {
+           *           "id": "urn:uuid:58172aac-d8ba-11ed-83dd-0b3aef56cc33",
+           *           "proofs": [
+           *             {
+           *               "type": "DataIntegrityProof"
+           *             }
+           *           ]
+           *         }
+           *       ],
+           *       "warnings": []
+           *     }
+           */
+          'application/json': components['schemas']['PresentationVerificationDto'];
         };
       };
       /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `CREDENTIAL_INVALID`: Credential invalid `JSONLD_CONTEXT_UNKNOWN`: JSON-LD context unknown `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */

@@ -35,3 +35,5 @@ export type IssueCredentialRequest = Schemas['IssueCredentialDto'];
 export type VerifiableCredential = Record<string, unknown>;
 /** What a successful verification answers; a failed one throws AgentApiError (422). */
 export type Verification = Schemas['VerificationDto'];
+/** What a successful presentation verification answers; a failed one throws AgentApiError (422). */
+export type PresentationVerification = Schemas['PresentationVerificationDto'];

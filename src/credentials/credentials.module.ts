@@ -5,13 +5,18 @@ import { DidModule } from '../did/did.module.js';
 import { bundledContexts, contextsFromFolder } from './contexts.js';
 import { CredentialsController } from './credentials.controller.js';
 import { CredentialsService } from './credentials.service.js';
+import { CredentialVerifier } from './credential-verifier.js';
+import { PresentationsController } from './presentations.controller.js';
+import { PresentationsService } from './presentations.service.js';
 import { createDocumentLoader, DOCUMENT_LOADER } from './document-loader.js';
 
 @Module({
   imports: [DidModule],
-  controllers: [CredentialsController],
+  controllers: [CredentialsController, PresentationsController],
   providers: [
     CredentialsService,
+    CredentialVerifier,
+    PresentationsService,
     // Read once at boot: a bad operator context stops the start, not a request.
     {
       provide: DOCUMENT_LOADER,

@@ -1,17 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import jsonld from 'jsonld';
 import { type Actor } from '../auth/caller.js';
 import { DidService } from '../did/did.service.js';
-import {
-  checkProblemTypes,
-  credentialInvalid,
-  jsonLdProblem,
-  notVerified,
-  type CheckProblem,
-} from './credential.errors.js';
-import { credentialShapeErrors, issuerIdOf, validityProblem } from './credential-checks.js';
-import { signCredential, signingCryptosuites, verifyProofs } from './data-integrity.js';
+import { credentialInvalid, jsonLdProblem, notVerified } from './credential.errors.js';
+import { credentialShapeErrors, issuerIdOf } from './credential-checks.js';
+import { CredentialVerifier } from './credential-verifier.js';
+import { signCredential, signingCryptosuites } from './data-integrity.js';
 import { DOCUMENT_LOADER } from './document-loader.js';
 import {
   type IssueCredentialDto,
@@ -28,6 +22,7 @@ export class CredentialsService {
   constructor(
     private readonly dids: DidService,
     @Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader,
+    private readonly verifier: CredentialVerifier,
   ) {}
 
   /** Signs a credential with the tenant's DID; the credential is not stored. */
@@ -69,7 +64,7 @@ export class CredentialsService {
       id: submitted.id ?? options.credentialId ?? `urn:uuid:${randomUUID()}`,
       issuer: submitted.issuer ?? tenant.did,
     };
-    await this.expand(credential, 'credential');
+    await this.verifier.expand(credential, 'credential');
     const cryptosuite = options.cryptosuite ?? signingCryptosuites[0];
     let signed: Json;
     try {
@@ -101,102 +96,12 @@ export class CredentialsService {
   ): Promise<VerificationDto> {
     // The tenant rules of every tenant-scoped route: an unknown tenant is 404 here too.
     await this.dids.getDid(tenantId);
-    const errors = credentialShapeErrors(credential, 'verifiableCredential.');
-    if (credential.proof === undefined) {
-      errors.push({ field: 'verifiableCredential.proof', message: 'is required' });
-    }
-    if (errors.length > 0) throw credentialInvalid(errors);
-    await this.expand(credential, 'verifiableCredential');
-
-    const checks = ['proof', 'issuer', 'validity'];
-    const problems: CheckProblem[] = [];
-    const proofs = await verifyProofs(credential, this.documentLoader);
-    if (proofs.length === 0) {
-      problems.push({
-        type: checkProblemTypes.proof,
-        check: 'proof',
-        title: 'Proof verification failed',
-        detail: 'the credential carries no proof object',
-      });
-    }
-    for (const result of proofs.filter((one) => !one.verified)) {
-      problems.push({
-        type: checkProblemTypes.proof,
-        check: 'proof',
-        title: 'Proof verification failed',
-        detail: `${describeProof(result.proof)}: ${result.error ?? 'invalid'}`,
-      });
-    }
-    const issuerProblem = await this.issuerProblem(
+    const { proofs, problems } = await this.verifier.inspectCredential(
       credential,
-      proofs.map((one) => one.proof),
+      'verifiableCredential',
     );
-    if (issuerProblem !== undefined) {
-      problems.push({
-        type: checkProblemTypes.issuer,
-        check: 'issuer',
-        title: 'Not signed by the issuer',
-        detail: issuerProblem,
-      });
-    }
-    const validity = validityProblem(credential, new Date());
-    if (validity !== undefined) {
-      problems.push({
-        type: checkProblemTypes.validity,
-        check: 'validity',
-        title: 'Outside its validity period',
-        detail: validity,
-      });
-    }
+    const checks = ['proof', 'issuer', 'validity'];
     if (problems.length > 0) throw notVerified(checks, problems);
-    return { verified: true, checks, proofs: proofs.map((one) => one.proof), warnings: [] };
+    return { verified: true, checks, proofs, warnings: [] };
   }
-
-  /**
-   * The proofs that start a chain (those without `previousProof`: all of a plain proof set) must be
-   * made for `assertionMethod` with a key the issuer's DID lists for it.
-   */
-  private async issuerProblem(credential: Json, proofs: Json[]): Promise<string | undefined> {
-    const issuer = issuerIdOf(credential);
-    if (issuer === undefined) return 'the credential names no issuer';
-    let document: Json;
-    try {
-      document = (await this.documentLoader(issuer)).document as Json;
-    } catch (error) {
-      return error instanceof Error && error.name === 'UnresolvableDidError'
-        ? error.message
-        : `the issuer '${issuer}' is not a DID this service resolves (only did:key)`;
-    }
-    const allowed = new Set(
-      (Array.isArray(document.assertionMethod) ? document.assertionMethod : []).map((method) =>
-        typeof method === 'string' ? method : (method as Json).id,
-      ),
-    );
-    for (const proof of proofs.filter((one) => one.previousProof === undefined)) {
-      const method = typeof proof.verificationMethod === 'string' ? proof.verificationMethod : '';
-      if (proof.proofPurpose !== 'assertionMethod') {
-        return `${describeProof(proof)} is for '${String(proof.proofPurpose)}', not assertionMethod`;
-      }
-      if (!allowed.has(method)) {
-        return `${describeProof(proof)}: the key '${method}' is not an assertion method of ${issuer}`;
-      }
-    }
-    return undefined;
-  }
-
-  /** JSON-LD expansion in safe mode: an unknown context or an undefined term is refused, by name. */
-  private async expand(document: Json, field: string): Promise<void> {
-    try {
-      await jsonld.expand(document, { documentLoader: this.documentLoader, safe: true });
-    } catch (error) {
-      throw jsonLdProblem(error, field) ?? error;
-    }
-  }
-}
-
-function describeProof(proof: Json): string {
-  const name = proof.cryptosuite ?? proof.type;
-  return typeof proof.id === 'string'
-    ? `proof ${proof.id} (${String(name)})`
-    : `proof (${String(name)})`;
 }

@@ -38,6 +38,13 @@ declare module '@digitalbazaar/vc' {
     now?: Date;
   }): Promise<JsonObject>;
   export const dateRegex: RegExp;
+  export function signPresentation(options: {
+    presentation: JsonObject;
+    suite: LinkedDataSuite;
+    documentLoader: DocumentLoader;
+    challenge: string;
+    domain?: string;
+  }): Promise<JsonObject>;
 }
 
 declare module '@digitalbazaar/data-integrity' {

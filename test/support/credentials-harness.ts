@@ -1,4 +1,11 @@
-import { createHash, createPublicKey, verify } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
+import { DataIntegrityProof } from '@digitalbazaar/data-integrity';
+import { cryptosuite as eddsaRdfc2022 } from '@digitalbazaar/eddsa-rdfc-2022-cryptosuite';
+import * as vc from '@digitalbazaar/vc';
+import { bundledContexts } from '../../src/credentials/contexts.js';
+import { createDocumentLoader } from '../../src/credentials/document-loader.js';
+import { ed25519DidKey } from '../../src/did/did-key.js';
+import { ed25519Signer } from '../../src/did/signer.js';
 import canonicalizeModule from 'canonicalize';
 import { base58 } from '@scure/base';
 import { type ApiResponse, type TestService } from './test-service.js';
@@ -73,4 +80,38 @@ export function verifiesPerJcsSpec(secured: Json): boolean {
     type: 'spki',
   });
   return verify(null, data, publicKey, base58.decode(String(proofValue).slice(1)));
+}
+
+/** A holder with its own did:key, signing presentations with the Digital Bazaar vc library. */
+export function makeHolder() {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url');
+  const seed = Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url');
+  const { did, publicKeyMultibase } = ed25519DidKey(raw);
+  const signer = ed25519Signer(`${did}#${publicKeyMultibase}`, () => Buffer.from(seed));
+  const documentLoader = createDocumentLoader(bundledContexts());
+  return {
+    did,
+    present: (credentials: Json[], challenge: string, domain?: string, holder = did) =>
+      vc.signPresentation({
+        presentation: {
+          '@context': ['https://www.w3.org/ns/credentials/v2'],
+          type: ['VerifiablePresentation'],
+          holder,
+          verifiableCredential: credentials,
+        },
+        suite: new DataIntegrityProof({ signer, cryptosuite: eddsaRdfc2022 }),
+        documentLoader,
+        challenge,
+        domain,
+      }),
+  };
+}
+
+/** A presentation signed by a fresh holder. */
+export function selfSignedPresentation(
+  credentials: Json[],
+  challenge = 'challenge-1',
+): Promise<Json> {
+  return makeHolder().present(credentials, challenge);
 }

@@ -22,7 +22,10 @@ export class CheckProblemDto {
   })
   type: string;
 
-  @ApiProperty({ enum: ['proof', 'issuer', 'validity'], example: 'proof' })
+  @ApiProperty({
+    enum: ['proof', 'issuer', 'validity', 'holder', 'challenge', 'domain', 'credential'],
+    example: 'proof',
+  })
   check: string;
 
   @ApiProperty({ example: 'Proof verification failed' })

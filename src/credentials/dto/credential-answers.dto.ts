@@ -22,3 +22,28 @@ export class VerificationDto {
   @ApiProperty({ type: [String], example: [] })
   warnings!: string[];
 }
+
+export class PresentedCredentialDto {
+  @ApiProperty({ required: false, example: 'urn:uuid:58172aac-d8ba-11ed-83dd-0b3aef56cc33' })
+  id?: string;
+
+  @ApiProperty({ type: [Object], description: 'Its proofs (without their values).' })
+  proofs!: Record<string, unknown>[];
+}
+
+export class PresentationVerificationDto {
+  @ApiProperty({ enum: [true] })
+  verified!: true;
+
+  @ApiProperty({ example: ['proof', 'holder', 'challenge', 'domain', 'credential'] })
+  checks!: string[];
+
+  @ApiProperty({ type: [Object], description: "The presentation's proofs (without their values)." })
+  proofs!: Record<string, unknown>[];
+
+  @ApiProperty({ type: [PresentedCredentialDto] })
+  credentials!: PresentedCredentialDto[];
+
+  @ApiProperty({ type: [String], example: [] })
+  warnings!: string[];
+}

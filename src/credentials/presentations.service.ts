@@ -1,0 +1,144 @@
+import { Injectable } from '@nestjs/common';
+import { DidService } from '../did/did.service.js';
+import { type FieldError } from '../common/problem/problem.js';
+import {
+  checkProblemTypes,
+  credentialInvalid,
+  notVerified,
+  type CheckProblem,
+} from './credential.errors.js';
+import { credentialsV1, credentialsV2 } from './credential-checks.js';
+import { CredentialVerifier } from './credential-verifier.js';
+import { type PresentationVerificationDto } from './dto/credential-answers.dto.js';
+import { type VerifyPresentationDto } from './dto/presentation-requests.dto.js';
+
+type Json = Record<string, unknown>;
+
+const field = 'verifiablePresentation';
+
+@Injectable()
+export class PresentationsService {
+  constructor(
+    private readonly dids: DidService,
+    private readonly verifier: CredentialVerifier,
+  ) {}
+
+  /**
+   * The presentation's own proof (an `authentication` proof by the holder, with the expected challenge
+   * and domain) and every credential in it; throws CREDENTIAL_NOT_VERIFIED naming each failed check.
+   */
+  async verify(
+    tenantId: string,
+    { verifiablePresentation: presentation, options = {} }: VerifyPresentationDto,
+  ): Promise<PresentationVerificationDto> {
+    await this.dids.getDid(tenantId);
+    const errors = presentationShapeErrors(presentation);
+    if (errors.length > 0) throw credentialInvalid(errors);
+    await this.verifier.expand(presentation, field);
+
+    const { proofs, problems } = await this.verifier.inspectProofs(presentation);
+    const holder = holderOf(presentation, proofs);
+    const holderProblem =
+      holder === undefined
+        ? 'the presentation names no holder and its proof no verification method'
+        : await this.verifier.keyProblem(holder, proofs, 'authentication');
+    if (holderProblem !== undefined) {
+      problems.push({
+        type: checkProblemTypes.holder,
+        check: 'holder',
+        title: 'Not signed by the holder',
+        detail: holderProblem,
+      });
+    }
+    problems.push(...bindingProblems(proofs, options));
+
+    const credentials = asArray(presentation.verifiableCredential);
+    const credentialResults: { id?: string; proofs: Json[] }[] = [];
+    for (const [index, credential] of credentials.entries()) {
+      const where = `${field}.verifiableCredential[${index}]`;
+      const inspection = await this.verifier.inspectCredential(credential as Json, where);
+      credentialResults.push({
+        id: (credential as Json).id as string | undefined,
+        proofs: inspection.proofs,
+      });
+      problems.push(
+        ...inspection.problems.map((problem) => ({
+          ...problem,
+          check: 'credential' as const,
+          detail: `${where}: ${problem.check}: ${problem.detail}`,
+        })),
+      );
+    }
+
+    const checks = ['proof', 'holder', 'challenge', 'domain', 'credential'];
+    if (problems.length > 0) throw notVerified(checks, problems);
+    return { verified: true, checks, proofs, credentials: credentialResults, warnings: [] };
+  }
+}
+
+function presentationShapeErrors(presentation: Json): FieldError[] {
+  const errors: FieldError[] = [];
+  const contexts = presentation['@context'];
+  const first: unknown = Array.isArray(contexts) ? contexts[0] : contexts;
+  if (first !== credentialsV2 && first !== credentialsV1) {
+    errors.push({
+      field: `${field}.@context`,
+      message: `must start with '${credentialsV2}' (or '${credentialsV1}')`,
+    });
+  }
+  if (!asArray(presentation.type).includes('VerifiablePresentation')) {
+    errors.push({ field: `${field}.type`, message: "must include 'VerifiablePresentation'" });
+  }
+  if (presentation.proof === undefined) {
+    errors.push({ field: `${field}.proof`, message: 'is required' });
+  }
+  const credentials = asArray(presentation.verifiableCredential);
+  if (!credentials.every((one) => typeof one === 'object' && one !== null && !Array.isArray(one))) {
+    errors.push({
+      field: `${field}.verifiableCredential`,
+      message: 'must be credentials (objects)',
+    });
+  }
+  return errors;
+}
+
+/** The holder, or else the DID whose key made the first proof (a self-asserted presentation). */
+function holderOf(presentation: Json, proofs: Json[]): string | undefined {
+  const holder = presentation.holder;
+  if (typeof holder === 'string') return holder;
+  if (typeof holder === 'object' && holder !== null && typeof (holder as Json).id === 'string') {
+    return (holder as Json).id as string;
+  }
+  const method = proofs[0]?.verificationMethod;
+  return typeof method === 'string' ? method.split('#')[0] : undefined;
+}
+
+function bindingProblems(
+  proofs: Json[],
+  options: { challenge?: string; domain?: string },
+): CheckProblem[] {
+  const problems: CheckProblem[] = [];
+  const { challenge, domain } = options;
+  if (challenge !== undefined && !proofs.every((proof) => proof.challenge === challenge)) {
+    problems.push({
+      type: checkProblemTypes.challenge,
+      check: 'challenge',
+      title: 'Challenge does not match',
+      detail: `the proof's challenge is not the expected '${challenge}'`,
+    });
+  }
+  if (domain !== undefined && !proofs.every((proof) => asArray(proof.domain).includes(domain))) {
+    problems.push({
+      type: checkProblemTypes.domain,
+      check: 'domain',
+      title: 'Domain does not match',
+      detail: `the proof's domain does not name '${domain}'`,
+    });
+  }
+  return problems;
+}
+
+function asArray(value: unknown): unknown[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
