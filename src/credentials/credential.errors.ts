@@ -39,7 +39,7 @@ export const checkProblemTypes = {
 export function notVerified(checks: string[], problems: CheckProblem[]): DomainException {
   return new DomainException(
     'CREDENTIAL_NOT_VERIFIED',
-    `Failed: ${problems.map((problem) => `${problem.check} (${problem.detail})`).join('; ')}`,
+    `Not verified: ${problems.map((problem) => `${problem.check} check: ${problem.detail}`).join('; ')}`,
     undefined,
     {},
     { verified: false, checks, problemDetails: problems },

@@ -16,7 +16,6 @@ export function toProblem(
   publicBaseUrl: string,
 ): ProblemDetails {
   const problem: ProblemDetails = {
-    ...exception.extensions,
     type: problemTypeUri(publicBaseUrl, exception.code),
     title: errorCatalog[exception.code].title,
     status: exception.status,
@@ -27,6 +26,10 @@ export function toProblem(
   };
   if (exception.errors !== undefined && exception.errors.length > 0)
     problem.errors = exception.errors;
+  // Extension members follow the standard ones and never replace them.
+  for (const [name, value] of Object.entries(exception.extensions)) {
+    if (!(name in problem)) (problem as unknown as Record<string, unknown>)[name] = value;
+  }
   return problem;
 }
 
