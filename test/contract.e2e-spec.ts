@@ -531,7 +531,133 @@ describe('The API against its OpenAPI document', () => {
           }),
       ],
     ];
+    const statusPath = '/ctrl/api/v1.0/credentials/status';
+    const revocation = { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' };
+    const changeStatus = async (request: ApiRequest = {}) =>
+      post(statusPath, {
+        ...tenantHeader('acme'),
+        body: { credentialId: (await issued()).id, credentialStatus: revocation },
+        ...request,
+      });
+    const listUrl = async () =>
+      new URL(
+        ((await issued()).credentialStatus as { statusListCredential: string })
+          .statusListCredential,
+      ).pathname;
+    const statusCases: [string, number, string, () => Promise<ApiResponse>][] = [
+      ['updateCredentialStatus', 204, 'a credential is revoked', () => changeStatus()],
+      [
+        'updateCredentialStatus',
+        400,
+        'a revocation would be undone',
+        async () =>
+          post(statusPath, {
+            ...tenantHeader('acme'),
+            body: {
+              credentialId: (await issued()).id,
+              credentialStatus: revocation,
+              status: false,
+            },
+          }),
+      ],
+      ['updateCredentialStatus', 401, 'no token is sent', () => changeStatus(anonymous)],
+      [
+        'updateCredentialStatus',
+        403,
+        'an agent-user names another tenant',
+        () => changeStatus({ ...asDemo, ...tenantHeader('other') }),
+      ],
+      [
+        'updateCredentialStatus',
+        404,
+        'the tenant issued no such credential',
+        () =>
+          post(statusPath, {
+            ...tenantHeader('acme'),
+            body: { credentialId: 'urn:uuid:nothing', credentialStatus: revocation },
+          }),
+      ],
+      [
+        'updateCredentialStatus',
+        413,
+        'the body is too large',
+        () =>
+          post(statusPath, {
+            ...tenantHeader('acme'),
+            body: { credentialId: 'x'.repeat(110 * 1024), credentialStatus: revocation },
+          }),
+      ],
+      [
+        'updateCredentialStatus',
+        415,
+        'the body is not JSON',
+        () =>
+          post(statusPath, {
+            body: 'x',
+            headers: { 'content-type': 'text/plain', 'x-tenant-id': 'acme' },
+          }),
+      ],
+      ['getStatusList', 200, 'anyone reads a list', async () => send(await listUrl(), anonymous)],
+      [
+        'getStatusList',
+        304,
+        'the list did not change',
+        async () => {
+          const path = await listUrl();
+          const etag = (await send(path, anonymous)).headers.get('etag')!;
+          return send(path, { ...anonymous, headers: { 'if-none-match': etag } });
+        },
+      ],
+      [
+        'getStatusList',
+        400,
+        'the tenant id is malformed',
+        () => send('/ctrl/status-lists/-bad/0b9e3c56-5c3d-4f4e-9a59-3f1d1c2b7a10', anonymous),
+      ],
+      [
+        'getStatusList',
+        404,
+        'there is no such list',
+        () => send('/ctrl/status-lists/acme/0b9e3c56-5c3d-4f4e-9a59-3f1d1c2b7a10', anonymous),
+      ],
+      [
+        'publishStatusList',
+        204,
+        'the tenant publishes its list',
+        async () => post(`${await listUrl()}/publish`),
+      ],
+      [
+        'publishStatusList',
+        400,
+        'the tenant id is malformed',
+        () => post('/ctrl/status-lists/-bad/0b9e3c56-5c3d-4f4e-9a59-3f1d1c2b7a10/publish'),
+      ],
+      [
+        'publishStatusList',
+        401,
+        'no token is sent',
+        async () => post(`${await listUrl()}/publish`, anonymous),
+      ],
+      [
+        'publishStatusList',
+        403,
+        "an agent-user publishes another tenant's list",
+        async () => post(`${await listUrl()}/publish`, asDemo),
+      ],
+      [
+        'publishStatusList',
+        404,
+        'there is no such list',
+        () => post('/ctrl/status-lists/acme/0b9e3c56-5c3d-4f4e-9a59-3f1d1c2b7a10/publish'),
+      ],
+    ];
     return [
+      ...statusCases.map(([operationId, status, when, send]) => ({
+        operationId,
+        status,
+        when,
+        send,
+      })),
       ...presentationCases.map(([status, when, send]) => ({
         operationId: 'verifyPresentation',
         status,

@@ -38,6 +38,7 @@ describe('Credentials: issue and verify', () => {
           ...alumniCredential(),
           id: expect.stringMatching(/^urn:uuid:[0-9a-f-]{36}$/),
           issuer: demoDid,
+          credentialStatus: expect.objectContaining({ type: 'BitstringStatusListEntry' }),
           proof: expect.objectContaining({
             type: 'DataIntegrityProof',
             cryptosuite,
@@ -53,7 +54,7 @@ describe('Credentials: issue and verify', () => {
         expect(verified.status).toBe(200);
         expect(verified.body).toMatchObject({
           verified: true,
-          checks: ['proof', 'issuer', 'validity'],
+          checks: ['proof', 'issuer', 'validity', 'status'],
         });
       },
     );

@@ -62,6 +62,8 @@ describe('route inventory', () => {
       'GET /ctrl/health/ready',
       'GET /ctrl/problems',
       'GET /ctrl/problems/:slug',
+      // Verifiers anywhere read a credential's status without an account.
+      'GET /ctrl/status-lists/:tenantId/:listId',
     ]);
   });
 
@@ -77,6 +79,11 @@ describe('route inventory', () => {
       'GET /ctrl/api/v1.0/tenants/:id': 'authenticated',
       'GET /ctrl/api/v1.0/did': 'tenant',
       'GET /ctrl/api/v1.0/did/document': 'tenant',
+      'POST /ctrl/api/v1.0/credentials/issue': 'tenant',
+      'POST /ctrl/api/v1.0/credentials/verify': 'tenant',
+      'POST /ctrl/api/v1.0/credentials/status': 'tenant',
+      'POST /ctrl/api/v1.0/presentations/verify': 'tenant',
+      'POST /ctrl/status-lists/:tenantId/:listId/publish': 'authenticated',
     });
   });
 });

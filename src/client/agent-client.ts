@@ -3,6 +3,7 @@ import { AgentApiError } from './agent-api-error.js';
 import { type paths } from './schema.js';
 import { TokenManager, type Credentials } from './token-manager.js';
 import {
+  type CredentialStatusChange,
   type Did,
   type DidDocument,
   type IssueCredentialRequest,
@@ -157,6 +158,17 @@ export class AgentClient {
       await this.api.POST('/ctrl/api/v1.0/credentials/verify', {
         headers: { [tenantHeader]: tenantId },
         body: { verifiableCredential },
+      }),
+    );
+  }
+
+  /** Revokes, suspends or unsuspends a credential the tenant issued. */
+  async updateCredentialStatus(tenantId: string, change: CredentialStatusChange): Promise<void> {
+    this.result(
+      'POST /ctrl/api/v1.0/credentials/status',
+      await this.api.POST('/ctrl/api/v1.0/credentials/status', {
+        headers: { [tenantHeader]: tenantId },
+        body: change,
       }),
     );
   }

@@ -11,6 +11,7 @@ export {
 } from './token-manager.js';
 export { TokenRequestError } from './token-request-error.js';
 export type {
+  CredentialStatusChange,
   Did,
   DidDocument,
   ErrorCode,

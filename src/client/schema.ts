@@ -152,6 +152,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ctrl/api/v1.0/credentials/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Revoke, suspend or unsuspend a credential the tenant issued
+     * @description Sets (`status` absent or true) or clears (`false`, suspension only: a revocation is final) the credential's bit in its status list; the public list shows it at once.
+     */
+    post: operations['updateCredentialStatus'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ctrl/api/v1.0/credentials/verify': {
     parameters: {
       query?: never;
@@ -186,6 +206,46 @@ export interface paths {
      * @description W3C VC API: the presentation's `authentication` proof by its holder, the challenge and domain when given, and every credential it carries. 200 only when all pass; otherwise 422 with `verified: false` and `problemDetails`.
      */
     post: operations['verifyPresentation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/status-lists/{tenantId}/{listId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A status list, as a signed BitstringStatusListCredential (no token)
+     * @description Signed by the tenant's DID. The `ETag` changes with every status change, which shows here at once; `If-None-Match` answers 304.
+     */
+    get: operations['getStatusList'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/status-lists/{tenantId}/{listId}/publish': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Publish a status list (it always is: for clients that publish explicitly)
+     * @description A status change shows in the public list at once, so this only confirms that the list exists and is the caller tenant’s.
+     */
+    post: operations['publishStatusList'];
     delete?: never;
     options?: never;
     head?: never;
@@ -249,7 +309,15 @@ export interface components {
        * @example proof
        * @enum {string}
        */
-      check: 'proof' | 'issuer' | 'validity' | 'holder' | 'challenge' | 'domain' | 'credential';
+      check:
+        | 'proof'
+        | 'issuer'
+        | 'validity'
+        | 'status'
+        | 'holder'
+        | 'challenge'
+        | 'domain'
+        | 'credential';
       /** @example Proof verification failed */
       title: string;
       /** @example proof (eddsa-rdfc-2022): Invalid signature. */
@@ -297,11 +365,14 @@ export interface components {
         | 'UNAUTHORIZED'
         | 'FORBIDDEN'
         | 'TENANT_NOT_FOUND'
+        | 'CREDENTIAL_NOT_FOUND'
+        | 'STATUS_LIST_NOT_FOUND'
         | 'ROUTE_NOT_FOUND'
         | 'PROBLEM_TYPE_NOT_FOUND'
         | 'METHOD_NOT_ALLOWED'
         | 'REQUEST_TIMEOUT'
         | 'TENANT_ALREADY_EXISTS'
+        | 'CREDENTIAL_ALREADY_EXISTS'
         | 'PAYLOAD_TOO_LARGE'
         | 'UNSUPPORTED_MEDIA_TYPE'
         | 'CREDENTIAL_NOT_VERIFIED'
@@ -320,7 +391,8 @@ export interface components {
        * @example [
        *       "proof",
        *       "issuer",
-       *       "validity"
+       *       "validity",
+       *       "status"
        *     ]
        */
       checks?: string[];
@@ -495,6 +567,14 @@ export interface components {
        * @example urn:uuid:58172aac-d8ba-11ed-83dd-0b3aef56cc33
        */
       credentialId?: string;
+      /**
+       * @description Status entries the service attaches: `{type: "BitstringStatusListEntry", statusPurpose: "revocation" | "suspension"}` or an array of them; `[]` for none. Absent: the deployment default (a revocation entry).
+       * @example {
+       *       "type": "BitstringStatusListEntry",
+       *       "statusPurpose": "revocation"
+       *     }
+       */
+      credentialStatus?: Record<string, never>;
     };
     IssueCredentialDto: {
       /**
@@ -527,6 +607,22 @@ export interface components {
         [key: string]: unknown;
       };
     };
+    StatusRequestDto: {
+      /** @enum {string} */
+      type: 'BitstringStatusListEntry';
+      /** @enum {string} */
+      statusPurpose: 'revocation' | 'suspension';
+    };
+    UpdateStatusDto: {
+      /** @example urn:uuid:58172aac-d8ba-11ed-83dd-0b3aef56cc33 */
+      credentialId: string;
+      credentialStatus: components['schemas']['StatusRequestDto'];
+      /**
+       * @description true (default) sets the bit, false clears it (suspension only: a revocation is final).
+       * @default true
+       */
+      status: boolean;
+    };
     VerifyOptionsDto: Record<string, never>;
     VerifyCredentialDto: {
       /** @description A credential secured with one or more Data Integrity proofs (a set or a chain). */
@@ -543,7 +639,8 @@ export interface components {
        * @example [
        *       "proof",
        *       "issuer",
-       *       "validity"
+       *       "validity",
+       *       "status"
        *     ]
        */
       checks: string[];
@@ -1455,6 +1552,104 @@ export interface operations {
       };
     };
   };
+  updateCredentialStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateStatusDto'];
+      };
+    };
+    responses: {
+      /** @description The status is set. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `CREDENTIAL_NOT_FOUND`: Credential not found `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
   verifyCredential: {
     parameters: {
       query?: never;
@@ -1480,7 +1675,8 @@ export interface operations {
            *       "checks": [
            *         "proof",
            *         "issuer",
-           *         "validity"
+           *         "validity",
+           *         "status"
            *       ],
            *       "proofs": [
            *         {
@@ -1693,6 +1889,185 @@ export interface operations {
       };
       /** @description `CREDENTIAL_NOT_VERIFIED`: Credential not verified */
       422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  getStatusList: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description An ETag of this list. */
+        'If-None-Match'?: string;
+      };
+      path: {
+        /** @description The tenant that issued the list. */
+        tenantId: string;
+        /** @description The list, a UUID. */
+        listId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The list. */
+      200: {
+        headers: {
+          /** @description The list version */
+          ETag?: string;
+          /** @description `public, max-age=10` */
+          'Cache-Control'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "@context": [
+           *         "https://www.w3.org/ns/credentials/v2"
+           *       ],
+           *       "id": "http://localhost:8080/ctrl/status-lists/acme/0b9e3c56-5c3d-4f4e-9a59-3f1d1c2b7a10",
+           *       "type": [
+           *         "VerifiableCredential",
+           *         "BitstringStatusListCredential"
+           *       ],
+           *       "issuer": "did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2",
+           *       "credentialSubject": {
+           *         "id": "http://localhost:8080/ctrl/status-lists/acme/0b9e3c56-5c3d-4f4e-9a59-3f1d1c2b7a10#list",
+           *         "type": "BitstringStatusList",
+           *         "statusPurpose": "revocation",
+           *         "encodedList": "uH4sIAAAAAAAAA-3BMQEAAADCoPVPbQwfoAAAAAAAAAAAAAAAAAAAAIC3AYbSVKsAQAAA"
+           *       }
+           *     }
+           */
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description Not modified since the ETag given. */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `STATUS_LIST_NOT_FOUND`: Status list not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  publishStatusList: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The tenant that issued the list. */
+        tenantId: string;
+        /** @description The list, a UUID. */
+        listId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The list is published. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `STATUS_LIST_NOT_FOUND`: Status list not found */
+      404: {
         headers: {
           [name: string]: unknown;
         };

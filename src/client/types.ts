@@ -37,3 +37,5 @@ export type VerifiableCredential = Record<string, unknown>;
 export type Verification = Schemas['VerificationDto'];
 /** What a successful presentation verification answers; a failed one throws AgentApiError (422). */
 export type PresentationVerification = Schemas['PresentationVerificationDto'];
+/** Revoke, suspend or unsuspend: which credential, which purpose, set (true) or clear (false). */
+export type CredentialStatusChange = Schemas['UpdateStatusDto'];

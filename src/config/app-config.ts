@@ -26,6 +26,8 @@ export interface AppConfig {
   /** 32 bytes that encrypt the tenants' private keys; undefined: local mode keeps one in `dataDir`. */
   readonly masterKey: Buffer | undefined;
   readonly dataDir: string;
+  /** The status purposes an issued credential gets by default (none: empty). */
+  readonly credentialStatusDefault: ('revocation' | 'suspension')[];
   /** Operator-added JSON-LD contexts for credentials; undefined: the bundled ones only. */
   readonly credentialContextsDir?: string;
   readonly logLevel: LogLevel;
@@ -126,6 +128,10 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     dataDir: resolve(settings.DATA_DIR),
     logLevel: settings.LOG_LEVEL,
     realmFile: settings.AUTH_REALM_FILE,
+    credentialStatusDefault:
+      settings.CREDENTIAL_STATUS_DEFAULT === 'none'
+        ? []
+        : (settings.CREDENTIAL_STATUS_DEFAULT.split(',') as ('revocation' | 'suspension')[]),
     credentialContextsDir:
       settings.CREDENTIAL_CONTEXTS_DIR === undefined
         ? undefined

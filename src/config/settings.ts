@@ -170,6 +170,16 @@ export class Settings {
   @IsOptional()
   CREDENTIAL_CONTEXTS_DIR?: string;
 
+  @Setting({
+    description:
+      'the status entries an issued credential gets unless the request says otherwise: `revocation`, `suspension`, `revocation,suspension` or `none`',
+    default: '`revocation`',
+  })
+  @IsIn(['revocation', 'suspension', 'revocation,suspension', 'suspension,revocation', 'none'], {
+    message: '$property must be revocation, suspension, revocation,suspension or none',
+  })
+  CREDENTIAL_STATUS_DEFAULT = 'revocation';
+
   @Setting({ description: `log level: ${logLevels.join(', ')}`, default: '`info`' })
   @IsIn(logLevels, { message: `$property must be one of ${logLevels.join(', ')}` })
   LOG_LEVEL: LogLevel = 'info';

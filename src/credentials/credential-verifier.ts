@@ -9,6 +9,7 @@ import {
 import { credentialShapeErrors, issuerIdOf, validityProblem } from './credential-checks.js';
 import { verifyProofs } from './data-integrity.js';
 import { DOCUMENT_LOADER } from './document-loader.js';
+import { StatusListsService } from './status/status-lists.service.js';
 
 type Json = Record<string, unknown>;
 
@@ -21,7 +22,10 @@ export interface Inspection {
 /** The checks of a credential, shared by credential and presentation verification. */
 @Injectable()
 export class CredentialVerifier {
-  constructor(@Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader) {}
+  constructor(
+    @Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader,
+    private readonly statusLists: StatusListsService,
+  ) {}
 
   /**
    * Proofs, issuer and validity of a credential. Throws 400 when it is not a credential at all
@@ -57,7 +61,55 @@ export class CredentialVerifier {
         detail: validity,
       });
     }
+    problems.push(...(await this.statusProblems(credential)));
     return { proofs, problems };
+  }
+
+  /** Each BitstringStatusListEntry: its bit must be clear in the list it names. */
+  private async statusProblems(credential: Json): Promise<CheckProblem[]> {
+    const problems: CheckProblem[] = [];
+    const status = credential.credentialStatus;
+    for (const entry of status === undefined ? [] : Array.isArray(status) ? status : [status]) {
+      const { type, statusPurpose, statusListIndex, statusListCredential } = (entry ?? {}) as Json;
+      const problem = (detail: string, retrieval = false): void => {
+        problems.push({
+          type: retrieval ? checkProblemTypes.statusRetrieval : checkProblemTypes.status,
+          check: 'status',
+          title: retrieval ? 'Status could not be read' : 'Status set',
+          detail,
+        });
+      };
+      if (type !== 'BitstringStatusListEntry') {
+        problem(`unsupported status entry type ${JSON.stringify(type)}`, true);
+        continue;
+      }
+      const ours =
+        typeof statusListCredential === 'string'
+          ? this.statusLists.listOfUrl(statusListCredential)
+          : undefined;
+      if (ours === undefined) {
+        problem(
+          `the status list ${JSON.stringify(statusListCredential)} is not one of this service's; other origins are not fetched`,
+          true,
+        );
+        continue;
+      }
+      const bit = await this.statusLists.bitOf(
+        ours.tenantId,
+        ours.listId,
+        Number(statusListIndex),
+        String(statusPurpose),
+      );
+      if (typeof bit === 'string') problem(bit, true);
+      else if (bit) {
+        problem(
+          statusPurpose === 'revocation'
+            ? 'the credential is revoked'
+            : `the credential is ${String(statusPurpose) === 'suspension' ? 'suspended' : `marked for ${String(statusPurpose)}`}`,
+        );
+      }
+    }
+    return problems;
   }
 
   /** Every proof's signature (sets and chains); a document without a proof object fails. */

@@ -21,7 +21,8 @@ export function contextUnknown(url: string): DomainException {
 /** One failed check of a verification, in the shape VC Data Model 2.0 §7.1 gives `problemDetails`. */
 export interface CheckProblem {
   type: string;
-  check: 'proof' | 'issuer' | 'validity' | 'holder' | 'challenge' | 'domain' | 'credential';
+  check:
+    'proof' | 'issuer' | 'validity' | 'status' | 'holder' | 'challenge' | 'domain' | 'credential';
   title: string;
   detail: string;
 }
@@ -31,6 +32,8 @@ export const checkProblemTypes = {
   proof: 'https://w3id.org/security#PROOF_VERIFICATION_ERROR',
   issuer: 'https://www.w3.org/TR/vc-data-model#CRYPTOGRAPHIC_SECURITY_ERROR',
   validity: 'https://www.w3.org/TR/vc-data-model#RANGE_ERROR',
+  status: 'https://www.w3.org/ns/credentials/status-list#STATUS_VERIFICATION_ERROR',
+  statusRetrieval: 'https://www.w3.org/ns/credentials/status-list#STATUS_RETRIEVAL_ERROR',
   holder: 'https://www.w3.org/TR/vc-data-model#CRYPTOGRAPHIC_SECURITY_ERROR',
   challenge: 'https://w3id.org/security#INVALID_CHALLENGE_ERROR',
   domain: 'https://w3id.org/security#INVALID_DOMAIN_ERROR',

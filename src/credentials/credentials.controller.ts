@@ -1,5 +1,12 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CurrentActor, CurrentTenant, TenantScoped } from '../auth/access.decorators.js';
 import { type Actor } from '../auth/caller.js';
 import { ApiProblems, ApiTenantSecurity } from '../common/openapi.js';
@@ -9,6 +16,7 @@ import {
   credentialExample,
   issuedExample,
   IssueCredentialDto,
+  UpdateStatusDto,
   verificationExample,
   VerifyCredentialDto,
 } from './dto/credential-requests.dto.js';
@@ -69,6 +77,53 @@ export class CredentialsController {
     @Body() body: IssueCredentialDto,
   ): Promise<IssuedCredentialDto> {
     return { verifiableCredential: await this.credentials.issue(tenantId, actor, body) };
+  }
+
+  @Post('status')
+  @TenantScoped()
+  @HttpCode(204)
+  @ApiOperation({
+    operationId: 'updateCredentialStatus',
+    summary: 'Revoke, suspend or unsuspend a credential the tenant issued',
+    description:
+      "Sets (`status` absent or true) or clears (`false`, suspension only: a revocation is final) the credential's bit in its status list; the public list shows it at once.",
+  })
+  @ApiBody({
+    type: UpdateStatusDto,
+    examples: {
+      revoke: {
+        summary: 'Revoke',
+        value: {
+          credentialId: issuedExample.id,
+          credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' },
+        },
+      },
+      unsuspend: {
+        summary: 'Lift a suspension',
+        value: {
+          credentialId: issuedExample.id,
+          credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'suspension' },
+          status: false,
+        },
+      },
+    },
+  })
+  @ApiNoContentResponse({ description: 'The status is set.' })
+  @ApiProblems(
+    '/ctrl/api/v1.0/credentials/status',
+    'CREDENTIAL_NOT_FOUND',
+    'VALIDATION_FAILED',
+    'MALFORMED_JSON',
+    'PAYLOAD_TOO_LARGE',
+    'UNSUPPORTED_MEDIA_TYPE',
+    ...tenantScopedProblems,
+  )
+  async updateStatus(
+    @CurrentTenant() tenantId: string,
+    @CurrentActor() actor: Actor,
+    @Body() body: UpdateStatusDto,
+  ): Promise<void> {
+    await this.credentials.updateStatus(tenantId, actor, body);
   }
 
   @Post('verify')

@@ -8,15 +8,18 @@ import { CredentialsService } from './credentials.service.js';
 import { CredentialVerifier } from './credential-verifier.js';
 import { PresentationsController } from './presentations.controller.js';
 import { PresentationsService } from './presentations.service.js';
+import { StatusListsController } from './status/status-lists.controller.js';
+import { StatusListsService } from './status/status-lists.service.js';
 import { createDocumentLoader, DOCUMENT_LOADER } from './document-loader.js';
 
 @Module({
   imports: [DidModule],
-  controllers: [CredentialsController, PresentationsController],
+  controllers: [CredentialsController, PresentationsController, StatusListsController],
   providers: [
     CredentialsService,
     CredentialVerifier,
     PresentationsService,
+    StatusListsService,
     // Read once at boot: a bad operator context stops the start, not a request.
     {
       provide: DOCUMENT_LOADER,

@@ -1,14 +1,22 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { type Actor } from '../auth/caller.js';
+import { type FieldError } from '../common/problem/problem.js';
+import { APP_CONFIG } from '../config/config.token.js';
+import { type AppConfig } from '../config/app-config.js';
+import { statusListContext, statusPurposes, type StatusPurpose } from './status/bitstring.js';
+import { StatusListsService } from './status/status-lists.service.js';
 import { DidService } from '../did/did.service.js';
 import { credentialInvalid, jsonLdProblem, notVerified } from './credential.errors.js';
-import { credentialShapeErrors, issuerIdOf } from './credential-checks.js';
+import { credentialShapeErrors, dataModelOf, issuerIdOf } from './credential-checks.js';
 import { CredentialVerifier } from './credential-verifier.js';
 import { signCredential, signingCryptosuites } from './data-integrity.js';
 import { DOCUMENT_LOADER } from './document-loader.js';
 import {
   type IssueCredentialDto,
+  type UpdateStatusDto,
   type VerifyCredentialDto,
 } from './dto/credential-requests.dto.js';
 import { type VerificationDto } from './dto/credential-answers.dto.js';
@@ -20,7 +28,10 @@ export class CredentialsService {
   private readonly logger = new Logger('Credentials');
 
   constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly dids: DidService,
+    private readonly statusLists: StatusListsService,
     @Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader,
     private readonly verifier: CredentialVerifier,
   ) {}
@@ -57,6 +68,7 @@ export class CredentialsService {
         message: `must be the tenant's DID ${tenant.did}`,
       });
     }
+    const purposes = this.statusPurposesOf(options.credentialStatus, errors);
     if (errors.length > 0) throw credentialInvalid(errors);
 
     const credential: Json = {
@@ -66,17 +78,29 @@ export class CredentialsService {
     };
     await this.verifier.expand(credential, 'credential');
     const cryptosuite = options.cryptosuite ?? signingCryptosuites[0];
-    let signed: Json;
-    try {
-      signed = await signCredential(credential, {
-        signer: tenant.signer,
-        cryptosuite,
-        date: new Date(),
-        documentLoader: this.documentLoader,
-      });
-    } catch (error) {
-      throw jsonLdProblem(error, 'credential') ?? error;
-    }
+    // The status entries and the signature commit together: a refused signature frees the indices.
+    const signed = await this.dataSource.transaction(async (manager) => {
+      const entries = await this.statusLists.allocate(
+        manager,
+        tenantId,
+        credential.id as string,
+        purposes,
+      );
+      if (entries.length > 0) {
+        credential.credentialStatus = entries.length === 1 ? entries[0] : entries;
+        withStatusContext(credential);
+      }
+      try {
+        return await signCredential(credential, {
+          signer: tenant.signer,
+          cryptosuite,
+          date: new Date(),
+          documentLoader: this.documentLoader,
+        });
+      } catch (error) {
+        throw jsonLdProblem(error, 'credential') ?? error;
+      }
+    });
     this.logger.log({
       reqId: actor.requestId,
       msg: `audit credential.issue ${tenantId} by ${actor.username ?? actor.subject}`,
@@ -85,8 +109,51 @@ export class CredentialsService {
       actor: actor.username ?? actor.subject,
       credentialId: credential.id,
       cryptosuite,
+      statusPurposes: purposes,
     });
     return signed;
+  }
+
+  /** Sets or clears a credential's status bit; one audit line. */
+  async updateStatus(
+    tenantId: string,
+    actor: Actor,
+    { credentialId, credentialStatus, status = true }: UpdateStatusDto,
+  ): Promise<void> {
+    const purpose = credentialStatus.statusPurpose;
+    await this.statusLists.setStatus(tenantId, credentialId, purpose, status);
+    this.logger.log({
+      reqId: actor.requestId,
+      msg: `audit credential.status ${tenantId} by ${actor.username ?? actor.subject}`,
+      audit: 'credential.status',
+      tenantId,
+      actor: actor.username ?? actor.subject,
+      credentialId,
+      statusPurpose: purpose,
+      status,
+    });
+  }
+
+  /** The purposes to attach: options.credentialStatus when given, else the deployment's default. */
+  private statusPurposesOf(requested: unknown, errors: FieldError[]): StatusPurpose[] {
+    if (requested === undefined) return this.config.credentialStatusDefault;
+    const purposes: StatusPurpose[] = [];
+    for (const [index, entry] of (Array.isArray(requested) ? requested : [requested]).entries()) {
+      const { type, statusPurpose, ...rest } = (entry ?? {}) as Json;
+      if (
+        type !== 'BitstringStatusListEntry' ||
+        !statusPurposes.includes(statusPurpose as StatusPurpose) ||
+        Object.keys(rest).length > 0
+      ) {
+        errors.push({
+          field: `options.credentialStatus[${index}]`,
+          message: `must be {"type": "BitstringStatusListEntry", "statusPurpose": ${statusPurposes.map((p) => `"${p}"`).join(' or ')}}`,
+        });
+      } else if (!purposes.includes(statusPurpose as StatusPurpose)) {
+        purposes.push(statusPurpose as StatusPurpose);
+      }
+    }
+    return purposes;
   }
 
   /** Every check of a secured credential; throws CREDENTIAL_NOT_VERIFIED naming each that failed. */
@@ -100,8 +167,17 @@ export class CredentialsService {
       credential,
       'verifiableCredential',
     );
-    const checks = ['proof', 'issuer', 'validity'];
+    const checks = ['proof', 'issuer', 'validity', 'status'];
     if (problems.length > 0) throw notVerified(checks, problems);
     return { verified: true, checks, proofs, warnings: [] };
+  }
+}
+
+/** VC 1.1's context does not define the status entry's terms: its credentials name the status context. */
+function withStatusContext(credential: Json): void {
+  const contexts: unknown = credential['@context'];
+  if (dataModelOf(credential) !== 1 || !Array.isArray(contexts)) return;
+  if (!contexts.includes(statusListContext)) {
+    credential['@context'] = [...(contexts as unknown[]), statusListContext];
   }
 }

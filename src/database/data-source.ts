@@ -5,6 +5,9 @@ import { IssuerSessions1763900000000 } from '../../migrations/1763900000000-issu
 import { TenantSearchIndex1795348774403 } from '../../migrations/1795348774403-tenant-search-index.js';
 import { IssuerAuthSessions1795573300000 } from '../../migrations/1795573300000-issuer-auth-sessions.js';
 import { IssuerExpiryIndexes1795573400000 } from '../../migrations/1795573400000-issuer-expiry-indexes.js';
+import { CredentialStatusLists1795600000000 } from '../../migrations/1795600000000-credential-status-lists.js';
+import { StatusEntryEntity } from '../credentials/status/status-entry.entity.js';
+import { StatusListEntity } from '../credentials/status/status-list.entity.js';
 import { DidEntity } from '../did/did.entity.js';
 import { IssuerAuthSessionEntity } from '../issuer/issuer-auth-session.entity.js';
 import { IssuerCodeEntity } from '../issuer/issuer-code.entity.js';
@@ -18,6 +21,8 @@ export const entities = [
   IssuerSessionEntity,
   IssuerCodeEntity,
   IssuerAuthSessionEntity,
+  StatusListEntity,
+  StatusEntryEntity,
 ];
 export const migrations = [
   InitialSchema1763800000000,
@@ -25,6 +30,7 @@ export const migrations = [
   TenantSearchIndex1795348774403,
   IssuerAuthSessions1795573300000,
   IssuerExpiryIndexes1795573400000,
+  CredentialStatusLists1795600000000,
 ];
 
 /**

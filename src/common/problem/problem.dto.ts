@@ -23,7 +23,7 @@ export class CheckProblemDto {
   type: string;
 
   @ApiProperty({
-    enum: ['proof', 'issuer', 'validity', 'holder', 'challenge', 'domain', 'credential'],
+    enum: ['proof', 'issuer', 'validity', 'status', 'holder', 'challenge', 'domain', 'credential'],
     example: 'proof',
   })
   check: string;
@@ -81,7 +81,7 @@ export class ProblemDto {
   @ApiPropertyOptional({
     description: 'With `CREDENTIAL_NOT_VERIFIED` only: the checks that were made.',
     type: [String],
-    example: ['proof', 'issuer', 'validity'],
+    example: ['proof', 'issuer', 'validity', 'status'],
   })
   checks?: string[];
 

@@ -13,7 +13,10 @@ export class VerificationDto {
   @ApiProperty({ enum: [true] })
   verified!: true;
 
-  @ApiProperty({ example: ['proof', 'issuer', 'validity'], description: 'The checks made.' })
+  @ApiProperty({
+    example: ['proof', 'issuer', 'validity', 'status'],
+    description: 'The checks made.',
+  })
   checks!: string[];
 
   @ApiProperty({ type: [Object], description: 'Each proof checked (without its value).' })

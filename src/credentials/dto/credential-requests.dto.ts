@@ -2,13 +2,16 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   Equals,
+  IsBoolean,
   IsIn,
   IsObject,
   IsOptional,
   IsString,
   Matches,
+  MaxLength,
   ValidateNested,
 } from 'class-validator';
+import { statusPurposes, type StatusPurpose } from '../status/bitstring.js';
 import { signingCryptosuites, type SigningCryptosuite } from '../data-integrity.js';
 
 export const credentialExample = {
@@ -41,7 +44,7 @@ export const issuedExample = {
 
 export const verificationExample = {
   verified: true,
-  checks: ['proof', 'issuer', 'validity'],
+  checks: ['proof', 'issuer', 'validity', 'status'],
   proofs: [
     {
       type: 'DataIntegrityProof',
@@ -73,6 +76,46 @@ export class IssueOptionsDto {
   @IsString()
   @Matches(/^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/, { message: 'must be an absolute URI' })
   credentialId?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'Status entries the service attaches: `{type: "BitstringStatusListEntry", statusPurpose: "revocation" | "suspension"}` or an array of them; `[]` for none. Absent: the deployment default (a revocation entry).',
+    example: { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' },
+  })
+  @IsOptional()
+  credentialStatus?: unknown;
+}
+
+export class StatusRequestDto {
+  @ApiProperty({ enum: ['BitstringStatusListEntry'] })
+  @Equals('BitstringStatusListEntry', { message: "must be 'BitstringStatusListEntry'" })
+  type!: string;
+
+  @ApiProperty({ enum: statusPurposes })
+  @IsIn(statusPurposes, { message: `must be one of ${statusPurposes.join(', ')}` })
+  statusPurpose!: StatusPurpose;
+}
+
+export class UpdateStatusDto {
+  @ApiProperty({ example: 'urn:uuid:58172aac-d8ba-11ed-83dd-0b3aef56cc33' })
+  @IsString()
+  @MaxLength(2048)
+  credentialId!: string;
+
+  @ApiProperty({ type: StatusRequestDto })
+  @ValidateNested()
+  @Type(() => StatusRequestDto)
+  @IsObject()
+  credentialStatus!: StatusRequestDto;
+
+  @ApiPropertyOptional({
+    description:
+      'true (default) sets the bit, false clears it (suspension only: a revocation is final).',
+    default: true,
+  })
+  @IsOptional()
+  @IsBoolean()
+  status?: boolean;
 }
 
 export class IssueCredentialDto {

@@ -1,0 +1,26 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
+
+export const statusPurposes = ['revocation', 'suspension'] as const;
+export type StatusPurpose = (typeof statusPurposes)[number];
+
+export const statusListContext = 'https://www.w3.org/ns/credentials/status/v1';
+
+/** The smallest list the Bitstring Status List specification allows (§6.1, herd privacy). */
+export const statusListLength = 131_072;
+
+/** `u` + base64url (no padding) of the GZIP-compressed bitstring: a list's `encodedList` (§3.1). */
+export function encodeList(bits: Uint8Array): string {
+  return `u${gzipSync(bits).toString('base64url')}`;
+}
+
+export function decodeList(encoded: string): Buffer {
+  if (!encoded.startsWith('u')) throw new Error('encodedList must be multibase base64url (u...)');
+  return gunzipSync(Buffer.from(encoded.slice(1), 'base64url'));
+}
+
+/** Index 0 is the most significant bit of the first byte (§2.1). */
+export function bitAt(bits: Uint8Array, index: number): boolean {
+  const byte = bits[Math.floor(index / 8)];
+  if (byte === undefined) throw new RangeError(`index ${index} is outside the list`);
+  return (byte & (0x80 >> (index % 8))) !== 0;
+}

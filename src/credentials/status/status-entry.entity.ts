@@ -1,0 +1,48 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryColumn,
+  type Relation,
+} from 'typeorm';
+import { StatusListEntity } from './status-list.entity.js';
+
+/** The index a credential holds in one of its tenant's status lists, for one purpose. */
+@Entity({ name: 'credential_status_entry' })
+@Index('credential_status_entry_credential_idx', ['tenantId', 'credentialId', 'purpose'], {
+  unique: true,
+})
+export class StatusEntryEntity {
+  @PrimaryColumn({
+    name: 'list_id',
+    type: 'uuid',
+    primaryKeyConstraintName: 'credential_status_entry_pkey',
+  })
+  listId: string;
+
+  @PrimaryColumn({
+    name: 'list_index',
+    type: 'integer',
+    primaryKeyConstraintName: 'credential_status_entry_pkey',
+  })
+  listIndex: number;
+
+  @ManyToOne(() => StatusListEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'list_id', foreignKeyConstraintName: 'credential_status_entry_list_id_fkey' })
+  list?: Relation<StatusListEntity>;
+
+  @Column({ name: 'tenant_id', type: 'varchar', length: 64 })
+  tenantId: string;
+
+  @Column({ name: 'credential_id', type: 'text' })
+  credentialId: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  purpose: string;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+}

@@ -1,0 +1,56 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryColumn,
+  UpdateDateColumn,
+  type Relation,
+} from 'typeorm';
+import { TenantEntity } from '../../tenants/tenant.entity.js';
+
+/** One Bitstring Status List of a tenant: a bit per credential entry, for one purpose. */
+@Entity({ name: 'credential_status_list' })
+@Index('credential_status_list_tenant_purpose_idx', ['tenantId', 'purpose'])
+export class StatusListEntity {
+  @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'credential_status_list_pkey' })
+  id: string;
+
+  @Column({ name: 'tenant_id', type: 'varchar', length: 64 })
+  tenantId: string;
+
+  @ManyToOne(() => TenantEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({
+    name: 'tenant_id',
+    foreignKeyConstraintName: 'credential_status_list_tenant_id_fkey',
+  })
+  tenant?: Relation<TenantEntity>;
+
+  /** `revocation` or `suspension`. */
+  @Column({ type: 'varchar', length: 16 })
+  purpose: string;
+
+  /** How many entries the list has (bits). */
+  @Column({ type: 'integer' })
+  length: number;
+
+  /** How many of its indices are taken. */
+  @Column({ type: 'integer', default: 0 })
+  allocated: number;
+
+  /** The bitstring, index 0 the most significant bit of the first byte (Bitstring Status List §2.1). */
+  @Column({ type: 'bytea' })
+  bits: Buffer;
+
+  /** Grows with every change of a bit: the public list's ETag. */
+  @Column({ type: 'integer', default: 1 })
+  version: number;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}
