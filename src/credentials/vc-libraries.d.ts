@@ -38,6 +38,12 @@ declare module '@digitalbazaar/vc' {
     now?: Date;
   }): Promise<JsonObject>;
   export const dateRegex: RegExp;
+  export function verifyCredential(options: {
+    credential: JsonObject;
+    suite: LinkedDataSuite;
+    documentLoader: DocumentLoader;
+    checkStatus?: (options: { credential: JsonObject }) => Promise<unknown>;
+  }): Promise<{ verified: boolean; error?: Error; statusResult?: unknown }>;
   export function signPresentation(options: {
     presentation: JsonObject;
     suite: LinkedDataSuite;
@@ -114,4 +120,14 @@ declare module 'jsonld' {
 
 declare module '@digitalbazaar/citizenship-context' {
   export const contexts: Map<string, object>;
+}
+
+declare module '@digitalbazaar/vc-bitstring-status-list' {
+  export function checkStatus(options: {
+    credential: JsonObject;
+    documentLoader: DocumentLoader;
+    suite: LinkedDataSuite;
+    verifyBitstringStatusListCredential?: boolean;
+    verifyMatchingIssuers?: boolean;
+  }): Promise<{ verified: boolean; results?: { status: boolean }[]; error?: Error }>;
 }
