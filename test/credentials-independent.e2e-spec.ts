@@ -43,7 +43,7 @@ describe('Credentials checked by an independent verifier', () => {
     }
     if (url.startsWith(`${service.publicBaseUrl}/ctrl/status-lists/`)) {
       const answer = await fetch(url.replace(service.publicBaseUrl, service.url));
-      return { contextUrl: null, documentUrl: url, document: (await answer.json()) };
+      return { contextUrl: null, documentUrl: url, document: await answer.json() };
     }
     throw new Error(`not loaded: ${url}`);
   };
