@@ -651,7 +651,75 @@ describe('The API against its OpenAPI document', () => {
         () => post('/ctrl/status-lists/acme/0b9e3c56-5c3d-4f4e-9a59-3f1d1c2b7a10/publish'),
       ],
     ];
+    const recordsPath = '/ctrl/api/v1.0/credentials';
+    const recordCases: [string, number, string, () => Promise<ApiResponse>][] = [
+      [
+        'listCredentials',
+        200,
+        'a tenant lists what it issued',
+        () => send(recordsPath, tenantHeader('acme')),
+      ],
+      [
+        'listCredentials',
+        400,
+        'the state filter is unknown',
+        () => send(recordsPath, { ...tenantHeader('acme'), query: { status: 'lost' } }),
+      ],
+      [
+        'listCredentials',
+        401,
+        'no token is sent',
+        () => send(recordsPath, { ...anonymous, ...tenantHeader('acme') }),
+      ],
+      [
+        'listCredentials',
+        403,
+        'an agent-user names another tenant',
+        () => send(recordsPath, { ...asDemo, ...tenantHeader('other') }),
+      ],
+      [
+        'listCredentials',
+        404,
+        'an admin names an unknown tenant',
+        () => send(recordsPath, tenantHeader('nobody')),
+      ],
+      [
+        'getCredential',
+        200,
+        'a tenant reads a credential it issued',
+        async () =>
+          send(
+            `${recordsPath}/${encodeURIComponent((await issued()).id as string)}`,
+            tenantHeader('acme'),
+          ),
+      ],
+      ['getCredential', 400, 'the tenant header is missing', () => send(`${recordsPath}/urn:x:1`)],
+      [
+        'getCredential',
+        401,
+        'no token is sent',
+        () => send(`${recordsPath}/urn:x:1`, { ...anonymous, ...tenantHeader('acme') }),
+      ],
+      [
+        'getCredential',
+        403,
+        'an agent-user names another tenant',
+        () => send(`${recordsPath}/urn:x:1`, { ...asDemo, ...tenantHeader('other') }),
+      ],
+      [
+        'getCredential',
+        404,
+        'the tenant issued no such credential',
+        () => send(`${recordsPath}/urn:x:1`, tenantHeader('acme')),
+      ],
+    ];
     return [
+      ...recordCases.map(([operationId, status, when, send]) => ({
+        operationId,
+        status,
+        when,
+        send,
+      })),
       ...statusCases.map(([operationId, status, when, send]) => ({
         operationId,
         status,

@@ -216,6 +216,8 @@ describe('robustness of the tenant and DID reads under arbitrary input', () => {
       'toString',
       'hasOwnProperty',
       'valueOf',
+      // Found by the page-query property: also slipped past the whitelist.
+      'prototype',
     );
 
     it('refuses unknown fields named like members of every JavaScript object, as it refuses any other unknown field', async () => {

@@ -80,6 +80,8 @@ describe('route inventory', () => {
       'GET /ctrl/api/v1.0/did': 'tenant',
       'GET /ctrl/api/v1.0/did/document': 'tenant',
       'POST /ctrl/api/v1.0/credentials/issue': 'tenant',
+      'GET /ctrl/api/v1.0/credentials': 'tenant',
+      'GET /ctrl/api/v1.0/credentials/:id': 'tenant',
       'POST /ctrl/api/v1.0/credentials/verify': 'tenant',
       'POST /ctrl/api/v1.0/credentials/status': 'tenant',
       'POST /ctrl/api/v1.0/presentations/verify': 'tenant',

@@ -7,6 +7,9 @@ import {
   type Did,
   type DidDocument,
   type IssueCredentialRequest,
+  type IssuedCredential,
+  type IssuedCredentialPage,
+  type ListCredentialsQuery,
   type ListTenantsQuery,
   type NewTenant,
   type PresentationVerification,
@@ -158,6 +161,31 @@ export class AgentClient {
       await this.api.POST('/ctrl/api/v1.0/credentials/verify', {
         headers: { [tenantHeader]: tenantId },
         body: { verifiableCredential },
+      }),
+    );
+  }
+
+  /** The credentials a tenant issued, newest first: records, never claims. */
+  async listCredentials(
+    tenantId: string,
+    query: ListCredentialsQuery = {},
+  ): Promise<IssuedCredentialPage> {
+    return this.result(
+      'GET /ctrl/api/v1.0/credentials',
+      await this.api.GET('/ctrl/api/v1.0/credentials', {
+        headers: { [tenantHeader]: tenantId },
+        params: { query },
+      }),
+    );
+  }
+
+  /** One credential a tenant issued, by its id. */
+  async getCredential(tenantId: string, id: string): Promise<IssuedCredential> {
+    return this.result(
+      'GET /ctrl/api/v1.0/credentials/{id}',
+      await this.api.GET('/ctrl/api/v1.0/credentials/{id}', {
+        headers: { [tenantHeader]: tenantId },
+        params: { path: { id } },
       }),
     );
   }

@@ -132,6 +132,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ctrl/api/v1.0/credentials': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The credentials the tenant issued, newest first
+     * @description Issuance records (id, types, cryptosuite, when, status entries and their state), never the claims; filter by type or state.
+     */
+    get: operations['listCredentials'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/credentials/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One credential the tenant issued
+     * @description Its issuance record; the id is URL-encoded in the path.
+     */
+    get: operations['getCredential'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ctrl/api/v1.0/credentials/issue': {
     parameters: {
       query?: never;
@@ -550,6 +590,54 @@ export interface components {
       capabilityDelegation: string[];
       capabilityInvocation: string[];
       keyAgreement: components['schemas']['VerificationMethodDto'][];
+    };
+    StatusStateDto: {
+      /**
+       * @example revocation
+       * @enum {string}
+       */
+      statusPurpose: 'revocation' | 'suspension';
+      /** @example http://localhost:8080/ctrl/status-lists/acme/0b9e3c56-5c3d-4f4e-9a59-3f1d1c2b7a10 */
+      statusListCredential: string;
+      /** @example 94567 */
+      statusListIndex: string;
+      /**
+       * @description Whether the bit is set (revoked, or suspended).
+       * @example false
+       */
+      set: boolean;
+    };
+    IssuedCredentialRecordDto: {
+      /** @example urn:uuid:58172aac-d8ba-11ed-83dd-0b3aef56cc33 */
+      id: string;
+      /**
+       * @example [
+       *       "VerifiableCredential",
+       *       "AlumniCredential"
+       *     ]
+       */
+      types: string[];
+      /** @example eddsa-rdfc-2022 */
+      cryptosuite: string;
+      /** @example 2026-11-25T10:00:00.000Z */
+      issuedAt: string;
+      /**
+       * @example active
+       * @enum {string}
+       */
+      state: 'active' | 'suspended' | 'revoked';
+      status: components['schemas']['StatusStateDto'][];
+    };
+    IssuedCredentialPageDto: {
+      content: components['schemas']['IssuedCredentialRecordDto'][];
+      /** @example 0 */
+      number: number;
+      /** @example 20 */
+      size: number;
+      /** @example 1 */
+      totalElements: number;
+      /** @example 1 */
+      totalPages: number;
     };
     IssueOptionsDto: {
       /**
@@ -1392,6 +1480,222 @@ export interface operations {
         };
       };
       /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  listCredentials: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 0. */
+        page?: number;
+        /** @description Page size. */
+        size?: number;
+        /** @description Only credentials with this type. */
+        type?: string;
+        /** @description Only credentials in this state (revoked wins over suspended). */
+        status?: 'active' | 'suspended' | 'revoked';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of issuance records. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "content": [
+           *         {
+           *           "id": "urn:uuid:58172aac-d8ba-11ed-83dd-0b3aef56cc33",
+           *           "types": [
+           *             "VerifiableCredential",
+           *             "AlumniCredential"
+           *           ],
+           *           "cryptosuite": "eddsa-rdfc-2022",
+           *           "issuedAt": "2026-11-25T10:00:00.000Z",
+           *           "state": "active",
+           *           "status": [
+           *             {
+           *               "statusPurpose": "revocation",
+           *               "statusListCredential": "http://localhost:8080/ctrl/status-lists/acme/0b9e3c56-5c3d-4f4e-9a59-3f1d1c2b7a10",
+           *               "statusListIndex": "94567",
+           *               "set": false
+           *             }
+           *           ]
+           *         }
+           *       ],
+           *       "number": 0,
+           *       "size": 20,
+           *       "totalElements": 1,
+           *       "totalPages": 1
+           *     }
+           */
+          'application/json': components['schemas']['IssuedCredentialPageDto'];
+        };
+      };
+      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  getCredential: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The credential id (URL-encoded). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The record. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "urn:uuid:58172aac-d8ba-11ed-83dd-0b3aef56cc33",
+           *       "types": [
+           *         "VerifiableCredential",
+           *         "AlumniCredential"
+           *       ],
+           *       "cryptosuite": "eddsa-rdfc-2022",
+           *       "issuedAt": "2026-11-25T10:00:00.000Z",
+           *       "state": "active",
+           *       "status": [
+           *         {
+           *           "statusPurpose": "revocation",
+           *           "statusListCredential": "http://localhost:8080/ctrl/status-lists/acme/0b9e3c56-5c3d-4f4e-9a59-3f1d1c2b7a10",
+           *           "statusListIndex": "94567",
+           *           "set": false
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['IssuedCredentialRecordDto'];
+        };
+      };
+      /** @description `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `CREDENTIAL_NOT_FOUND`: Credential not found `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;

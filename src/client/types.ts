@@ -39,3 +39,11 @@ export type Verification = Schemas['VerificationDto'];
 export type PresentationVerification = Schemas['PresentationVerificationDto'];
 /** Revoke, suspend or unsuspend: which credential, which purpose, set (true) or clear (false). */
 export type CredentialStatusChange = Schemas['UpdateStatusDto'];
+/** One credential a tenant issued: its record, never its claims. */
+export type IssuedCredential = Schemas['IssuedCredentialRecordDto'];
+/** A page of issued credentials. */
+export type IssuedCredentialPage = Schemas['IssuedCredentialPageDto'];
+/** Paging and filters of the issued credentials. */
+export type ListCredentialsQuery = NonNullable<
+  operations['listCredentials']['parameters']['query']
+>;

@@ -44,8 +44,9 @@ export function createValidationPipe(): ValidationPipe {
 }
 
 /**
- * Refuses fields named like Object.prototype's members (`constructor`, `toString`, `__proto__`, ...):
- * class-validator's whitelist looks names up on a plain object, so those would slip through it. Every
+ * Refuses fields named like Object.prototype's members (`constructor`, `toString`, `__proto__`, ...)
+ * and `prototype`: class-validator's whitelist looks names up on a plain object or a class, so those
+ * would slip through it. Every
  * other undeclared field is refused by the ValidationPipe's `forbidNonWhitelisted`.
  */
 @Injectable()
@@ -59,7 +60,9 @@ export class PrototypeFieldsPipe implements PipeTransform {
     ) {
       return value;
     }
-    const refused = Object.keys(value).filter((key) => key in Object.prototype);
+    const refused = Object.keys(value).filter(
+      (key) => key in Object.prototype || key === 'prototype',
+    );
     if (refused.length > 0) {
       const errors = refused.map((field) => ({ field, message: 'is not a known field' }));
       throw new DomainException(

@@ -1,16 +1,23 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import {
   ApiBody,
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
 import { CurrentActor, CurrentTenant, TenantScoped } from '../auth/access.decorators.js';
 import { type Actor } from '../auth/caller.js';
 import { ApiProblems, ApiTenantSecurity } from '../common/openapi.js';
 import { CredentialsService } from './credentials.service.js';
+import { IssuedCredentialsService } from './issued-credentials.service.js';
+import {
+  IssuedCredentialPageDto,
+  IssuedCredentialRecordDto,
+  ListCredentialsQuery,
+} from './dto/issued-credentials.dto.js';
 import { IssuedCredentialDto, VerificationDto } from './dto/credential-answers.dto.js';
 import {
   credentialExample,
@@ -37,11 +44,83 @@ const bodyProblems = [
   'UNSUPPORTED_MEDIA_TYPE',
 ] as const;
 
+const recordExample = {
+  id: issuedExample.id,
+  types: issuedExample.type,
+  cryptosuite: 'eddsa-rdfc-2022',
+  issuedAt: '2026-11-25T10:00:00.000Z',
+  state: 'active',
+  status: [
+    {
+      statusPurpose: 'revocation',
+      statusListCredential:
+        'http://localhost:8080/ctrl/status-lists/acme/0b9e3c56-5c3d-4f4e-9a59-3f1d1c2b7a10',
+      statusListIndex: '94567',
+      set: false,
+    },
+  ],
+};
+
 @ApiTags('Credentials')
 @ApiTenantSecurity()
 @Controller('ctrl/api/v1.0/credentials')
 export class CredentialsController {
-  constructor(private readonly credentials: CredentialsService) {}
+  constructor(
+    private readonly credentials: CredentialsService,
+    private readonly issued: IssuedCredentialsService,
+  ) {}
+
+  @Get()
+  @TenantScoped()
+  @ApiOperation({
+    operationId: 'listCredentials',
+    summary: 'The credentials the tenant issued, newest first',
+    description:
+      'Issuance records (id, types, cryptosuite, when, status entries and their state), never the claims; filter by type or state.',
+  })
+  @ApiOkResponse({
+    type: IssuedCredentialPageDto,
+    description: 'A page of issuance records.',
+    example: { content: [recordExample], number: 0, size: 20, totalElements: 1, totalPages: 1 },
+  })
+  @ApiProblems('/ctrl/api/v1.0/credentials', 'VALIDATION_FAILED', ...tenantScopedProblems)
+  async list(
+    @CurrentTenant() tenantId: string,
+    @Query() query: ListCredentialsQuery,
+  ): Promise<IssuedCredentialPageDto> {
+    await this.credentials.requireTenant(tenantId);
+    return this.issued.list(tenantId, query);
+  }
+
+  @Get(':id')
+  @TenantScoped()
+  @ApiOperation({
+    operationId: 'getCredential',
+    summary: 'One credential the tenant issued',
+    description: 'Its issuance record; the id is URL-encoded in the path.',
+  })
+  @ApiParam({
+    name: 'id',
+    description: 'The credential id (URL-encoded).',
+    schema: { type: 'string', example: issuedExample.id },
+  })
+  @ApiOkResponse({
+    type: IssuedCredentialRecordDto,
+    description: 'The record.',
+    example: recordExample,
+  })
+  @ApiProblems(
+    '/ctrl/api/v1.0/credentials/urn:uuid:58172aac-d8ba-11ed-83dd-0b3aef56cc33',
+    'CREDENTIAL_NOT_FOUND',
+    ...tenantScopedProblems,
+  )
+  async get(
+    @CurrentTenant() tenantId: string,
+    @Param('id') id: string,
+  ): Promise<IssuedCredentialRecordDto> {
+    await this.credentials.requireTenant(tenantId);
+    return this.issued.get(tenantId, id);
+  }
 
   @Post('issue')
   @TenantScoped()

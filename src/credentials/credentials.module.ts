@@ -8,6 +8,7 @@ import { CredentialsService } from './credentials.service.js';
 import { CredentialVerifier } from './credential-verifier.js';
 import { PresentationsController } from './presentations.controller.js';
 import { PresentationsService } from './presentations.service.js';
+import { IssuedCredentialsService } from './issued-credentials.service.js';
 import { StatusListsController } from './status/status-lists.controller.js';
 import { StatusListsService } from './status/status-lists.service.js';
 import { createDocumentLoader, DOCUMENT_LOADER } from './document-loader.js';
@@ -19,6 +20,7 @@ import { createDocumentLoader, DOCUMENT_LOADER } from './document-loader.js';
     CredentialsService,
     CredentialVerifier,
     PresentationsService,
+    IssuedCredentialsService,
     StatusListsService,
     // Read once at boot: a bad operator context stops the start, not a request.
     {

@@ -8,6 +8,7 @@ import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
 import { statusListContext, statusPurposes, type StatusPurpose } from './status/bitstring.js';
 import { StatusListsService } from './status/status-lists.service.js';
+import { IssuedCredentialsService } from './issued-credentials.service.js';
 import { DidService } from '../did/did.service.js';
 import { credentialInvalid, jsonLdProblem, notVerified } from './credential.errors.js';
 import { credentialShapeErrors, dataModelOf, issuerIdOf } from './credential-checks.js';
@@ -32,6 +33,7 @@ export class CredentialsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly dids: DidService,
     private readonly statusLists: StatusListsService,
+    private readonly issued: IssuedCredentialsService,
     @Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader,
     private readonly verifier: CredentialVerifier,
   ) {}
@@ -80,6 +82,14 @@ export class CredentialsService {
     const cryptosuite = options.cryptosuite ?? signingCryptosuites[0];
     // The status entries and the signature commit together: a refused signature frees the indices.
     const signed = await this.dataSource.transaction(async (manager) => {
+      // Issues of one tenant queue on its list's row while each signs: wait up to the statement bound.
+      await manager.query(`SET LOCAL lock_timeout = '2s'`);
+      await this.issued.record(manager, tenantId, {
+        id: credential.id as string,
+        types: [credential.type].flat().filter((type): type is string => typeof type === 'string'),
+        cryptosuite,
+        issuedBy: actor.username ?? actor.subject,
+      });
       const entries = await this.statusLists.allocate(
         manager,
         tenantId,
@@ -112,6 +122,11 @@ export class CredentialsService {
       statusPurposes: purposes,
     });
     return signed;
+  }
+
+  /** The tenant rules of every tenant-scoped route: an unknown tenant is 404 here too. */
+  async requireTenant(tenantId: string): Promise<void> {
+    await this.dids.getDid(tenantId);
   }
 
   /** Sets or clears a credential's status bit; one audit line. */
@@ -161,8 +176,7 @@ export class CredentialsService {
     tenantId: string,
     { verifiableCredential: credential }: VerifyCredentialDto,
   ): Promise<VerificationDto> {
-    // The tenant rules of every tenant-scoped route: an unknown tenant is 404 here too.
-    await this.dids.getDid(tenantId);
+    await this.requireTenant(tenantId);
     const { proofs, problems } = await this.verifier.inspectCredential(
       credential,
       'verifiableCredential',

@@ -6,6 +6,8 @@ import { TenantSearchIndex1795348774403 } from '../../migrations/1795348774403-t
 import { IssuerAuthSessions1795573300000 } from '../../migrations/1795573300000-issuer-auth-sessions.js';
 import { IssuerExpiryIndexes1795573400000 } from '../../migrations/1795573400000-issuer-expiry-indexes.js';
 import { CredentialStatusLists1795600000000 } from '../../migrations/1795600000000-credential-status-lists.js';
+import { IssuedCredentials1795600100000 } from '../../migrations/1795600100000-issued-credentials.js';
+import { IssuedCredentialEntity } from '../credentials/issued-credential.entity.js';
 import { StatusEntryEntity } from '../credentials/status/status-entry.entity.js';
 import { StatusListEntity } from '../credentials/status/status-list.entity.js';
 import { DidEntity } from '../did/did.entity.js';
@@ -23,6 +25,7 @@ export const entities = [
   IssuerAuthSessionEntity,
   StatusListEntity,
   StatusEntryEntity,
+  IssuedCredentialEntity,
 ];
 export const migrations = [
   InitialSchema1763800000000,
@@ -31,6 +34,7 @@ export const migrations = [
   IssuerAuthSessions1795573300000,
   IssuerExpiryIndexes1795573400000,
   CredentialStatusLists1795600000000,
+  IssuedCredentials1795600100000,
 ];
 
 /**

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomInt, randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { DataSource, QueryFailedError, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.token.js';
 import { type AppConfig } from '../../config/app-config.js';
 import { DomainException } from '../../common/problem/domain.exception.js';
@@ -234,35 +234,20 @@ export class StatusListsService {
          VALUES ($1, $2, $3, $4, $5) ON CONFLICT (list_id, list_index) DO NOTHING RETURNING list_index`,
         [listId, index, tenantId, credentialId, purpose],
       );
-    try {
-      for (let attempt = 0; attempt < randomTries; attempt++) {
-        const index = randomInt(statusListLength);
-        if ((await insert(index)).length === 1) return index;
-      }
-      const [free] = await manager.query<{ i: number }[]>(
-        `SELECT i FROM generate_series(0, $2 - 1) i
-          WHERE NOT EXISTS (SELECT 1 FROM credential_status_entry WHERE list_id = $1 AND list_index = i)
-          ORDER BY random() LIMIT 1`,
-        [listId, statusListLength],
-      );
-      if (free === undefined || (await insert(free.i)).length !== 1) {
-        throw new Error(`Status list ${listId} has no free index`);
-      }
-      return free.i;
-    } catch (error) {
-      if (
-        error instanceof QueryFailedError &&
-        (error.driverError as { constraint?: string }).constraint ===
-          'credential_status_entry_credential_idx'
-      ) {
-        throw new DomainException(
-          'CREDENTIAL_ALREADY_EXISTS',
-          `The tenant already issued a credential with id '${credentialId}'.`,
-          [{ field: 'credential.id', message: 'is already taken by an issued credential' }],
-        );
-      }
-      throw error;
+    for (let attempt = 0; attempt < randomTries; attempt++) {
+      const index = randomInt(statusListLength);
+      if ((await insert(index)).length === 1) return index;
     }
+    const [free] = await manager.query<{ i: number }[]>(
+      `SELECT i FROM generate_series(0, $2 - 1) i
+        WHERE NOT EXISTS (SELECT 1 FROM credential_status_entry WHERE list_id = $1 AND list_index = i)
+        ORDER BY random() LIMIT 1`,
+      [listId, statusListLength],
+    );
+    if (free === undefined || (await insert(free.i)).length !== 1) {
+      throw new Error(`Status list ${listId} has no free index`);
+    }
+    return free.i;
   }
 }
 

@@ -1,0 +1,44 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryColumn,
+  type Relation,
+} from 'typeorm';
+import { TenantEntity } from '../tenants/tenant.entity.js';
+
+/** One credential a tenant issued: what listing and status management need, never its claims. */
+@Entity({ name: 'issued_credential' })
+@Index('issued_credential_tenant_created_idx', ['tenantId', 'createdAt'])
+export class IssuedCredentialEntity {
+  @PrimaryColumn({
+    name: 'tenant_id',
+    type: 'varchar',
+    length: 64,
+    primaryKeyConstraintName: 'issued_credential_pkey',
+  })
+  tenantId: string;
+
+  @PrimaryColumn({ type: 'text', primaryKeyConstraintName: 'issued_credential_pkey' })
+  id: string;
+
+  @ManyToOne(() => TenantEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'tenant_id', foreignKeyConstraintName: 'issued_credential_tenant_id_fkey' })
+  tenant?: Relation<TenantEntity>;
+
+  @Column({ type: 'text', array: true })
+  types: string[];
+
+  @Column({ type: 'varchar', length: 32 })
+  cryptosuite: string;
+
+  /** Who issued it: the caller's username, or its subject. */
+  @Column({ name: 'issued_by', type: 'varchar', length: 255 })
+  issuedBy: string;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+}
