@@ -64,6 +64,15 @@ function example(code: ErrorCode, path: string) {
  * The error answers of an operation, grouped by status, each a problem+json with an example per code.
  * Every operation also gets 500 and 503, which any request can meet.
  */
+/** What every tenant-scoped route may answer about its token and `x-tenant-id`. */
+export const tenantScopedProblems = [
+  'TENANT_HEADER_MISSING',
+  'TENANT_HEADER_INVALID',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'TENANT_NOT_FOUND',
+] as const satisfies readonly ErrorCode[];
+
 export const ApiProblems = (path: string, ...codes: ErrorCode[]) => {
   const all: ErrorCode[] = [...codes, 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
   const byStatus = new Map<number, ErrorCode[]>();

@@ -15,14 +15,35 @@ export function dataModelOf(credential: Json): 1 | 2 | undefined {
   return undefined;
 }
 
+/** A JSON-LD member that may hold one value or several, as a list (none when absent). */
+export function asArray(value: unknown): unknown[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+export function isJsonObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A member naming something by URL, as a string or as an object with an `id` (issuer, holder). */
+export function idOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  return isJsonObject(value) && typeof value.id === 'string' ? value.id : undefined;
+}
+
 export function issuerIdOf(credential: Json): string | undefined {
-  const issuer = credential.issuer;
-  if (typeof issuer === 'string') return issuer;
-  if (typeof issuer === 'object' && issuer !== null && !Array.isArray(issuer)) {
-    const id = (issuer as Json).id;
-    return typeof id === 'string' ? id : undefined;
-  }
-  return undefined;
+  return idOf(credential.issuer);
+}
+
+/** A credential or presentation must start with a credentials context. */
+export function contextErrors(document: Json, prefix: string): FieldError[] {
+  if (dataModelOf(document) !== undefined) return [];
+  return [
+    {
+      field: `${prefix}@context`,
+      message: `must start with '${credentialsV2}' (or '${credentialsV1}')`,
+    },
+  ];
 }
 
 /** The date members of each data model version: [not before, not after]. */
@@ -33,24 +54,13 @@ const dateMembers = {
 
 /** What makes a JSON object a credential at all (VC Data Model 1.1 and 2.0), member by member. */
 export function credentialShapeErrors(credential: Json, prefix: string): FieldError[] {
-  const errors: FieldError[] = [];
+  const errors = contextErrors(credential, prefix);
   const version = dataModelOf(credential);
-  if (version === undefined) {
-    errors.push({
-      field: `${prefix}@context`,
-      message: `must start with '${credentialsV2}' (or '${credentialsV1}')`,
-    });
-  }
-  const types = credential.type;
-  if (!(Array.isArray(types) ? types : [types]).includes('VerifiableCredential')) {
+  if (!asArray(credential.type).includes('VerifiableCredential')) {
     errors.push({ field: `${prefix}type`, message: "must include 'VerifiableCredential'" });
   }
-  const subject = credential.credentialSubject;
-  const subjects = Array.isArray(subject) ? subject : [subject];
-  if (
-    subjects.length === 0 ||
-    !subjects.every((one) => typeof one === 'object' && one !== null && !Array.isArray(one))
-  ) {
+  const subjects = asArray(credential.credentialSubject);
+  if (subjects.length === 0 || !subjects.every(isJsonObject)) {
     errors.push({ field: `${prefix}credentialSubject`, message: 'must be an object or objects' });
   }
   if (credential.issuer !== undefined && issuerIdOf(credential) === undefined) {

@@ -6,7 +6,12 @@ import {
   jsonLdProblem,
   type CheckProblem,
 } from './credential.errors.js';
-import { credentialShapeErrors, issuerIdOf, validityProblem } from './credential-checks.js';
+import {
+  asArray,
+  credentialShapeErrors,
+  issuerIdOf,
+  validityProblem,
+} from './credential-checks.js';
 import { verifyProofs } from './data-integrity.js';
 import { DOCUMENT_LOADER } from './document-loader.js';
 import { StatusListsService } from './status/status-lists.service.js';
@@ -68,8 +73,7 @@ export class CredentialVerifier {
   /** Each BitstringStatusListEntry: its bit must be clear in the list it names. */
   private async statusProblems(credential: Json): Promise<CheckProblem[]> {
     const problems: CheckProblem[] = [];
-    const status = credential.credentialStatus;
-    for (const entry of status === undefined ? [] : Array.isArray(status) ? status : [status]) {
+    for (const entry of asArray(credential.credentialStatus)) {
       const { type, statusPurpose, statusListIndex, statusListCredential } = (entry ?? {}) as Json;
       const problem = (detail: string, retrieval = false): void => {
         problems.push({
@@ -100,13 +104,10 @@ export class CredentialVerifier {
         Number(statusListIndex),
         String(statusPurpose),
       );
+      // bitOf has matched the purpose to the list's: revocation or suspension.
       if (typeof bit === 'string') problem(bit, true);
       else if (bit) {
-        problem(
-          statusPurpose === 'revocation'
-            ? 'the credential is revoked'
-            : `the credential is ${String(statusPurpose) === 'suspension' ? 'suspended' : `marked for ${String(statusPurpose)}`}`,
-        );
+        problem(`the credential is ${statusPurpose === 'revocation' ? 'revoked' : 'suspended'}`);
       }
     }
     return problems;

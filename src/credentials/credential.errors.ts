@@ -1,6 +1,17 @@
 import { DomainException } from '../common/problem/domain.exception.js';
+import { type ErrorCode } from '../common/problem/error-codes.js';
 import { type FieldError } from '../common/problem/problem.js';
 import { ContextNotAllowedError } from './document-loader.js';
+
+/** What a route taking a credential or presentation in its JSON body may answer about that body. */
+export const credentialBodyProblems = [
+  'VALIDATION_FAILED',
+  'MALFORMED_JSON',
+  'CREDENTIAL_INVALID',
+  'JSONLD_CONTEXT_UNKNOWN',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+] as const satisfies readonly ErrorCode[];
 
 export function credentialInvalid(errors: FieldError[]): DomainException {
   return new DomainException(

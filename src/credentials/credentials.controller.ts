@@ -10,7 +10,8 @@ import {
 } from '@nestjs/swagger';
 import { CurrentActor, CurrentTenant, TenantScoped } from '../auth/access.decorators.js';
 import { type Actor } from '../auth/caller.js';
-import { ApiProblems, ApiTenantSecurity } from '../common/openapi.js';
+import { ApiProblems, ApiTenantSecurity, tenantScopedProblems } from '../common/openapi.js';
+import { credentialBodyProblems } from './credential.errors.js';
 import { CredentialsService } from './credentials.service.js';
 import { IssuedCredentialsService } from './issued-credentials.service.js';
 import {
@@ -27,22 +28,6 @@ import {
   verificationExample,
   VerifyCredentialDto,
 } from './dto/credential-requests.dto.js';
-
-const tenantScopedProblems = [
-  'TENANT_HEADER_MISSING',
-  'TENANT_HEADER_INVALID',
-  'UNAUTHORIZED',
-  'FORBIDDEN',
-  'TENANT_NOT_FOUND',
-] as const;
-const bodyProblems = [
-  'VALIDATION_FAILED',
-  'MALFORMED_JSON',
-  'CREDENTIAL_INVALID',
-  'JSONLD_CONTEXT_UNKNOWN',
-  'PAYLOAD_TOO_LARGE',
-  'UNSUPPORTED_MEDIA_TYPE',
-] as const;
 
 const recordExample = {
   id: issuedExample.id,
@@ -149,7 +134,11 @@ export class CredentialsController {
     description: 'The signed credential.',
     example: { verifiableCredential: issuedExample },
   })
-  @ApiProblems('/ctrl/api/v1.0/credentials/issue', ...bodyProblems, ...tenantScopedProblems)
+  @ApiProblems(
+    '/ctrl/api/v1.0/credentials/issue',
+    ...credentialBodyProblems,
+    ...tenantScopedProblems,
+  )
   async issue(
     @CurrentTenant() tenantId: string,
     @CurrentActor() actor: Actor,
@@ -231,7 +220,7 @@ export class CredentialsController {
   @ApiProblems(
     '/ctrl/api/v1.0/credentials/verify',
     'CREDENTIAL_NOT_VERIFIED',
-    ...bodyProblems,
+    ...credentialBodyProblems,
     ...tenantScopedProblems,
   )
   verify(

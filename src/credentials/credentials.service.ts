@@ -11,7 +11,7 @@ import { StatusListsService } from './status/status-lists.service.js';
 import { IssuedCredentialsService } from './issued-credentials.service.js';
 import { DidService } from '../did/did.service.js';
 import { credentialInvalid, jsonLdProblem, notVerified } from './credential.errors.js';
-import { credentialShapeErrors, dataModelOf, issuerIdOf } from './credential-checks.js';
+import { asArray, credentialShapeErrors, dataModelOf, issuerIdOf } from './credential-checks.js';
 import { CredentialVerifier } from './credential-verifier.js';
 import { signCredential, signingCryptosuites } from './data-integrity.js';
 import { DOCUMENT_LOADER } from './document-loader.js';
@@ -78,15 +78,16 @@ export class CredentialsService {
       id: submitted.id ?? options.credentialId ?? `urn:uuid:${randomUUID()}`,
       issuer: submitted.issuer ?? tenant.did,
     };
-    await this.verifier.expand(credential, 'credential');
     const cryptosuite = options.cryptosuite ?? signingCryptosuites[0];
+    // eddsa-rdfc-2022 canonicalizes in safe mode while signing; JCS reads no JSON-LD, so check it here.
+    if (cryptosuite === 'eddsa-jcs-2022') await this.verifier.expand(credential, 'credential');
     // The status entries and the signature commit together: a refused signature frees the indices.
     const signed = await this.dataSource.transaction(async (manager) => {
       // Issues of one tenant queue on its list's row while each signs: wait up to the statement bound.
       await manager.query(`SET LOCAL lock_timeout = '2s'`);
       await this.issued.record(manager, tenantId, {
         id: credential.id as string,
-        types: [credential.type].flat().filter((type): type is string => typeof type === 'string'),
+        types: asArray(credential.type).filter((type): type is string => typeof type === 'string'),
         cryptosuite,
         issuedBy: actor.username ?? actor.subject,
       });
@@ -153,7 +154,7 @@ export class CredentialsService {
   private statusPurposesOf(requested: unknown, errors: FieldError[]): StatusPurpose[] {
     if (requested === undefined) return this.config.credentialStatusDefault;
     const purposes: StatusPurpose[] = [];
-    for (const [index, entry] of (Array.isArray(requested) ? requested : [requested]).entries()) {
+    for (const [index, entry] of asArray(requested).entries()) {
       const { type, statusPurpose, ...rest } = (entry ?? {}) as Json;
       if (
         type !== 'BitstringStatusListEntry' ||

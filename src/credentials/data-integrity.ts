@@ -6,6 +6,7 @@ import {
   createVerifyCryptosuite as eddsaJcs2022Verifying,
 } from '@digitalbazaar/eddsa-jcs-2022-cryptosuite';
 import * as vc from '@digitalbazaar/vc';
+import { asArray, isJsonObject } from './credential-checks.js';
 
 /** The cryptosuites this service signs with; the first is the default. */
 export const signingCryptosuites = ['eddsa-rdfc-2022', 'eddsa-jcs-2022'] as const;
@@ -53,7 +54,7 @@ export async function verifyProofs(
   documentLoader: DocumentLoader,
 ): Promise<ProofResult[]> {
   const { proof, ...unsecured } = secured;
-  const proofs = (Array.isArray(proof) ? proof : [proof]).filter(isObject);
+  const proofs = asArray(proof).filter(isJsonObject);
   return Promise.all(
     proofs.map(async (current): Promise<ProofResult> => {
       const described = { ...current };
@@ -104,12 +105,5 @@ function suiteFor(proof: Json): LinkedDataSuite | undefined {
 }
 
 function idsOf(value: unknown): string[] {
-  if (value === undefined) return [];
-  return (Array.isArray(value) ? value : [value]).filter(
-    (id): id is string => typeof id === 'string',
-  );
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return asArray(value).filter((id): id is string => typeof id === 'string');
 }

@@ -4,6 +4,7 @@ import { DataSource, QueryFailedError, type EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
 import { DomainException } from '../common/problem/domain.exception.js';
+import { entryBitSql } from './status/bitstring.js';
 import {
   type CredentialState,
   type IssuedCredentialPageDto,
@@ -20,9 +21,10 @@ interface RecordRow {
 }
 
 /** A credential's state from its entries' bits: revoked wins over suspended. */
+const entrySetSql = `get_bit(l.bits, ${entryBitSql}) = 1`;
 const stateSql = `CASE
-  WHEN bool_or(e.purpose = 'revocation' AND get_bit(l.bits, (e.list_index / 8) * 8 + 7 - e.list_index % 8) = 1) THEN 'revoked'
-  WHEN bool_or(e.purpose = 'suspension' AND get_bit(l.bits, (e.list_index / 8) * 8 + 7 - e.list_index % 8) = 1) THEN 'suspended'
+  WHEN bool_or(e.purpose = 'revocation' AND ${entrySetSql}) THEN 'revoked'
+  WHEN bool_or(e.purpose = 'suspension' AND ${entrySetSql}) THEN 'suspended'
   ELSE 'active' END`;
 
 /** The issuance records of each tenant: written with the credential, read for listing. */
@@ -121,7 +123,7 @@ export class IssuedCredentialsService {
     return `SELECT c.id, c.types, c.cryptosuite, c.created_at, ${stateSql} AS state,
               coalesce(json_agg(json_build_object(
                 'statusPurpose', e.purpose, 'listId', e.list_id, 'statusListIndex', e.list_index,
-                'set', get_bit(l.bits, (e.list_index / 8) * 8 + 7 - e.list_index % 8) = 1
+                'set', ${entrySetSql}
               ) ORDER BY e.purpose) FILTER (WHERE e.list_id IS NOT NULL), '[]') AS status
          FROM issued_credential c
          LEFT JOIN credential_status_entry e ON e.tenant_id = c.tenant_id AND e.credential_id = c.id

@@ -1,7 +1,8 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentTenant, TenantScoped } from '../auth/access.decorators.js';
-import { ApiProblems, ApiTenantSecurity } from '../common/openapi.js';
+import { ApiProblems, ApiTenantSecurity, tenantScopedProblems } from '../common/openapi.js';
+import { credentialBodyProblems } from './credential.errors.js';
 import { PresentationVerificationDto } from './dto/credential-answers.dto.js';
 import { issuedExample } from './dto/credential-requests.dto.js';
 import { VerifyPresentationDto } from './dto/presentation-requests.dto.js';
@@ -64,17 +65,8 @@ export class PresentationsController {
   @ApiProblems(
     '/ctrl/api/v1.0/presentations/verify',
     'CREDENTIAL_NOT_VERIFIED',
-    'VALIDATION_FAILED',
-    'MALFORMED_JSON',
-    'CREDENTIAL_INVALID',
-    'JSONLD_CONTEXT_UNKNOWN',
-    'PAYLOAD_TOO_LARGE',
-    'UNSUPPORTED_MEDIA_TYPE',
-    'TENANT_HEADER_MISSING',
-    'TENANT_HEADER_INVALID',
-    'UNAUTHORIZED',
-    'FORBIDDEN',
-    'TENANT_NOT_FOUND',
+    ...credentialBodyProblems,
+    ...tenantScopedProblems,
   )
   verify(
     @CurrentTenant() tenantId: string,

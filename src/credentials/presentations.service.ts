@@ -7,7 +7,7 @@ import {
   notVerified,
   type CheckProblem,
 } from './credential.errors.js';
-import { credentialsV1, credentialsV2 } from './credential-checks.js';
+import { asArray, contextErrors, idOf, isJsonObject } from './credential-checks.js';
 import { CredentialVerifier } from './credential-verifier.js';
 import { type PresentationVerificationDto } from './dto/credential-answers.dto.js';
 import { type VerifyPresentationDto } from './dto/presentation-requests.dto.js';
@@ -77,15 +77,7 @@ export class PresentationsService {
 }
 
 function presentationShapeErrors(presentation: Json): FieldError[] {
-  const errors: FieldError[] = [];
-  const contexts = presentation['@context'];
-  const first: unknown = Array.isArray(contexts) ? contexts[0] : contexts;
-  if (first !== credentialsV2 && first !== credentialsV1) {
-    errors.push({
-      field: `${field}.@context`,
-      message: `must start with '${credentialsV2}' (or '${credentialsV1}')`,
-    });
-  }
+  const errors = contextErrors(presentation, `${field}.`);
   if (!asArray(presentation.type).includes('VerifiablePresentation')) {
     errors.push({ field: `${field}.type`, message: "must include 'VerifiablePresentation'" });
   }
@@ -93,7 +85,7 @@ function presentationShapeErrors(presentation: Json): FieldError[] {
     errors.push({ field: `${field}.proof`, message: 'is required' });
   }
   const credentials = asArray(presentation.verifiableCredential);
-  if (!credentials.every((one) => typeof one === 'object' && one !== null && !Array.isArray(one))) {
+  if (!credentials.every(isJsonObject)) {
     errors.push({
       field: `${field}.verifiableCredential`,
       message: 'must be credentials (objects)',
@@ -104,11 +96,8 @@ function presentationShapeErrors(presentation: Json): FieldError[] {
 
 /** The holder, or else the DID whose key made the first proof (a self-asserted presentation). */
 function holderOf(presentation: Json, proofs: Json[]): string | undefined {
-  const holder = presentation.holder;
-  if (typeof holder === 'string') return holder;
-  if (typeof holder === 'object' && holder !== null && typeof (holder as Json).id === 'string') {
-    return (holder as Json).id as string;
-  }
+  const holder = idOf(presentation.holder);
+  if (holder !== undefined) return holder;
   const method = proofs[0]?.verificationMethod;
   return typeof method === 'string' ? method.split('#')[0] : undefined;
 }
@@ -136,9 +125,4 @@ function bindingProblems(
     });
   }
   return problems;
-}
-
-function asArray(value: unknown): unknown[] {
-  if (value === undefined) return [];
-  return Array.isArray(value) ? value : [value];
 }

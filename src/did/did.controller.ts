@@ -6,20 +6,12 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { ApiProblems, ApiTenantSecurity } from '../common/openapi.js';
+import { ApiProblems, ApiTenantSecurity, tenantScopedProblems } from '../common/openapi.js';
 import { DidDocumentDto, didDocumentExample } from './dto/did-document.dto.js';
 import { CurrentTenant, TenantScoped } from '../auth/access.decorators.js';
 import { type DidDocument } from './did-key.js';
 import { DidService } from './did.service.js';
 import { DidDto, didExample } from './dto/did.dto.js';
-
-const tenantScopedProblems = [
-  'TENANT_HEADER_MISSING',
-  'TENANT_HEADER_INVALID',
-  'UNAUTHORIZED',
-  'FORBIDDEN',
-  'TENANT_NOT_FOUND',
-] as const;
 
 @ApiTags('DID')
 @ApiTenantSecurity()

@@ -1,45 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-
-const wholeNumber = () =>
-  Transform(({ value }: { value: unknown }) =>
-    typeof value === 'string' && /^-?\d{1,9}$/.test(value) ? Number(value) : value,
-  );
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { PageQuery } from '../../common/page-query.js';
 
 export const credentialStates = ['active', 'suspended', 'revoked'] as const;
 export type CredentialState = (typeof credentialStates)[number];
 
-export class ListCredentialsQuery {
-  @ApiPropertyOptional({
-    type: 'integer',
-    description: 'Page number, from 0.',
-    default: 0,
-    minimum: 0,
-    example: 0,
-  })
-  @wholeNumber()
-  @IsOptional()
-  @Max(100_000_000, { message: 'must be at most 100000000' })
-  @Min(0, { message: 'must be 0 or more' })
-  @IsInt({ message: 'must be a whole number' })
-  page?: number;
-
-  @ApiPropertyOptional({
-    type: 'integer',
-    description: 'Page size.',
-    default: 20,
-    minimum: 1,
-    maximum: 100,
-    example: 20,
-  })
-  @wholeNumber()
-  @IsOptional()
-  @Max(100, { message: 'must be 1-100' })
-  @Min(1, { message: 'must be 1-100' })
-  @IsInt({ message: 'must be a whole number' })
-  size?: number;
-
+export class ListCredentialsQuery extends PageQuery {
   @ApiPropertyOptional({
     description: 'Only credentials with this type.',
     example: 'AlumniCredential',

@@ -24,3 +24,9 @@ export function bitAt(bits: Uint8Array, index: number): boolean {
   if (byte === undefined) throw new RangeError(`index ${index} is outside the list`);
   return (byte & (0x80 >> (index % 8))) !== 0;
 }
+
+/**
+ * The position PostgreSQL's get_bit/set_bit give the bit of `e.list_index` in `l.bits`: they count a
+ * byte's bits from the least significant, the list from the most.
+ */
+export const entryBitSql = '(e.list_index / 8) * 8 + 7 - e.list_index % 8';

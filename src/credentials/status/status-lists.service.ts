@@ -9,7 +9,13 @@ import { DomainException } from '../../common/problem/domain.exception.js';
 import { DidService } from '../../did/did.service.js';
 import { signCredential } from '../data-integrity.js';
 import { DOCUMENT_LOADER } from '../document-loader.js';
-import { bitAt, encodeList, statusListLength, type StatusPurpose } from './bitstring.js';
+import {
+  bitAt,
+  encodeList,
+  entryBitSql,
+  statusListLength,
+  type StatusPurpose,
+} from './bitstring.js';
 
 /** What a credential carries for one purpose (Bitstring Status List §2.1). */
 export interface StatusEntry {
@@ -21,8 +27,6 @@ export interface StatusEntry {
 }
 
 interface ListRow {
-  id: string;
-  tenant_id: string;
   purpose: StatusPurpose;
   bits: Buffer;
   version: number;
@@ -100,9 +104,8 @@ export class StatusListsService {
     }
     const changed = rowsOf(
       await this.dataSource.query(
-        // Index 0 is a byte's most significant bit; PostgreSQL's set_bit counts from the least.
         `UPDATE credential_status_list l
-            SET bits = set_bit(l.bits, (e.list_index / 8) * 8 + 7 - e.list_index % 8, $4),
+            SET bits = set_bit(l.bits, ${entryBitSql}, $4),
                 version = l.version + 1, updated_at = now()
            FROM credential_status_entry e
           WHERE e.tenant_id = $1 AND e.credential_id = $2 AND e.purpose = $3 AND l.id = e.list_id
@@ -177,7 +180,7 @@ export class StatusListsService {
   private async find(tenantId: string, listId: string): Promise<ListRow> {
     const [list] = /^[0-9a-f-]{36}$/.test(listId)
       ? await this.dataSource.query<ListRow[]>(
-          `SELECT id, tenant_id, purpose, bits, version, updated_at
+          `SELECT purpose, bits, version, updated_at
              FROM credential_status_list WHERE id = $1 AND tenant_id = $2`,
           [listId, tenantId],
         )

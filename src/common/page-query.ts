@@ -1,0 +1,42 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+
+const wholeNumber = () =>
+  Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && /^-?\d{1,9}$/.test(value) ? Number(value) : value,
+  );
+
+/** `page` and `size` of every Spring-style list; a list's query class extends it with its filters. */
+export class PageQuery {
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: 'Page number, from 0.',
+    default: 0,
+    minimum: 0,
+    maximum: 100_000_000,
+    example: 0,
+  })
+  @wholeNumber()
+  @IsOptional()
+  // class-validator runs these bottom-up and stops at the first failure: the type check comes first.
+  @Max(100_000_000, { message: 'must be at most 100000000' })
+  @Min(0, { message: 'must be 0 or more' })
+  @IsInt({ message: 'must be a whole number' })
+  page?: number;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: 'Page size.',
+    default: 20,
+    minimum: 1,
+    maximum: 100,
+    example: 20,
+  })
+  @wholeNumber()
+  @IsOptional()
+  @Max(100, { message: 'must be 1-100' })
+  @Min(1, { message: 'must be 1-100' })
+  @IsInt({ message: 'must be a whole number' })
+  size?: number;
+}
