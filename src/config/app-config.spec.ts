@@ -113,6 +113,21 @@ describe(loadConfig.name, () => {
     expectConfigError(env, variable);
   });
 
+  it('fetches status lists from private targets by default in local mode only', () => {
+    const allowed = (env: Record<string, string>) =>
+      loadConfig({ DATA_DIR: dataDir(), ...env }).statusListAllowPrivateTargets;
+    const database = { DATABASE_URL: 'postgres://agent@db/agent' };
+    expect(allowed({})).toBe(true);
+    expect(allowed(database)).toBe(false);
+    expect(allowed({ AUTH_ISSUER_URL: 'https://id.example.com/realms/a' })).toBe(false);
+    expect(allowed({ ...database, STATUS_LIST_ALLOW_PRIVATE_TARGETS: 'true' })).toBe(true);
+    expect(allowed({ STATUS_LIST_ALLOW_PRIVATE_TARGETS: 'false' })).toBe(false);
+    expectConfigError(
+      { STATUS_LIST_ALLOW_PRIVATE_TARGETS: 'yes' },
+      'STATUS_LIST_ALLOW_PRIVATE_TARGETS',
+    );
+  });
+
   it('does not echo a database password in its message', () => {
     try {
       loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: 'mysql://user:s3cret-pass@db/agent' });

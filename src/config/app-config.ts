@@ -30,6 +30,8 @@ export interface AppConfig {
   readonly credentialStatusDefault: ('revocation' | 'suspension')[];
   /** Operator-added JSON-LD contexts for credentials; undefined: the bundled ones only. */
   readonly credentialContextsDir?: string;
+  /** Whether status lists may be fetched from private addresses and over plain http. */
+  readonly statusListAllowPrivateTargets: boolean;
   readonly logLevel: LogLevel;
   /** The realm file the embedded issuer reads; undefined means the one shipped in keycloak/. */
   readonly realmFile: string | undefined;
@@ -136,6 +138,9 @@ export function loadConfig(env: Environment = process.env): AppConfig {
       settings.CREDENTIAL_CONTEXTS_DIR === undefined
         ? undefined
         : resolve(settings.CREDENTIAL_CONTEXTS_DIR),
+    statusListAllowPrivateTargets:
+      (settings.STATUS_LIST_ALLOW_PRIVATE_TARGETS ??
+        (embeddedIssuer && settings.DATABASE_URL === undefined ? 'true' : 'false')) === 'true',
     environment: { ...env },
   };
 }

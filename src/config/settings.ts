@@ -180,6 +180,15 @@ export class Settings {
   })
   CREDENTIAL_STATUS_DEFAULT = 'revocation';
 
+  @Setting({
+    description:
+      'lets credential verification fetch status lists from loopback and private addresses and over plain http (never link-local or cloud metadata addresses); for development only',
+    default: 'local mode (embedded database and issuer): `true`; else `false`',
+  })
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: '$property must be true or false' })
+  STATUS_LIST_ALLOW_PRIVATE_TARGETS?: 'true' | 'false';
+
   @Setting({ description: `log level: ${logLevels.join(', ')}`, default: '`info`' })
   @IsIn(logLevels, { message: `$property must be one of ${logLevels.join(', ')}` })
   LOG_LEVEL: LogLevel = 'info';

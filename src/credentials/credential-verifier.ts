@@ -14,6 +14,8 @@ import {
 } from './credential-checks.js';
 import { verifyProofs } from './data-integrity.js';
 import { DOCUMENT_LOADER } from './document-loader.js';
+import { bitAt } from './status/bitstring.js';
+import { RemoteStatusLists } from './status/remote-status-lists.js';
 import { StatusListsService } from './status/status-lists.service.js';
 
 type Json = Record<string, unknown>;
@@ -30,6 +32,7 @@ export class CredentialVerifier {
   constructor(
     @Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader,
     private readonly statusLists: StatusListsService,
+    private readonly remoteLists: RemoteStatusLists,
   ) {}
 
   /**
@@ -74,43 +77,78 @@ export class CredentialVerifier {
   private async statusProblems(credential: Json): Promise<CheckProblem[]> {
     const problems: CheckProblem[] = [];
     for (const entry of asArray(credential.credentialStatus)) {
-      const { type, statusPurpose, statusListIndex, statusListCredential } = (entry ?? {}) as Json;
-      const problem = (detail: string, retrieval = false): void => {
+      const { type, statusPurpose } = (entry ?? {}) as Json;
+      const bit =
+        type === 'BitstringStatusListEntry'
+          ? await this.statusBit((entry ?? {}) as Json, issuerIdOf(credential))
+          : `unsupported status entry type ${JSON.stringify(type)}`;
+      if (typeof bit === 'string') {
         problems.push({
-          type: retrieval ? checkProblemTypes.statusRetrieval : checkProblemTypes.status,
+          type: checkProblemTypes.statusRetrieval,
           check: 'status',
-          title: retrieval ? 'Status could not be read' : 'Status set',
-          detail,
+          title: 'Status could not be read',
+          detail: bit,
         });
-      };
-      if (type !== 'BitstringStatusListEntry') {
-        problem(`unsupported status entry type ${JSON.stringify(type)}`, true);
-        continue;
-      }
-      const ours =
-        typeof statusListCredential === 'string'
-          ? this.statusLists.listOfUrl(statusListCredential)
-          : undefined;
-      if (ours === undefined) {
-        problem(
-          `the status list ${JSON.stringify(statusListCredential)} is not one of this service's; other origins are not fetched`,
-          true,
-        );
-        continue;
-      }
-      const bit = await this.statusLists.bitOf(
-        ours.tenantId,
-        ours.listId,
-        Number(statusListIndex),
-        String(statusPurpose),
-      );
-      // bitOf has matched the purpose to the list's: revocation or suspension.
-      if (typeof bit === 'string') problem(bit, true);
-      else if (bit) {
-        problem(`the credential is ${statusPurpose === 'revocation' ? 'revoked' : 'suspended'}`);
+      } else if (bit) {
+        problems.push({
+          type: checkProblemTypes.status,
+          check: 'status',
+          title: 'Status set',
+          detail: `the credential is ${statusPurpose === 'revocation' ? 'revoked' : 'suspended'}`,
+        });
       }
     }
     return problems;
+  }
+
+  /**
+   * The entry's bit, or why it cannot be read. A list of ours is read from the database; any other is
+   * fetched, and must be a list of the same purpose, signed by the credential's issuer (§3.2).
+   */
+  private async statusBit(entry: Json, issuer: string | undefined): Promise<boolean | string> {
+    const { statusPurpose, statusListIndex, statusListCredential: url } = entry;
+    const index = Number(statusListIndex);
+    if (typeof url !== 'string') return 'the entry names no statusListCredential';
+    const ours = this.statusLists.listOfUrl(url);
+    if (ours !== undefined) {
+      return this.statusLists.bitOf(
+        ours.tenantId,
+        ours.listId,
+        index,
+        String(statusPurpose),
+        issuer,
+      );
+    }
+    const list = await this.remoteLists.read(url, (document) => this.listProblem(document));
+    if (typeof list === 'string') return list;
+    if (list.issuer !== issuer) {
+      return `the status list ${url} is issued by '${list.issuer}', not by the credential's issuer`;
+    }
+    if (!list.purposes.includes(String(statusPurpose))) {
+      return `the status list ${url} is for ${list.purposes.join(', ')}, not ${String(statusPurpose)}`;
+    }
+    if (!Number.isInteger(index) || index < 0 || index >= list.bits.length * 8) {
+      return `statusListIndex ${String(statusListIndex)} is outside the list`;
+    }
+    return bitAt(list.bits, index);
+  }
+
+  /** What is wrong with a status list credential from elsewhere: terms, proofs, issuer key, dates. */
+  private async listProblem(list: Json): Promise<string | undefined> {
+    try {
+      await jsonld.expand(list, { documentLoader: this.documentLoader, safe: true });
+    } catch (error) {
+      const problem = jsonLdProblem(error, 'statusListCredential');
+      if (problem === undefined) throw error;
+      return problem.message;
+    }
+    const { proofs, problems } = await this.inspectProofs(list);
+    const issuer = issuerIdOf(list) ?? '';
+    return (
+      problems[0]?.detail ??
+      (await this.keyProblem(issuer, proofs, 'assertionMethod')) ??
+      validityProblem(list, new Date())
+    );
   }
 
   /** Every proof's signature (sets and chains); a document without a proof object fails. */

@@ -10,6 +10,7 @@ import { PresentationsController } from './presentations.controller.js';
 import { PresentationsService } from './presentations.service.js';
 import { IssuedCredentialsService } from './issued-credentials.service.js';
 import { StatusListsController } from './status/status-lists.controller.js';
+import { RemoteStatusLists } from './status/remote-status-lists.js';
 import { StatusListsService } from './status/status-lists.service.js';
 import { createDocumentLoader, DOCUMENT_LOADER } from './document-loader.js';
 
@@ -22,6 +23,7 @@ import { createDocumentLoader, DOCUMENT_LOADER } from './document-loader.js';
     PresentationsService,
     IssuedCredentialsService,
     StatusListsService,
+    RemoteStatusLists,
     // Read once at boot: a bad operator context stops the start, not a request.
     {
       provide: DOCUMENT_LOADER,

@@ -123,6 +123,15 @@ declare module '@digitalbazaar/citizenship-context' {
 }
 
 declare module '@digitalbazaar/vc-bitstring-status-list' {
+  export interface BitstringStatusList {
+    setStatus(index: number, status: boolean): void;
+  }
+  export function createList(options: { length: number }): Promise<BitstringStatusList>;
+  export function createCredential(options: {
+    id: string;
+    list: BitstringStatusList;
+    statusPurpose: string;
+  }): Promise<JsonObject>;
   export function checkStatus(options: {
     credential: JsonObject;
     documentLoader: DocumentLoader;
@@ -130,4 +139,13 @@ declare module '@digitalbazaar/vc-bitstring-status-list' {
     verifyBitstringStatusListCredential?: boolean;
     verifyMatchingIssuers?: boolean;
   }): Promise<{ verified: boolean; results?: { status: boolean }[]; error?: Error }>;
+}
+
+declare module '@digitalbazaar/ed25519-multikey' {
+  export function generate(options?: { id?: string; controller?: string }): Promise<{
+    id: string;
+    controller: string;
+    publicKeyMultibase: string;
+    signer(): Signer;
+  }>;
 }

@@ -13,9 +13,10 @@ export function encodeList(bits: Uint8Array): string {
   return `u${gzipSync(bits).toString('base64url')}`;
 }
 
-export function decodeList(encoded: string): Buffer {
+/** The bits of an `encodedList`; a list that would inflate beyond `maxBytes` is refused. */
+export function decodeList(encoded: string, maxBytes = 16 * 1024 * 1024): Buffer {
   if (!encoded.startsWith('u')) throw new Error('encodedList must be multibase base64url (u...)');
-  return gunzipSync(Buffer.from(encoded.slice(1), 'base64url'));
+  return gunzipSync(Buffer.from(encoded.slice(1), 'base64url'), { maxOutputLength: maxBytes });
 }
 
 /** Index 0 is the most significant bit of the first byte (§2.1). */

@@ -158,18 +158,29 @@ export class StatusListsService {
     return { credential, version: list.version };
   }
 
-  /** The bit of one of our lists, or a sentence saying why it cannot be read. */
+  /**
+   * The bit of one of our lists, or a sentence saying why it cannot be read; the list must be the
+   * issuer's, as a verifier elsewhere would check on the signed list.
+   */
   async bitOf(
     tenantId: string,
     listId: string,
     index: number,
     purpose: string,
+    issuer: string | undefined,
   ): Promise<boolean | string> {
-    const [list] = await this.dataSource.query<Pick<ListRow, 'purpose' | 'bits'>[]>(
-      'SELECT purpose, bits FROM credential_status_list WHERE id = $1 AND tenant_id = $2',
+    const [list] = await this.dataSource.query<
+      (Pick<ListRow, 'purpose' | 'bits'> & { did: string })[]
+    >(
+      `SELECT l.purpose, l.bits, d.did FROM credential_status_list l
+         JOIN tenant_did d ON d.tenant_id = l.tenant_id
+        WHERE l.id = $1 AND l.tenant_id = $2`,
       [listId, tenantId],
     );
     if (list === undefined) return 'the status list does not exist (its tenant may be deleted)';
+    if (list.did !== issuer) {
+      return `the status list is issued by '${list.did}', not by the credential's issuer`;
+    }
     if (list.purpose !== purpose) return `the status list is for ${list.purpose}, not ${purpose}`;
     if (!Number.isInteger(index) || index < 0 || index >= list.bits.length * 8) {
       return `statusListIndex ${index} is outside the list`;

@@ -1,0 +1,113 @@
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { addressProblem, guardedGet, OutboundError, urlProblem } from './outbound.js';
+
+const strict = { allowPrivate: false };
+const relaxed = { allowPrivate: true };
+const limits = { timeoutMs: 2_000, maxBytes: 1_024 };
+
+describe(addressProblem.name, () => {
+  it.each([
+    ['93.184.215.14', undefined, undefined],
+    ['2606:2800:21f:cb07:6820:80da:af6b:8b2c', undefined, undefined],
+    ['127.0.0.1', 'loopback', undefined],
+    ['::1', 'loopback', undefined],
+    ['::ffff:127.0.0.1', 'loopback', undefined],
+    ['10.1.2.3', 'private', undefined],
+    ['172.16.0.1', 'private', undefined],
+    ['192.168.1.1', 'private', undefined],
+    ['fd12:3456::1', 'uniqueLocal', undefined],
+    ['100.64.0.1', 'carrierGradeNat', undefined],
+    ['169.254.169.254', 'linkLocal', 'linkLocal'],
+    ['::ffff:169.254.169.254', 'linkLocal', 'linkLocal'],
+    ['fe80::1', 'linkLocal', 'linkLocal'],
+    ['100.100.100.200', 'metadata', 'metadata'],
+    ['fd00:ec2::254', 'metadata', 'metadata'],
+    ['0.0.0.0', 'unspecified', 'unspecified'],
+    ['224.0.0.1', 'multicast', 'multicast'],
+    ['255.255.255.255', 'broadcast', 'broadcast'],
+  ])('%s: strict %s, relaxed %s', (address, strictWord, relaxedWord) => {
+    const check = (problem: string | undefined, word: string | undefined) =>
+      word === undefined ? expect(problem).toBeUndefined() : expect(problem).toContain(word);
+    check(addressProblem(address, strict), strictWord);
+    check(addressProblem(address, relaxed), relaxedWord);
+  });
+});
+
+describe(urlProblem.name, () => {
+  it('takes https only, plain http when private targets are allowed, never credentials', () => {
+    expect(urlProblem('https://status.example/1', strict)).toBeUndefined();
+    expect(urlProblem('http://status.example/1', strict)).toContain('only https');
+    expect(urlProblem('http://status.example/1', relaxed)).toBeUndefined();
+    expect(urlProblem('ftp://status.example/1', relaxed)).toContain('only https');
+    expect(urlProblem('https://user:pw@status.example/1', strict)).toContain('credentials');
+    expect(urlProblem('not a url', strict)).toContain('not a URL');
+  });
+
+  it('checks an address literal before any connection', () => {
+    expect(urlProblem('https://127.0.0.1/x', strict)).toContain('loopback');
+    expect(urlProblem('https://[::1]/x', strict)).toContain('loopback');
+    expect(urlProblem('https://[::ffff:a9fe:a9fe]/x', relaxed)).toContain('linkLocal');
+    expect(urlProblem('http://169.254.169.254/latest/meta-data', relaxed)).toContain('linkLocal');
+  });
+});
+
+describe(guardedGet.name, () => {
+  let server: Server;
+  let origin: string;
+  let hits = 0;
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      hits++;
+      if (request.url === '/big') return void response.end(Buffer.alloc(4_096, 'x'));
+      if (request.url === '/redirect') {
+        response.writeHead(302, { location: '/small' });
+        return void response.end();
+      }
+      if (request.url === '/silent') return; // never answers
+      response.end('small');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('reads an answer within the limits', async () => {
+    const response = await guardedGet(`${origin}/small`, relaxed, limits);
+    expect({ status: response.status, body: response.body.toString() }).toEqual({
+      status: 200,
+      body: 'small',
+    });
+  });
+
+  it('does not follow a redirect', async () => {
+    const response = await guardedGet(`${origin}/redirect`, relaxed, limits);
+    expect(response.status).toBe(302);
+  });
+
+  it('stops reading past the size cap', async () => {
+    await expect(guardedGet(`${origin}/big`, relaxed, limits)).rejects.toThrow(
+      'larger than 1024 bytes',
+    );
+  });
+
+  it('gives up on a silent server after the timeout', async () => {
+    await expect(
+      guardedGet(`${origin}/silent`, relaxed, { ...limits, timeoutMs: 200 }),
+    ).rejects.toThrow('no complete answer within 200 ms');
+  });
+
+  it('refuses a name that resolves to loopback, without connecting', async () => {
+    const before = hits;
+    const port = new URL(origin).port;
+    const refused = guardedGet(`https://localhost:${port}/small`, strict, limits);
+    await expect(refused).rejects.toBeInstanceOf(OutboundError);
+    await expect(refused).rejects.toThrow(/localhost resolves to .* loopback/);
+    await expect(guardedGet(`${origin}/small`, strict, limits)).rejects.toThrow('only https');
+    expect(hits).toBe(before);
+  });
+});

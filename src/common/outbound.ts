@@ -1,0 +1,143 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/** Which targets an outgoing request may reach. */
+export interface OutboundPolicy {
+  /** Loopback, private and unique-local addresses and plain http: development and tests only. */
+  readonly allowPrivate: boolean;
+}
+
+export interface OutboundLimits {
+  readonly timeoutMs: number;
+  readonly maxBytes: number;
+  readonly headers?: Record<string, string>;
+}
+
+export interface OutboundResponse {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer;
+}
+
+/** An outgoing request this service will not make or could not complete; the message says why. */
+export class OutboundError extends Error {
+  override name = 'OutboundError';
+}
+
+/** Ranges a private target may be in when the policy allows them. */
+const privateRanges = new Set(['private', 'loopback', 'uniqueLocal', 'carrierGradeNat']);
+
+/** Cloud metadata services outside the link-local range (Alibaba, AWS over IPv6). */
+const metadataAddresses = new Set(['100.100.100.200', 'fd00:ec2::254']);
+
+/**
+ * Why `address` may not be connected to, or undefined when it may. Public unicast only; with
+ * `allowPrivate` also loopback and private ranges, never link-local or a metadata service.
+ */
+export function addressProblem(address: string, policy: OutboundPolicy): string | undefined {
+  if (!ipaddr.isValid(address)) return `'${address}' is not an IP address`;
+  const parsed = ipaddr.process(address);
+  const range = parsed.range();
+  if (range === 'unicast') return undefined;
+  if (metadataAddresses.has(parsed.toNormalizedString()) || metadataAddresses.has(address)) {
+    return `${address} is a cloud metadata address`;
+  }
+  if (policy.allowPrivate && privateRanges.has(range)) return undefined;
+  return `${address} is in a ${range} range, which is not reachable from here`;
+}
+
+/** Why `url` may not be requested at all (scheme, credentials, an address literal), or undefined. */
+export function urlProblem(url: string, policy: OutboundPolicy): string | undefined {
+  if (!URL.canParse(url)) return `'${url}' is not a URL`;
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'https:' && !(policy.allowPrivate && parsed.protocol === 'http:')) {
+    return `only https URLs are fetched, not ${parsed.protocol}`;
+  }
+  if (parsed.username !== '' || parsed.password !== '') return 'a URL with credentials is refused';
+  const host = hostOf(parsed);
+  return isIP(host) === 0 ? undefined : addressProblem(host, policy);
+}
+
+/**
+ * GET `url` within the limits: no redirect followed, the body capped, and the connection made to an
+ * address that was checked against the policy (resolved once, so DNS cannot swap it afterwards).
+ */
+export async function guardedGet(
+  url: string,
+  policy: OutboundPolicy,
+  limits: OutboundLimits,
+): Promise<OutboundResponse> {
+  const problem = urlProblem(url, policy);
+  if (problem !== undefined) throw new OutboundError(problem);
+  const target = new URL(url);
+  const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  const signal = AbortSignal.timeout(limits.timeoutMs);
+  return new Promise<OutboundResponse>((resolve, reject) => {
+    const fail = (error: unknown): void => {
+      reject(
+        error instanceof OutboundError
+          ? error
+          : new OutboundError(
+              signal.aborted
+                ? `no complete answer within ${limits.timeoutMs} ms`
+                : `the request failed: ${error instanceof Error ? error.message : String(error)}`,
+            ),
+      );
+    };
+    const outgoing = request(
+      target,
+      { method: 'GET', headers: limits.headers, lookup: checkedLookup(policy), signal },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > limits.maxBytes) {
+            response.destroy(
+              new OutboundError(`the answer is larger than ${limits.maxBytes} bytes`),
+            );
+            return;
+          }
+          chunks.push(chunk);
+        });
+        response.on('error', fail);
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(chunks),
+          }),
+        );
+      },
+    );
+    outgoing.on('error', fail);
+    outgoing.end();
+  });
+}
+
+/** A DNS lookup that answers only when every address of the name passes the policy. */
+function checkedLookup(policy: OutboundPolicy): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error !== null) return callback(error, '', 0);
+      const refused = addresses
+        .map(({ address }) => addressProblem(address, policy))
+        .find((problem) => problem !== undefined);
+      if (refused !== undefined) {
+        return callback(new OutboundError(`${hostname} resolves to ${refused}`), '', 0);
+      }
+      if (options.all === true) return callback(null, addresses, 0);
+      const [first] = addresses;
+      if (first === undefined)
+        return callback(new OutboundError(`${hostname} has no address`), '', 0);
+      return callback(null, first.address, first.family);
+    });
+  };
+}
+
+function hostOf(url: URL): string {
+  return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+}
