@@ -7,8 +7,8 @@ import { InterferenceMeter, ProcessSampler } from './processes.mjs';
 import { apiPath, log, settings } from './settings.mjs';
 
 /**
- * One autocannon run; `requestFor(counter)` gives each request's method, path and headers, and may give
- * its own access token instead of `token`.
+ * One autocannon run; `requestFor(counter)` gives each request's method, path, headers and JSON body,
+ * and may give its own access token instead of `token`.
  */
 async function load(baseUrl, token, seconds, requestFor, state = { counter: 0 }) {
   const result = await autocannon({
@@ -28,8 +28,10 @@ async function load(baseUrl, token, seconds, requestFor, state = { counter: 0 })
             headers: {
               ...request.headers,
               ...next.headers,
+              ...(next.body === undefined ? {} : { 'content-type': 'application/json' }),
               authorization: `Bearer ${next.token ?? token}`,
             },
+            ...(next.body === undefined ? {} : { body: JSON.stringify(next.body) }),
           };
         },
       },
@@ -55,7 +57,7 @@ async function load(baseUrl, token, seconds, requestFor, state = { counter: 0 })
  * below the whole run's); CPU time per request over all slices; peak RSS the highest; sequential scans
  * summed. Each spec keeps one request counter across warm-up and slices.
  */
-async function interleaved(context, specs, slices) {
+export async function interleaved(context, specs, slices) {
   const seconds = settings.duration / slices;
   const runs = [];
   for (const spec of specs) {

@@ -143,24 +143,32 @@ function embeddedDatabaseUrl(dataDir) {
   return `postgres://agent:${encodeURIComponent(password)}@127.0.0.1:${port.trim()}/agent`;
 }
 
-export async function startBaseline({ databaseUrl, jwksUrl, issuer, prepared = false }) {
-  const child = spawn(process.execPath, [join(root, 'bench/baseline.mjs')], {
+export function startBaseline({ databaseUrl, jwksUrl, issuer, prepared = false }) {
+  return startScript('bench/baseline.mjs', {
+    DATABASE_URL: databaseUrl,
+    JWKS_URL: jwksUrl,
+    ISSUER: issuer,
+    AUDIENCE: 'agent-api',
+    PREPARED: prepared ? '1' : '0',
+  });
+}
+
+/** The credential baseline: no database, no issuer, its key in memory. */
+export function startCredentialBaseline() {
+  return startScript('bench/credential-baseline.mjs', {});
+}
+
+/** A baseline script in its own process, listening on a free port it prints as {"port": n}. */
+async function startScript(script, scriptEnv) {
+  const child = spawn(process.execPath, [join(root, script)], {
     cwd: root,
-    env: {
-      PATH: env.PATH,
-      DATABASE_URL: databaseUrl,
-      JWKS_URL: jwksUrl,
-      ISSUER: issuer,
-      AUDIENCE: 'agent-api',
-      PORT: '0',
-      PREPARED: prepared ? '1' : '0',
-    },
+    env: { PATH: env.PATH, PORT: '0', ...scriptEnv },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   cleanups.push(() => stopProcess(child));
   const lines = createInterface({ input: child.stdout });
   const port = await new Promise((resolvePort, reject) => {
-    child.once('exit', (code) => reject(new Error(`The baseline exited with ${code} at start`)));
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code} at start`)));
     lines.once('line', (line) => resolvePort(JSON.parse(line).port));
   });
   return { url: `http://127.0.0.1:${port}`, pid: child.pid, child };

@@ -8,7 +8,16 @@ import {
   freshTokenScenario,
   preparedBaselineProcess,
 } from './load.mjs';
+import {
+  credentialBaselineProcess,
+  cryptosuites,
+  issueScenario,
+  verifyScenario,
+} from './credentials.mjs';
 import { settings, targets } from './settings.mjs';
+
+/** The credential scenarios judged against the credential baseline. */
+const credentialJudged = [...cryptosuites.map(issueScenario), verifyScenario];
 
 export function machine() {
   let cpuModel = cpus()[0]?.model ?? 'unknown';
@@ -73,6 +82,23 @@ export function evaluate(rows) {
         });
       }
     }
+  }
+  for (const name of credentialJudged) {
+    const service = find(name, 1, 'service');
+    const baseline = find(name, 1, credentialBaselineProcess);
+    if (service === undefined || baseline === undefined) continue;
+    const throughput = ratio(service.requestsPerSecond, baseline.requestsPerSecond);
+    const p99 = ratio(service.latencyP99Ms, baseline.latencyP99Ms);
+    verdicts.push({
+      target: `${name} throughput >= ${targets.credentialThroughputRatio}x ${credentialBaselineProcess}`,
+      value: `${throughput}x`,
+      pass: throughput !== undefined && throughput >= targets.credentialThroughputRatio,
+    });
+    verdicts.push({
+      target: `${name} p99 <= ${targets.credentialP99Ratio}x ${credentialBaselineProcess}`,
+      value: `${p99}x (${service.latencyP99Ms} vs ${baseline.latencyP99Ms} ms)`,
+      pass: p99 !== undefined && p99 <= targets.credentialP99Ratio,
+    });
   }
   const create = rows.find((row) => row.name === 'POST /tenants/create');
   if (create !== undefined) {
@@ -208,6 +234,15 @@ export function report(result) {
           row.otherCpuPercent ?? 'n/a',
         ]),
         ...didRatios,
+        ...credentialJudged.flatMap((name) =>
+          ratioRow(
+            name,
+            1,
+            `service/${credentialBaselineProcess}`,
+            find(name, 1, 'service'),
+            find(name, 1, credentialBaselineProcess),
+          ),
+        ),
       ],
     ),
     '',

@@ -1,7 +1,8 @@
 // @ts-check
 // npm run bench: drives the service and a bare node:http baseline with autocannon at fixed concurrency
 // and duration, at 100 and at 100,000 tenants, and reports requests/s, p50/p99 latency and peak RSS per
-// process (docs/performance.md). The baseline runs twice: with a plain parameterized query, which the
+// process (docs/performance.md); credential issue, verify and status update beside a baseline that calls
+// the same credential libraries without framework or database (bench/credential-baseline.mjs). The baseline runs twice: with a plain parameterized query, which the
 // targets are judged against, and with the service's prepared statement, for information. ESM checked
 // by TypeScript (// @ts-check, tsconfig.bench.json) on the compiled service (`npm run bench` builds first).
 //
@@ -31,6 +32,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
+import { measureCredentials } from './credentials.mjs';
 import { seedTenants } from './database.mjs';
 import { accessTokens, createTenantsThroughApi, discover, tokenSource } from './http.mjs';
 import { baselineProcess, measureSize, preparedBaselineProcess, scenario } from './load.mjs';
@@ -40,6 +42,7 @@ import {
   commitOf,
   machineBusyPercent,
   startBaseline,
+  startCredentialBaseline,
   startLocalService,
 } from './processes.mjs';
 import { evaluate, machine, report } from './report.mjs';
@@ -166,6 +169,9 @@ async function main() {
       return { method: 'POST', path: `${apiPath}/tenants/create?id=${id}&label=Bench%20${id}` };
     },
   });
+
+  log('starting the credential baseline');
+  await measureCredentials(context, smallIds, await startCredentialBaseline());
 
   // The large size: seeded in SQL.
   if (database !== undefined && settings.scaleTenants > settings.tenants) {

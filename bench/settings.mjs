@@ -24,6 +24,8 @@ export const apiPath = '/ctrl/api/v1.0';
 export const targets = {
   didThroughputRatio: 0.8,
   didP99Ratio: 2,
+  credentialThroughputRatio: 0.8,
+  credentialP99Ratio: 2,
   createPerSecond: 300,
   serviceRssMb: 250,
 };

@@ -39,7 +39,9 @@ function rawKey(multibase: string): Buffer {
 
 function signerOf(pair: { publicKeyMultibase: string; privateKeyMultibase: string }) {
   const did = `did:key:${pair.publicKeyMultibase}`;
-  return ed25519Signer(`${did}#${pair.publicKeyMultibase}`, () => rawKey(pair.privateKeyMultibase));
+  return ed25519Signer(`${did}#${pair.publicKeyMultibase}`, rawKey(pair.publicKeyMultibase), () =>
+    rawKey(pair.privateKeyMultibase),
+  );
 }
 
 const keyPair = json('keyPair.json') as { publicKeyMultibase: string; privateKeyMultibase: string };

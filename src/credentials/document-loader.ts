@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { ed25519DidDocument, ed25519PublicKeyOfDidKey } from '../did/did-key.js';
 
 /** Nest's token for the one document loader the credential operations share. */
@@ -24,18 +25,27 @@ export class UnresolvableDidError extends Error {
  * DIDs and their keys derived from the DID itself; anything else is refused, never fetched.
  */
 export function createDocumentLoader(contexts: ReadonlyMap<string, unknown>): DocumentLoader {
+  // A did:key document is a pure function of the DID, but deriving its X25519 key costs a field inversion.
+  const dids = new LRUCache<string, object>({ max: 1_000 });
   const load = (url: string): RemoteDocument => {
     const context = contexts.get(url);
     if (context !== undefined) return { contextUrl: null, documentUrl: url, document: context };
-    if (url.startsWith('did:'))
-      return { contextUrl: null, documentUrl: url, document: resolveDid(url) };
+    if (url.startsWith('did:')) {
+      let document = dids.get(url);
+      if (document === undefined) {
+        document = resolveDid(url);
+        dids.set(url, document);
+      }
+      // A copy: a caller that changes what it loaded must not change what the next one loads.
+      return { contextUrl: null, documentUrl: url, document: structuredClone(document) };
+    }
     throw new ContextNotAllowedError(url);
   };
   return (url) => new Promise((resolve) => resolve(load(url)));
 }
 
 /** A DID document, or one of its verification methods when the URL has a fragment. */
-function resolveDid(url: string): unknown {
+function resolveDid(url: string): object {
   const [did = '', fragment] = url.split('#', 2);
   const publicKey = ed25519PublicKeyOfDidKey(did);
   if (publicKey === undefined) throw new UnresolvableDidError(did);

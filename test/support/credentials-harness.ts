@@ -88,7 +88,7 @@ export function makeHolder() {
   const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url');
   const seed = Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url');
   const { did, publicKeyMultibase } = ed25519DidKey(raw);
-  const signer = ed25519Signer(`${did}#${publicKeyMultibase}`, () => Buffer.from(seed));
+  const signer = ed25519Signer(`${did}#${publicKeyMultibase}`, raw, () => Buffer.from(seed));
   const documentLoader = createDocumentLoader(bundledContexts());
   return {
     did,

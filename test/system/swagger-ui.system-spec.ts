@@ -261,6 +261,64 @@ describe('Swagger UI in Chromium', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it('issues a credential with Try it out as it stands, verifies it, revokes it and sees it fail', async () => {
+    await step(page, 'issue-credential', async () => {
+      const issueOperation = await openOperation(page, 'Credentials-issueCredential');
+      // The example body as the UI pre-fills it: no edit.
+      const { status, body } = await execute(issueOperation);
+      expect(status).toBe(201);
+      const credential = (body as { verifiableCredential: Record<string, unknown> })
+        .verifiableCredential;
+      expect(credential).toMatchObject({
+        issuer: created.did,
+        proof: { cryptosuite: 'eddsa-rdfc-2022', proofPurpose: 'assertionMethod' },
+        credentialStatus: { statusPurpose: 'revocation' },
+      });
+      await page.screenshot({ path: join(artifacts, 'credential-issued.png') });
+      await issueOperation.locator('.opblock-summary').first().click();
+
+      const verifyOperation = await openOperation(page, 'Credentials-verifyCredential');
+      const verifyBody = verifyOperation.locator('textarea.body-param__text');
+      await verifyBody.fill(JSON.stringify({ verifiableCredential: credential }));
+      expect(await execute(verifyOperation)).toMatchObject({
+        status: 200,
+        body: { verified: true },
+      });
+
+      const statusOperation = await openOperation(page, 'Credentials-updateCredentialStatus');
+      await statusOperation.locator('textarea.body-param__text').fill(
+        JSON.stringify({
+          credentialId: credential.id,
+          credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' },
+        }),
+      );
+      await statusOperation.locator('button.execute').click();
+      const answered = statusOperation.locator('.live-responses-table tbody tr.response').first();
+      await answered.waitFor();
+      expect((await answered.locator('.response-col_status').innerText()).trim()).toBe('204');
+
+      // Executed again: wait for the new answer to replace the 200 before reading it.
+      await verifyOperation.locator('button.execute').click();
+      const refusedRow = verifyOperation.locator('.live-responses-table tbody tr.response', {
+        has: page.locator('.response-col_status', { hasText: '422' }),
+      });
+      await refusedRow.waitFor();
+      const refused = JSON.parse(
+        await refusedRow.locator('.response-col_description pre.microlight').first().innerText(),
+      ) as unknown;
+      expect(refused).toMatchObject({
+        code: 'CREDENTIAL_NOT_VERIFIED',
+        verified: false,
+        problemDetails: [{ check: 'status', detail: 'the credential is revoked' }],
+      });
+      await page.screenshot({ path: join(artifacts, 'credential-revoked.png'), fullPage: true });
+      for (const operation of [verifyOperation, statusOperation]) {
+        await operation.locator('.opblock-summary').first().click();
+      }
+    });
+    expect(pageErrors).toEqual([]);
+  });
+
   it('keeps the authorization and the picked tenant across a reload (persistAuthorization)', async () => {
     await step(page, 'reload', async () => {
       await page.reload();

@@ -74,8 +74,12 @@ export class StatusListsService {
   ): Promise<StatusEntry[]> {
     const entries: StatusEntry[] = [];
     for (const purpose of purposes) {
-      const listId = await this.listWithRoom(manager, tenantId, purpose);
-      const index = await this.freeIndex(manager, listId, tenantId, credentialId, purpose);
+      // Usually one statement: room in an open list and a random index in it.
+      const taken = await this.takeFromOpenList(manager, tenantId, credentialId, purpose);
+      const listId = taken?.id ?? (await this.listWithRoom(manager, tenantId, purpose));
+      const index =
+        taken?.list_index ??
+        (await this.freeIndex(manager, listId, tenantId, credentialId, purpose));
       const url = this.listUrl(tenantId, listId);
       entries.push({
         id: `${url}#${index}`,
@@ -86,6 +90,33 @@ export class StatusListsService {
       });
     }
     return entries;
+  }
+
+  /**
+   * Takes room in the tenant's oldest open list of the purpose (locking its row) and tries one random
+   * index in it: undefined when no list has room, `list_index` null when the index was taken.
+   */
+  private async takeFromOpenList(
+    manager: EntityManager,
+    tenantId: string,
+    credentialId: string,
+    purpose: StatusPurpose,
+  ): Promise<{ id: string; list_index: number | null } | undefined> {
+    const [taken] = await manager.query<{ id: string; list_index: number | null }[]>(
+      `WITH list AS (
+         UPDATE credential_status_list SET allocated = allocated + 1
+          WHERE id = (SELECT id FROM credential_status_list
+                       WHERE tenant_id = $1 AND purpose = $2 AND allocated < length
+                       ORDER BY created_at LIMIT 1 FOR UPDATE)
+         RETURNING id),
+       entry AS (
+         INSERT INTO credential_status_entry (list_id, list_index, tenant_id, credential_id, purpose)
+         SELECT id, $4, $1, $3, $2 FROM list
+         ON CONFLICT (list_id, list_index) DO NOTHING RETURNING list_index)
+       SELECT list.id, (SELECT list_index FROM entry) AS list_index FROM list`,
+      [tenantId, purpose, credentialId, randomInt(statusListLength)],
+    );
+    return taken;
   }
 
   /** Sets or clears the credential's bit of one purpose; false on revocation is refused. */

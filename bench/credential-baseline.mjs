@@ -1,0 +1,127 @@
+// @ts-check
+// The credential benchmark's baseline: a bare node:http server, no framework, no database, that does the
+// essential work of POST /credentials/issue and /credentials/verify with the same libraries the service
+// uses (the compiled src/credentials modules over Digital Bazaar's vc and Data Integrity suites), its
+// Ed25519 key in memory and its status list in memory. bench/run.mjs starts it as a separate process.
+//
+// Environment: PORT (0: any free port). Prints one JSON line {"port": n} on stdout once it listens.
+import { generateKeyPairSync, randomInt, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import jsonld from 'jsonld';
+import { bundledContexts } from '../dist/src/credentials/contexts.js';
+import { signCredential, verifyProofs } from '../dist/src/credentials/data-integrity.js';
+import { createDocumentLoader } from '../dist/src/credentials/document-loader.js';
+import { bitAt, statusListLength } from '../dist/src/credentials/status/bitstring.js';
+import { ed25519DidKey } from '../dist/src/did/did-key.js';
+import { ed25519Signer } from '../dist/src/did/signer.js';
+
+const { PORT = '0' } = process.env;
+const documentLoader = createDocumentLoader(bundledContexts());
+const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+const seed = Buffer.from(
+  /** @type {string} */ (privateKey.export({ format: 'jwk' }).d),
+  'base64url',
+);
+const rawPublicKey = Buffer.from(
+  /** @type {string} */ (publicKey.export({ format: 'jwk' }).x),
+  'base64url',
+);
+const { did, publicKeyMultibase } = ed25519DidKey(rawPublicKey);
+const verificationMethod = `${did}#${publicKeyMultibase}`;
+const signer = ed25519Signer(verificationMethod, rawPublicKey, () => Buffer.from(seed));
+const listUrl = 'https://baseline.invalid/status/1';
+const list = Buffer.alloc(statusListLength / 8);
+
+function send(response, status, body) {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': status < 400 ? 'application/json; charset=utf-8' : 'application/problem+json',
+    'content-length': Buffer.byteLength(text),
+  });
+  response.end(text);
+}
+
+async function readJson(request) {
+  const chunks = [];
+  for await (const chunk of request) chunks.push(chunk);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
+
+/**
+ * Issuer, id and a revocation entry filled in, JSON-LD checked for JCS, then signed.
+ * @param {{ credential: Record<string, unknown>, options?: { cryptosuite?: 'eddsa-rdfc-2022' | 'eddsa-jcs-2022' } }} request
+ */
+async function issue({ credential, options = {} }) {
+  const index = randomInt(statusListLength);
+  const filled = {
+    ...credential,
+    id: credential.id ?? `urn:uuid:${randomUUID()}`,
+    issuer: did,
+    credentialStatus: {
+      id: `${listUrl}#${index}`,
+      type: 'BitstringStatusListEntry',
+      statusPurpose: 'revocation',
+      statusListIndex: String(index),
+      statusListCredential: listUrl,
+    },
+  };
+  const cryptosuite = options.cryptosuite ?? 'eddsa-rdfc-2022';
+  if (cryptosuite === 'eddsa-jcs-2022') {
+    await jsonld.expand(filled, { documentLoader, safe: true });
+  }
+  const signed = await signCredential(filled, {
+    signer,
+    cryptosuite,
+    date: new Date(),
+    documentLoader,
+  });
+  return { verifiableCredential: signed };
+}
+
+/** Safe-mode expansion, every proof, the key being the issuer's, and the status bit. */
+async function verify({ verifiableCredential: credential }) {
+  await jsonld.expand(credential, { documentLoader, safe: true });
+  const results = await verifyProofs(credential, documentLoader);
+  const status = credential.credentialStatus;
+  const verified =
+    results.length > 0 &&
+    results.every(
+      (result) => result.verified && result.proof.verificationMethod === verificationMethod,
+    ) &&
+    credential.issuer === did &&
+    !bitAt(list, Number(status.statusListIndex));
+  return { verified, status: verified ? 200 : 422 };
+}
+
+const server = createServer((request, response) => {
+  const route = `${request.method} ${request.url}`;
+  const handle = async () => {
+    if (route === 'POST /ctrl/api/v1.0/credentials/issue') {
+      return send(response, 201, await issue(await readJson(request)));
+    }
+    if (route === 'POST /ctrl/api/v1.0/credentials/verify') {
+      const { verified, status } = await verify(await readJson(request));
+      return send(response, status, { verified });
+    }
+    send(response, 404, { status: 404 });
+  };
+  handle().catch((error) => {
+    console.error(error);
+    if (!response.headersSent) send(response, 500, { status: 500 });
+  });
+});
+server.keepAliveTimeout = 65_000;
+
+server.listen(Number(PORT), '127.0.0.1', () => {
+  console.log(
+    JSON.stringify({ port: /** @type {import('node:net').AddressInfo} */ (server.address()).port }),
+  );
+});
+
+const stop = () => {
+  server.close();
+  server.closeAllConnections();
+  process.exit(0);
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

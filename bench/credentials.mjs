@@ -1,0 +1,132 @@
+// @ts-check
+/** The credential scenarios: issue (each cryptosuite), verify and status update, beside the baseline. */
+import { interleaved, scenario } from './load.mjs';
+import { apiPath, log, settings } from './settings.mjs';
+
+export const credentialBaselineProcess = 'credential baseline';
+export const issueScenario = (cryptosuite) => `POST /credentials/issue (${cryptosuite})`;
+export const verifyScenario = 'POST /credentials/verify';
+export const statusScenario = 'POST /credentials/status';
+export const cryptosuites = ['eddsa-rdfc-2022', 'eddsa-jcs-2022'];
+
+/** The VC 2.0 example the README issues, without id: each request gets its own. */
+const credential = {
+  '@context': [
+    'https://www.w3.org/ns/credentials/v2',
+    'https://www.w3.org/ns/credentials/examples/v2',
+  ],
+  type: ['VerifiableCredential', 'AlumniCredential'],
+  name: 'Alumni Credential',
+  credentialSubject: { id: 'did:example:abcdefgh', alumniOf: 'The School of Examples' },
+};
+
+function issueRequests(cryptosuite, tenantIds, statusPurpose = 'revocation') {
+  return (counter) => ({
+    method: 'POST',
+    path: `${apiPath}/credentials/issue`,
+    headers: { 'x-tenant-id': tenantIds[counter % tenantIds.length] },
+    body: {
+      credential,
+      options: {
+        cryptosuite,
+        credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose },
+      },
+    },
+  });
+}
+
+/** @returns {Promise<any>} the JSON answer of a POST that must succeed */
+async function post(url, token, request) {
+  const response = await fetch(`${url}${request.path}`, {
+    method: 'POST',
+    headers: {
+      ...request.headers,
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify(request.body),
+  });
+  if (!response.ok) throw new Error(`${request.path} answered ${response.status}`);
+  return response.json();
+}
+
+/**
+ * Issue: all requests for one tenant (they queue on its status list's row while each signs), beside
+ * the baseline, then spread over `tenantIds`. Verify: one credential of each process, status included.
+ * Status: suspension set and cleared in turns over a pool of credentials of one tenant.
+ */
+export async function measureCredentials(context, tenantIds, baseline) {
+  const { service, token } = context;
+  const [tenant] = tenantIds;
+  const serviceSpec = { size: 1, process: 'service', url: service.url, pid: service.pid };
+  const baselineSpec = {
+    size: 1,
+    process: credentialBaselineProcess,
+    url: baseline.url,
+    pid: baseline.pid,
+  };
+  for (const cryptosuite of cryptosuites) {
+    const name = issueScenario(cryptosuite);
+    const requestFor = issueRequests(cryptosuite, [tenant]);
+    await interleaved(
+      context,
+      [
+        { ...serviceSpec, name, requestFor },
+        { ...baselineSpec, name, requestFor },
+      ],
+      settings.slices,
+    );
+  }
+  await scenario(context, {
+    ...serviceSpec,
+    size: tenantIds.length,
+    name: issueScenario(cryptosuites[0]),
+    requestFor: issueRequests(cryptosuites[0], tenantIds),
+  });
+
+  const verifyRequests = async (url) => {
+    const { verifiableCredential } = await post(
+      url,
+      await token(),
+      issueRequests(cryptosuites[0], [tenant])(0),
+    );
+    return () => ({
+      method: 'POST',
+      path: `${apiPath}/credentials/verify`,
+      headers: { 'x-tenant-id': tenant },
+      body: { verifiableCredential },
+    });
+  };
+  await interleaved(
+    context,
+    [
+      { ...serviceSpec, name: verifyScenario, requestFor: await verifyRequests(service.url) },
+      { ...baselineSpec, name: verifyScenario, requestFor: await verifyRequests(baseline.url) },
+    ],
+    settings.slices,
+  );
+
+  const poolSize = 64;
+  log(`issuing ${poolSize} credentials with a suspension entry`);
+  const issueSuspendable = issueRequests(cryptosuites[0], [tenant], 'suspension');
+  const pool = [];
+  for (let n = 0; n < poolSize; n++) {
+    pool.push(
+      (await post(service.url, await token(), issueSuspendable(n))).verifiableCredential.id,
+    );
+  }
+  await scenario(context, {
+    ...serviceSpec,
+    name: statusScenario,
+    requestFor: (counter) => ({
+      method: 'POST',
+      path: `${apiPath}/credentials/status`,
+      headers: { 'x-tenant-id': tenant },
+      body: {
+        credentialId: pool[counter % poolSize],
+        credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'suspension' },
+        status: Math.floor(counter / poolSize) % 2 === 0,
+      },
+    }),
+  });
+}
