@@ -2,8 +2,8 @@ import { createPrivateKey, sign } from 'node:crypto';
 
 /**
  * A signer in the shape the Data Integrity libraries expect, for an Ed25519 key the caller unseals on
- * each signature: the seed lives only for the signature and is wiped after it; no library ever holds
- * the private key.
+ * each signature: no library ever holds the private key. The seed buffer is wiped after the signature;
+ * its JWK text and the key object, like any JavaScript string or object, are left to the collector.
  */
 export function ed25519Signer(
   verificationMethod: string,
