@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
-import { addressProblem, guardedGet, OutboundError, urlProblem } from './outbound.js';
+import { addressProblem, guardedRequest, OutboundError, urlProblem } from './outbound.js';
 
 const strict = { allowPrivate: false };
 const relaxed = { allowPrivate: true };
@@ -52,7 +52,7 @@ describe(urlProblem.name, () => {
   });
 });
 
-describe(guardedGet.name, () => {
+describe(guardedRequest.name, () => {
   let server: Server;
   let origin: string;
   let hits = 0;
@@ -66,6 +66,7 @@ describe(guardedGet.name, () => {
         return void response.end();
       }
       if (request.url === '/silent') return; // never answers
+      if (request.url === '/echo') return void request.pipe(response);
       response.end('small');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -77,7 +78,7 @@ describe(guardedGet.name, () => {
   });
 
   it('reads an answer within the limits', async () => {
-    const response = await guardedGet(`${origin}/small`, relaxed, limits);
+    const response = await guardedRequest(`${origin}/small`, relaxed, limits);
     expect({ status: response.status, body: response.body.toString() }).toEqual({
       status: 200,
       body: 'small',
@@ -85,29 +86,40 @@ describe(guardedGet.name, () => {
   });
 
   it('does not follow a redirect', async () => {
-    const response = await guardedGet(`${origin}/redirect`, relaxed, limits);
+    const response = await guardedRequest(`${origin}/redirect`, relaxed, limits);
     expect(response.status).toBe(302);
   });
 
   it('stops reading past the size cap', async () => {
-    await expect(guardedGet(`${origin}/big`, relaxed, limits)).rejects.toThrow(
+    await expect(guardedRequest(`${origin}/big`, relaxed, limits)).rejects.toThrow(
       'larger than 1024 bytes',
     );
   });
 
+  it('sends a body, and with truncate keeps the start of a long answer instead of failing', async () => {
+    const echoed = await guardedRequest(`${origin}/echo`, relaxed, {
+      ...limits,
+      method: 'POST',
+      body: '{"hello":"receiver"}',
+    });
+    expect(echoed.body.toString()).toBe('{"hello":"receiver"}');
+    const cut = await guardedRequest(`${origin}/big`, relaxed, { ...limits, truncate: true });
+    expect({ status: cut.status, length: cut.body.length }).toEqual({ status: 200, length: 1024 });
+  });
+
   it('gives up on a silent server after the timeout', async () => {
     await expect(
-      guardedGet(`${origin}/silent`, relaxed, { ...limits, timeoutMs: 200 }),
+      guardedRequest(`${origin}/silent`, relaxed, { ...limits, timeoutMs: 200 }),
     ).rejects.toThrow('no complete answer within 200 ms');
   });
 
   it('refuses a name that resolves to loopback, without connecting', async () => {
     const before = hits;
     const port = new URL(origin).port;
-    const refused = guardedGet(`https://localhost:${port}/small`, strict, limits);
+    const refused = guardedRequest(`https://localhost:${port}/small`, strict, limits);
     await expect(refused).rejects.toBeInstanceOf(OutboundError);
     await expect(refused).rejects.toThrow(/localhost resolves to .* loopback/);
-    await expect(guardedGet(`${origin}/small`, strict, limits)).rejects.toThrow('only https');
+    await expect(guardedRequest(`${origin}/small`, strict, limits)).rejects.toThrow('only https');
     expect(hits).toBe(before);
   });
 });

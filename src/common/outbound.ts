@@ -10,10 +10,14 @@ export interface OutboundPolicy {
   readonly allowPrivate: boolean;
 }
 
-export interface OutboundLimits {
-  readonly timeoutMs: number;
-  readonly maxBytes: number;
+export interface OutboundRequest {
+  readonly method?: 'GET' | 'POST';
   readonly headers?: Record<string, string>;
+  readonly body?: string;
+  readonly timeoutMs: number;
+  /** The most of the answer read: beyond it the request fails, or with `truncate` stops reading. */
+  readonly maxBytes: number;
+  readonly truncate?: boolean;
 }
 
 export interface OutboundResponse {
@@ -61,14 +65,30 @@ export function urlProblem(url: string, policy: OutboundPolicy): string | undefi
   return isIP(host) === 0 ? undefined : addressProblem(host, policy);
 }
 
-/**
- * GET `url` within the limits: no redirect followed, the body capped, and the connection made to an
- * address that was checked against the policy (resolved once, so DNS cannot swap it afterwards).
- */
-export async function guardedGet(
+/** Why `url` may not be requested, its name resolved now: what a stored target is checked with. */
+export async function targetProblem(
   url: string,
   policy: OutboundPolicy,
-  limits: OutboundLimits,
+): Promise<string | undefined> {
+  const problem = urlProblem(url, policy);
+  if (problem !== undefined) return problem;
+  const host = hostOf(new URL(url));
+  if (isIP(host) !== 0) return undefined;
+  return new Promise((resolve) => {
+    checkedLookup(policy)(host, { all: true }, (error) =>
+      resolve(error === null ? undefined : (error as Error).message),
+    );
+  });
+}
+
+/**
+ * A request to `url` within the limits: no redirect followed, the answer capped, and the connection
+ * made to an address that was checked against the policy (resolved once, so DNS cannot swap it after).
+ */
+export async function guardedRequest(
+  url: string,
+  policy: OutboundPolicy,
+  limits: OutboundRequest,
 ): Promise<OutboundResponse> {
   const problem = urlProblem(url, policy);
   if (problem !== undefined) throw new OutboundError(problem);
@@ -89,32 +109,39 @@ export async function guardedGet(
     };
     const outgoing = request(
       target,
-      { method: 'GET', headers: limits.headers, lookup: checkedLookup(policy), signal },
+      {
+        method: limits.method ?? 'GET',
+        headers: limits.headers,
+        lookup: checkedLookup(policy),
+        signal,
+      },
       (response) => {
         const chunks: Buffer[] = [];
         let size = 0;
+        const answer = () => ({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: Buffer.concat(chunks).subarray(0, limits.maxBytes),
+        });
         response.on('data', (chunk: Buffer) => {
           size += chunk.length;
-          if (size > limits.maxBytes) {
+          chunks.push(chunk);
+          if (size <= limits.maxBytes) return;
+          if (limits.truncate === true) {
+            resolve(answer());
+            response.destroy();
+          } else {
             response.destroy(
               new OutboundError(`the answer is larger than ${limits.maxBytes} bytes`),
             );
-            return;
           }
-          chunks.push(chunk);
         });
         response.on('error', fail);
-        response.on('end', () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            body: Buffer.concat(chunks),
-          }),
-        );
+        response.on('end', () => resolve(answer()));
       },
     );
     outgoing.on('error', fail);
-    outgoing.end();
+    outgoing.end(limits.body);
   });
 }
 

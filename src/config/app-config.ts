@@ -32,11 +32,20 @@ export interface AppConfig {
   readonly credentialContextsDir?: string;
   /** Whether status lists may be fetched from private addresses and over plain http. */
   readonly statusListAllowPrivateTargets: boolean;
+  readonly webhooks: WebhookSettings;
   readonly logLevel: LogLevel;
   /** The realm file the embedded issuer reads; undefined means the one shipped in keycloak/. */
   readonly realmFile: string | undefined;
   /** The environment the configuration came from, for the realm file's `${VAR:default}` placeholders. */
   readonly environment: Readonly<Record<string, string | undefined>>;
+}
+
+export interface WebhookSettings {
+  /** Whether deliveries may go to private addresses and over plain http. */
+  readonly allowPrivateTargets: boolean;
+  /** The wait before each retry; a delivery fails after the last. */
+  readonly retryDelaysMs: readonly number[];
+  readonly disableAfterFailures: number;
 }
 
 export interface HttpServerLimits {
@@ -98,8 +107,14 @@ export function loadConfig(env: Environment = process.env): AppConfig {
       'must not be longer than HTTP_REQUEST_TIMEOUT_MS',
     );
   }
+  const retryDelaysMs = settings.WEBHOOK_RETRY_DELAYS_MS.split(',').map(Number);
+  if (retryDelaysMs.some((delay) => delay > 86_400_000)) {
+    throw new ConfigError('WEBHOOK_RETRY_DELAYS_MS', 'each wait must be at most a day (86400000)');
+  }
   const publicBaseUrl = new URL(settings.PUBLIC_BASE_URL).origin;
   const embeddedIssuer = settings.AUTH_ISSUER_URL === undefined;
+  // Local mode: embedded database and issuer, everything on the developer's machine.
+  const localMode = embeddedIssuer && settings.DATABASE_URL === undefined;
   const authIssuerUrl = withoutTrailingSlash(
     settings.AUTH_ISSUER_URL ?? `${publicBaseUrl}${realmPath}`,
   );
@@ -139,8 +154,13 @@ export function loadConfig(env: Environment = process.env): AppConfig {
         ? undefined
         : resolve(settings.CREDENTIAL_CONTEXTS_DIR),
     statusListAllowPrivateTargets:
-      (settings.STATUS_LIST_ALLOW_PRIVATE_TARGETS ??
-        (embeddedIssuer && settings.DATABASE_URL === undefined ? 'true' : 'false')) === 'true',
+      (settings.STATUS_LIST_ALLOW_PRIVATE_TARGETS ?? (localMode ? 'true' : 'false')) === 'true',
+    webhooks: {
+      allowPrivateTargets:
+        (settings.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? (localMode ? 'true' : 'false')) === 'true',
+      retryDelaysMs,
+      disableAfterFailures: settings.WEBHOOK_DISABLE_AFTER_FAILURES,
+    },
     environment: { ...env },
   };
 }

@@ -189,6 +189,35 @@ export class Settings {
   @IsIn(['true', 'false'], { message: '$property must be true or false' })
   STATUS_LIST_ALLOW_PRIVATE_TARGETS?: 'true' | 'false';
 
+  @Setting({
+    description:
+      'lets webhooks go to loopback and private addresses and over plain http (never link-local or cloud metadata addresses); for development only',
+    default: 'local mode (embedded database and issuer): `true`; else `false`',
+  })
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: '$property must be true or false' })
+  WEBHOOK_ALLOW_PRIVATE_TARGETS?: 'true' | 'false';
+
+  @Setting({
+    description:
+      'the waits before each retry of a failed webhook delivery, in milliseconds, comma-separated (at most 20, each at most a day); the delivery fails after the last',
+    default: '`5000,300000,1800000,7200000,18000000,36000000,36000000` (Standard Webhooks)',
+  })
+  @Matches(/^\d{1,8}(,\d{1,8}){0,19}$/, {
+    message: '$property must be up to 20 comma-separated whole numbers of milliseconds',
+  })
+  WEBHOOK_RETRY_DELAYS_MS = '5000,300000,1800000,7200000,18000000,36000000,36000000';
+
+  @Setting({
+    description: 'a subscription whose deliveries failed this many times in a row is disabled',
+    default: '`100`',
+  })
+  @Type(() => Number)
+  @IsInt({ message: '$property must be a whole number from 1 to 100000' })
+  @Min(1, { message: '$property must be a whole number from 1 to 100000' })
+  @Max(100_000, { message: '$property must be a whole number from 1 to 100000' })
+  WEBHOOK_DISABLE_AFTER_FAILURES = 100;
+
   @Setting({ description: `log level: ${logLevels.join(', ')}`, default: '`info`' })
   @IsIn(logLevels, { message: `$property must be one of ${logLevels.join(', ')}` })
   LOG_LEVEL: LogLevel = 'info';

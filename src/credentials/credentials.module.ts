@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
 import { DidModule } from '../did/did.module.js';
+import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { bundledContexts, contextsFromFolder } from './contexts.js';
 import { CredentialsController } from './credentials.controller.js';
 import { CredentialsService } from './credentials.service.js';
@@ -15,7 +16,7 @@ import { StatusListsService } from './status/status-lists.service.js';
 import { createDocumentLoader, DOCUMENT_LOADER } from './document-loader.js';
 
 @Module({
-  imports: [DidModule],
+  imports: [DidModule, WebhooksModule],
   controllers: [CredentialsController, PresentationsController, StatusListsController],
   providers: [
     CredentialsService,

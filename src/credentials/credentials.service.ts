@@ -10,6 +10,7 @@ import { statusListContext, statusPurposes, type StatusPurpose } from './status/
 import { StatusListsService } from './status/status-lists.service.js';
 import { IssuedCredentialsService } from './issued-credentials.service.js';
 import { DidService } from '../did/did.service.js';
+import { WebhookOutbox } from '../webhooks/webhook-outbox.js';
 import { credentialInvalid, jsonLdProblem, notVerified } from './credential.errors.js';
 import { asArray, credentialShapeErrors, dataModelOf, issuerIdOf } from './credential-checks.js';
 import { CredentialVerifier } from './credential-verifier.js';
@@ -36,6 +37,7 @@ export class CredentialsService {
     private readonly issued: IssuedCredentialsService,
     @Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader,
     private readonly verifier: CredentialVerifier,
+    private readonly outbox: WebhookOutbox,
   ) {}
 
   /** Signs a credential with the tenant's DID; the credential is not stored. */
@@ -101,6 +103,17 @@ export class CredentialsService {
         credential.credentialStatus = entries.length === 1 ? entries[0] : entries;
         withStatusContext(credential);
       }
+      await this.outbox.emit(manager, {
+        type: 'credential.issued',
+        tenantId,
+        data: {
+          tenantId,
+          credentialId: credential.id,
+          types: asArray(credential.type),
+          cryptosuite,
+          statusPurposes: purposes,
+        },
+      });
       try {
         return await signCredential(credential, {
           signer: tenant.signer,
@@ -137,7 +150,14 @@ export class CredentialsService {
     { credentialId, credentialStatus, status = true }: UpdateStatusDto,
   ): Promise<void> {
     const purpose = credentialStatus.statusPurpose;
-    await this.statusLists.setStatus(tenantId, credentialId, purpose, status);
+    await this.dataSource.transaction(async (manager) => {
+      await this.statusLists.setStatus(manager, tenantId, credentialId, purpose, status);
+      await this.outbox.emit(manager, {
+        type: 'credential.status.changed',
+        tenantId,
+        data: { tenantId, credentialId, statusPurpose: purpose, status },
+      });
+    });
     this.logger.log({
       reqId: actor.requestId,
       msg: `audit credential.status ${tenantId} by ${actor.username ?? actor.subject}`,

@@ -7,6 +7,7 @@ import { IssuerAuthSessions1795573300000 } from '../../migrations/1795573300000-
 import { IssuerExpiryIndexes1795573400000 } from '../../migrations/1795573400000-issuer-expiry-indexes.js';
 import { CredentialStatusLists1795600000000 } from '../../migrations/1795600000000-credential-status-lists.js';
 import { IssuedCredentials1795600100000 } from '../../migrations/1795600100000-issued-credentials.js';
+import { Webhooks1795700000000 } from '../../migrations/1795700000000-webhooks.js';
 import { IssuedCredentialEntity } from '../credentials/issued-credential.entity.js';
 import { StatusEntryEntity } from '../credentials/status/status-entry.entity.js';
 import { StatusListEntity } from '../credentials/status/status-list.entity.js';
@@ -15,6 +16,10 @@ import { IssuerAuthSessionEntity } from '../issuer/issuer-auth-session.entity.js
 import { IssuerCodeEntity } from '../issuer/issuer-code.entity.js';
 import { IssuerSessionEntity } from '../issuer/issuer-session.entity.js';
 import { TenantEntity } from '../tenants/tenant.entity.js';
+import { WebhookAttemptEntity } from '../webhooks/webhook-attempt.entity.js';
+import { WebhookDeliveryEntity } from '../webhooks/webhook-delivery.entity.js';
+import { WebhookEventEntity } from '../webhooks/webhook-event.entity.js';
+import { WebhookSubscriptionEntity } from '../webhooks/webhook-subscription.entity.js';
 
 /** Classes, not globs: Jest, the app and the migration CLI load exactly the same code. */
 export const entities = [
@@ -26,6 +31,10 @@ export const entities = [
   StatusListEntity,
   StatusEntryEntity,
   IssuedCredentialEntity,
+  WebhookSubscriptionEntity,
+  WebhookEventEntity,
+  WebhookDeliveryEntity,
+  WebhookAttemptEntity,
 ];
 export const migrations = [
   InitialSchema1763800000000,
@@ -35,6 +44,7 @@ export const migrations = [
   IssuerExpiryIndexes1795573400000,
   CredentialStatusLists1795600000000,
   IssuedCredentials1795600100000,
+  Webhooks1795700000000,
 ];
 
 /**

@@ -17,6 +17,6 @@ import { KeyVault } from './key-vault.js';
       inject: [APP_CONFIG],
     },
   ],
-  exports: [DidService],
+  exports: [DidService, KeyVault],
 })
 export class DidModule {}

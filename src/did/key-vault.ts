@@ -5,9 +5,12 @@ const nonceLength = 12;
 const tagLength = 16;
 const headerLength = 1 + nonceLength + tagLength;
 
-/** Binds a sealed key to its tenant and purpose: a row copied to another tenant will not open. */
-function associatedData(tenantId: string): Buffer {
-  return Buffer.from(`agent-service/did-private-key/v1/${tenantId}`, 'utf8');
+/** What a sealed secret is for: a DID's private key, or a webhook subscription's signing secret. */
+export type SealPurpose = 'did-private-key' | 'webhook-secret';
+
+/** Binds a sealed secret to its owner and purpose: a row copied to another owner will not open. */
+function associatedData(owner: string, purpose: SealPurpose): Buffer {
+  return Buffer.from(`agent-service/${purpose}/v1/${owner}`, 'utf8');
 }
 
 /**
@@ -30,18 +33,18 @@ export class KeyVault {
   }
 
   /** Returns version | nonce | tag | ciphertext. */
-  seal(tenantId: string, secret: Uint8Array): Buffer {
+  seal(owner: string, secret: Uint8Array, purpose: SealPurpose = 'did-private-key'): Buffer {
     const nonce = randomBytes(nonceLength);
     const cipher = createCipheriv('aes-256-gcm', this.#masterKey, nonce, {
       authTagLength: tagLength,
     });
-    cipher.setAAD(associatedData(tenantId));
+    cipher.setAAD(associatedData(owner, purpose));
     const ciphertext = Buffer.concat([cipher.update(secret), cipher.final()]);
     return Buffer.concat([Buffer.of(formatVersion), nonce, cipher.getAuthTag(), ciphertext]);
   }
 
-  /** Throws when the box was sealed for another tenant, under another master key, or altered. */
-  open(tenantId: string, sealed: Uint8Array): Buffer {
+  /** Throws when the box was sealed for another owner or purpose, another master key, or altered. */
+  open(owner: string, sealed: Uint8Array, purpose: SealPurpose = 'did-private-key'): Buffer {
     const box = Buffer.from(sealed);
     if (box.length <= headerLength || box[0] !== formatVersion) {
       throw new Error('Not a sealed key of a known format');
@@ -51,7 +54,7 @@ export class KeyVault {
     const decipher = createDecipheriv('aes-256-gcm', this.#masterKey, nonce, {
       authTagLength: tagLength,
     });
-    decipher.setAAD(associatedData(tenantId));
+    decipher.setAAD(associatedData(owner, purpose));
     decipher.setAuthTag(tag);
     return Buffer.concat([decipher.update(box.subarray(headerLength)), decipher.final()]);
   }

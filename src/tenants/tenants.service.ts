@@ -5,6 +5,7 @@ import { DomainException } from '../common/problem/domain.exception.js';
 import { type Actor, type TenantVisibility } from '../auth/caller.js';
 import { DidEntity } from '../did/did.entity.js';
 import { DidService } from '../did/did.service.js';
+import { WebhookOutbox } from '../webhooks/webhook-outbox.js';
 import { type TenantDto, type TenantPageDto } from './dto/tenant.dto.js';
 import { type ListTenantsQuery, type SortField } from './dto/list-tenants.query.js';
 import { TenantEntity } from './tenant.entity.js';
@@ -42,6 +43,7 @@ export class TenantsService {
     @InjectRepository(TenantEntity) private readonly tenants: Repository<TenantEntity>,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly dids: DidService,
+    private readonly outbox: WebhookOutbox,
   ) {}
 
   /**
@@ -58,6 +60,11 @@ export class TenantsService {
           imageUrl,
         });
         const did = await this.dids.createForTenant(manager, input.id);
+        await this.outbox.emit(manager, {
+          type: 'tenant.created',
+          tenantId: input.id,
+          data: { id: input.id, label: input.label, imageUrl, did },
+        });
         const stamps = inserted.generatedMaps[0] as Pick<TenantEntity, 'createdAt' | 'updatedAt'>;
         return toTenantDto({ id: input.id, label: input.label, imageUrl, ...stamps }, did);
       });
@@ -97,6 +104,11 @@ export class TenantsService {
       if (row === undefined) throw tenantNotFound(id);
       // The updated row stays locked until the commit, so its DID cannot be deleted meanwhile.
       const did = await this.dids.didInTransaction(manager, id);
+      await this.outbox.emit(manager, {
+        type: 'tenant.updated',
+        tenantId: id,
+        data: { id, ...values },
+      });
       const { image_url: imageUrl, created_at: createdAt, updated_at: updatedAt } = row;
       return toTenantDto({ ...row, imageUrl, createdAt, updatedAt }, did);
     });
@@ -107,10 +119,13 @@ export class TenantsService {
   /** Deletes the tenant; its DID row and sealed private key go with it (ON DELETE CASCADE). */
   async delete(id: string, actor: Actor): Promise<void> {
     // A transaction of its own: a statement that runs late, after its request gave up, is never committed.
-    const result = await this.dataSource.transaction((manager) =>
-      manager.delete(TenantEntity, { id }),
-    );
-    if (result.affected === 0) throw tenantNotFound(id);
+    await this.dataSource.transaction(async (manager) => {
+      // First: the tenant's own subscriptions go with it, the all-tenant ones still hear of it.
+      await this.outbox.emit(manager, { type: 'tenant.deleted', tenantId: id, data: { id } });
+      const deleted = await manager.delete(TenantEntity, { id });
+      // No tenant, no event: the transaction rolls back with the 404.
+      if (deleted.affected === 0) throw tenantNotFound(id);
+    });
     this.audit('tenant.delete', id, actor);
   }
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { APP_CONFIG } from '../../config/config.token.js';
 import { type AppConfig } from '../../config/app-config.js';
-import { guardedGet, OutboundError, type OutboundPolicy } from '../../common/outbound.js';
+import { guardedRequest, OutboundError, type OutboundPolicy } from '../../common/outbound.js';
 import { asArray, issuerIdOf, isJsonObject } from '../credential-checks.js';
 import { decodeList, statusListLength } from './bitstring.js';
 
@@ -50,7 +50,7 @@ export class RemoteStatusLists {
     if (remembered !== undefined) return remembered;
     let response;
     try {
-      response = await guardedGet(url, this.policy, fetchLimits);
+      response = await guardedRequest(url, this.policy, fetchLimits);
     } catch (error) {
       if (!(error instanceof OutboundError)) throw error;
       this.logger.warn({ event: 'status-list.fetch-failed', url, reason: error.message });

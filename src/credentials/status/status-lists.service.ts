@@ -6,6 +6,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.token.js';
 import { type AppConfig } from '../../config/app-config.js';
 import { DomainException } from '../../common/problem/domain.exception.js';
+import { rowsOf } from '../../database/rows-of.js';
 import { DidService } from '../../did/did.service.js';
 import { signCredential } from '../data-integrity.js';
 import { DOCUMENT_LOADER } from '../document-loader.js';
@@ -121,6 +122,7 @@ export class StatusListsService {
 
   /** Sets or clears the credential's bit of one purpose; false on revocation is refused. */
   async setStatus(
+    manager: EntityManager,
     tenantId: string,
     credentialId: string,
     purpose: StatusPurpose,
@@ -134,7 +136,7 @@ export class StatusListsService {
       );
     }
     const changed = rowsOf(
-      await this.dataSource.query(
+      await manager.query(
         `UPDATE credential_status_list l
             SET bits = set_bit(l.bits, ${entryBitSql}, $4),
                 version = l.version + 1, updated_at = now()
@@ -294,10 +296,4 @@ export class StatusListsService {
     }
     return free.i;
   }
-}
-
-/** TypeORM answers an UPDATE ... RETURNING on PostgreSQL as [rows, count], a SELECT as rows. */
-function rowsOf<Row = unknown>(result: unknown): Row[] {
-  if (Array.isArray(result) && Array.isArray(result[0])) return result[0] as Row[];
-  return result as Row[];
 }

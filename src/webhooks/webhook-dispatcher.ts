@@ -1,0 +1,256 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomInt } from 'node:crypto';
+import { type DataSource } from 'typeorm';
+import { APP_CONFIG } from '../config/config.token.js';
+import { type AppConfig } from '../config/app-config.js';
+import { guardedRequest, OutboundError, type OutboundResponse } from '../common/outbound.js';
+import { rowsOf } from '../database/rows-of.js';
+import { KeyVault } from '../did/key-vault.js';
+import { signatureOf } from './signature.js';
+
+interface Claimed {
+  id: string;
+  attempts: number;
+  subscription_id: string;
+  url: string;
+  secret_sealed: Buffer;
+  previous_secret_sealed: Buffer | null;
+  previous_secret_until: Date | null;
+  body: string;
+}
+
+/** How often an idle instance looks for due deliveries, and how many it sends at once. */
+const pollIntervalMs = 250;
+const maxInFlight = 16;
+/** A claimed delivery is this instance's for this long; after it, another instance takes it over. */
+const leaseSeconds = 60;
+const requestTimeoutMs = 15_000;
+const excerptBytes = 1024;
+
+/**
+ * Sends due deliveries, in every instance: each claims a batch with FOR UPDATE SKIP LOCKED and a lease,
+ * so one delivery is sent by one instance at a time, and one that dies mid-delivery loses nothing.
+ */
+@Injectable()
+export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Webhooks');
+  private readonly inFlight = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(KeyVault) private readonly vault: KeyVault,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.schedule(0);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    // Deliveries under way finish (each within its timeout); what is not claimed waits for the next start.
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.tick(), delayMs);
+  }
+
+  private async tick(): Promise<void> {
+    let next = pollIntervalMs;
+    try {
+      const room = maxInFlight - this.inFlight.size;
+      if (room > 0) {
+        const claimed = await this.claim(room);
+        for (const delivery of claimed) this.track(this.deliver(delivery));
+        if (claimed.length === room) next = 0;
+      }
+    } catch (error) {
+      this.logger.warn({ event: 'webhook.claim-failed', error: (error as Error).message });
+      next = pollIntervalMs * 4;
+    }
+    this.schedule(next);
+  }
+
+  private track(work: Promise<void>): void {
+    const tracked = work.catch((error: unknown) => {
+      this.logger.error({ event: 'webhook.dispatch-failed', error: (error as Error).message });
+    });
+    this.inFlight.add(tracked);
+    void tracked.finally(() => this.inFlight.delete(tracked));
+  }
+
+  private async claim(limit: number): Promise<Claimed[]> {
+    return this.dataSource.query<Claimed[]>(
+      `WITH claimed AS (
+         UPDATE webhook_delivery d
+            SET attempts = d.attempts + 1,
+                lease_until = now() + make_interval(secs => $2),
+                next_attempt_at = now() + make_interval(secs => $2)
+          WHERE d.id IN (
+            SELECT w.id FROM webhook_delivery w
+              JOIN webhook_subscription s ON s.id = w.subscription_id AND s.enabled
+             WHERE w.state = 'pending' AND w.next_attempt_at <= now()
+             ORDER BY w.next_attempt_at LIMIT $1 FOR UPDATE OF w SKIP LOCKED)
+         RETURNING d.id, d.attempts, d.subscription_id, d.event_id)
+       SELECT c.id, c.attempts, c.subscription_id, s.url, s.secret_sealed,
+              s.previous_secret_sealed, s.previous_secret_until, e.body
+         FROM claimed c
+         JOIN webhook_subscription s ON s.id = c.subscription_id
+         JOIN webhook_event e ON e.id = c.event_id`,
+      [limit, leaseSeconds],
+    );
+  }
+
+  private async deliver(delivery: Claimed): Promise<void> {
+    const timestamp = Math.floor(Date.now() / 1000);
+    const secrets = [delivery.secret_sealed];
+    if (delivery.previous_secret_sealed !== null && delivery.previous_secret_until! > new Date()) {
+      secrets.push(delivery.previous_secret_sealed);
+    }
+    const signature = secrets
+      .map((sealed) => {
+        const secret = this.vault.open(delivery.subscription_id, sealed, 'webhook-secret');
+        try {
+          return signatureOf(secret.toString('utf8'), delivery.id, timestamp, delivery.body);
+        } finally {
+          secret.fill(0);
+        }
+      })
+      .join(' ');
+    const started = new Date();
+    let response: OutboundResponse | undefined;
+    let error: string | undefined;
+    try {
+      response = await guardedRequest(
+        delivery.url,
+        { allowPrivate: this.config.webhooks.allowPrivateTargets },
+        {
+          method: 'POST',
+          body: delivery.body,
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'agent-service-webhooks',
+            'webhook-id': delivery.id,
+            'webhook-timestamp': String(timestamp),
+            'webhook-signature': signature,
+          },
+          timeoutMs: requestTimeoutMs,
+          maxBytes: excerptBytes,
+          truncate: true,
+        },
+      );
+    } catch (caught) {
+      if (!(caught instanceof OutboundError)) throw caught;
+      error = caught.message;
+    }
+    await this.record(delivery, started, response, error);
+  }
+
+  /** The attempt's row, and what it means for the delivery and its subscription, in one transaction. */
+  private async record(
+    delivery: Claimed,
+    started: Date,
+    response: OutboundResponse | undefined,
+    error: string | undefined,
+  ): Promise<void> {
+    const status = response?.status;
+    const delivered = status !== undefined && status >= 200 && status < 300;
+    const gone = status === 410;
+    const { retryDelaysMs, disableAfterFailures } = this.config.webhooks;
+    const retryIn = retryDelaysMs[delivery.attempts - 1];
+    const finalState = delivered ? 'delivered' : gone || retryIn === undefined ? 'failed' : null;
+    const waitMs =
+      finalState === null ? Math.max(jittered(retryIn), retryAfterMs(response) ?? 0) : 0;
+    const disabled = await this.dataSource.transaction(async (manager) => {
+      await manager.query(
+        `INSERT INTO webhook_attempt
+           (delivery_id, attempt, started_at, status_code, duration_ms, error, response_excerpt)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [
+          delivery.id,
+          delivery.attempts,
+          started,
+          status ?? null,
+          Date.now() - started.getTime(),
+          error?.slice(0, 500) ?? null,
+          response === undefined ? null : excerptOf(response.body),
+        ],
+      );
+      await manager.query(
+        `UPDATE webhook_delivery
+            SET state = coalesce($2, state), lease_until = NULL,
+                finished_at = CASE WHEN $2 IS NULL THEN NULL ELSE now() END,
+                next_attempt_at = now() + make_interval(secs => $3::double precision / 1000)
+          WHERE id = $1`,
+        [delivery.id, finalState, waitMs],
+      );
+      const [counted] = rowsOf<{ consecutive_failures: number }>(
+        await manager.query(
+          `UPDATE webhook_subscription
+              SET consecutive_failures = CASE WHEN $2 THEN 0 ELSE consecutive_failures + 1 END
+            WHERE id = $1 RETURNING consecutive_failures`,
+          [delivery.subscription_id, delivered],
+        ),
+      );
+      const failures = counted?.consecutive_failures ?? 0;
+      const reason = gone
+        ? 'the receiver answered 410 Gone'
+        : failures >= disableAfterFailures
+          ? `${failures} deliveries failed in a row`
+          : undefined;
+      if (reason === undefined) return undefined;
+      const changed = await manager.query<unknown>(
+        `UPDATE webhook_subscription SET enabled = false, disabled_reason = $2, updated_at = now()
+          WHERE id = $1 AND enabled RETURNING id`,
+        [delivery.subscription_id, reason],
+      );
+      return rowsOf(changed).length > 0 ? reason : undefined;
+    });
+    if (disabled !== undefined) {
+      this.logger.warn({
+        msg: `webhook.disabled ${delivery.subscription_id}: ${disabled}`,
+        event: 'webhook.disabled',
+        subscriptionId: delivery.subscription_id,
+        reason: disabled,
+      });
+    }
+  }
+}
+
+/** ±10%, so that a receiver coming back is not met by every retry in the same second. */
+function jittered(delayMs: number): number {
+  const spread = Math.floor(delayMs / 10);
+  return delayMs - spread + randomInt(2 * spread + 1);
+}
+
+/** `Retry-After` in seconds or as an HTTP date, capped at a day; undefined when absent or unreadable. */
+function retryAfterMs(response: OutboundResponse | undefined): number | undefined {
+  const header = response?.headers['retry-after'];
+  if (header === undefined) return undefined;
+  const milliseconds = /^\d+$/.test(header)
+    ? Number(header) * 1000
+    : Date.parse(header) - Date.now();
+  return Number.isFinite(milliseconds)
+    ? Math.min(Math.max(milliseconds, 0), 86_400_000)
+    : undefined;
+}
+
+function excerptOf(body: Buffer): string {
+  // Cut at a character boundary: the column counts characters, the cap bytes.
+  return body
+    .subarray(0, excerptBytes)
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '');
+}

@@ -1,0 +1,65 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryColumn,
+  UpdateDateColumn,
+  type Relation,
+} from 'typeorm';
+import { TenantEntity } from '../tenants/tenant.entity.js';
+
+/** Where a tenant's events go (or every tenant's, when `tenantId` is null), with its sealed secret. */
+@Entity({ name: 'webhook_subscription' })
+@Index('webhook_subscription_tenant_idx', ['tenantId', 'createdAt'])
+export class WebhookSubscriptionEntity {
+  @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'webhook_subscription_pkey' })
+  id: string;
+
+  @Column({ name: 'tenant_id', type: 'varchar', length: 64, nullable: true })
+  tenantId: string | null;
+
+  @ManyToOne(() => TenantEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({
+    name: 'tenant_id',
+    foreignKeyConstraintName: 'webhook_subscription_tenant_id_fkey',
+  })
+  tenant?: Relation<TenantEntity>;
+
+  @Column({ type: 'varchar', length: 2048 })
+  url: string;
+
+  /** The event types it receives; empty: all. */
+  @Column({ type: 'text', array: true, default: () => "'{}'" })
+  events: string[];
+
+  @Column({ type: 'varchar', length: 500, nullable: true })
+  description: string | null;
+
+  @Column({ type: 'boolean', default: true })
+  enabled: boolean;
+
+  @Column({ name: 'secret_sealed', type: 'bytea' })
+  secretSealed: Buffer;
+
+  /** After a rotation the old secret signs too, until `previousSecretUntil`. */
+  @Column({ name: 'previous_secret_sealed', type: 'bytea', nullable: true })
+  previousSecretSealed: Buffer | null;
+
+  @Column({ name: 'previous_secret_until', type: 'timestamptz', nullable: true })
+  previousSecretUntil: Date | null;
+
+  @Column({ name: 'consecutive_failures', type: 'integer', default: 0 })
+  consecutiveFailures: number;
+
+  @Column({ name: 'disabled_reason', type: 'varchar', length: 200, nullable: true })
+  disabledReason: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

@@ -1,0 +1,234 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import pg from 'pg';
+import { Webhook } from 'standardwebhooks';
+import { WebhooksService } from '../src/webhooks/webhooks.service.js';
+import { alumniCredential, issue } from './support/credentials-harness.js';
+import { startTestService, type TestService } from './support/test-service.js';
+
+interface Received {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Deliveries to real HTTP receivers on loopback, from the outbox in PostgreSQL: Standard Webhooks
+ * signatures checked with the `standardwebhooks` library, retries, 410, Retry-After, isolation, and no
+ * event for a change that rolled back.
+ */
+describe('Webhook deliveries', () => {
+  let service: TestService;
+  let database: pg.Client;
+  let server: Server;
+  let origin: string;
+  const received: Received[] = [];
+  /** Per path: the status codes to answer, in order; then 204. */
+  const scripts = new Map<string, (number | [number, Record<string, string>])[]>();
+
+  const subscribe = (tenantId: string | null, path: string, events?: string[]) =>
+    service.app.get(WebhooksService).create(tenantId, { url: `${origin}${path}`, events });
+
+  const arrivals = (path: string) => received.filter((one) => one.path === path);
+
+  async function waitFor<T>(check: () => T | undefined, timeoutMs = 10_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = check();
+      if (value !== undefined) return value;
+      if (Date.now() > deadline) throw new Error('timed out waiting');
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  beforeAll(async () => {
+    server = createServer((request: IncomingMessage, response: ServerResponse) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const path = request.url ?? '';
+        received.push({
+          path,
+          headers: request.headers as Record<string, string>,
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
+        const next = scripts.get(path)?.shift() ?? 204;
+        const [status, headers] = Array.isArray(next) ? next : [next, {}];
+        response.writeHead(status, headers);
+        response.end(status >= 400 ? 'receiver says no' : '');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    service = await startTestService({
+      env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_DELAYS_MS: '100,200,300' },
+    });
+    database = new pg.Client({ connectionString: service.databaseUrl });
+    await database.connect();
+    for (const id of ['acme', 'other']) {
+      await service.client().createTenant({ id, label: id });
+    }
+  });
+  afterAll(async () => {
+    await database.end();
+    await service.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('delivers tenant and credential events, signed so that the standardwebhooks library verifies them', async () => {
+    const { secret } = await subscribe('acme', '/acme');
+    await service.client().updateTenant('acme', { label: 'Acme Corp' });
+    const credential = (await issue(service, 'acme', alumniCredential())).body.verifiableCredential;
+    const revoked = await service.request('/ctrl/api/v1.0/credentials/status', {
+      method: 'POST',
+      headers: { 'x-tenant-id': 'acme' },
+      body: {
+        credentialId: credential.id,
+        credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' },
+      },
+    });
+    expect(revoked.status).toBe(204);
+
+    const deliveries = await waitFor(() => {
+      const got = arrivals('/acme');
+      return got.length >= 3 ? got : undefined;
+    });
+    const receiver = new Webhook(secret);
+    const events = deliveries.map(
+      (delivery) =>
+        receiver.verify(delivery.body, {
+          'webhook-id': delivery.headers['webhook-id'],
+          'webhook-timestamp': delivery.headers['webhook-timestamp'],
+          'webhook-signature': delivery.headers['webhook-signature'],
+        }) as { type: string; timestamp: string; data: Record<string, unknown> },
+    );
+    expect(events.map((event) => event.type).sort()).toEqual([
+      'credential.issued',
+      'credential.status.changed',
+      'tenant.updated',
+    ]);
+    expect(events.find((event) => event.type === 'tenant.updated')?.data).toEqual({
+      id: 'acme',
+      label: 'Acme Corp',
+    });
+    expect(events.find((event) => event.type === 'credential.status.changed')?.data).toEqual({
+      tenantId: 'acme',
+      credentialId: credential.id,
+      statusPurpose: 'revocation',
+      status: true,
+    });
+    // Never the subject's claims.
+    expect(deliveries.map((delivery) => delivery.body).join()).not.toContain('School of Examples');
+
+    // A changed body or an old timestamp fails in the receiver's library.
+    const [first] = deliveries;
+    const headers = {
+      'webhook-id': first.headers['webhook-id'],
+      'webhook-timestamp': first.headers['webhook-timestamp'],
+      'webhook-signature': first.headers['webhook-signature'],
+    };
+    expect(() => receiver.verify(`${first.body} `, headers)).toThrow();
+    expect(() =>
+      receiver.verify(first.body, {
+        ...headers,
+        'webhook-timestamp': String(Number(headers['webhook-timestamp']) - 3600),
+      }),
+    ).toThrow();
+  });
+
+  it('never sends one tenant’s events to another tenant’s subscription', async () => {
+    await subscribe('other', '/other');
+    await service.client().updateTenant('acme', { label: 'Acme again' });
+    await service.client().updateTenant('other', { label: 'Other again' });
+    const got = await waitFor(() => {
+      const list = arrivals('/other');
+      return list.length >= 1 ? list : undefined;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(arrivals('/other')).toHaveLength(1);
+    expect(JSON.parse(got[0].body)).toMatchObject({
+      type: 'tenant.updated',
+      data: { id: 'other' },
+    });
+  });
+
+  it('writes no event for a change that rolled back', async () => {
+    const before = await database.query<{ count: number }>(
+      'SELECT count(*)::int AS count FROM webhook_event',
+    );
+    // The issuing transaction writes its record and event, then the signature refuses an undefined term.
+    const refused = await issue(
+      service,
+      'acme',
+      alumniCredential({
+        notDefinedAnywhere: 'x',
+        '@context': ['https://www.w3.org/ns/credentials/v2'],
+      }),
+    );
+    expect(refused.status).toBe(400);
+    const deleted = await service.request('/ctrl/api/v1.0/tenants/no-such-tenant/delete', {
+      method: 'POST',
+    });
+    expect(deleted.status).toBe(404);
+    const after = await database.query<{ count: number }>(
+      'SELECT count(*)::int AS count FROM webhook_event',
+    );
+    expect(after.rows[0].count).toBe(before.rows[0].count);
+  });
+
+  it('retries a receiver that fails, with the same webhook-id, until it answers 2xx', async () => {
+    scripts.set('/flaky', [500, 503]);
+    await subscribe('acme', '/flaky', ['tenant.updated']);
+    await service.client().updateTenant('acme', { label: 'Acme flaky' });
+    const got = await waitFor(() => {
+      const list = arrivals('/flaky');
+      return list.length >= 3 ? list : undefined;
+    });
+    expect(new Set(got.map((one) => one.headers['webhook-id'])).size).toBe(1);
+    const [delivery] = (
+      await database.query<{ state: string; attempts: number }>(
+        'SELECT state, attempts FROM webhook_delivery WHERE id = $1',
+        [got[0].headers['webhook-id']],
+      )
+    ).rows;
+    expect(delivery).toEqual({ state: 'delivered', attempts: 3 });
+    const attempts = await database.query<{ status_code: number; response_excerpt: string }>(
+      'SELECT status_code, response_excerpt FROM webhook_attempt WHERE delivery_id = $1 ORDER BY attempt',
+      [got[0].headers['webhook-id']],
+    );
+    expect(attempts.rows.map((row) => row.status_code)).toEqual([500, 503, 204]);
+    expect(attempts.rows[0].response_excerpt).toBe('receiver says no');
+  });
+
+  it('honours Retry-After, and a 410 disables the subscription', async () => {
+    scripts.set('/later', [[503, { 'retry-after': '2' }]]);
+    await subscribe('acme', '/later', ['tenant.updated']);
+    scripts.set('/gone', [410]);
+    const gone = await subscribe('acme', '/gone', ['tenant.updated']);
+    await service.client().updateTenant('acme', { label: 'Acme later' });
+    const first = await waitFor(() => arrivals('/later')[0]);
+    const second = await waitFor(() => arrivals('/later')[1], 8_000);
+    const waited =
+      Number(second.headers['webhook-timestamp']) - Number(first.headers['webhook-timestamp']);
+    expect(waited).toBeGreaterThanOrEqual(1);
+    await waitFor(() => arrivals('/gone')[0]);
+    const row = await waitForRow(database, gone.id);
+    expect(row).toEqual({ enabled: false, disabled_reason: 'the receiver answered 410 Gone' });
+  });
+});
+
+async function waitForRow(
+  database: pg.Client,
+  id: string,
+): Promise<{ enabled: boolean; disabled_reason: string | null }> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const { rows } = await database.query<{ enabled: boolean; disabled_reason: string | null }>(
+      'SELECT enabled, disabled_reason FROM webhook_subscription WHERE id = $1',
+      [id],
+    );
+    if (rows[0]?.enabled === false || Date.now() > deadline) return rows[0];
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
