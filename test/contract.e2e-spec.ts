@@ -388,6 +388,8 @@ describe('The API against its OpenAPI document', () => {
     },
     // issueCredential
     ...credentialCases(),
+    // createWebhook
+    ...webhookCases(),
     // health
     {
       operationId: 'live',
@@ -402,6 +404,110 @@ describe('The API against its OpenAPI document', () => {
       send: () => send('/ctrl/health/ready', anonymous),
     },
   ];
+
+  function webhookCases(): Case[] {
+    const webhooks = '/ctrl/api/v1.0/webhooks';
+    // A public address literal: no DNS here, and the policy outside local mode wants https to one.
+    const subscription = { url: 'https://93.184.215.14/agent-events', events: ['tenant.updated'] };
+    const create = (request: ApiRequest = {}) =>
+      post(`${webhooks}/create`, { ...tenantHeader('acme'), body: subscription, ...request });
+    const created = async () => ((await create()).body as { id: string }).id;
+    const unknownId = '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f';
+    const byId: [string, (id: string) => string, 'GET' | 'POST', number][] = [
+      ['getWebhook', (id) => `${webhooks}/${id}`, 'GET', 200],
+      ['deleteWebhook', (id) => `${webhooks}/${id}/delete`, 'POST', 204],
+    ];
+    const table: [string, number, string, () => Promise<ApiResponse>][] = [
+      ['createWebhook', 201, 'a tenant subscribes an https URL', () => create()],
+      [
+        'createWebhook',
+        400,
+        'the URL is plain http',
+        () => create({ body: { url: 'http://93.184.215.14/agent-events' } }),
+      ],
+      ['createWebhook', 401, 'no token is sent', () => create(anonymous)],
+      [
+        'createWebhook',
+        403,
+        'an agent-user names another tenant',
+        () => create({ ...asDemo, ...tenantHeader('other') }),
+      ],
+      ['createWebhook', 404, 'the tenant does not exist', () => create(tenantHeader('nobody'))],
+      [
+        'createWebhook',
+        413,
+        'the body is too large',
+        () => create({ body: { ...subscription, description: 'x'.repeat(110 * 1024) } }),
+      ],
+      [
+        'createWebhook',
+        415,
+        'the body is not JSON',
+        () =>
+          post(`${webhooks}/create`, {
+            body: 'x',
+            headers: { 'content-type': 'text/plain', 'x-tenant-id': 'acme' },
+          }),
+      ],
+      [
+        'listWebhooks',
+        200,
+        'a tenant lists its subscriptions',
+        () => send(webhooks, tenantHeader('acme')),
+      ],
+      ['listWebhooks', 400, 'the tenant header is missing', () => send(webhooks)],
+      [
+        'listWebhooks',
+        401,
+        'the token is not valid',
+        () => send(webhooks, { ...badToken, ...tenantHeader('acme') }),
+      ],
+      [
+        'listWebhooks',
+        403,
+        'the token carries neither role',
+        () => send(webhooks, { ...withoutRole(), ...tenantHeader('acme') }),
+      ],
+      [
+        'listWebhooks',
+        404,
+        'the tenant does not exist',
+        () => send(webhooks, tenantHeader('nobody')),
+      ],
+    ];
+    for (const [operationId, path, method, success] of byId) {
+      const call = (id: string, request: ApiRequest = {}) =>
+        send(path(id), { method, ...tenantHeader('acme'), ...request });
+      table.push(
+        [
+          operationId,
+          success,
+          "the subscription is the tenant's",
+          async () => call(await created()),
+        ],
+        [
+          operationId,
+          400,
+          'the tenant header is missing',
+          async () => send(path(await created()), { method }),
+        ],
+        [operationId, 401, 'no token is sent', async () => call(await created(), anonymous)],
+        [
+          operationId,
+          403,
+          'an agent-user names another tenant',
+          async () => call(await created(), { ...asDemo, ...tenantHeader('other') }),
+        ],
+        [operationId, 404, 'the tenant has no such subscription', () => call(unknownId)],
+      );
+    }
+    return table.map(([operationId, status, when, run]) => ({
+      operationId,
+      status,
+      when,
+      send: run,
+    }));
+  }
 
   function credentialCases(): Case[] {
     const issuePath = '/ctrl/api/v1.0/credentials/issue';

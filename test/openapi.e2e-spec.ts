@@ -124,7 +124,8 @@ describe('The OpenAPI document', () => {
         expect(requirements).toEqual([]);
         continue;
       }
-      const tenantScoped = /^\/ctrl\/api\/v1\.0\/(did|credentials|presentations)(\/|$)/.test(path);
+      const tenantScoped =
+        /^\/ctrl\/api\/v1\.0\/(did|credentials|presentations|webhooks)(\/|$)/.test(path);
       expect(requirements!.length).toBeGreaterThan(0);
       for (const requirement of requirements!) {
         const names = Object.keys(requirement);
@@ -164,6 +165,7 @@ describe('The OpenAPI document', () => {
     expect(withBody.sort()).toEqual(
       [
         'createTenant',
+        'createWebhook',
         'issueCredential',
         'updateTenant',
         'updateCredentialStatus',

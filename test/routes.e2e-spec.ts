@@ -84,6 +84,10 @@ describe('route inventory', () => {
       'GET /ctrl/api/v1.0/credentials/:id': 'tenant',
       'POST /ctrl/api/v1.0/credentials/verify': 'tenant',
       'POST /ctrl/api/v1.0/credentials/status': 'tenant',
+      'POST /ctrl/api/v1.0/webhooks/create': 'tenant',
+      'GET /ctrl/api/v1.0/webhooks': 'tenant',
+      'GET /ctrl/api/v1.0/webhooks/:id': 'tenant',
+      'POST /ctrl/api/v1.0/webhooks/:id/delete': 'tenant',
       'POST /ctrl/api/v1.0/presentations/verify': 'tenant',
       'POST /ctrl/status-lists/:tenantId/:listId/publish': 'authenticated',
     });

@@ -2,7 +2,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { type AddressInfo } from 'node:net';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
-import { WebhooksService } from '../src/webhooks/webhooks.service.js';
 import { alumniCredential, issue } from './support/credentials-harness.js';
 import { startTestService, type TestService } from './support/test-service.js';
 
@@ -26,8 +25,8 @@ describe('Webhook deliveries', () => {
   /** Per path: the status codes to answer, in order; then 204. */
   const scripts = new Map<string, (number | [number, Record<string, string>])[]>();
 
-  const subscribe = (tenantId: string | null, path: string, events?: string[]) =>
-    service.app.get(WebhooksService).create(tenantId, { url: `${origin}${path}`, events });
+  const subscribe = (tenantId: string, path: string, events?: string[]) =>
+    service.client().createWebhook(tenantId, { url: `${origin}${path}`, events });
 
   const arrivals = (path: string) => received.filter((one) => one.path === path);
 

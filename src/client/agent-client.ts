@@ -3,6 +3,7 @@ import { AgentApiError } from './agent-api-error.js';
 import { type paths } from './schema.js';
 import { TokenManager, type Credentials } from './token-manager.js';
 import {
+  type CreatedWebhook,
   type CredentialStatusChange,
   type Did,
   type DidDocument,
@@ -11,13 +12,17 @@ import {
   type IssuedCredentialPage,
   type ListCredentialsQuery,
   type ListTenantsQuery,
+  type ListWebhooksQuery,
   type NewTenant,
+  type NewWebhook,
   type PresentationVerification,
   type Tenant,
   type TenantChanges,
   type TenantPage,
   type VerifiableCredential,
   type Verification,
+  type Webhook,
+  type WebhookPage,
 } from './types.js';
 
 export interface AgentClientOptions {
@@ -197,6 +202,48 @@ export class AgentClient {
       await this.api.POST('/ctrl/api/v1.0/credentials/status', {
         headers: { [tenantHeader]: tenantId },
         body: change,
+      }),
+    );
+  }
+
+  /** Subscribes a URL to a tenant's events; keep the answer's `secret`, it is not shown again. */
+  async createWebhook(tenantId: string, webhook: NewWebhook): Promise<CreatedWebhook> {
+    return this.result(
+      'POST /ctrl/api/v1.0/webhooks/create',
+      await this.api.POST('/ctrl/api/v1.0/webhooks/create', {
+        headers: { [tenantHeader]: tenantId },
+        body: webhook,
+      }),
+    );
+  }
+
+  /** A tenant's subscriptions, newest first, without their secrets. */
+  async listWebhooks(tenantId: string, query: ListWebhooksQuery = {}): Promise<WebhookPage> {
+    return this.result(
+      'GET /ctrl/api/v1.0/webhooks',
+      await this.api.GET('/ctrl/api/v1.0/webhooks', {
+        headers: { [tenantHeader]: tenantId },
+        params: { query },
+      }),
+    );
+  }
+
+  async getWebhook(tenantId: string, id: string): Promise<Webhook> {
+    return this.result(
+      'GET /ctrl/api/v1.0/webhooks/{id}',
+      await this.api.GET('/ctrl/api/v1.0/webhooks/{id}', {
+        headers: { [tenantHeader]: tenantId },
+        params: { path: { id } },
+      }),
+    );
+  }
+
+  async deleteWebhook(tenantId: string, id: string): Promise<void> {
+    this.result(
+      'POST /ctrl/api/v1.0/webhooks/{id}/delete',
+      await this.api.POST('/ctrl/api/v1.0/webhooks/{id}/delete', {
+        headers: { [tenantHeader]: tenantId },
+        params: { path: { id } },
       }),
     );
   }

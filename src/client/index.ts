@@ -11,6 +11,7 @@ export {
 } from './token-manager.js';
 export { TokenRequestError } from './token-request-error.js';
 export type {
+  CreatedWebhook,
   CredentialStatusChange,
   Did,
   DidDocument,
@@ -20,7 +21,9 @@ export type {
   IssuedCredentialPage,
   ListCredentialsQuery,
   ListTenantsQuery,
+  ListWebhooksQuery,
   NewTenant,
+  NewWebhook,
   PresentationVerification,
   Problem,
   Tenant,
@@ -28,5 +31,7 @@ export type {
   TenantPage,
   VerifiableCredential,
   Verification,
+  Webhook,
+  WebhookPage,
 } from './types.js';
 export type { components, operations, paths } from './schema.js';

@@ -326,6 +326,80 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ctrl/api/v1.0/webhooks/create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Subscribe a URL to the tenant's events
+     * @description Events are POSTed as Standard Webhooks, signed with the secret this answer shows once. The URL must be https on a public address.
+     */
+    post: operations['createWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/webhooks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The tenant's subscriptions, newest first */
+    get: operations['listWebhooks'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/webhooks/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One subscription of the tenant */
+    get: operations['getWebhook'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/webhooks/{id}/delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Delete a subscription
+     * @description Its pending deliveries and their log go with it.
+     */
+    post: operations['deleteWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -407,6 +481,7 @@ export interface components {
         | 'TENANT_NOT_FOUND'
         | 'CREDENTIAL_NOT_FOUND'
         | 'STATUS_LIST_NOT_FOUND'
+        | 'WEBHOOK_NOT_FOUND'
         | 'ROUTE_NOT_FOUND'
         | 'PROBLEM_TYPE_NOT_FOUND'
         | 'METHOD_NOT_ALLOWED'
@@ -780,6 +855,139 @@ export interface components {
       credentials: components['schemas']['PresentedCredentialDto'][];
       /** @example [] */
       warnings: string[];
+    };
+    CreateWebhookDto: {
+      /**
+       * @description Where events are POSTed: https, to a public address (checked now and at every delivery).
+       * @example https://receiver.example.com/agent-events
+       */
+      url: string;
+      /**
+       * @description The event types to receive; absent or empty: all.
+       * @example [
+       *       "credential.issued",
+       *       "credential.status.changed"
+       *     ]
+       */
+      events?: (
+        | 'tenant.created'
+        | 'tenant.updated'
+        | 'tenant.deleted'
+        | 'credential.issued'
+        | 'credential.status.changed'
+        | 'webhook.test'
+      )[];
+      /**
+       * @description A note for people.
+       * @example Our CRM
+       */
+      description?: string;
+    };
+    CreatedWebhookDto: {
+      /**
+       * Format: uuid
+       * @example 6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f
+       */
+      id: string;
+      /**
+       * @description The tenant whose events it receives; null: every tenant (administrators).
+       * @example acme
+       */
+      tenantId: string | null;
+      /** @example https://receiver.example.com/agent-events */
+      url: string;
+      /**
+       * @description Empty: all.
+       * @example [
+       *       "credential.issued",
+       *       "credential.status.changed"
+       *     ]
+       */
+      events: (
+        | 'tenant.created'
+        | 'tenant.updated'
+        | 'tenant.deleted'
+        | 'credential.issued'
+        | 'credential.status.changed'
+        | 'webhook.test'
+      )[];
+      /** @example Our CRM */
+      description: string | null;
+      /**
+       * @description Disabled subscriptions receive nothing.
+       * @example true
+       */
+      enabled: boolean;
+      /**
+       * @description Why the service disabled it (410 Gone, or failures in a row).
+       * @example null
+       */
+      disabledReason: string | null;
+      /** @example 2026-11-25T10:00:00.000Z */
+      createdAt: string;
+      /** @example 2026-11-25T10:00:00.000Z */
+      updatedAt: string;
+      /**
+       * @description The signing secret (Standard Webhooks `whsec_...`). Shown only in this answer: keep it now.
+       * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+       */
+      secret: string;
+    };
+    WebhookDto: {
+      /**
+       * Format: uuid
+       * @example 6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f
+       */
+      id: string;
+      /**
+       * @description The tenant whose events it receives; null: every tenant (administrators).
+       * @example acme
+       */
+      tenantId: string | null;
+      /** @example https://receiver.example.com/agent-events */
+      url: string;
+      /**
+       * @description Empty: all.
+       * @example [
+       *       "credential.issued",
+       *       "credential.status.changed"
+       *     ]
+       */
+      events: (
+        | 'tenant.created'
+        | 'tenant.updated'
+        | 'tenant.deleted'
+        | 'credential.issued'
+        | 'credential.status.changed'
+        | 'webhook.test'
+      )[];
+      /** @example Our CRM */
+      description: string | null;
+      /**
+       * @description Disabled subscriptions receive nothing.
+       * @example true
+       */
+      enabled: boolean;
+      /**
+       * @description Why the service disabled it (410 Gone, or failures in a row).
+       * @example null
+       */
+      disabledReason: string | null;
+      /** @example 2026-11-25T10:00:00.000Z */
+      createdAt: string;
+      /** @example 2026-11-25T10:00:00.000Z */
+      updatedAt: string;
+    };
+    WebhookPageDto: {
+      content: components['schemas']['WebhookDto'][];
+      /** @example 0 */
+      number: number;
+      /** @example 20 */
+      size: number;
+      /** @example 1 */
+      totalElements: number;
+      /** @example 1 */
+      totalPages: number;
     };
   };
   responses: never;
@@ -2496,6 +2704,406 @@ export interface operations {
               };
             };
           };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  createWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateWebhookDto'];
+      };
+    };
+    responses: {
+      /** @description The subscription, with its secret (only here). */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f",
+           *       "tenantId": "acme",
+           *       "url": "https://receiver.example.com/agent-events",
+           *       "events": [
+           *         "credential.issued",
+           *         "credential.status.changed"
+           *       ],
+           *       "description": "Our CRM",
+           *       "enabled": true,
+           *       "disabledReason": null,
+           *       "createdAt": "2026-11-25T10:00:00.000Z",
+           *       "updatedAt": "2026-11-25T10:00:00.000Z",
+           *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+           *     }
+           */
+          'application/json': components['schemas']['CreatedWebhookDto'];
+        };
+      };
+      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  listWebhooks: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 0. */
+        page?: number;
+        /** @description Page size. */
+        size?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of subscriptions (never their secrets). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "content": [
+           *         {
+           *           "id": "6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f",
+           *           "tenantId": "acme",
+           *           "url": "https://receiver.example.com/agent-events",
+           *           "events": [
+           *             "credential.issued",
+           *             "credential.status.changed"
+           *           ],
+           *           "description": "Our CRM",
+           *           "enabled": true,
+           *           "disabledReason": null,
+           *           "createdAt": "2026-11-25T10:00:00.000Z",
+           *           "updatedAt": "2026-11-25T10:00:00.000Z"
+           *         }
+           *       ],
+           *       "number": 0,
+           *       "size": 20,
+           *       "totalElements": 1,
+           *       "totalPages": 1
+           *     }
+           */
+          'application/json': components['schemas']['WebhookPageDto'];
+        };
+      };
+      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  getWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The subscription id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The subscription. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f",
+           *       "tenantId": "acme",
+           *       "url": "https://receiver.example.com/agent-events",
+           *       "events": [
+           *         "credential.issued",
+           *         "credential.status.changed"
+           *       ],
+           *       "description": "Our CRM",
+           *       "enabled": true,
+           *       "disabledReason": null,
+           *       "createdAt": "2026-11-25T10:00:00.000Z",
+           *       "updatedAt": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['WebhookDto'];
+        };
+      };
+      /** @description `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  deleteWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The subscription id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
       /** @description `INTERNAL_ERROR`: Internal server error */

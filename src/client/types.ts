@@ -47,3 +47,13 @@ export type IssuedCredentialPage = Schemas['IssuedCredentialPageDto'];
 export type ListCredentialsQuery = NonNullable<
   operations['listCredentials']['parameters']['query']
 >;
+/** A subscription to a tenant's events: where, which events, whether it is enabled. */
+export type Webhook = Schemas['WebhookDto'];
+/** A new subscription, with its signing secret (shown only once). */
+export type CreatedWebhook = Schemas['CreatedWebhookDto'];
+/** Where and what a new subscription receives. */
+export type NewWebhook = Schemas['CreateWebhookDto'];
+/** A page of subscriptions. */
+export type WebhookPage = Schemas['WebhookPageDto'];
+/** Paging of the subscriptions. */
+export type ListWebhooksQuery = NonNullable<operations['listWebhooks']['parameters']['query']>;

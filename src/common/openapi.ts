@@ -147,6 +147,10 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
         'Credentials',
         'W3C Verifiable Credentials issued with the DID of the tenant named in `x-tenant-id`, and verified.',
       )
+      .addTag(
+        'Webhooks',
+        'Subscriptions to the events of the tenant named in `x-tenant-id`, delivered as signed Standard Webhooks.',
+      )
       .addTag('Health', 'Liveness and readiness probes; no token needed.')
       .addOAuth2(
         {

@@ -8,8 +8,10 @@ import { targetProblem } from '../common/outbound.js';
 import { DomainException } from '../common/problem/domain.exception.js';
 import { type FieldError } from '../common/problem/problem.js';
 import { KeyVault } from '../did/key-vault.js';
+import { type PageQuery } from '../common/page-query.js';
+import { tenantNotFound } from '../tenants/tenant.errors.js';
+import { type WebhookPageDto } from './dto/webhook.dto.js';
 import { newSecret } from './signature.js';
-import { webhookEventTypes } from './webhook-outbox.js';
 import { WebhookSubscriptionEntity } from './webhook-subscription.entity.js';
 
 export interface NewSubscription {
@@ -42,6 +44,67 @@ export class WebhooksService {
     @Inject(KeyVault) private readonly vault: KeyVault,
   ) {}
 
+  /** The tenant rules of every tenant-scoped route: an unknown tenant is 404 here too. */
+  async requireTenant(tenantId: string): Promise<void> {
+    const found = await this.dataSource.query<unknown[]>('SELECT 1 FROM tenant WHERE id = $1', [
+      tenantId,
+    ]);
+    if (found.length === 0) throw tenantNotFound(tenantId);
+  }
+
+  async list(tenantId: string, query: PageQuery): Promise<WebhookPageDto> {
+    const page = query.page ?? 0;
+    const size = query.size ?? 20;
+    const [entities, total] = await this.subscriptions().findAndCount({
+      where: { tenantId },
+      order: { createdAt: 'DESC', id: 'ASC' },
+      skip: page * size,
+      take: size,
+    });
+    return {
+      content: entities.map(viewOf),
+      number: page,
+      size,
+      totalElements: total,
+      totalPages: Math.ceil(total / size),
+    };
+  }
+
+  async get(tenantId: string, id: string): Promise<SubscriptionView> {
+    return viewOf(await this.find(tenantId, id));
+  }
+
+  async delete(tenantId: string, id: string): Promise<void> {
+    const { affected } = await this.subscriptions().delete({
+      id: await this.idOf(tenantId, id),
+      tenantId,
+    });
+    if (affected === 0) throw webhookNotFound(id);
+    this.logger.log({ msg: `webhook.deleted ${id}`, event: 'webhook.deleted', tenantId, id });
+  }
+
+  private async find(tenantId: string, id: string): Promise<WebhookSubscriptionEntity> {
+    const entity = await this.subscriptions().findOneBy({
+      id: await this.idOf(tenantId, id),
+      tenantId,
+    });
+    if (entity === null) throw webhookNotFound(id);
+    return entity;
+  }
+
+  /** A subscription id is a UUID; anything else names none (and must not reach a uuid column). */
+  private async idOf(tenantId: string, id: string): Promise<string> {
+    await this.requireTenant(tenantId);
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
+      throw webhookNotFound(id);
+    }
+    return id.toLowerCase();
+  }
+
+  private subscriptions() {
+    return this.dataSource.getRepository(WebhookSubscriptionEntity);
+  }
+
   /** Checks the target now (and again at each delivery); the secret is in the answer only. */
   async create(
     tenantId: string | null,
@@ -52,15 +115,6 @@ export class WebhooksService {
       allowPrivate: this.config.webhooks.allowPrivateTargets,
     });
     if (problem !== undefined) errors.push({ field: 'url', message: `is refused: ${problem}` });
-    const unknown = (input.events ?? []).filter(
-      (type) => !(webhookEventTypes as readonly string[]).includes(type),
-    );
-    if (unknown.length > 0) {
-      errors.push({
-        field: 'events',
-        message: `names unknown event types ${unknown.join(', ')} (known: ${webhookEventTypes.join(', ')})`,
-      });
-    }
     if (errors.length > 0) {
       throw new DomainException(
         'VALIDATION_FAILED',
@@ -68,19 +122,35 @@ export class WebhooksService {
         errors,
       );
     }
+    if (tenantId !== null) await this.requireTenant(tenantId);
     const id = randomUUID();
     const secret = newSecret();
-    const entity = await this.dataSource.getRepository(WebhookSubscriptionEntity).save({
-      id,
-      tenantId,
-      url: input.url,
-      events: [...new Set(input.events ?? [])],
-      description: input.description ?? null,
-      secretSealed: this.vault.seal(id, Buffer.from(secret, 'utf8'), 'webhook-secret'),
-    });
+    const entity = await this.subscriptions()
+      .save({
+        id,
+        tenantId,
+        url: input.url,
+        events: [...new Set(input.events ?? [])],
+        description: input.description ?? null,
+        secretSealed: this.vault.seal(id, Buffer.from(secret, 'utf8'), 'webhook-secret'),
+      })
+      .catch((error: unknown) => {
+        // The tenant was deleted since it was checked.
+        if ((error as { driverError?: { code?: string } }).driverError?.code === '23503') {
+          throw tenantNotFound(tenantId ?? '');
+        }
+        throw error;
+      });
     this.logger.log({ msg: `webhook.created ${id}`, event: 'webhook.created', tenantId, id });
     return { ...viewOf(entity), secret };
   }
+}
+
+function webhookNotFound(id: string): DomainException {
+  return new DomainException(
+    'WEBHOOK_NOT_FOUND',
+    `The tenant has no webhook subscription '${id}'.`,
+  );
 }
 
 export function viewOf(entity: WebhookSubscriptionEntity): SubscriptionView {

@@ -1,0 +1,130 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsOptional,
+  IsString,
+  MaxLength,
+  MinLength,
+} from 'class-validator';
+import { PageQuery } from '../../common/page-query.js';
+import { webhookEventTypes } from '../webhook-outbox.js';
+
+export const webhookExample = {
+  id: '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f',
+  tenantId: 'acme',
+  url: 'https://receiver.example.com/agent-events',
+  events: ['credential.issued', 'credential.status.changed'],
+  description: 'Our CRM',
+  enabled: true,
+  disabledReason: null,
+  createdAt: '2026-11-25T10:00:00.000Z',
+  updatedAt: '2026-11-25T10:00:00.000Z',
+};
+
+export class CreateWebhookDto {
+  @ApiProperty({
+    description:
+      'Where events are POSTed: https, to a public address (checked now and at every delivery).',
+    example: webhookExample.url,
+    maxLength: 2048,
+  })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(2048)
+  url!: string;
+
+  @ApiPropertyOptional({
+    description: 'The event types to receive; absent or empty: all.',
+    enum: webhookEventTypes,
+    isArray: true,
+    example: webhookExample.events,
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(webhookEventTypes.length)
+  @IsIn(webhookEventTypes, {
+    each: true,
+    message: `each value in events must be one of ${webhookEventTypes.join(', ')}`,
+  })
+  events?: string[];
+
+  @ApiPropertyOptional({ description: 'A note for people.', example: 'Our CRM', maxLength: 500 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  description?: string;
+}
+
+export class WebhookDto {
+  @ApiProperty({ format: 'uuid', example: webhookExample.id })
+  id!: string;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'The tenant whose events it receives; null: every tenant (administrators).',
+    example: 'acme',
+  })
+  tenantId!: string | null;
+
+  @ApiProperty({ example: webhookExample.url })
+  url!: string;
+
+  @ApiProperty({
+    enum: webhookEventTypes,
+    isArray: true,
+    description: 'Empty: all.',
+    example: webhookExample.events,
+  })
+  events!: string[];
+
+  @ApiProperty({ type: 'string', nullable: true, example: 'Our CRM' })
+  description!: string | null;
+
+  @ApiProperty({ description: 'Disabled subscriptions receive nothing.', example: true })
+  enabled!: boolean;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'Why the service disabled it (410 Gone, or failures in a row).',
+    example: null,
+  })
+  disabledReason!: string | null;
+
+  @ApiProperty({ example: webhookExample.createdAt })
+  createdAt!: string;
+
+  @ApiProperty({ example: webhookExample.updatedAt })
+  updatedAt!: string;
+}
+
+export class CreatedWebhookDto extends WebhookDto {
+  @ApiProperty({
+    description:
+      'The signing secret (Standard Webhooks `whsec_...`). Shown only in this answer: keep it now.',
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  })
+  secret!: string;
+}
+
+export class WebhookPageDto {
+  @ApiProperty({ type: [WebhookDto] })
+  content!: WebhookDto[];
+
+  @ApiProperty({ example: 0 })
+  number!: number;
+
+  @ApiProperty({ example: 20 })
+  size!: number;
+
+  @ApiProperty({ example: 1 })
+  totalElements!: number;
+
+  @ApiProperty({ example: 1 })
+  totalPages!: number;
+}
+
+export class ListWebhooksQuery extends PageQuery {}
