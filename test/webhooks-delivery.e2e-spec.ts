@@ -200,6 +200,21 @@ describe('Webhook deliveries', () => {
     expect(attempts.rows[0].response_excerpt).toBe('receiver says no');
   });
 
+  it('checks the target again at delivery: a URL changed to a metadata address is not called', async () => {
+    const { id } = await subscribe('acme', '/moved', ['tenant.updated']);
+    // As if DNS or an edit had turned the target into a forbidden one after it was checked.
+    await database.query('UPDATE webhook_subscription SET url = $2 WHERE id = $1', [
+      id,
+      'http://169.254.169.254/latest/meta-data',
+    ]);
+    await service.client().updateTenant('acme', { label: 'Acme moved' });
+    const attempt = await waitForAttempt(database, id);
+    expect(attempt).toMatchObject({
+      status_code: null,
+      error: expect.stringContaining('linkLocal'),
+    });
+  });
+
   it('honours Retry-After, and a 410 disables the subscription', async () => {
     scripts.set('/later', [[503, { 'retry-after': '2' }]]);
     await subscribe('acme', '/later', ['tenant.updated']);
@@ -228,6 +243,23 @@ async function waitForRow(
       [id],
     );
     if (rows[0]?.enabled === false || Date.now() > deadline) return rows[0];
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function waitForAttempt(
+  database: pg.Client,
+  subscriptionId: string,
+): Promise<{ status_code: number | null; error: string | null }> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const { rows } = await database.query<{ status_code: number | null; error: string | null }>(
+      `SELECT a.status_code, a.error FROM webhook_attempt a
+         JOIN webhook_delivery d ON d.id = a.delivery_id WHERE d.subscription_id = $1`,
+      [subscriptionId],
+    );
+    if (rows[0] !== undefined) return rows[0];
+    if (Date.now() > deadline) throw new Error('no attempt was made');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

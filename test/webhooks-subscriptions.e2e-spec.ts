@@ -1,0 +1,121 @@
+import pg from 'pg';
+import { startTestService, type TestService } from './support/test-service.js';
+
+const webhooks = '/ctrl/api/v1.0/webhooks';
+const publicTarget = 'https://93.184.215.14/agent-events';
+
+/**
+ * Subscriptions as a tenant manages them: the secret once and sealed, tenant isolation, and the SSRF
+ * guard refusing each forbidden class of target when the subscription is made (outside local mode).
+ */
+describe('Webhook subscriptions', () => {
+  let service: TestService;
+  let database: pg.Client;
+
+  const create = (tenantId: string, body: unknown, as: 'admin' | 'demo' = 'admin') =>
+    service.request<Record<string, unknown>>(`${webhooks}/create`, {
+      method: 'POST',
+      as,
+      headers: { 'x-tenant-id': tenantId },
+      body,
+    });
+
+  beforeAll(async () => {
+    service = await startTestService();
+    database = new pg.Client({ connectionString: service.databaseUrl });
+    await database.connect();
+    for (const id of ['demo', 'other']) await service.client().createTenant({ id, label: id });
+  });
+  afterAll(async () => {
+    await database.end();
+    await service.close();
+  });
+
+  it('shows the secret once, stores it sealed, and never lists it', async () => {
+    const created = await create('demo', { url: publicTarget, description: 'CRM' }, 'demo');
+    expect(created.status).toBe(201);
+    const secret = String(created.body.secret);
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(created.body).toMatchObject({
+      tenantId: 'demo',
+      url: publicTarget,
+      events: [],
+      enabled: true,
+    });
+    const id = String(created.body.id);
+    const read = await service.client('demo').getWebhook('demo', id);
+    const listed = await service.client('demo').listWebhooks('demo');
+    expect(read).not.toHaveProperty('secret');
+    expect(listed.content.map((one) => one.id)).toContain(id);
+    expect(JSON.stringify([read, listed])).not.toContain(secret.slice(6));
+    const { rows } = await database.query<{ secret_sealed: Buffer }>(
+      'SELECT secret_sealed FROM webhook_subscription WHERE id = $1',
+      [id],
+    );
+    const stored = rows[0]!.secret_sealed;
+    expect(stored.includes(Buffer.from(secret))).toBe(false);
+    expect(stored.includes(Buffer.from(secret.slice(6), 'base64'))).toBe(false);
+  });
+
+  it("keeps one tenant's subscriptions from another", async () => {
+    const { body } = await create('other', { url: publicTarget });
+    const id = String(body.id);
+    // demo may act for demo only.
+    const asDemo = await service.request(`${webhooks}/${id}`, {
+      as: 'demo',
+      headers: { 'x-tenant-id': 'other' },
+    });
+    expect(asDemo.status).toBe(403);
+    // Under its own tenant, another tenant's id is simply not there: the same 404 as a made-up one.
+    for (const path of [`${webhooks}/${id}`, `${webhooks}/${id}/delete`]) {
+      const answer = await service.request<{ code: string }>(path, {
+        as: 'demo',
+        method: path.endsWith('delete') ? 'POST' : 'GET',
+        headers: { 'x-tenant-id': 'demo' },
+      });
+      expect({ status: answer.status, code: answer.body.code }).toEqual({
+        status: 404,
+        code: 'WEBHOOK_NOT_FOUND',
+      });
+    }
+    const listed = await service.client('demo').listWebhooks('demo');
+    expect(listed.content.map((one) => one.id)).not.toContain(id);
+    expect((await service.client().getWebhook('other', id)).id).toBe(id);
+  });
+
+  it('answers 404 for an id that is not a UUID, without reaching the database with it', async () => {
+    const answer = await service.request<{ code: string }>(`${webhooks}/not-a-uuid`, {
+      headers: { 'x-tenant-id': 'demo' },
+    });
+    expect({ status: answer.status, code: answer.body.code }).toEqual({
+      status: 404,
+      code: 'WEBHOOK_NOT_FOUND',
+    });
+  });
+
+  it.each([
+    ['plain http', 'http://93.184.215.14/hook', 'only https'],
+    ['loopback', 'https://127.0.0.1/hook', 'loopback'],
+    ['loopback IPv6', 'https://[::1]/hook', 'loopback'],
+    ['a name resolving to loopback', 'https://localhost/hook', 'loopback'],
+    ['private', 'https://10.0.0.7/hook', 'private'],
+    ['private, IPv4-mapped', 'https://[::ffff:192.168.1.2]/hook', 'private'],
+    ['link-local', 'https://169.254.169.254/latest/meta-data', 'linkLocal'],
+    ['a cloud metadata address', 'https://100.100.100.200/hook', 'metadata'],
+    ['unspecified', 'https://0.0.0.0/hook', 'unspecified'],
+    ['credentials in the URL', 'https://user:pass@93.184.215.14/hook', 'credentials'],
+    ['not a URL', 'receiver', 'not a URL'],
+  ])('refuses a target that is %s', async (_name, url, reason) => {
+    const answer = await create('demo', { url });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ code: 'VALIDATION_FAILED' });
+    const errors = answer.body.errors as { field: string; message: string }[];
+    expect(errors).toEqual([{ field: 'url', message: expect.stringContaining(reason) }]);
+  });
+
+  it('refuses unknown event types, naming them', async () => {
+    const answer = await create('demo', { url: publicTarget, events: ['tenant.created', 'nope'] });
+    expect(answer.status).toBe(400);
+    expect(JSON.stringify(answer.body.errors)).toContain('events');
+  });
+});
