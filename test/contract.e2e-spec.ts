@@ -413,9 +413,24 @@ describe('The API against its OpenAPI document', () => {
       post(`${webhooks}/create`, { ...tenantHeader('acme'), body: subscription, ...request });
     const created = async () => ((await create()).body as { id: string }).id;
     const unknownId = '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f';
-    const byId: [string, (id: string) => string, 'GET' | 'POST', number][] = [
+    const redeliverPath = async (id: string) => {
+      const queued = await post(`${webhooks}/${id}/test`, tenantHeader('acme'));
+      return `${webhooks}/${id}/deliveries/${(queued.body as { deliveryId: string }).deliveryId}/redeliver`;
+    };
+    const byId: [
+      string,
+      (id: string) => string | Promise<string>,
+      'GET' | 'POST',
+      number,
+      unknown?,
+    ][] = [
       ['getWebhook', (id) => `${webhooks}/${id}`, 'GET', 200],
       ['deleteWebhook', (id) => `${webhooks}/${id}/delete`, 'POST', 204],
+      ['updateWebhook', (id) => `${webhooks}/${id}/update`, 'POST', 200, { enabled: false }],
+      ['rotateWebhookSecret', (id) => `${webhooks}/${id}/rotate-secret`, 'POST', 200],
+      ['testWebhook', (id) => `${webhooks}/${id}/test`, 'POST', 202],
+      ['listWebhookDeliveries', (id) => `${webhooks}/${id}/deliveries`, 'GET', 200],
+      ['redeliverWebhook', redeliverPath, 'POST', 202],
     ];
     const table: [string, number, string, () => Promise<ApiResponse>][] = [
       ['createWebhook', 201, 'a tenant subscribes an https URL', () => create()],
@@ -475,9 +490,9 @@ describe('The API against its OpenAPI document', () => {
         () => send(webhooks, tenantHeader('nobody')),
       ],
     ];
-    for (const [operationId, path, method, success] of byId) {
-      const call = (id: string, request: ApiRequest = {}) =>
-        send(path(id), { method, ...tenantHeader('acme'), ...request });
+    for (const [operationId, path, method, success, body] of byId) {
+      const call = async (id: string, request: ApiRequest = {}) =>
+        send(await path(id), { method, ...tenantHeader('acme'), body, ...request });
       table.push(
         [
           operationId,
@@ -489,7 +504,7 @@ describe('The API against its OpenAPI document', () => {
           operationId,
           400,
           'the tenant header is missing',
-          async () => send(path(await created()), { method }),
+          async () => send(await path(await created()), { method, body }),
         ],
         [operationId, 401, 'no token is sent', async () => call(await created(), anonymous)],
         [
@@ -501,6 +516,34 @@ describe('The API against its OpenAPI document', () => {
         [operationId, 404, 'the tenant has no such subscription', () => call(unknownId)],
       );
     }
+    const update = async (request: ApiRequest) =>
+      post(`${webhooks}/${await created()}/update`, { ...tenantHeader('acme'), ...request });
+    table.push(
+      [
+        'redeliverWebhook',
+        404,
+        'the subscription has no such delivery',
+        async () =>
+          post(
+            `${webhooks}/${await created()}/deliveries/${unknownId}/redeliver`,
+            tenantHeader('acme'),
+          ),
+      ],
+      ['updateWebhook', 400, 'nothing is given to change', () => update({ body: {} })],
+      [
+        'updateWebhook',
+        413,
+        'the body is too large',
+        () => update({ body: { description: 'x'.repeat(110 * 1024) } }),
+      ],
+      [
+        'updateWebhook',
+        415,
+        'the body is not JSON',
+        () =>
+          update({ body: 'x', headers: { 'content-type': 'text/plain', 'x-tenant-id': 'acme' } }),
+      ],
+    );
     return table.map(([operationId, status, when, run]) => ({
       operationId,
       status,

@@ -168,6 +168,7 @@ describe('The OpenAPI document', () => {
         'createWebhook',
         'issueCredential',
         'updateTenant',
+        'updateWebhook',
         'updateCredentialStatus',
         'verifyCredential',
         'verifyPresentation',

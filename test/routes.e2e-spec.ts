@@ -88,6 +88,11 @@ describe('route inventory', () => {
       'GET /ctrl/api/v1.0/webhooks': 'tenant',
       'GET /ctrl/api/v1.0/webhooks/:id': 'tenant',
       'POST /ctrl/api/v1.0/webhooks/:id/delete': 'tenant',
+      'POST /ctrl/api/v1.0/webhooks/:id/update': 'tenant',
+      'POST /ctrl/api/v1.0/webhooks/:id/rotate-secret': 'tenant',
+      'POST /ctrl/api/v1.0/webhooks/:id/test': 'tenant',
+      'GET /ctrl/api/v1.0/webhooks/:id/deliveries': 'tenant',
+      'POST /ctrl/api/v1.0/webhooks/:id/deliveries/:deliveryId/redeliver': 'tenant',
       'POST /ctrl/api/v1.0/presentations/verify': 'tenant',
       'POST /ctrl/status-lists/:tenantId/:listId/publish': 'authenticated',
     });

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { type AddressInfo } from 'node:net';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
+import { type NewWebhook } from '../src/client/index.js';
 import { alumniCredential, issue } from './support/credentials-harness.js';
 import { startTestService, type TestService } from './support/test-service.js';
 
@@ -25,7 +26,7 @@ describe('Webhook deliveries', () => {
   /** Per path: the status codes to answer, in order; then 204. */
   const scripts = new Map<string, (number | [number, Record<string, string>])[]>();
 
-  const subscribe = (tenantId: string, path: string, events?: string[]) =>
+  const subscribe = (tenantId: string, path: string, events?: NewWebhook['events']) =>
     service.client().createWebhook(tenantId, { url: `${origin}${path}`, events });
 
   const arrivals = (path: string) => received.filter((one) => one.path === path);
@@ -198,6 +199,63 @@ describe('Webhook deliveries', () => {
     );
     expect(attempts.rows.map((row) => row.status_code)).toEqual([500, 503, 204]);
     expect(attempts.rows[0].response_excerpt).toBe('receiver says no');
+  });
+
+  it('rotates the secret: both the old and the new secret verify during the grace period', async () => {
+    const { id, secret: old } = await subscribe('acme', '/rotated', ['webhook.test']);
+    const { secret: fresh, previousSecretExpiresAt } = await service
+      .client()
+      .rotateWebhookSecret('acme', id);
+    expect(fresh).not.toBe(old);
+    expect(Date.parse(previousSecretExpiresAt) - Date.now()).toBeGreaterThan(23 * 3600 * 1000);
+    await service.client().testWebhook('acme', id);
+    const [delivery] = await waitFor(() => {
+      const list = arrivals('/rotated');
+      return list.length >= 1 ? list : undefined;
+    });
+    const headers = {
+      'webhook-id': delivery.headers['webhook-id'],
+      'webhook-timestamp': delivery.headers['webhook-timestamp'],
+      'webhook-signature': delivery.headers['webhook-signature'],
+    };
+    expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
+    for (const secret of [old, fresh]) {
+      expect(new Webhook(secret).verify(delivery.body, headers)).toMatchObject({
+        type: 'webhook.test',
+        data: { subscriptionId: id },
+      });
+    }
+  });
+
+  it('logs every attempt, redelivers with the same webhook-id, and resumes a disabled subscription', async () => {
+    scripts.set('/log', [410]);
+    const { id } = await subscribe('acme', '/log', ['webhook.test']);
+    const { deliveryId } = await service.client().testWebhook('acme', id);
+    await waitFor(() => arrivals('/log')[0]);
+    const disabled = await waitForRow(database, id);
+    expect(disabled.enabled).toBe(false);
+    const page = await service.client().listWebhookDeliveries('acme', id);
+    expect(page.content).toEqual([
+      expect.objectContaining({
+        id: deliveryId,
+        eventType: 'webhook.test',
+        state: 'failed',
+        attempts: 1,
+        log: [
+          expect.objectContaining({
+            attempt: 1,
+            statusCode: 410,
+            responseExcerpt: 'receiver says no',
+          }),
+        ],
+      }),
+    ]);
+    // Resumed and sent again: the receiver gets the same webhook-id a second time.
+    const resumed = await service.client().updateWebhook('acme', id, { enabled: true });
+    expect(resumed).toMatchObject({ enabled: true, disabledReason: null });
+    await service.client().redeliverWebhook('acme', id, deliveryId);
+    const again = await waitFor(() => arrivals('/log')[1]);
+    expect(again.headers['webhook-id']).toBe(deliveryId);
   });
 
   it('checks the target again at delivery: a URL changed to a metadata address is not called', async () => {

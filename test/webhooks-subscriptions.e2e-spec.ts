@@ -52,7 +52,7 @@ describe('Webhook subscriptions', () => {
       'SELECT secret_sealed FROM webhook_subscription WHERE id = $1',
       [id],
     );
-    const stored = rows[0]!.secret_sealed;
+    const stored = rows[0].secret_sealed;
     expect(stored.includes(Buffer.from(secret))).toBe(false);
     expect(stored.includes(Buffer.from(secret.slice(6), 'base64'))).toBe(false);
   });

@@ -16,12 +16,15 @@ import {
   type NewTenant,
   type NewWebhook,
   type PresentationVerification,
+  type RotatedWebhookSecret,
   type Tenant,
   type TenantChanges,
   type TenantPage,
   type VerifiableCredential,
   type Verification,
   type Webhook,
+  type WebhookChanges,
+  type WebhookDeliveryPage,
   type WebhookPage,
 } from './types.js';
 
@@ -234,6 +237,70 @@ export class AgentClient {
       await this.api.GET('/ctrl/api/v1.0/webhooks/{id}', {
         headers: { [tenantHeader]: tenantId },
         params: { path: { id } },
+      }),
+    );
+  }
+
+  /** Changes a subscription; `{ enabled: true }` resumes one the service disabled. */
+  async updateWebhook(tenantId: string, id: string, changes: WebhookChanges): Promise<Webhook> {
+    return this.result(
+      'POST /ctrl/api/v1.0/webhooks/{id}/update',
+      await this.api.POST('/ctrl/api/v1.0/webhooks/{id}/update', {
+        headers: { [tenantHeader]: tenantId },
+        params: { path: { id } },
+        body: changes,
+      }),
+    );
+  }
+
+  /** A new signing secret; the old one keeps signing beside it until `previousSecretExpiresAt`. */
+  async rotateWebhookSecret(tenantId: string, id: string): Promise<RotatedWebhookSecret> {
+    return this.result(
+      'POST /ctrl/api/v1.0/webhooks/{id}/rotate-secret',
+      await this.api.POST('/ctrl/api/v1.0/webhooks/{id}/rotate-secret', {
+        headers: { [tenantHeader]: tenantId },
+        params: { path: { id } },
+      }),
+    );
+  }
+
+  /** Queues a `webhook.test` event for the subscription; answers its delivery id. */
+  async testWebhook(tenantId: string, id: string): Promise<{ deliveryId: string }> {
+    return this.result(
+      'POST /ctrl/api/v1.0/webhooks/{id}/test',
+      await this.api.POST('/ctrl/api/v1.0/webhooks/{id}/test', {
+        headers: { [tenantHeader]: tenantId },
+        params: { path: { id } },
+      }),
+    );
+  }
+
+  /** The subscription's deliveries, newest first, each with its attempts. */
+  async listWebhookDeliveries(
+    tenantId: string,
+    id: string,
+    query: ListWebhooksQuery = {},
+  ): Promise<WebhookDeliveryPage> {
+    return this.result(
+      'GET /ctrl/api/v1.0/webhooks/{id}/deliveries',
+      await this.api.GET('/ctrl/api/v1.0/webhooks/{id}/deliveries', {
+        headers: { [tenantHeader]: tenantId },
+        params: { path: { id }, query },
+      }),
+    );
+  }
+
+  /** Sends one delivery again, now, with the same `webhook-id`. */
+  async redeliverWebhook(
+    tenantId: string,
+    id: string,
+    deliveryId: string,
+  ): Promise<{ deliveryId: string }> {
+    return this.result(
+      'POST /ctrl/api/v1.0/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+      await this.api.POST('/ctrl/api/v1.0/webhooks/{id}/deliveries/{deliveryId}/redeliver', {
+        headers: { [tenantHeader]: tenantId },
+        params: { path: { id, deliveryId } },
       }),
     );
   }

@@ -26,12 +26,15 @@ export type {
   NewWebhook,
   PresentationVerification,
   Problem,
+  RotatedWebhookSecret,
   Tenant,
   TenantChanges,
   TenantPage,
   VerifiableCredential,
   Verification,
   Webhook,
+  WebhookChanges,
+  WebhookDeliveryPage,
   WebhookPage,
 } from './types.js';
 export type { components, operations, paths } from './schema.js';

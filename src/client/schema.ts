@@ -380,6 +380,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ctrl/api/v1.0/webhooks/{id}/update': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Change a subscription
+     * @description Only what is given changes. A new URL is checked like a new subscription; `enabled: true` resumes a disabled one and clears its failure count.
+     */
+    post: operations['updateWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/webhooks/{id}/rotate-secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Give a subscription a new secret
+     * @description Deliveries are signed with the new secret, and for 24 hours with the old one too (two signatures in `webhook-signature`), so a receiver can switch without losing one.
+     */
+    post: operations['rotateWebhookSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ctrl/api/v1.0/webhooks/{id}/delete': {
     parameters: {
       query?: never;
@@ -394,6 +434,66 @@ export interface paths {
      * @description Its pending deliveries and their log go with it.
      */
     post: operations['deleteWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/webhooks/{id}/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a webhook.test event to a subscription
+     * @description Delivered like any event; follow it in the delivery log.
+     */
+    post: operations['testWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/webhooks/{id}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A subscription's deliveries, newest first
+     * @description Each with its state and every attempt: when, the status code, how long, the error, the first kilobyte of the answer. Delivered and failed ones are pruned after the retention period.
+     */
+    get: operations['listWebhookDeliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/webhooks/{id}/deliveries/{deliveryId}/redeliver': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a delivery again
+     * @description Now, with a fresh retry schedule and the same `webhook-id`, so a receiver that already has it can tell.
+     */
+    post: operations['redeliverWebhook'];
     delete?: never;
     options?: never;
     head?: never;
@@ -482,6 +582,7 @@ export interface components {
         | 'CREDENTIAL_NOT_FOUND'
         | 'STATUS_LIST_NOT_FOUND'
         | 'WEBHOOK_NOT_FOUND'
+        | 'WEBHOOK_DELIVERY_NOT_FOUND'
         | 'ROUTE_NOT_FOUND'
         | 'PROBLEM_TYPE_NOT_FOUND'
         | 'METHOD_NOT_ALLOWED'
@@ -980,6 +1081,113 @@ export interface components {
     };
     WebhookPageDto: {
       content: components['schemas']['WebhookDto'][];
+      /** @example 0 */
+      number: number;
+      /** @example 20 */
+      size: number;
+      /** @example 1 */
+      totalElements: number;
+      /** @example 1 */
+      totalPages: number;
+    };
+    UpdateWebhookDto: {
+      /**
+       * @description A new target, checked like a new one.
+       * @example https://receiver.example.com/agent-events
+       */
+      url?: string;
+      /**
+       * @description Empty: all.
+       * @example [
+       *       "credential.issued"
+       *     ]
+       */
+      events?: (
+        | 'tenant.created'
+        | 'tenant.updated'
+        | 'tenant.deleted'
+        | 'credential.issued'
+        | 'credential.status.changed'
+        | 'webhook.test'
+      )[];
+      /** @example Our CRM */
+      description?: string;
+      /**
+       * @description false pauses deliveries; true resumes them and clears the failure count.
+       * @example true
+       */
+      enabled?: boolean;
+    };
+    RotatedSecretDto: {
+      /**
+       * @description The new secret; shown only here.
+       * @example whsec_Qm9yZWQgd2l0aCBzZWNyZXRzPyBLZWVwIHRoaXMgb25lLg==
+       */
+      secret: string;
+      /**
+       * @description Until then the old secret signs too (a second signature).
+       * @example 2026-11-26T10:00:00.000Z
+       */
+      previousSecretExpiresAt: string;
+    };
+    TestDeliveryDto: {
+      /**
+       * @description The queued delivery (its `webhook-id`).
+       * @example a3c1e2d4-5b6f-4a7c-9d8e-1f2a3b4c5d6e
+       */
+      deliveryId: string;
+    };
+    WebhookAttemptDto: {
+      /** @example 1 */
+      attempt: number;
+      /** @example 2026-11-25T10:00:00.105Z */
+      startedAt: string;
+      /**
+       * @description The receiver’s status; null when no answer came.
+       * @example 503
+       */
+      statusCode: number | null;
+      /** @example 41 */
+      durationMs: number;
+      /**
+       * @description Why no answer came (refused target, timeout, connection error).
+       * @example null
+       */
+      error: string | null;
+      /**
+       * @description The first kilobyte of the answer.
+       * @example Service Unavailable
+       */
+      responseExcerpt: string | null;
+    };
+    WebhookDeliveryDto: {
+      /**
+       * @description The `webhook-id` header, the same on every attempt.
+       * @example a3c1e2d4-5b6f-4a7c-9d8e-1f2a3b4c5d6e
+       */
+      id: string;
+      /** @example credential.issued */
+      eventType: string;
+      /**
+       * @example delivered
+       * @enum {string}
+       */
+      state: 'pending' | 'delivered' | 'failed';
+      /** @example 2 */
+      attempts: number;
+      /** @example 2026-11-25T10:00:00.000Z */
+      createdAt: string;
+      /**
+       * @description When pending: the next try.
+       * @example null
+       */
+      nextAttemptAt: string | null;
+      /** @example 2026-11-25T10:00:05.412Z */
+      finishedAt: string | null;
+      log: components['schemas']['WebhookAttemptDto'][];
+    };
+    WebhookDeliveryPageDto: {
+      content: components['schemas']['WebhookDeliveryDto'][];
       /** @example 0 */
       number: number;
       /** @example 20 */
@@ -3049,6 +3257,212 @@ export interface operations {
       };
     };
   };
+  updateWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The subscription id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateWebhookDto'];
+      };
+    };
+    responses: {
+      /** @description The subscription as changed. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f",
+           *       "tenantId": "acme",
+           *       "url": "https://receiver.example.com/agent-events",
+           *       "events": [
+           *         "credential.issued",
+           *         "credential.status.changed"
+           *       ],
+           *       "description": "Our CRM",
+           *       "enabled": true,
+           *       "disabledReason": null,
+           *       "createdAt": "2026-11-25T10:00:00.000Z",
+           *       "updatedAt": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['WebhookDto'];
+        };
+      };
+      /** @description `NOTHING_TO_UPDATE`: Nothing to update `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  rotateWebhookSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The subscription id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The new secret (only here) and when the old one stops signing. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "secret": "whsec_Qm9yZWQgd2l0aCBzZWNyZXRzPyBLZWVwIHRoaXMgb25lLg==",
+           *       "previousSecretExpiresAt": "2026-11-26T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['RotatedSecretDto'];
+        };
+      };
+      /** @description `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
   deleteWebhook: {
     parameters: {
       query?: never;
@@ -3098,6 +3512,303 @@ export interface operations {
         };
       };
       /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  testWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The subscription id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The event is queued. */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "deliveryId": "a3c1e2d4-5b6f-4a7c-9d8e-1f2a3b4c5d6e"
+           *     }
+           */
+          'application/json': components['schemas']['TestDeliveryDto'];
+        };
+      };
+      /** @description `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  listWebhookDeliveries: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 0. */
+        page?: number;
+        /** @description Page size. */
+        size?: number;
+      };
+      header?: never;
+      path: {
+        /** @description The subscription id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of deliveries. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "content": [
+           *         {
+           *           "id": "a3c1e2d4-5b6f-4a7c-9d8e-1f2a3b4c5d6e",
+           *           "eventType": "credential.issued",
+           *           "state": "delivered",
+           *           "attempts": 2,
+           *           "createdAt": "2026-11-25T10:00:00.000Z",
+           *           "nextAttemptAt": null,
+           *           "finishedAt": "2026-11-25T10:00:05.412Z",
+           *           "log": [
+           *             {
+           *               "attempt": 1,
+           *               "startedAt": "2026-11-25T10:00:00.105Z",
+           *               "statusCode": 503,
+           *               "durationMs": 41,
+           *               "error": null,
+           *               "responseExcerpt": "Service Unavailable"
+           *             },
+           *             {
+           *               "attempt": 2,
+           *               "startedAt": "2026-11-25T10:00:05.380Z",
+           *               "statusCode": 204,
+           *               "durationMs": 32,
+           *               "error": null,
+           *               "responseExcerpt": ""
+           *             }
+           *           ]
+           *         }
+           *       ],
+           *       "number": 0,
+           *       "size": 20,
+           *       "totalElements": 1,
+           *       "totalPages": 1
+           *     }
+           */
+          'application/json': components['schemas']['WebhookDeliveryPageDto'];
+        };
+      };
+      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  redeliverWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The subscription id. */
+        id: string;
+        /** @description The delivery (its `webhook-id`). */
+        deliveryId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description It is queued. */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "deliveryId": "a3c1e2d4-5b6f-4a7c-9d8e-1f2a3b4c5d6e"
+           *     }
+           */
+          'application/json': components['schemas']['TestDeliveryDto'];
+        };
+      };
+      /** @description `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `WEBHOOK_DELIVERY_NOT_FOUND`: Webhook delivery not found `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;

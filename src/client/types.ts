@@ -57,3 +57,9 @@ export type NewWebhook = Schemas['CreateWebhookDto'];
 export type WebhookPage = Schemas['WebhookPageDto'];
 /** Paging of the subscriptions. */
 export type ListWebhooksQuery = NonNullable<operations['listWebhooks']['parameters']['query']>;
+/** What to change of a subscription. */
+export type WebhookChanges = Schemas['UpdateWebhookDto'];
+/** A new secret, and when the old one stops signing. */
+export type RotatedWebhookSecret = Schemas['RotatedSecretDto'];
+/** A page of a subscription's deliveries, each with its attempts. */
+export type WebhookDeliveryPage = Schemas['WebhookDeliveryPageDto'];

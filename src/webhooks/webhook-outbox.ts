@@ -27,11 +27,6 @@ export interface WebhookEvent {
 @Injectable()
 export class WebhookOutbox {
   async emit(manager: EntityManager, event: WebhookEvent): Promise<void> {
-    const body = JSON.stringify({
-      type: event.type,
-      timestamp: new Date().toISOString(),
-      data: event.data,
-    });
     await manager.query(
       `WITH event AS (
          INSERT INTO webhook_event (id, tenant_id, type, body) VALUES ($1, $2, $3, $4) RETURNING id)
@@ -39,7 +34,35 @@ export class WebhookOutbox {
        SELECT gen_random_uuid(), s.id, event.id FROM webhook_subscription s, event
         WHERE s.enabled AND (s.tenant_id = $2 OR s.tenant_id IS NULL)
           AND (cardinality(s.events) = 0 OR $3 = ANY (s.events))`,
-      [randomUUID(), event.tenantId, event.type, body],
+      [randomUUID(), event.tenantId, event.type, bodyOf(event)],
     );
   }
+
+  /** An event for one subscription only (`webhook.test`); answers its delivery's id. */
+  async emitTo(
+    manager: EntityManager,
+    subscriptionId: string,
+    event: WebhookEvent,
+  ): Promise<string> {
+    const eventId = randomUUID();
+    const deliveryId = randomUUID();
+    await manager.query(
+      `INSERT INTO webhook_event (id, tenant_id, type, body) VALUES ($1, $2, $3, $4)`,
+      [eventId, event.tenantId, event.type, bodyOf(event)],
+    );
+    await manager.query(
+      `INSERT INTO webhook_delivery (id, subscription_id, event_id) VALUES ($1, $2, $3)`,
+      [deliveryId, subscriptionId, eventId],
+    );
+    return deliveryId;
+  }
+}
+
+/** The payload every receiver gets: `{type, timestamp, data}`. */
+function bodyOf(event: WebhookEvent): string {
+  return JSON.stringify({
+    type: event.type,
+    timestamp: new Date().toISOString(),
+    data: event.data,
+  });
 }

@@ -14,18 +14,20 @@ import {
   CreatedWebhookDto,
   CreateWebhookDto,
   ListWebhooksQuery,
+  UpdateWebhookDto,
   webhookExample,
   WebhookDto,
   WebhookPageDto,
 } from './dto/webhook.dto.js';
+import { RotatedSecretDto } from './dto/webhook-delivery.dto.js';
 import { WebhooksService } from './webhooks.service.js';
 
-const idParameter = {
+export const idParameter = {
   name: 'id',
   description: 'The subscription id.',
   schema: { type: 'string' as const, format: 'uuid', example: webhookExample.id },
 };
-const bodyProblems = [
+export const bodyProblems = [
   'VALIDATION_FAILED',
   'MALFORMED_JSON',
   'PAYLOAD_TOO_LARGE',
@@ -107,6 +109,76 @@ export class WebhooksController {
   )
   get(@CurrentTenant() tenantId: string, @Param('id') id: string): Promise<WebhookDto> {
     return this.webhooks.get(tenantId, id);
+  }
+
+  @Post(':id/update')
+  @TenantScoped()
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'updateWebhook',
+    summary: 'Change a subscription',
+    description:
+      'Only what is given changes. A new URL is checked like a new subscription; `enabled: true` resumes a disabled one and clears its failure count.',
+  })
+  @ApiParam(idParameter)
+  @ApiBody({
+    type: UpdateWebhookDto,
+    examples: {
+      resume: { summary: 'Resume after it was disabled', value: { enabled: true } },
+      events: {
+        summary: 'Only credential events',
+        value: { events: ['credential.issued', 'credential.status.changed'] },
+      },
+    },
+  })
+  @ApiOkResponse({
+    type: WebhookDto,
+    description: 'The subscription as changed.',
+    example: webhookExample,
+  })
+  @ApiProblems(
+    `/ctrl/api/v1.0/webhooks/${webhookExample.id}/update`,
+    'WEBHOOK_NOT_FOUND',
+    'NOTHING_TO_UPDATE',
+    ...bodyProblems,
+    ...tenantScopedProblems,
+  )
+  update(
+    @CurrentTenant() tenantId: string,
+    @Param('id') id: string,
+    @Body() body: UpdateWebhookDto,
+  ): Promise<WebhookDto> {
+    return this.webhooks.update(tenantId, id, body);
+  }
+
+  @Post(':id/rotate-secret')
+  @TenantScoped()
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'rotateWebhookSecret',
+    summary: 'Give a subscription a new secret',
+    description:
+      'Deliveries are signed with the new secret, and for 24 hours with the old one too (two signatures in `webhook-signature`), so a receiver can switch without losing one.',
+  })
+  @ApiParam(idParameter)
+  @ApiOkResponse({
+    type: RotatedSecretDto,
+    description: 'The new secret (only here) and when the old one stops signing.',
+    example: {
+      secret: 'whsec_Qm9yZWQgd2l0aCBzZWNyZXRzPyBLZWVwIHRoaXMgb25lLg==',
+      previousSecretExpiresAt: '2026-11-26T10:00:00.000Z',
+    },
+  })
+  @ApiProblems(
+    `/ctrl/api/v1.0/webhooks/${webhookExample.id}/rotate-secret`,
+    'WEBHOOK_NOT_FOUND',
+    ...tenantScopedProblems,
+  )
+  rotateSecret(
+    @CurrentTenant() tenantId: string,
+    @Param('id') id: string,
+  ): Promise<RotatedSecretDto> {
+    return this.webhooks.rotateSecret(tenantId, id);
   }
 
   @Post(':id/delete')

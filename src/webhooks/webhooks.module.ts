@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DidModule } from '../did/did.module.js';
+import { WebhookDeliveriesController } from './webhook-deliveries.controller.js';
+import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { WebhookOutbox } from './webhook-outbox.js';
 import { WebhooksController } from './webhooks.controller.js';
@@ -7,8 +9,8 @@ import { WebhooksService } from './webhooks.service.js';
 
 @Module({
   imports: [DidModule],
-  controllers: [WebhooksController],
-  providers: [WebhookOutbox, WebhookDispatcher, WebhooksService],
+  controllers: [WebhooksController, WebhookDeliveriesController],
+  providers: [WebhookOutbox, WebhookDispatcher, WebhooksService, WebhookDeliveriesService],
   exports: [WebhookOutbox],
 })
 export class WebhooksModule {}

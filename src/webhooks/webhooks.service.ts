@@ -83,7 +83,62 @@ export class WebhooksService {
     this.logger.log({ msg: `webhook.deleted ${id}`, event: 'webhook.deleted', tenantId, id });
   }
 
-  private async find(tenantId: string, id: string): Promise<WebhookSubscriptionEntity> {
+  /**
+   * Changes what is given; a changed URL is checked like a new one, and enabling a subscription again
+   * clears its failure count.
+   */
+  async update(
+    tenantId: string,
+    id: string,
+    changes: SubscriptionChanges,
+  ): Promise<SubscriptionView> {
+    const entity = await this.find(tenantId, id);
+    if (Object.values(changes).every((value) => value === undefined)) {
+      throw new DomainException(
+        'NOTHING_TO_UPDATE',
+        'Give a url, events, description or enabled.',
+        [{ field: 'url', message: 'or events, description or enabled is required' }],
+      );
+    }
+    if (changes.url !== undefined) await this.checkTarget(changes.url);
+    if (changes.url !== undefined) entity.url = changes.url;
+    if (changes.events !== undefined) entity.events = [...new Set(changes.events)];
+    if (changes.description !== undefined) entity.description = changes.description;
+    if (changes.enabled === true && !entity.enabled) {
+      entity.consecutiveFailures = 0;
+      entity.disabledReason = null;
+    }
+    if (changes.enabled !== undefined) entity.enabled = changes.enabled;
+    const saved = await this.subscriptions().save(entity);
+    this.logger.log({ msg: `webhook.updated ${id}`, event: 'webhook.updated', tenantId, id });
+    return viewOf(saved);
+  }
+
+  /**
+   * A new secret signs from now on; the old one signs too (a second signature) for a day, so that
+   * receivers can switch without losing a delivery.
+   */
+  async rotateSecret(
+    tenantId: string,
+    id: string,
+  ): Promise<{ secret: string; previousSecretExpiresAt: string }> {
+    const entity = await this.find(tenantId, id);
+    const secret = newSecret();
+    const until = new Date(Date.now() + secretGraceMs);
+    await this.subscriptions().update(
+      { id: entity.id },
+      {
+        previousSecretSealed: entity.secretSealed,
+        previousSecretUntil: until,
+        secretSealed: this.vault.seal(entity.id, Buffer.from(secret, 'utf8'), 'webhook-secret'),
+      },
+    );
+    this.logger.log({ msg: `webhook.secret-rotated ${id}`, event: 'webhook.secret-rotated', id });
+    return { secret, previousSecretExpiresAt: until.toISOString() };
+  }
+
+  /** The tenant's subscription, or 404 (also for another tenant's). */
+  async find(tenantId: string, id: string): Promise<WebhookSubscriptionEntity> {
     const entity = await this.subscriptions().findOneBy({
       id: await this.idOf(tenantId, id),
       tenantId,
@@ -101,6 +156,16 @@ export class WebhooksService {
     return id.toLowerCase();
   }
 
+  private async checkTarget(url: string): Promise<void> {
+    const problem = await targetProblem(url, {
+      allowPrivate: this.config.webhooks.allowPrivateTargets,
+    });
+    if (problem !== undefined) {
+      const error: FieldError = { field: 'url', message: `is refused: ${problem}` };
+      throw new DomainException('VALIDATION_FAILED', `url ${error.message}`, [error]);
+    }
+  }
+
   private subscriptions() {
     return this.dataSource.getRepository(WebhookSubscriptionEntity);
   }
@@ -110,18 +175,7 @@ export class WebhooksService {
     tenantId: string | null,
     input: NewSubscription,
   ): Promise<SubscriptionView & { secret: string }> {
-    const errors: FieldError[] = [];
-    const problem = await targetProblem(input.url, {
-      allowPrivate: this.config.webhooks.allowPrivateTargets,
-    });
-    if (problem !== undefined) errors.push({ field: 'url', message: `is refused: ${problem}` });
-    if (errors.length > 0) {
-      throw new DomainException(
-        'VALIDATION_FAILED',
-        errors.map((error) => `${error.field} ${error.message}`).join('; '),
-        errors,
-      );
-    }
+    await this.checkTarget(input.url);
     if (tenantId !== null) await this.requireTenant(tenantId);
     const id = randomUUID();
     const secret = newSecret();
@@ -145,6 +199,11 @@ export class WebhooksService {
     return { ...viewOf(entity), secret };
   }
 }
+
+/** How long the secret before a rotation still signs. */
+const secretGraceMs = 24 * 60 * 60 * 1000;
+
+export type SubscriptionChanges = Partial<NewSubscription & { enabled: boolean }>;
 
 function webhookNotFound(id: string): DomainException {
   return new DomainException(

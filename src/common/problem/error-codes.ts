@@ -19,6 +19,7 @@ export const errorCatalog = {
   CREDENTIAL_NOT_FOUND: { status: 404, title: 'Credential not found' },
   STATUS_LIST_NOT_FOUND: { status: 404, title: 'Status list not found' },
   WEBHOOK_NOT_FOUND: { status: 404, title: 'Webhook subscription not found' },
+  WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, title: 'Webhook delivery not found' },
   ROUTE_NOT_FOUND: { status: 404, title: 'Route not found' },
   PROBLEM_TYPE_NOT_FOUND: { status: 404, title: 'Problem type not found' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },

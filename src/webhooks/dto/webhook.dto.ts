@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
   IsArray,
+  IsBoolean,
   IsIn,
   IsOptional,
   IsString,
@@ -55,6 +56,48 @@ export class CreateWebhookDto {
   @IsString()
   @MaxLength(500)
   description?: string;
+}
+
+export class UpdateWebhookDto {
+  @ApiPropertyOptional({
+    description: 'A new target, checked like a new one.',
+    example: webhookExample.url,
+    maxLength: 2048,
+  })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(2048)
+  url?: string;
+
+  @ApiPropertyOptional({
+    enum: webhookEventTypes,
+    isArray: true,
+    description: 'Empty: all.',
+    example: ['credential.issued'],
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(webhookEventTypes.length)
+  @IsIn(webhookEventTypes, {
+    each: true,
+    message: `each value in events must be one of ${webhookEventTypes.join(', ')}`,
+  })
+  events?: string[];
+
+  @ApiPropertyOptional({ example: 'Our CRM', maxLength: 500 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  description?: string;
+
+  @ApiPropertyOptional({
+    description: 'false pauses deliveries; true resumes them and clears the failure count.',
+    example: true,
+  })
+  @IsOptional()
+  @IsBoolean()
+  enabled?: boolean;
 }
 
 export class WebhookDto {

@@ -1,0 +1,110 @@
+import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
+import { CurrentTenant, TenantScoped } from '../auth/access.decorators.js';
+import { ApiProblems, ApiTenantSecurity, tenantScopedProblems } from '../common/openapi.js';
+import {
+  deliveryExample,
+  TestDeliveryDto,
+  WebhookDeliveryPageDto,
+} from './dto/webhook-delivery.dto.js';
+import { ListWebhooksQuery, webhookExample } from './dto/webhook.dto.js';
+import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
+import { idParameter } from './webhooks.controller.js';
+
+const base = `/ctrl/api/v1.0/webhooks/${webhookExample.id}`;
+
+/** What was sent to a subscription and answered; a test event; sending one again. */
+@ApiTags('Webhooks')
+@ApiTenantSecurity()
+@Controller('ctrl/api/v1.0/webhooks')
+export class WebhookDeliveriesController {
+  constructor(private readonly deliveries: WebhookDeliveriesService) {}
+
+  @Post(':id/test')
+  @TenantScoped()
+  @HttpCode(202)
+  @ApiOperation({
+    operationId: 'testWebhook',
+    summary: 'Send a webhook.test event to a subscription',
+    description: 'Delivered like any event; follow it in the delivery log.',
+  })
+  @ApiParam(idParameter)
+  @ApiAcceptedResponse({
+    type: TestDeliveryDto,
+    description: 'The event is queued.',
+    example: { deliveryId: deliveryExample.id },
+  })
+  @ApiProblems(`${base}/test`, 'WEBHOOK_NOT_FOUND', ...tenantScopedProblems)
+  test(@CurrentTenant() tenantId: string, @Param('id') id: string): Promise<TestDeliveryDto> {
+    return this.deliveries.test(tenantId, id);
+  }
+
+  @Get(':id/deliveries')
+  @TenantScoped()
+  @ApiOperation({
+    operationId: 'listWebhookDeliveries',
+    summary: "A subscription's deliveries, newest first",
+    description:
+      'Each with its state and every attempt: when, the status code, how long, the error, the first kilobyte of the answer. Delivered and failed ones are pruned after the retention period.',
+  })
+  @ApiParam(idParameter)
+  @ApiOkResponse({
+    type: WebhookDeliveryPageDto,
+    description: 'A page of deliveries.',
+    example: { content: [deliveryExample], number: 0, size: 20, totalElements: 1, totalPages: 1 },
+  })
+  @ApiProblems(
+    `${base}/deliveries`,
+    'WEBHOOK_NOT_FOUND',
+    'VALIDATION_FAILED',
+    ...tenantScopedProblems,
+  )
+  list(
+    @CurrentTenant() tenantId: string,
+    @Param('id') id: string,
+    @Query() query: ListWebhooksQuery,
+  ): Promise<WebhookDeliveryPageDto> {
+    return this.deliveries.list(tenantId, id, query);
+  }
+
+  @Post(':id/deliveries/:deliveryId/redeliver')
+  @TenantScoped()
+  @HttpCode(202)
+  @ApiOperation({
+    operationId: 'redeliverWebhook',
+    summary: 'Send a delivery again',
+    description:
+      'Now, with a fresh retry schedule and the same `webhook-id`, so a receiver that already has it can tell.',
+  })
+  @ApiParam(idParameter)
+  @ApiParam({
+    name: 'deliveryId',
+    description: 'The delivery (its `webhook-id`).',
+    schema: { type: 'string', format: 'uuid', example: deliveryExample.id },
+  })
+  @ApiAcceptedResponse({
+    type: TestDeliveryDto,
+    description: 'It is queued.',
+    example: { deliveryId: deliveryExample.id },
+  })
+  @ApiProblems(
+    `${base}/deliveries/${deliveryExample.id}/redeliver`,
+    'WEBHOOK_NOT_FOUND',
+    'WEBHOOK_DELIVERY_NOT_FOUND',
+    ...tenantScopedProblems,
+  )
+  async redeliver(
+    @CurrentTenant() tenantId: string,
+    @Param('id') id: string,
+    @Param('deliveryId') deliveryId: string,
+  ): Promise<TestDeliveryDto> {
+    await this.deliveries.redeliver(tenantId, id, deliveryId);
+    return { deliveryId: deliveryId.toLowerCase() };
+  }
+}

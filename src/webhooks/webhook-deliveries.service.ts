@@ -1,0 +1,122 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
+import { type PageQuery } from '../common/page-query.js';
+import { DomainException } from '../common/problem/domain.exception.js';
+import { rowsOf } from '../database/rows-of.js';
+import { type WebhookDeliveryPageDto } from './dto/webhook-delivery.dto.js';
+import { WebhookOutbox } from './webhook-outbox.js';
+import { WebhooksService } from './webhooks.service.js';
+
+interface DeliveryRow {
+  id: string;
+  type: string;
+  state: string;
+  attempts: number;
+  created_at: Date;
+  next_attempt_at: Date;
+  finished_at: Date | null;
+  log: {
+    attempt: number;
+    startedAt: string;
+    statusCode: number | null;
+    durationMs: number;
+    error: string | null;
+    responseExcerpt: string | null;
+  }[];
+}
+
+/** A subscription's deliveries: the log of what was sent and answered, a test event, redelivery. */
+@Injectable()
+export class WebhookDeliveriesService {
+  private readonly logger = new Logger('Webhooks');
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly subscriptions: WebhooksService,
+    private readonly outbox: WebhookOutbox,
+  ) {}
+
+  /** A `webhook.test` event for this subscription only, delivered like any other. */
+  async test(tenantId: string, id: string): Promise<{ deliveryId: string }> {
+    const subscription = await this.subscriptions.find(tenantId, id);
+    const deliveryId = await this.dataSource.transaction((manager) =>
+      this.outbox.emitTo(manager, subscription.id, {
+        type: 'webhook.test',
+        tenantId,
+        data: { subscriptionId: subscription.id },
+      }),
+    );
+    return { deliveryId };
+  }
+
+  /** Newest first, each with its attempts. */
+  async list(tenantId: string, id: string, query: PageQuery): Promise<WebhookDeliveryPageDto> {
+    const subscription = await this.subscriptions.find(tenantId, id);
+    const page = query.page ?? 0;
+    const size = query.size ?? 20;
+    const [rows, [count]] = await Promise.all([
+      this.dataSource.query<DeliveryRow[]>(
+        `SELECT d.id, e.type, d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at,
+                coalesce((SELECT json_agg(json_build_object(
+                   'attempt', a.attempt, 'startedAt', a.started_at, 'statusCode', a.status_code,
+                   'durationMs', a.duration_ms, 'error', a.error, 'responseExcerpt', a.response_excerpt)
+                   ORDER BY a.attempt)
+                   FROM webhook_attempt a WHERE a.delivery_id = d.id), '[]') AS log
+           FROM webhook_delivery d JOIN webhook_event e ON e.id = d.event_id
+          WHERE d.subscription_id = $1
+          ORDER BY d.created_at DESC, d.id LIMIT $2 OFFSET $3`,
+        [subscription.id, size, page * size],
+      ),
+      this.dataSource.query<{ total: number }[]>(
+        'SELECT count(*)::int AS total FROM webhook_delivery WHERE subscription_id = $1',
+        [subscription.id],
+      ),
+    ]);
+    const total = count?.total ?? 0;
+    return {
+      content: rows.map((row) => ({
+        id: row.id,
+        eventType: row.type,
+        state: row.state,
+        attempts: row.attempts,
+        createdAt: row.created_at.toISOString(),
+        nextAttemptAt: row.state === 'pending' ? row.next_attempt_at.toISOString() : null,
+        finishedAt: row.finished_at?.toISOString() ?? null,
+        log: row.log.map((entry) => ({
+          ...entry,
+          startedAt: new Date(entry.startedAt).toISOString(),
+        })),
+      })),
+      number: page,
+      size,
+      totalElements: total,
+      totalPages: Math.ceil(total / size),
+    };
+  }
+
+  /** Sends a delivery again, now, with a fresh retry schedule; its `webhook-id` stays the same. */
+  async redeliver(tenantId: string, id: string, deliveryId: string): Promise<void> {
+    const subscription = await this.subscriptions.find(tenantId, id);
+    const changed = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(
+      deliveryId,
+    )
+      ? rowsOf(
+          await this.dataSource.query(
+            `UPDATE webhook_delivery
+                SET state = 'pending', attempts = 0, next_attempt_at = now(), finished_at = NULL,
+                    lease_until = NULL
+              WHERE id = $1 AND subscription_id = $2 RETURNING id`,
+            [deliveryId.toLowerCase(), subscription.id],
+          ),
+        )
+      : [];
+    if (changed.length === 0) {
+      throw new DomainException(
+        'WEBHOOK_DELIVERY_NOT_FOUND',
+        `The subscription has no delivery '${deliveryId}'.`,
+      );
+    }
+    this.logger.log({ msg: `webhook.redeliver ${deliveryId}`, event: 'webhook.redeliver', id });
+  }
+}
