@@ -3,6 +3,7 @@ import { type AddressInfo } from 'node:net';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { type NewWebhook } from '../src/client/index.js';
+import { WebhookRetention } from '../src/webhooks/webhook-retention.js';
 import { alumniCredential, issue } from './support/credentials-harness.js';
 import { startTestService, type TestService } from './support/test-service.js';
 
@@ -186,12 +187,14 @@ describe('Webhook deliveries', () => {
       return list.length >= 3 ? list : undefined;
     });
     expect(new Set(got.map((one) => one.headers['webhook-id'])).size).toBe(1);
-    const [delivery] = (
-      await database.query<{ state: string; attempts: number }>(
+    // The receiver has the request before the dispatcher has written down its answer.
+    const delivery = await waitForValue(async () => {
+      const { rows } = await database.query<{ state: string; attempts: number }>(
         'SELECT state, attempts FROM webhook_delivery WHERE id = $1',
         [got[0].headers['webhook-id']],
-      )
-    ).rows;
+      );
+      return rows[0]?.state === 'delivered' ? rows[0] : undefined;
+    });
     expect(delivery).toEqual({ state: 'delivered', attempts: 3 });
     const attempts = await database.query<{ status_code: number; response_excerpt: string }>(
       'SELECT status_code, response_excerpt FROM webhook_attempt WHERE delivery_id = $1 ORDER BY attempt',
@@ -258,6 +261,27 @@ describe('Webhook deliveries', () => {
     expect(again.headers['webhook-id']).toBe(deliveryId);
   });
 
+  it('prunes finished events past the retention period, never a pending one', async () => {
+    await database.query(
+      `INSERT INTO webhook_event (id, tenant_id, type, body, created_at)
+       VALUES ('00000000-0000-4000-8000-000000000001', 'acme', 'tenant.updated', '{}', now() - interval '8 days'),
+              ('00000000-0000-4000-8000-000000000002', 'acme', 'tenant.updated', '{}', now() - interval '8 days'),
+              ('00000000-0000-4000-8000-000000000003', 'acme', 'tenant.updated', '{}', now() - interval '6 days')`,
+    );
+    const { id } = await subscribe('acme', '/never-called', ['webhook.test']);
+    await service.client().updateWebhook('acme', id, { enabled: false });
+    await database.query(
+      `INSERT INTO webhook_delivery (id, subscription_id, event_id, state)
+       VALUES (gen_random_uuid(), $1, '00000000-0000-4000-8000-000000000002', 'pending')`,
+      [id],
+    );
+    expect(await service.app.get(WebhookRetention).prune()).toBeGreaterThanOrEqual(1);
+    const { rows } = await database.query<{ id: string }>(
+      `SELECT id FROM webhook_event WHERE id::text LIKE '00000000-0000-4000-8000-%' ORDER BY id`,
+    );
+    expect(rows.map((row) => row.id.slice(-1))).toEqual(['2', '3']);
+  });
+
   it('checks the target again at delivery: a URL changed to a metadata address is not called', async () => {
     const { id } = await subscribe('acme', '/moved', ['tenant.updated']);
     // As if DNS or an edit had turned the target into a forbidden one after it was checked.
@@ -290,34 +314,39 @@ describe('Webhook deliveries', () => {
   });
 });
 
-async function waitForRow(
+function waitForRow(
   database: pg.Client,
   id: string,
 ): Promise<{ enabled: boolean; disabled_reason: string | null }> {
-  const deadline = Date.now() + 5_000;
-  for (;;) {
+  return waitForValue(async () => {
     const { rows } = await database.query<{ enabled: boolean; disabled_reason: string | null }>(
       'SELECT enabled, disabled_reason FROM webhook_subscription WHERE id = $1',
       [id],
     );
-    if (rows[0]?.enabled === false || Date.now() > deadline) return rows[0];
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    return rows[0]?.enabled === false ? rows[0] : undefined;
+  });
 }
 
-async function waitForAttempt(
+function waitForAttempt(
   database: pg.Client,
   subscriptionId: string,
 ): Promise<{ status_code: number | null; error: string | null }> {
-  const deadline = Date.now() + 5_000;
-  for (;;) {
+  return waitForValue(async () => {
     const { rows } = await database.query<{ status_code: number | null; error: string | null }>(
       `SELECT a.status_code, a.error FROM webhook_attempt a
          JOIN webhook_delivery d ON d.id = a.delivery_id WHERE d.subscription_id = $1`,
       [subscriptionId],
     );
-    if (rows[0] !== undefined) return rows[0];
-    if (Date.now() > deadline) throw new Error('no attempt was made');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    return rows[0];
+  });
+}
+
+async function waitForValue<T>(read: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }

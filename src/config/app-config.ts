@@ -46,6 +46,8 @@ export interface WebhookSettings {
   /** The wait before each retry; a delivery fails after the last. */
   readonly retryDelaysMs: readonly number[];
   readonly disableAfterFailures: number;
+  /** Finished deliveries and their events are kept this long. */
+  readonly retentionDays: number;
 }
 
 export interface HttpServerLimits {
@@ -160,6 +162,7 @@ export function loadConfig(env: Environment = process.env): AppConfig {
         (settings.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? (localMode ? 'true' : 'false')) === 'true',
       retryDelaysMs,
       disableAfterFailures: settings.WEBHOOK_DISABLE_AFTER_FAILURES,
+      retentionDays: settings.WEBHOOK_RETENTION_DAYS,
     },
     environment: { ...env },
   };

@@ -218,6 +218,17 @@ export class Settings {
   @Max(100_000, { message: '$property must be a whole number from 1 to 100000' })
   WEBHOOK_DISABLE_AFTER_FAILURES = 100;
 
+  @Setting({
+    description:
+      'events older than this many days are removed with their deliveries and attempt log, once none is pending',
+    default: '`7`',
+  })
+  @Type(() => Number)
+  @IsInt({ message: '$property must be a whole number from 1 to 3650' })
+  @Min(1, { message: '$property must be a whole number from 1 to 3650' })
+  @Max(3650, { message: '$property must be a whole number from 1 to 3650' })
+  WEBHOOK_RETENTION_DAYS = 7;
+
   @Setting({ description: `log level: ${logLevels.join(', ')}`, default: '`info`' })
   @IsIn(logLevels, { message: `$property must be one of ${logLevels.join(', ')}` })
   LOG_LEVEL: LogLevel = 'info';
