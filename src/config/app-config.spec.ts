@@ -128,6 +128,15 @@ describe(loadConfig.name, () => {
     );
   });
 
+  it('reads the webhook retry schedule, refusing a wait over a day or a malformed list (empty: the default)', () => {
+    expect(
+      loadConfig({ DATA_DIR: dataDir(), WEBHOOK_RETRY_DELAYS_MS: '100,2000' }).webhooks
+        .retryDelaysMs,
+    ).toEqual([100, 2000]);
+    expectConfigError({ WEBHOOK_RETRY_DELAYS_MS: '5000,86400001' }, 'WEBHOOK_RETRY_DELAYS_MS');
+    expectConfigError({ WEBHOOK_RETRY_DELAYS_MS: '5s' }, 'WEBHOOK_RETRY_DELAYS_MS');
+  });
+
   it('does not echo a database password in its message', () => {
     try {
       loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: 'mysql://user:s3cret-pass@db/agent' });
