@@ -15,6 +15,7 @@ import {
   verifyScenario,
 } from './credentials.mjs';
 import { settings, targets } from './settings.mjs';
+import { webhookScenario } from './webhooks.mjs';
 
 /** The credential scenarios judged against the credential baseline. */
 const credentialJudged = [...cryptosuites.map(issueScenario), verifyScenario];
@@ -98,6 +99,14 @@ export function evaluate(rows) {
       target: `${name} p99 <= ${targets.credentialP99Ratio}x ${credentialBaselineProcess}`,
       value: `${p99}x (${service.latencyP99Ms} vs ${baseline.latencyP99Ms} ms)`,
       pass: p99 !== undefined && p99 <= targets.credentialP99Ratio,
+    });
+  }
+  const burst = rows.find((row) => row.name === webhookScenario);
+  if (burst !== undefined) {
+    verdicts.push({
+      target: `${webhookScenario}: drained at >= ${targets.webhookEventsPerSecond} events/s`,
+      value: `${burst.requestsPerSecond} events/s (p99 ${burst.latencyP99Ms} ms)`,
+      pass: burst.requestsPerSecond >= targets.webhookEventsPerSecond,
     });
   }
   const create = rows.find((row) => row.name === 'POST /tenants/create');

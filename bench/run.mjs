@@ -2,7 +2,8 @@
 // npm run bench: drives the service and a bare node:http baseline with autocannon at fixed concurrency
 // and duration, at 100 and at 100,000 tenants, and reports requests/s, p50/p99 latency and peak RSS per
 // process (docs/performance.md); credential issue, verify and status update beside a baseline that calls
-// the same credential libraries without framework or database (bench/credential-baseline.mjs). The baseline runs twice: with a plain parameterized query, which the
+// the same credential libraries without framework or database (bench/credential-baseline.mjs); a burst
+// of 10,000 webhook events drained to a receiver on this machine. The baseline runs twice: with a plain parameterized query, which the
 // targets are judged against, and with the service's prepared statement, for information. ESM checked
 // by TypeScript (// @ts-check, tsconfig.bench.json) on the compiled service (`npm run bench` builds first).
 //
@@ -34,6 +35,7 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { measureCredentials } from './credentials.mjs';
 import { seedTenants } from './database.mjs';
+import { measureWebhooks } from './webhooks.mjs';
 import { accessTokens, createTenantsThroughApi, discover, tokenSource } from './http.mjs';
 import { baselineProcess, measureSize, preparedBaselineProcess, scenario } from './load.mjs';
 import {
@@ -172,6 +174,7 @@ async function main() {
 
   log('starting the credential baseline');
   await measureCredentials(context, smallIds, await startCredentialBaseline());
+  await measureWebhooks(context, smallIds[1]);
 
   // The large size: seeded in SQL.
   if (database !== undefined && settings.scaleTenants > settings.tenants) {

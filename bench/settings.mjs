@@ -26,6 +26,7 @@ export const targets = {
   didP99Ratio: 2,
   credentialThroughputRatio: 0.8,
   credentialP99Ratio: 2,
+  webhookEventsPerSecond: 1000,
   createPerSecond: 300,
   serviceRssMb: 250,
 };

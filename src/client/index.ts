@@ -10,6 +10,11 @@ export {
   type TokenManagerOptions,
 } from './token-manager.js';
 export { TokenRequestError } from './token-request-error.js';
+export {
+  verifyWebhook,
+  WebhookVerificationError,
+  type WebhookEventBody,
+} from './webhook-receiver.js';
 export type {
   CreatedWebhook,
   CredentialStatusChange,
