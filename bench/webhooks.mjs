@@ -47,10 +47,10 @@ export async function measureWebhooks(context, tenantId) {
     const { rows } = await database.query(
       `WITH events AS (
          INSERT INTO webhook_event (id, tenant_id, type, body)
-         SELECT gen_random_uuid(), $1, 'tenant.updated',
+         SELECT gen_random_uuid(), $1::text, 'tenant.updated',
                 json_build_object('type', 'tenant.updated', 'timestamp', now(),
                                   'data', json_build_object('id', $1::text, 'label', 'Burst ' || n))::text
-           FROM generate_series(1, $3) AS n
+           FROM generate_series(1, $3::int) AS n
          RETURNING id)
        INSERT INTO webhook_delivery (id, subscription_id, event_id)
        SELECT gen_random_uuid(), $2, id FROM events

@@ -44,6 +44,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private readonly inFlight = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private ticking = false;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -67,7 +68,15 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     this.timer = setTimeout(() => void this.tick(), delayMs);
   }
 
+  /** A delivery finished: claim more now rather than at the next poll, unless a claim is under way. */
+  private wake(): void {
+    if (this.stopped || this.ticking) return;
+    clearTimeout(this.timer);
+    this.schedule(0);
+  }
+
   private async tick(): Promise<void> {
+    this.ticking = true;
     let next = pollIntervalMs;
     try {
       const room = maxInFlight - this.inFlight.size;
@@ -80,6 +89,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       this.logger.warn({ event: 'webhook.claim-failed', error: (error as Error).message });
       next = pollIntervalMs * 4;
     }
+    this.ticking = false;
     this.schedule(next);
   }
 
@@ -88,7 +98,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       this.logger.error({ event: 'webhook.dispatch-failed', error: (error as Error).message });
     });
     this.inFlight.add(tracked);
-    void tracked.finally(() => this.inFlight.delete(tracked));
+    void tracked.finally(() => {
+      this.inFlight.delete(tracked);
+      this.wake();
+    });
   }
 
   private async claim(limit: number): Promise<Claimed[]> {
@@ -173,35 +186,46 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     const finalState = delivered ? 'delivered' : gone || retryIn === undefined ? 'failed' : null;
     const waitMs =
       finalState === null ? Math.max(jittered(retryIn), retryAfterMs(response) ?? 0) : 0;
+    const attempt = [
+      delivery.id,
+      delivery.attempts,
+      started,
+      status ?? null,
+      Date.now() - started.getTime(),
+      error?.slice(0, 500) ?? null,
+      response === undefined ? null : excerptOf(response.body),
+      finalState,
+      waitMs,
+    ];
+    // The attempt's row and the delivery's new state, in one statement.
+    const recordAttempt = `
+         attempt AS (
+           INSERT INTO webhook_attempt
+             (delivery_id, attempt, started_at, status_code, duration_ms, error, response_excerpt)
+           VALUES ($1, $2, $3, $4, $5, $6, $7)),
+         delivery AS (
+           UPDATE webhook_delivery
+              SET state = coalesce($8, state), lease_until = NULL,
+                  finished_at = CASE WHEN $8 IS NULL THEN NULL ELSE now() END,
+                  next_attempt_at = now() + make_interval(secs => $9::double precision / 1000)
+            WHERE id = $1)`;
+    if (delivered) {
+      // The common case touches the subscription only when it had failures to forget.
+      await this.dataSource.query(
+        `WITH ${recordAttempt}
+         UPDATE webhook_subscription SET consecutive_failures = 0
+          WHERE id = $10 AND consecutive_failures > 0`,
+        [...attempt, delivery.subscription_id],
+      );
+      return;
+    }
     const disabled = await this.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `INSERT INTO webhook_attempt
-           (delivery_id, attempt, started_at, status_code, duration_ms, error, response_excerpt)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [
-          delivery.id,
-          delivery.attempts,
-          started,
-          status ?? null,
-          Date.now() - started.getTime(),
-          error?.slice(0, 500) ?? null,
-          response === undefined ? null : excerptOf(response.body),
-        ],
-      );
-      await manager.query(
-        `UPDATE webhook_delivery
-            SET state = coalesce($2, state), lease_until = NULL,
-                finished_at = CASE WHEN $2 IS NULL THEN NULL ELSE now() END,
-                next_attempt_at = now() + make_interval(secs => $3::double precision / 1000)
-          WHERE id = $1`,
-        [delivery.id, finalState, waitMs],
-      );
+      await manager.query(`WITH ${recordAttempt} SELECT 1`, attempt);
       const [counted] = rowsOf<{ consecutive_failures: number }>(
         await manager.query(
-          `UPDATE webhook_subscription
-              SET consecutive_failures = CASE WHEN $2 THEN 0 ELSE consecutive_failures + 1 END
+          `UPDATE webhook_subscription SET consecutive_failures = consecutive_failures + 1
             WHERE id = $1 RETURNING consecutive_failures`,
-          [delivery.subscription_id, delivered],
+          [delivery.subscription_id],
         ),
       );
       const failures = counted?.consecutive_failures ?? 0;
