@@ -29,8 +29,8 @@ interface Claimed {
 /** How often an idle instance looks for due deliveries, and how many it sends at once. */
 const pollIntervalMs = 250;
 const maxInFlight = 16;
-/** A claimed delivery is this instance's for this long; after it, another instance takes it over. */
-const leaseSeconds = 60;
+/** A claimed delivery is this instance's for twice the request timeout; then another may take it. */
+const leaseSeconds = 30;
 const requestTimeoutMs = 15_000;
 const excerptBytes = 1024;
 
