@@ -1092,14 +1092,15 @@ export interface components {
     };
     UpdateWebhookDto: {
       /**
-       * @description A new target, checked like a new one.
+       * @description Where events are POSTed: https, to a public address (checked now and at every delivery).
        * @example https://receiver.example.com/agent-events
        */
       url?: string;
       /**
-       * @description Empty: all.
+       * @description The event types to receive; absent or empty: all.
        * @example [
-       *       "credential.issued"
+       *       "credential.issued",
+       *       "credential.status.changed"
        *     ]
        */
       events?: (
@@ -1110,7 +1111,10 @@ export interface components {
         | 'credential.status.changed'
         | 'webhook.test'
       )[];
-      /** @example Our CRM */
+      /**
+       * @description A note for people.
+       * @example Our CRM
+       */
       description?: string;
       /**
        * @description false pauses deliveries; true resumes them and clears the failure count.

@@ -1,3 +1,4 @@
+import { isUUID } from 'class-validator';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
@@ -98,9 +99,7 @@ export class WebhookDeliveriesService {
   /** Sends a delivery again, now, with a fresh retry schedule; its `webhook-id` stays the same. */
   async redeliver(tenantId: string, id: string, deliveryId: string): Promise<void> {
     const subscription = await this.subscriptions.find(tenantId, id);
-    const changed = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(
-      deliveryId,
-    )
+    const changed = isUUID(deliveryId)
       ? rowsOf(
           await this.dataSource.query(
             `UPDATE webhook_delivery

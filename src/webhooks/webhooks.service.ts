@@ -1,3 +1,4 @@
+import { isUUID } from 'class-validator';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
@@ -150,7 +151,7 @@ export class WebhooksService {
   /** A subscription id is a UUID; anything else names none (and must not reach a uuid column). */
   private async idOf(tenantId: string, id: string): Promise<string> {
     await this.requireTenant(tenantId);
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
+    if (!isUUID(id)) {
       throw webhookNotFound(id);
     }
     return id.toLowerCase();

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
   IsArray,
@@ -58,39 +58,8 @@ export class CreateWebhookDto {
   description?: string;
 }
 
-export class UpdateWebhookDto {
-  @ApiPropertyOptional({
-    description: 'A new target, checked like a new one.',
-    example: webhookExample.url,
-    maxLength: 2048,
-  })
-  @IsOptional()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(2048)
-  url?: string;
-
-  @ApiPropertyOptional({
-    enum: webhookEventTypes,
-    isArray: true,
-    description: 'Empty: all.',
-    example: ['credential.issued'],
-  })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(webhookEventTypes.length)
-  @IsIn(webhookEventTypes, {
-    each: true,
-    message: `each value in events must be one of ${webhookEventTypes.join(', ')}`,
-  })
-  events?: string[];
-
-  @ApiPropertyOptional({ example: 'Our CRM', maxLength: 500 })
-  @IsOptional()
-  @IsString()
-  @MaxLength(500)
-  description?: string;
-
+/** What `update` may change: any field of a new subscription, and whether it is enabled. */
+export class UpdateWebhookDto extends PartialType(CreateWebhookDto) {
   @ApiPropertyOptional({
     description: 'false pauses deliveries; true resumes them and clears the failure count.',
     example: true,
