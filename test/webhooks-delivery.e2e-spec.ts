@@ -172,6 +172,16 @@ describe('Webhook deliveries', () => {
       method: 'POST',
     });
     expect(deleted.status).toBe(404);
+    // A status change that finds no credential changes nothing and says nothing.
+    const unchanged = await service.request('/ctrl/api/v1.0/credentials/status', {
+      method: 'POST',
+      headers: { 'x-tenant-id': 'acme' },
+      body: {
+        credentialId: 'urn:uuid:never-issued',
+        credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' },
+      },
+    });
+    expect(unchanged.status).toBe(404);
     const after = await database.query<{ count: number }>(
       'SELECT count(*)::int AS count FROM webhook_event',
     );

@@ -150,14 +150,7 @@ export class CredentialsService {
     { credentialId, credentialStatus, status = true }: UpdateStatusDto,
   ): Promise<void> {
     const purpose = credentialStatus.statusPurpose;
-    await this.dataSource.transaction(async (manager) => {
-      await this.statusLists.setStatus(manager, tenantId, credentialId, purpose, status);
-      await this.outbox.emit(manager, {
-        type: 'credential.status.changed',
-        tenantId,
-        data: { tenantId, credentialId, statusPurpose: purpose, status },
-      });
-    });
+    await this.statusLists.setStatus(tenantId, credentialId, purpose, status);
     this.logger.log({
       reqId: actor.requestId,
       msg: `audit credential.status ${tenantId} by ${actor.username ?? actor.subject}`,

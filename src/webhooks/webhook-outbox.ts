@@ -27,14 +27,23 @@ export interface WebhookEvent {
 @Injectable()
 export class WebhookOutbox {
   async emit(manager: EntityManager, event: WebhookEvent): Promise<void> {
-    await manager.query(
-      `WITH event AS (
-         INSERT INTO webhook_event (id, tenant_id, type, body) VALUES ($1, $2, $3, $4) RETURNING id)
-       INSERT INTO webhook_delivery (id, subscription_id, event_id)
-       SELECT gen_random_uuid(), s.id, event.id FROM webhook_subscription s, event
-        WHERE s.enabled AND (s.tenant_id = $2 OR s.tenant_id IS NULL)
-          AND (cardinality(s.events) = 0 OR $3 = ANY (s.events))`,
-      [randomUUID(), event.tenantId, event.type, bodyOf(event)],
+    await manager.query(`WITH ${eventStatements(1)} SELECT 1`, eventParameters(event));
+  }
+
+  /**
+   * Runs `change`, one data-modifying statement with RETURNING, and writes the event in the same
+   * statement when the change touched a row: atomic without a transaction of its own. Answers the rows.
+   */
+  async withChange<Row>(
+    runner: Pick<EntityManager, 'query'>,
+    change: { sql: string; parameters: unknown[] },
+    event: WebhookEvent,
+  ): Promise<Row[]> {
+    const first = change.parameters.length + 1;
+    return runner.query<Row[]>(
+      `WITH change AS (${change.sql}), ${eventStatements(first, 'EXISTS (SELECT 1 FROM change)')}
+       SELECT * FROM change`,
+      [...change.parameters, ...eventParameters(event)],
     );
   }
 
@@ -56,6 +65,27 @@ export class WebhookOutbox {
     );
     return deliveryId;
   }
+}
+
+/**
+ * The event's row and one delivery per enabled subscription that wants it (the tenant's and the
+ * all-tenant ones), as two statements of a WITH, from parameter `$first` on (eventParameters' order).
+ */
+function eventStatements(first: number, when = 'true'): string {
+  const [id, tenant, type, body] = [0, 1, 2, 3].map((offset) => `$${first + offset}`);
+  return `event AS (
+       INSERT INTO webhook_event (id, tenant_id, type, body)
+       SELECT ${id}::uuid, ${tenant}::varchar, ${type}::varchar, ${body}::text WHERE ${when}
+       RETURNING id, tenant_id, type),
+     deliveries AS (
+       INSERT INTO webhook_delivery (id, subscription_id, event_id)
+       SELECT gen_random_uuid(), s.id, event.id FROM webhook_subscription s, event
+        WHERE s.enabled AND (s.tenant_id = event.tenant_id OR s.tenant_id IS NULL)
+          AND (cardinality(s.events) = 0 OR event.type = ANY (s.events)))`;
+}
+
+function eventParameters(event: WebhookEvent): unknown[] {
+  return [randomUUID(), event.tenantId, event.type, bodyOf(event)];
 }
 
 /** The payload every receiver gets: `{type, timestamp, data}`. */

@@ -7,6 +7,7 @@ import { APP_CONFIG } from '../../config/config.token.js';
 import { type AppConfig } from '../../config/app-config.js';
 import { DomainException } from '../../common/problem/domain.exception.js';
 import { rowsOf } from '../../database/rows-of.js';
+import { WebhookOutbox } from '../../webhooks/webhook-outbox.js';
 import { DidService } from '../../did/did.service.js';
 import { signCredential } from '../data-integrity.js';
 import { DOCUMENT_LOADER } from '../document-loader.js';
@@ -47,6 +48,7 @@ export class StatusListsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly dids: DidService,
     @Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader,
+    private readonly outbox: WebhookOutbox,
   ) {}
 
   listUrl(tenantId: string, listId: string): string {
@@ -120,9 +122,11 @@ export class StatusListsService {
     return taken;
   }
 
-  /** Sets or clears the credential's bit of one purpose; false on revocation is refused. */
+  /**
+   * Sets or clears the credential's bit of one purpose, and writes its event in the same statement;
+   * false on revocation is refused.
+   */
   async setStatus(
-    manager: EntityManager,
     tenantId: string,
     credentialId: string,
     purpose: StatusPurpose,
@@ -135,16 +139,22 @@ export class StatusListsService {
         [{ field: 'status', message: 'must be true for revocation (a revocation is final)' }],
       );
     }
-    const changed = rowsOf(
-      await manager.query(
-        `UPDATE credential_status_list l
-            SET bits = set_bit(l.bits, ${entryBitSql}, $4),
-                version = l.version + 1, updated_at = now()
-           FROM credential_status_entry e
-          WHERE e.tenant_id = $1 AND e.credential_id = $2 AND e.purpose = $3 AND l.id = e.list_id
-         RETURNING e.list_index`,
-        [tenantId, credentialId, purpose, status ? 1 : 0],
-      ),
+    const changed = await this.outbox.withChange(
+      this.dataSource,
+      {
+        sql: `UPDATE credential_status_list l
+                 SET bits = set_bit(l.bits, ${entryBitSql}, $4),
+                     version = l.version + 1, updated_at = now()
+                FROM credential_status_entry e
+               WHERE e.tenant_id = $1 AND e.credential_id = $2 AND e.purpose = $3 AND l.id = e.list_id
+              RETURNING e.list_index`,
+        parameters: [tenantId, credentialId, purpose, status ? 1 : 0],
+      },
+      {
+        type: 'credential.status.changed',
+        tenantId,
+        data: { tenantId, credentialId, statusPurpose: purpose, status },
+      },
     );
     if (changed.length === 0) {
       throw new DomainException(
