@@ -40,3 +40,25 @@ export class PageQuery {
   @IsInt({ message: 'must be a whole number' })
   size?: number;
 }
+
+/** The rows a page covers: its number and size, defaults applied, and how many rows come before it. */
+export function pageWindow(query: PageQuery): { page: number; size: number; offset: number } {
+  const page = query.page ?? 0;
+  const size = query.size ?? 20;
+  return { page, size, offset: page * size };
+}
+
+/** A Spring page (`content`, `number`, `size`, `totalElements`, `totalPages`). */
+export function springPage<Item>(
+  content: Item[],
+  { page, size }: { page: number; size: number },
+  total: number,
+) {
+  return {
+    content,
+    number: page,
+    size,
+    totalElements: total,
+    totalPages: Math.ceil(total / size),
+  };
+}

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import jsonld from 'jsonld';
+import { DomainException } from '../common/problem/domain.exception.js';
 import {
   checkProblemTypes,
   credentialInvalid,
@@ -14,7 +15,7 @@ import {
 } from './credential-checks.js';
 import { verifyProofs } from './data-integrity.js';
 import { DOCUMENT_LOADER } from './document-loader.js';
-import { bitAt } from './status/bitstring.js';
+import { entryBit } from './status/bitstring.js';
 import { RemoteStatusLists } from './status/remote-status-lists.js';
 import { StatusListsService } from './status/status-lists.service.js';
 
@@ -107,14 +108,13 @@ export class CredentialVerifier {
    */
   private async statusBit(entry: Json, issuer: string | undefined): Promise<boolean | string> {
     const { statusPurpose, statusListIndex, statusListCredential: url } = entry;
-    const index = Number(statusListIndex);
     if (typeof url !== 'string') return 'the entry names no statusListCredential';
     const ours = this.statusLists.listOfUrl(url);
     if (ours !== undefined) {
       return this.statusLists.bitOf(
         ours.tenantId,
         ours.listId,
-        index,
+        statusListIndex,
         String(statusPurpose),
         issuer,
       );
@@ -127,20 +127,16 @@ export class CredentialVerifier {
     if (!list.purposes.includes(String(statusPurpose))) {
       return `the status list ${url} is for ${list.purposes.join(', ')}, not ${String(statusPurpose)}`;
     }
-    if (!Number.isInteger(index) || index < 0 || index >= list.bits.length * 8) {
-      return `statusListIndex ${String(statusListIndex)} is outside the list`;
-    }
-    return bitAt(list.bits, index);
+    return entryBit(list.bits, statusListIndex);
   }
 
   /** What is wrong with a status list credential from elsewhere: terms, proofs, issuer key, dates. */
   private async listProblem(list: Json): Promise<string | undefined> {
     try {
-      await jsonld.expand(list, { documentLoader: this.documentLoader, safe: true });
+      await this.expand(list, 'statusListCredential');
     } catch (error) {
-      const problem = jsonLdProblem(error, 'statusListCredential');
-      if (problem === undefined) throw error;
-      return problem.message;
+      if (error instanceof DomainException) return error.message;
+      throw error;
     }
     const { proofs, problems } = await this.inspectProofs(list);
     const issuer = issuerIdOf(list) ?? '';

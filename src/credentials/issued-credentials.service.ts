@@ -4,6 +4,7 @@ import { DataSource, QueryFailedError, type EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
 import { DomainException } from '../common/problem/domain.exception.js';
+import { pageWindow, springPage } from '../common/page-query.js';
 import { entryBitSql } from './status/bitstring.js';
 import {
   type CredentialState,
@@ -63,20 +64,13 @@ export class IssuedCredentialsService {
   }
 
   async list(tenantId: string, query: ListCredentialsQuery): Promise<IssuedCredentialPageDto> {
-    const page = query.page ?? 0;
-    const size = query.size ?? 20;
-    const rows = await this.select(tenantId, query, { limit: size, offset: page * size });
+    const window = pageWindow(query);
+    const rows = await this.select(tenantId, query, { limit: window.size, offset: window.offset });
     const [{ total }] = await this.dataSource.query<[{ total: number }]>(
       `SELECT count(*)::int AS total FROM (${this.selectSql(query)}) matching`,
       this.parameters(tenantId, query),
     );
-    return {
-      content: rows,
-      number: page,
-      size,
-      totalElements: total,
-      totalPages: Math.ceil(total / size),
-    };
+    return springPage(rows, window, total);
   }
 
   async get(tenantId: string, id: string): Promise<IssuedCredentialRecordDto> {

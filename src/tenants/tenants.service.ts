@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, QueryFailedError, Repository, type SelectQueryBuilder } from 'typeorm';
 import { DomainException } from '../common/problem/domain.exception.js';
+import { pageWindow, springPage } from '../common/page-query.js';
 import { type Actor, type TenantVisibility } from '../auth/caller.js';
 import { DidEntity } from '../did/did.entity.js';
 import { DidService } from '../did/did.service.js';
@@ -159,12 +160,12 @@ export class TenantsService {
     query: ListTenantsQuery,
     visibility: TenantVisibility = { all: true },
   ): Promise<TenantPageDto> {
-    const page = query.page ?? 0;
-    const size = query.size ?? 20;
+    const window = pageWindow(query);
+    const { size } = window;
     const [field, direction] = (query.sort ?? 'createdAt,desc').split(',') as [SortField, string?];
     const order = direction === 'desc' ? 'DESC' : 'ASC';
     if (!visibility.all && visibility.tenantIds.length === 0) {
-      return { content: [], number: page, size, totalElements: 0, totalPages: 0 };
+      return springPage([], window, 0);
     }
     // The matching tenants as ids only: filters and sort orders are all answered from indexes.
     const matching = this.tenants.createQueryBuilder('tenant').select('tenant.id', 'id');
@@ -183,7 +184,7 @@ export class TenantsService {
       .clone()
       .orderBy(sortColumns[field], order)
       .addOrderBy('tenant.id', order)
-      .offset(page * size)
+      .offset(window.offset)
       .limit(size);
     const tenants = await this.baseQuery()
       .innerJoin(`(${pageIds.getQuery()})`, 'page', 'page.id = tenant.id')
@@ -191,14 +192,8 @@ export class TenantsService {
       .orderBy(sortColumns[field], order)
       .addOrderBy('tenant.id', order)
       .getRawMany<TenantRow & { did: string }>();
-    const total = await this.countMatching(matching, filtered, page * size, tenants.length, size);
-    return {
-      content: tenants.map(fromRow),
-      number: page,
-      size,
-      totalElements: total,
-      totalPages: Math.ceil(total / size),
-    };
+    const total = await this.countMatching(matching, filtered, window.offset, tenants.length, size);
+    return springPage(tenants.map(fromRow), window, total);
   }
 
   /**

@@ -2,7 +2,7 @@ import { isUUID } from 'class-validator';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
-import { type PageQuery } from '../common/page-query.js';
+import { pageWindow, springPage, type PageQuery } from '../common/page-query.js';
 import { DomainException } from '../common/problem/domain.exception.js';
 import { rowsOf } from '../database/rows-of.js';
 import { type WebhookDeliveryPageDto } from './dto/webhook-delivery.dto.js';
@@ -54,8 +54,7 @@ export class WebhookDeliveriesService {
   /** Newest first, each with its attempts. */
   async list(tenantId: string, id: string, query: PageQuery): Promise<WebhookDeliveryPageDto> {
     const subscription = await this.subscriptions.find(tenantId, id);
-    const page = query.page ?? 0;
-    const size = query.size ?? 20;
+    const window = pageWindow(query);
     const [rows, [count]] = await Promise.all([
       this.dataSource.query<DeliveryRow[]>(
         `SELECT d.id, e.type, d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at,
@@ -67,7 +66,7 @@ export class WebhookDeliveriesService {
            FROM webhook_delivery d JOIN webhook_event e ON e.id = d.event_id
           WHERE d.subscription_id = $1
           ORDER BY d.created_at DESC, d.id LIMIT $2 OFFSET $3`,
-        [subscription.id, size, page * size],
+        [subscription.id, window.size, window.offset],
       ),
       this.dataSource.query<{ total: number }[]>(
         'SELECT count(*)::int AS total FROM webhook_delivery WHERE subscription_id = $1',
@@ -75,25 +74,20 @@ export class WebhookDeliveriesService {
       ),
     ]);
     const total = count?.total ?? 0;
-    return {
-      content: rows.map((row) => ({
-        id: row.id,
-        eventType: row.type,
-        state: row.state,
-        attempts: row.attempts,
-        createdAt: row.created_at.toISOString(),
-        nextAttemptAt: row.state === 'pending' ? row.next_attempt_at.toISOString() : null,
-        finishedAt: row.finished_at?.toISOString() ?? null,
-        log: row.log.map((entry) => ({
-          ...entry,
-          startedAt: new Date(entry.startedAt).toISOString(),
-        })),
+    const content = rows.map((row) => ({
+      id: row.id,
+      eventType: row.type,
+      state: row.state,
+      attempts: row.attempts,
+      createdAt: row.created_at.toISOString(),
+      nextAttemptAt: row.state === 'pending' ? row.next_attempt_at.toISOString() : null,
+      finishedAt: row.finished_at?.toISOString() ?? null,
+      log: row.log.map((entry) => ({
+        ...entry,
+        startedAt: new Date(entry.startedAt).toISOString(),
       })),
-      number: page,
-      size,
-      totalElements: total,
-      totalPages: Math.ceil(total / size),
-    };
+    }));
+    return springPage(content, window, total);
   }
 
   /** Sends a delivery again, now, with a fresh retry schedule; its `webhook-id` stays the same. */

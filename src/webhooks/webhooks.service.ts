@@ -9,7 +9,7 @@ import { targetProblem } from '../common/outbound.js';
 import { DomainException } from '../common/problem/domain.exception.js';
 import { type FieldError } from '../common/problem/problem.js';
 import { KeyVault } from '../did/key-vault.js';
-import { type PageQuery } from '../common/page-query.js';
+import { pageWindow, springPage, type PageQuery } from '../common/page-query.js';
 import { tenantNotFound } from '../tenants/tenant.errors.js';
 import { type WebhookPageDto } from './dto/webhook.dto.js';
 import { newSecret } from './signature.js';
@@ -54,21 +54,14 @@ export class WebhooksService {
   }
 
   async list(tenantId: string, query: PageQuery): Promise<WebhookPageDto> {
-    const page = query.page ?? 0;
-    const size = query.size ?? 20;
+    const window = pageWindow(query);
     const [entities, total] = await this.subscriptions().findAndCount({
       where: { tenantId },
       order: { createdAt: 'DESC', id: 'ASC' },
-      skip: page * size,
-      take: size,
+      skip: window.offset,
+      take: window.size,
     });
-    return {
-      content: entities.map(viewOf),
-      number: page,
-      size,
-      totalElements: total,
-      totalPages: Math.ceil(total / size),
-    };
+    return springPage(entities.map(viewOf), window, total);
   }
 
   async get(tenantId: string, id: string): Promise<SubscriptionView> {
@@ -101,8 +94,10 @@ export class WebhooksService {
         [{ field: 'url', message: 'or events, description or enabled is required' }],
       );
     }
-    if (changes.url !== undefined) await this.checkTarget(changes.url);
-    if (changes.url !== undefined) entity.url = changes.url;
+    if (changes.url !== undefined) {
+      await this.checkTarget(changes.url);
+      entity.url = changes.url;
+    }
     if (changes.events !== undefined) entity.events = [...new Set(changes.events)];
     if (changes.description !== undefined) entity.description = changes.description;
     if (changes.enabled === true && !entity.enabled) {

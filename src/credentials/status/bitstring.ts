@@ -26,6 +26,15 @@ export function bitAt(bits: Uint8Array, index: number): boolean {
   return (byte & (0x80 >> (index % 8))) !== 0;
 }
 
+/** An entry's bit, or why there is none: its `statusListIndex` is not a whole number inside the list. */
+export function entryBit(bits: Uint8Array, statusListIndex: unknown): boolean | string {
+  const index = Number(statusListIndex);
+  if (!Number.isInteger(index) || index < 0 || index >= bits.length * 8) {
+    return `statusListIndex ${String(statusListIndex)} is outside the list`;
+  }
+  return bitAt(bits, index);
+}
+
 /**
  * The position PostgreSQL's get_bit/set_bit give the bit of `e.list_index` in `l.bits`: they count a
  * byte's bits from the least significant, the list from the most.

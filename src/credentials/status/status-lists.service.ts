@@ -12,7 +12,7 @@ import { DidService } from '../../did/did.service.js';
 import { signCredential } from '../data-integrity.js';
 import { DOCUMENT_LOADER } from '../document-loader.js';
 import {
-  bitAt,
+  entryBit,
   encodeList,
   entryBitSql,
   statusListLength,
@@ -34,6 +34,13 @@ interface ListRow {
   version: number;
   updated_at: Date;
 }
+
+/** Room in the tenant's oldest open list of a purpose ($1, $2), its row locked until the commit. */
+const takeRoomSql = `UPDATE credential_status_list SET allocated = allocated + 1
+  WHERE id = (SELECT id FROM credential_status_list
+               WHERE tenant_id = $1 AND purpose = $2 AND allocated < length
+               ORDER BY created_at LIMIT 1 FOR UPDATE)
+  RETURNING id`;
 
 /** Tries of a random free index before the list is searched for one (only when it is nearly full). */
 const randomTries = 32;
@@ -106,12 +113,7 @@ export class StatusListsService {
     purpose: StatusPurpose,
   ): Promise<{ id: string; list_index: number | null } | undefined> {
     const [taken] = await manager.query<{ id: string; list_index: number | null }[]>(
-      `WITH list AS (
-         UPDATE credential_status_list SET allocated = allocated + 1
-          WHERE id = (SELECT id FROM credential_status_list
-                       WHERE tenant_id = $1 AND purpose = $2 AND allocated < length
-                       ORDER BY created_at LIMIT 1 FOR UPDATE)
-         RETURNING id),
+      `WITH list AS (${takeRoomSql}),
        entry AS (
          INSERT INTO credential_status_entry (list_id, list_index, tenant_id, credential_id, purpose)
          SELECT id, $4, $1, $3, $2 FROM list
@@ -208,7 +210,7 @@ export class StatusListsService {
   async bitOf(
     tenantId: string,
     listId: string,
-    index: number,
+    statusListIndex: unknown,
     purpose: string,
     issuer: string | undefined,
   ): Promise<boolean | string> {
@@ -225,10 +227,7 @@ export class StatusListsService {
       return `the status list is issued by '${list.did}', not by the credential's issuer`;
     }
     if (list.purpose !== purpose) return `the status list is for ${list.purpose}, not ${purpose}`;
-    if (!Number.isInteger(index) || index < 0 || index >= list.bits.length * 8) {
-      return `statusListIndex ${index} is outside the list`;
-    }
-    return bitAt(list.bits, index);
+    return entryBit(list.bits, statusListIndex);
   }
 
   private async find(tenantId: string, listId: string): Promise<ListRow> {
@@ -245,29 +244,19 @@ export class StatusListsService {
     return list;
   }
 
+  /** After takeFromOpenList found no room: waits its turn, then uses a list made meanwhile or makes one. */
   private async listWithRoom(
     manager: EntityManager,
     tenantId: string,
     purpose: StatusPurpose,
   ): Promise<string> {
-    const takeRoom = async () =>
-      rowsOf<{ id: string }>(
-        await manager.query(
-          `UPDATE credential_status_list SET allocated = allocated + 1
-            WHERE id = (SELECT id FROM credential_status_list
-                         WHERE tenant_id = $1 AND purpose = $2 AND allocated < length
-                         ORDER BY created_at LIMIT 1 FOR UPDATE)
-           RETURNING id`,
-          [tenantId, purpose],
-        ),
-      )[0];
-    const open = await takeRoom();
-    if (open !== undefined) return open.id;
     // One new list at a time per tenant and purpose: whoever waited here uses the list just made.
     await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
       `credential_status_list/${tenantId}/${purpose}`,
     ]);
-    const madeMeanwhile = await takeRoom();
+    const [madeMeanwhile] = rowsOf<{ id: string }>(
+      await manager.query(takeRoomSql, [tenantId, purpose]),
+    );
     if (madeMeanwhile !== undefined) return madeMeanwhile.id;
     const id = randomUUID();
     await manager.query(
