@@ -35,15 +35,23 @@ export function issuerIdOf(credential: Json): string | undefined {
   return idOf(credential.issuer);
 }
 
-/** A credential or presentation must start with a credentials context. */
+/** A credential or presentation's contexts: a list that starts with a credentials context. */
 export function contextErrors(document: Json, prefix: string): FieldError[] {
-  if (dataModelOf(document) !== undefined) return [];
+  if (Array.isArray(document['@context']) && dataModelOf(document) !== undefined) return [];
   return [
     {
       field: `${prefix}@context`,
-      message: `must start with '${credentialsV2}' (or '${credentialsV1}')`,
+      message: `must be a list starting with '${credentialsV2}' (or '${credentialsV1}')`,
     },
   ];
+}
+
+/** Members whose every value is an object with a `type` (VC Data Model 2.0 §4). */
+const typedMembers = ['credentialStatus', 'termsOfUse', 'evidence'] as const;
+
+/** An absolute URL (a DID or URN too), as the data model asks of ids. */
+export function isUrl(value: unknown): boolean {
+  return typeof value === 'string' && URL.canParse(value);
 }
 
 /** The date members of each data model version: [not before, not after]. */
@@ -62,9 +70,32 @@ export function credentialShapeErrors(credential: Json, prefix: string): FieldEr
   const subjects = asArray(credential.credentialSubject);
   if (subjects.length === 0 || !subjects.every(isJsonObject)) {
     errors.push({ field: `${prefix}credentialSubject`, message: 'must be an object or objects' });
+  } else if (subjects.some((subject) => Object.keys(subject).length === 0)) {
+    errors.push({ field: `${prefix}credentialSubject`, message: 'must make a claim' });
+  } else if (subjects.some((subject) => subject.id !== undefined && !isUrl(subject.id))) {
+    errors.push({ field: `${prefix}credentialSubject.id`, message: 'must be a URL' });
   }
-  if (credential.issuer !== undefined && issuerIdOf(credential) === undefined) {
-    errors.push({ field: `${prefix}issuer`, message: 'must be a URL or an object with an id' });
+  if (credential.id !== undefined && !isUrl(credential.id)) {
+    errors.push({ field: `${prefix}id`, message: 'must be a URL' });
+  }
+  if (credential.issuer !== undefined && !isUrl(issuerIdOf(credential))) {
+    errors.push({ field: `${prefix}issuer`, message: 'must be a URL or an object with a URL id' });
+  }
+  for (const member of typedMembers) {
+    const values = asArray(credential[member]);
+    if (!values.every((value) => isJsonObject(value) && typeof value.type !== 'undefined')) {
+      errors.push({
+        field: `${prefix}${member}`,
+        message: 'must be an object with a type, or several',
+      });
+    }
+  }
+  if (
+    asArray(credential.evidence).some(
+      (item) => isJsonObject(item) && 'id' in item && !isUrl(item.id),
+    )
+  ) {
+    errors.push({ field: `${prefix}evidence.id`, message: 'must be a URL' });
   }
   for (const member of version === undefined ? [] : dateMembers[version]) {
     const value = credential[member];

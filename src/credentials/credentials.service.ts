@@ -62,9 +62,6 @@ export class CredentialsService {
     ) {
       errors.push({ field: 'options.credentialId', message: 'differs from credential.id' });
     }
-    if (submitted.id !== undefined && typeof submitted.id !== 'string') {
-      errors.push({ field: 'credential.id', message: 'must be a URI' });
-    }
     const tenant = await this.dids.signerFor(tenantId);
     if (submitted.issuer !== undefined && issuerIdOf(submitted) !== tenant.did) {
       errors.push({
