@@ -389,7 +389,8 @@ describe('The API against its OpenAPI document', () => {
     // issueCredential
     ...credentialCases(),
     // createWebhook
-    ...webhookCases(),
+    ...webhookCases('tenant'),
+    ...webhookCases('admin'),
     // health
     {
       operationId: 'live',
@@ -405,18 +406,27 @@ describe('The API against its OpenAPI document', () => {
     },
   ];
 
-  function webhookCases(): Case[] {
-    const webhooks = '/ctrl/api/v1.0/webhooks';
+  /** The tenant's webhook routes, or (`admin`) the same operations on all-tenant subscriptions. */
+  function webhookCases(scope: 'tenant' | 'admin'): Case[] {
+    const admin = scope === 'admin';
+    const webhooks = admin ? '/ctrl/api/v1.0/admin/webhooks' : '/ctrl/api/v1.0/webhooks';
+    const operation = (name: string) => (admin ? name.replace('Webhook', 'AdminWebhook') : name);
+    const owner: { headers?: Record<string, string> } = admin ? {} : tenantHeader('acme');
     // A public address literal: no DNS here, and the policy outside local mode wants https to one.
     const subscription = { url: 'https://93.184.215.14/agent-events', events: ['tenant.updated'] };
     const create = (request: ApiRequest = {}) =>
-      post(`${webhooks}/create`, { ...tenantHeader('acme'), body: subscription, ...request });
+      post(`${webhooks}/create`, { ...owner, body: subscription, ...request });
     const created = async () => ((await create()).body as { id: string }).id;
     const unknownId = '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f';
     const redeliverPath = async (id: string) => {
-      const queued = await post(`${webhooks}/${id}/test`, tenantHeader('acme'));
+      const queued = await post(`${webhooks}/${id}/test`, owner);
       return `${webhooks}/${id}/deliveries/${(queued.body as { deliveryId: string }).deliveryId}/redeliver`;
     };
+    /** An agent-user may not act: for another tenant, or at all on the admin path. */
+    const forbidden = admin
+      ? { ...asDemo, why: 'an agent-user calls it' }
+      : { ...asDemo, ...tenantHeader('other'), why: 'an agent-user names another tenant' };
+    const { why: forbiddenWhy, ...forbiddenRequest } = forbidden;
     const byId: [
       string,
       (id: string) => string | Promise<string>,
@@ -433,7 +443,7 @@ describe('The API against its OpenAPI document', () => {
       ['redeliverWebhook', redeliverPath, 'POST', 202],
     ];
     const table: [string, number, string, () => Promise<ApiResponse>][] = [
-      ['createWebhook', 201, 'a tenant subscribes an https URL', () => create()],
+      ['createWebhook', 201, 'a subscription to an https URL is made', () => create()],
       [
         'createWebhook',
         400,
@@ -441,13 +451,7 @@ describe('The API against its OpenAPI document', () => {
         () => create({ body: { url: 'http://93.184.215.14/agent-events' } }),
       ],
       ['createWebhook', 401, 'no token is sent', () => create(anonymous)],
-      [
-        'createWebhook',
-        403,
-        'an agent-user names another tenant',
-        () => create({ ...asDemo, ...tenantHeader('other') }),
-      ],
-      ['createWebhook', 404, 'the tenant does not exist', () => create(tenantHeader('nobody'))],
+      ['createWebhook', 403, forbiddenWhy, () => create(forbiddenRequest)],
       [
         'createWebhook',
         413,
@@ -461,73 +465,72 @@ describe('The API against its OpenAPI document', () => {
         () =>
           post(`${webhooks}/create`, {
             body: 'x',
-            headers: { 'content-type': 'text/plain', 'x-tenant-id': 'acme' },
+            headers: { 'content-type': 'text/plain', ...owner.headers },
           }),
       ],
-      [
-        'listWebhooks',
-        200,
-        'a tenant lists its subscriptions',
-        () => send(webhooks, tenantHeader('acme')),
-      ],
-      ['listWebhooks', 400, 'the tenant header is missing', () => send(webhooks)],
+      ['listWebhooks', 200, 'the subscriptions are listed', () => send(webhooks, owner)],
       [
         'listWebhooks',
         401,
         'the token is not valid',
-        () => send(webhooks, { ...badToken, ...tenantHeader('acme') }),
+        () => send(webhooks, { ...badToken, ...owner }),
       ],
       [
         'listWebhooks',
         403,
         'the token carries neither role',
-        () => send(webhooks, { ...withoutRole(), ...tenantHeader('acme') }),
-      ],
-      [
-        'listWebhooks',
-        404,
-        'the tenant does not exist',
-        () => send(webhooks, tenantHeader('nobody')),
+        () => send(webhooks, { ...withoutRole(), ...owner }),
       ],
     ];
+    if (admin) {
+      const tooLarge = { query: { size: '100000' } };
+      table.push(
+        ['listWebhooks', 400, 'the page size is out of range', () => send(webhooks, tooLarge)],
+        [
+          'listWebhookDeliveries',
+          400,
+          'the page size is out of range',
+          async () => send(`${webhooks}/${await created()}/deliveries`, tooLarge),
+        ],
+      );
+    } else {
+      table.push(
+        ['createWebhook', 404, 'the tenant does not exist', () => create(tenantHeader('nobody'))],
+        ['listWebhooks', 400, 'the tenant header is missing', () => send(webhooks)],
+        [
+          'listWebhooks',
+          404,
+          'the tenant does not exist',
+          () => send(webhooks, tenantHeader('nobody')),
+        ],
+      );
+    }
     for (const [operationId, path, method, success, body] of byId) {
       const call = async (id: string, request: ApiRequest = {}) =>
-        send(await path(id), { method, ...tenantHeader('acme'), body, ...request });
+        send(await path(id), { method, ...owner, body, ...request });
       table.push(
-        [
-          operationId,
-          success,
-          "the subscription is the tenant's",
-          async () => call(await created()),
-        ],
-        [
+        [operationId, success, 'the subscription is there', async () => call(await created())],
+        [operationId, 401, 'no token is sent', async () => call(await created(), anonymous)],
+        [operationId, 403, forbiddenWhy, async () => call(await created(), forbiddenRequest)],
+        [operationId, 404, 'there is no such subscription', () => call(unknownId)],
+      );
+      if (!admin) {
+        table.push([
           operationId,
           400,
           'the tenant header is missing',
           async () => send(await path(await created()), { method, body }),
-        ],
-        [operationId, 401, 'no token is sent', async () => call(await created(), anonymous)],
-        [
-          operationId,
-          403,
-          'an agent-user names another tenant',
-          async () => call(await created(), { ...asDemo, ...tenantHeader('other') }),
-        ],
-        [operationId, 404, 'the tenant has no such subscription', () => call(unknownId)],
-      );
+        ]);
+      }
     }
     const update = async (request: ApiRequest) =>
-      post(`${webhooks}/${await created()}/update`, { ...tenantHeader('acme'), ...request });
+      post(`${webhooks}/${await created()}/update`, { ...owner, ...request });
     table.push(
       [
         'redeliverWebhook',
         404,
         'the subscription has no such delivery',
-        async () =>
-          post(
-            `${webhooks}/${await created()}/deliveries/${unknownId}/redeliver`,
-            tenantHeader('acme'),
-          ),
+        async () => post(`${webhooks}/${await created()}/deliveries/${unknownId}/redeliver`, owner),
       ],
       ['updateWebhook', 400, 'nothing is given to change', () => update({ body: {} })],
       [
@@ -540,12 +543,11 @@ describe('The API against its OpenAPI document', () => {
         'updateWebhook',
         415,
         'the body is not JSON',
-        () =>
-          update({ body: 'x', headers: { 'content-type': 'text/plain', 'x-tenant-id': 'acme' } }),
+        () => update({ body: 'x', headers: { 'content-type': 'text/plain', ...owner.headers } }),
       ],
     );
     return table.map(([operationId, status, when, run]) => ({
-      operationId,
+      operationId: operation(operationId),
       status,
       when,
       send: run,

@@ -166,9 +166,11 @@ describe('The OpenAPI document', () => {
       [
         'createTenant',
         'createWebhook',
+        'createAdminWebhook',
         'issueCredential',
         'updateTenant',
         'updateWebhook',
+        'updateAdminWebhook',
         'updateCredentialStatus',
         'verifyCredential',
         'verifyPresentation',
@@ -212,10 +214,22 @@ describe('The OpenAPI document', () => {
     }
   });
 
-  it('documents the problem answers of every API operation: 400, 401 with its challenge, 403, 404 where a tenant is named, 500 and 503 with Retry-After', () => {
+  it('documents the problem answers of every API operation: 400 where it takes input, 401 with its challenge, 403, 404 where a tenant is named, 500 and 503 with Retry-After', () => {
     for (const { path, operation } of apiOperations()) {
       const statuses = Object.keys(operation.responses);
-      expect(statuses).toEqual(expect.arrayContaining(['400', '401', '403', '500', '503']));
+      expect(statuses).toEqual(expect.arrayContaining(['401', '403', '500', '503']));
+      // Only an id that is a UUID, which names nothing (404) when it is not one, is no input to refuse.
+      const takesInput =
+        operation.requestBody !== undefined ||
+        (operation.security ?? []).some((requirement) => 'tenant' in requirement) ||
+        (operation.parameters ?? []).some(
+          (parameter) => parameter.in !== 'path' || parameter.schema?.format !== 'uuid',
+        );
+      expect({ path, takesInput, has400: statuses.includes('400') }).toEqual({
+        path,
+        takesInput,
+        has400: takesInput,
+      });
       if (path.includes('{id}') || path.startsWith('/ctrl/api/v1.0/did')) {
         expect(statuses).toContain('404');
       }

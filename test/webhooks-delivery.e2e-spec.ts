@@ -322,6 +322,63 @@ describe('Webhook deliveries', () => {
     const row = await waitForRow(database, gone.id);
     expect(row).toEqual({ enabled: false, disabled_reason: 'the receiver answered 410 Gone' });
   });
+
+  it("delivers every tenant's events, tenant lifecycle included, to an agent-admin's all-tenant subscription", async () => {
+    const admin = service.client();
+    const { id, secret, tenantId } = await admin.createWebhook(null, { url: `${origin}/all` });
+    expect(tenantId).toBeNull();
+    await admin.createTenant({ id: 'newco', label: 'NewCo' });
+    await admin.updateTenant('other', { label: 'Other, seen by all' });
+    const credential = (await issue(service, 'newco', alumniCredential())).body
+      .verifiableCredential;
+    await admin.deleteTenant('newco');
+    const { deliveryId } = await admin.testWebhook(null, id);
+
+    const deliveries = await waitFor(() => {
+      const got = arrivals('/all');
+      return got.length >= 5 ? got : undefined;
+    });
+    const receiver = new Webhook(secret);
+    const events = deliveries.map(
+      (delivery) =>
+        receiver.verify(delivery.body, {
+          'webhook-id': delivery.headers['webhook-id'],
+          'webhook-timestamp': delivery.headers['webhook-timestamp'],
+          'webhook-signature': delivery.headers['webhook-signature'],
+        }) as { type: string; data: Record<string, string | undefined> },
+    );
+    expect(
+      events.map((event) => `${event.type} ${event.data.id ?? event.data.tenantId ?? ''}`).sort(),
+    ).toEqual([
+      'credential.issued newco',
+      'tenant.created newco',
+      'tenant.deleted newco',
+      'tenant.updated other',
+      'webhook.test ',
+    ]);
+    expect(events.find((event) => event.type === 'credential.issued')?.data.credentialId).toBe(
+      credential.id,
+    );
+    expect(events.find((event) => event.type === 'tenant.created')?.data).toMatchObject({
+      id: 'newco',
+      did: expect.stringMatching(/^did:key:z6Mk/),
+    });
+
+    // The log, redelivery, rotation and changes work the same way on the admin path.
+    const log = await admin.listWebhookDeliveries(null, id);
+    expect(log.totalElements).toBe(5);
+    await admin.redeliverWebhook(null, id, deliveryId);
+    expect((await waitFor(() => arrivals('/all')[5])).headers['webhook-id']).toBe(deliveryId);
+    const rotated = await admin.rotateWebhookSecret(null, id);
+    expect(rotated.secret).not.toBe(secret);
+    expect(await admin.updateWebhook(null, id, { events: ['tenant.created'] })).toMatchObject({
+      events: ['tenant.created'],
+    });
+    expect((await admin.listWebhooks(null)).content.map((one) => one.id)).toEqual([id]);
+    expect((await admin.getWebhook(null, id)).tenantId).toBeNull();
+    await admin.deleteWebhook(null, id);
+    expect((await admin.listWebhooks(null)).totalElements).toBe(0);
+  });
 });
 
 function waitForRow(

@@ -83,6 +83,69 @@ describe('Webhook subscriptions', () => {
     expect((await service.client().getWebhook('other', id)).id).toBe(id);
   });
 
+  it("lets agent-admin alone subscribe to every tenant's events, apart from the tenants' own subscriptions", async () => {
+    const adminPath = '/ctrl/api/v1.0/admin/webhooks';
+    // A tenant header on the admin path changes nothing: the subscription is for all tenants.
+    const created = await service.request<Record<string, unknown>>(`${adminPath}/create`, {
+      method: 'POST',
+      headers: { 'x-tenant-id': 'demo' },
+      body: { url: publicTarget },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ tenantId: null, url: publicTarget });
+    const id = String(created.body.id);
+    const tenants = await create('demo', { url: publicTarget }, 'demo');
+    const tenantsId = String(tenants.body.id);
+
+    for (const [method, path] of [
+      ['POST', `${adminPath}/create`],
+      ['GET', adminPath],
+      ['GET', `${adminPath}/${id}`],
+      ['POST', `${adminPath}/${id}/update`],
+      ['POST', `${adminPath}/${id}/rotate-secret`],
+      ['POST', `${adminPath}/${id}/test`],
+      ['GET', `${adminPath}/${id}/deliveries`],
+      ['POST', `${adminPath}/${id}/deliveries/${id}/redeliver`],
+      ['POST', `${adminPath}/${id}/delete`],
+    ]) {
+      const body = method === 'POST' ? { url: publicTarget, enabled: true } : undefined;
+      for (const as of ['demo', 'anonymous'] as const) {
+        const answer = await service.request(path, {
+          method,
+          as,
+          headers: { 'x-tenant-id': 'demo' },
+          body,
+        });
+        expect({ path, as, status: answer.status }).toEqual({
+          path,
+          as,
+          status: as === 'demo' ? 403 : 401,
+        });
+      }
+    }
+    // Each path sees only its own kind: the same 404 as an id that was never made.
+    const crossed = [
+      await service.request<{ code: string }>(`${webhooks}/${id}`, {
+        headers: { 'x-tenant-id': 'demo' },
+      }),
+      await service.request<{ code: string }>(`${adminPath}/${tenantsId}`),
+    ];
+    expect(crossed.map((answer) => [answer.status, answer.body.code])).toEqual([
+      [404, 'WEBHOOK_NOT_FOUND'],
+      [404, 'WEBHOOK_NOT_FOUND'],
+    ]);
+    const listed = await service.client().listWebhooks(null);
+    expect(listed.content.map((one) => one.id)).toEqual([id]);
+    expect((await service.client().getWebhook(null, id)).id).toBe(id);
+    // The SSRF guard is the same on the admin path.
+    const refused = await service.request<{ code: string }>(`${adminPath}/create`, {
+      method: 'POST',
+      body: { url: 'https://169.254.169.254/latest/meta-data' },
+    });
+    expect([refused.status, refused.body.code]).toEqual([400, 'VALIDATION_FAILED']);
+    await service.client().deleteWebhook(null, id);
+  });
+
   it('answers 404 for an id that is not a UUID, without reaching the database with it', async () => {
     const answer = await service.request<{ code: string }>(`${webhooks}/not-a-uuid`, {
       headers: { 'x-tenant-id': 'demo' },

@@ -48,6 +48,20 @@ export function tokenUrlOf(baseUrl: string): string {
 
 const tenantHeader = 'x-tenant-id';
 
+type WebhookPath = Extract<keyof paths, `/ctrl/api/v1.0/webhooks${string}`>;
+
+/**
+ * A tenant's webhook route with its tenant header, or for `null` (agent-admin) the same operation on
+ * the subscriptions to every tenant's events, whose requests and answers have the same shapes.
+ */
+function webhookRoute<Path extends WebhookPath>(
+  tenantId: string | null,
+  path: Path,
+): { path: Path; headers: Record<string, string> } {
+  if (tenantId !== null) return { path, headers: { [tenantHeader]: tenantId } };
+  return { path: path.replace('/v1.0/webhooks', '/v1.0/admin/webhooks') as Path, headers: {} };
+}
+
 interface Answer<Data> {
   data?: Data;
   error?: unknown;
@@ -209,44 +223,55 @@ export class AgentClient {
     );
   }
 
-  /** Subscribes a URL to a tenant's events; keep the answer's `secret`, it is not shown again. */
-  async createWebhook(tenantId: string, webhook: NewWebhook): Promise<CreatedWebhook> {
+  /**
+   * Subscribes a URL to a tenant's events, or with `tenantId` null (agent-admin) to every tenant's;
+   * keep the answer's `secret`, it is not shown again. Every webhook method takes the same `tenantId`.
+   */
+  async createWebhook(tenantId: string | null, webhook: NewWebhook): Promise<CreatedWebhook> {
+    const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks/create');
     return this.result(
-      'POST /ctrl/api/v1.0/webhooks/create',
-      await this.api.POST('/ctrl/api/v1.0/webhooks/create', {
-        headers: { [tenantHeader]: tenantId },
+      `POST ${route.path}`,
+      await this.api.POST(route.path, {
+        headers: route.headers,
         body: webhook,
       }),
     );
   }
 
   /** A tenant's subscriptions, newest first, without their secrets. */
-  async listWebhooks(tenantId: string, query: ListWebhooksQuery = {}): Promise<WebhookPage> {
+  async listWebhooks(tenantId: string | null, query: ListWebhooksQuery = {}): Promise<WebhookPage> {
+    const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks');
     return this.result(
-      'GET /ctrl/api/v1.0/webhooks',
-      await this.api.GET('/ctrl/api/v1.0/webhooks', {
-        headers: { [tenantHeader]: tenantId },
+      `GET ${route.path}`,
+      await this.api.GET(route.path, {
+        headers: route.headers,
         params: { query },
       }),
     );
   }
 
-  async getWebhook(tenantId: string, id: string): Promise<Webhook> {
+  async getWebhook(tenantId: string | null, id: string): Promise<Webhook> {
+    const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks/{id}');
     return this.result(
-      'GET /ctrl/api/v1.0/webhooks/{id}',
-      await this.api.GET('/ctrl/api/v1.0/webhooks/{id}', {
-        headers: { [tenantHeader]: tenantId },
+      `GET ${route.path}`,
+      await this.api.GET(route.path, {
+        headers: route.headers,
         params: { path: { id } },
       }),
     );
   }
 
   /** Changes a subscription; `{ enabled: true }` resumes one the service disabled. */
-  async updateWebhook(tenantId: string, id: string, changes: WebhookChanges): Promise<Webhook> {
+  async updateWebhook(
+    tenantId: string | null,
+    id: string,
+    changes: WebhookChanges,
+  ): Promise<Webhook> {
+    const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks/{id}/update');
     return this.result(
-      'POST /ctrl/api/v1.0/webhooks/{id}/update',
-      await this.api.POST('/ctrl/api/v1.0/webhooks/{id}/update', {
-        headers: { [tenantHeader]: tenantId },
+      `POST ${route.path}`,
+      await this.api.POST(route.path, {
+        headers: route.headers,
         params: { path: { id } },
         body: changes,
       }),
@@ -254,22 +279,24 @@ export class AgentClient {
   }
 
   /** A new signing secret; the old one keeps signing beside it until `previousSecretExpiresAt`. */
-  async rotateWebhookSecret(tenantId: string, id: string): Promise<RotatedWebhookSecret> {
+  async rotateWebhookSecret(tenantId: string | null, id: string): Promise<RotatedWebhookSecret> {
+    const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks/{id}/rotate-secret');
     return this.result(
-      'POST /ctrl/api/v1.0/webhooks/{id}/rotate-secret',
-      await this.api.POST('/ctrl/api/v1.0/webhooks/{id}/rotate-secret', {
-        headers: { [tenantHeader]: tenantId },
+      `POST ${route.path}`,
+      await this.api.POST(route.path, {
+        headers: route.headers,
         params: { path: { id } },
       }),
     );
   }
 
   /** Queues a `webhook.test` event for the subscription; answers its delivery id. */
-  async testWebhook(tenantId: string, id: string): Promise<{ deliveryId: string }> {
+  async testWebhook(tenantId: string | null, id: string): Promise<{ deliveryId: string }> {
+    const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks/{id}/test');
     return this.result(
-      'POST /ctrl/api/v1.0/webhooks/{id}/test',
-      await this.api.POST('/ctrl/api/v1.0/webhooks/{id}/test', {
-        headers: { [tenantHeader]: tenantId },
+      `POST ${route.path}`,
+      await this.api.POST(route.path, {
+        headers: route.headers,
         params: { path: { id } },
       }),
     );
@@ -277,14 +304,15 @@ export class AgentClient {
 
   /** The subscription's deliveries, newest first, each with its attempts. */
   async listWebhookDeliveries(
-    tenantId: string,
+    tenantId: string | null,
     id: string,
     query: ListWebhooksQuery = {},
   ): Promise<WebhookDeliveryPage> {
+    const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks/{id}/deliveries');
     return this.result(
-      'GET /ctrl/api/v1.0/webhooks/{id}/deliveries',
-      await this.api.GET('/ctrl/api/v1.0/webhooks/{id}/deliveries', {
-        headers: { [tenantHeader]: tenantId },
+      `GET ${route.path}`,
+      await this.api.GET(route.path, {
+        headers: route.headers,
         params: { path: { id }, query },
       }),
     );
@@ -292,24 +320,29 @@ export class AgentClient {
 
   /** Sends one delivery again, now, with the same `webhook-id`. */
   async redeliverWebhook(
-    tenantId: string,
+    tenantId: string | null,
     id: string,
     deliveryId: string,
   ): Promise<{ deliveryId: string }> {
+    const route = webhookRoute(
+      tenantId,
+      '/ctrl/api/v1.0/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+    );
     return this.result(
-      'POST /ctrl/api/v1.0/webhooks/{id}/deliveries/{deliveryId}/redeliver',
-      await this.api.POST('/ctrl/api/v1.0/webhooks/{id}/deliveries/{deliveryId}/redeliver', {
-        headers: { [tenantHeader]: tenantId },
+      `POST ${route.path}`,
+      await this.api.POST(route.path, {
+        headers: route.headers,
         params: { path: { id, deliveryId } },
       }),
     );
   }
 
-  async deleteWebhook(tenantId: string, id: string): Promise<void> {
+  async deleteWebhook(tenantId: string | null, id: string): Promise<void> {
+    const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks/{id}/delete');
     this.result(
-      'POST /ctrl/api/v1.0/webhooks/{id}/delete',
-      await this.api.POST('/ctrl/api/v1.0/webhooks/{id}/delete', {
-        headers: { [tenantHeader]: tenantId },
+      `POST ${route.path}`,
+      await this.api.POST(route.path, {
+        headers: route.headers,
         params: { path: { id } },
       }),
     );

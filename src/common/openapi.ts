@@ -60,10 +60,6 @@ function example(code: ErrorCode, path: string) {
   };
 }
 
-/**
- * The error answers of an operation, grouped by status, each a problem+json with an example per code.
- * Every operation also gets 500 and 503, which any request can meet.
- */
 /** What every tenant-scoped route may answer about its token and `x-tenant-id`. */
 export const tenantScopedProblems = [
   'TENANT_HEADER_MISSING',
@@ -73,6 +69,10 @@ export const tenantScopedProblems = [
   'TENANT_NOT_FOUND',
 ] as const satisfies readonly ErrorCode[];
 
+/**
+ * The error answers of an operation, grouped by status, each a problem+json with an example per code.
+ * Every operation also gets 500 and 503, which any request can meet.
+ */
 export const ApiProblems = (path: string, ...codes: ErrorCode[]) => {
   const all: ErrorCode[] = [...codes, 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
   const byStatus = new Map<number, ErrorCode[]>();
@@ -150,6 +150,10 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
       .addTag(
         'Webhooks',
         'Subscriptions to the events of the tenant named in `x-tenant-id`, delivered as signed Standard Webhooks.',
+      )
+      .addTag(
+        'Webhooks for all tenants',
+        "agent-admin's subscriptions to every tenant's events, tenant lifecycle included; no `x-tenant-id`.",
       )
       .addTag('Health', 'Liveness and readiness probes; no token needed.')
       .addOAuth2(

@@ -39,12 +39,12 @@ export class WebhookDeliveriesService {
   ) {}
 
   /** A `webhook.test` event for this subscription only, delivered like any other. */
-  async test(tenantId: string, id: string): Promise<{ deliveryId: string }> {
-    const subscription = await this.subscriptions.find(tenantId, id);
+  async test(owner: string | null, id: string): Promise<{ deliveryId: string }> {
+    const subscription = await this.subscriptions.find(owner, id);
     const deliveryId = await this.dataSource.transaction((manager) =>
       this.outbox.emitTo(manager, subscription.id, {
         type: 'webhook.test',
-        tenantId,
+        tenantId: owner,
         data: { subscriptionId: subscription.id },
       }),
     );
@@ -52,8 +52,8 @@ export class WebhookDeliveriesService {
   }
 
   /** Newest first, each with its attempts. */
-  async list(tenantId: string, id: string, query: PageQuery): Promise<WebhookDeliveryPageDto> {
-    const subscription = await this.subscriptions.find(tenantId, id);
+  async list(owner: string | null, id: string, query: PageQuery): Promise<WebhookDeliveryPageDto> {
+    const subscription = await this.subscriptions.find(owner, id);
     const window = pageWindow(query);
     const [rows, [count]] = await Promise.all([
       this.dataSource.query<DeliveryRow[]>(
@@ -91,8 +91,8 @@ export class WebhookDeliveriesService {
   }
 
   /** Sends a delivery again, now, with a fresh retry schedule; its `webhook-id` stays the same. */
-  async redeliver(tenantId: string, id: string, deliveryId: string): Promise<void> {
-    const subscription = await this.subscriptions.find(tenantId, id);
+  async redeliver(owner: string | null, id: string, deliveryId: string): Promise<void> {
+    const subscription = await this.subscriptions.find(owner, id);
     const changed = isUUID(deliveryId)
       ? rowsOf(
           await this.dataSource.query(

@@ -15,7 +15,7 @@ export type WebhookEventType = (typeof webhookEventTypes)[number];
 export interface WebhookEvent {
   type: WebhookEventType;
   /** The tenant it happened to; its subscriptions and the all-tenant ones receive it. */
-  tenantId: string;
+  tenantId: string | null;
   /** Ids and changed fields only: never key material or a credential subject's claims. */
   data: Record<string, unknown>;
 }

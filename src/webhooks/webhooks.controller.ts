@@ -6,10 +6,8 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiTags,
 } from '@nestjs/swagger';
-import { CurrentTenant, TenantScoped } from '../auth/access.decorators.js';
-import { ApiProblems, ApiTenantSecurity, tenantScopedProblems } from '../common/openapi.js';
+import { ApiProblems } from '../common/openapi.js';
 import {
   CreatedWebhookDto,
   CreateWebhookDto,
@@ -20,6 +18,7 @@ import {
   WebhookPageDto,
 } from './dto/webhook.dto.js';
 import { RotatedSecretDto } from './dto/webhook-delivery.dto.js';
+import { type WebhookScope } from './webhook-scope.js';
 import { WebhooksService } from './webhooks.service.js';
 
 export const idParameter = {
@@ -34,169 +33,167 @@ export const bodyProblems = [
   'UNSUPPORTED_MEDIA_TYPE',
 ] as const;
 
-/** The tenant's webhook subscriptions (docs/webhooks.md). */
-@ApiTags('Webhooks')
-@ApiTenantSecurity()
-@Controller('ctrl/api/v1.0/webhooks')
-export class WebhooksController {
-  constructor(private readonly webhooks: WebhooksService) {}
+/** The webhook subscriptions of a scope (docs/webhooks.md). */
+export function webhooksController(scope: WebhookScope) {
+  const base = `/${scope.path}`;
 
-  @Post('create')
-  @TenantScoped()
-  @HttpCode(201)
-  @ApiOperation({
-    operationId: 'createWebhook',
-    summary: "Subscribe a URL to the tenant's events",
-    description:
-      'Events are POSTed as Standard Webhooks, signed with the secret this answer shows once. The URL must be https on a public address.',
-  })
-  @ApiBody({
-    type: CreateWebhookDto,
-    examples: {
-      credentials: {
-        summary: 'Credential events to a receiver',
-        value: {
-          url: webhookExample.url,
-          events: webhookExample.events,
-          description: webhookExample.description,
+  @scope.controller()
+  @Controller(scope.path)
+  class WebhooksController {
+    constructor(private readonly webhooks: WebhooksService) {}
+
+    @Post('create')
+    @scope.access()
+    @HttpCode(201)
+    @ApiOperation({
+      operationId: scope.operationId('createWebhook'),
+      summary: `Subscribe a URL to ${scope.whose} events`,
+      description:
+        'Events are POSTed as Standard Webhooks, signed with the secret this answer shows once. The URL must be https on a public address.',
+    })
+    @ApiBody({
+      type: CreateWebhookDto,
+      examples: {
+        credentials: {
+          summary: 'Credential events to a receiver',
+          value: {
+            url: webhookExample.url,
+            events: webhookExample.events,
+            description: webhookExample.description,
+          },
+        },
+        all: { summary: 'Every event', value: { url: webhookExample.url } },
+      },
+    })
+    @ApiCreatedResponse({
+      type: CreatedWebhookDto,
+      description: 'The subscription, with its secret (only here).',
+      example: { ...webhookExample, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+    })
+    @ApiProblems(`${base}/create`, ...bodyProblems, ...scope.problems)
+    async create(
+      @scope.owner() owner: string | null,
+      @Body() body: CreateWebhookDto,
+    ): Promise<CreatedWebhookDto> {
+      return this.webhooks.create(owner, body);
+    }
+
+    @Get()
+    @scope.access()
+    @ApiOperation({
+      operationId: scope.operationId('listWebhooks'),
+      summary: `The subscriptions to ${scope.whose} events, newest first`,
+    })
+    @ApiOkResponse({
+      type: WebhookPageDto,
+      description: 'A page of subscriptions (never their secrets).',
+      example: { content: [webhookExample], number: 0, size: 20, totalElements: 1, totalPages: 1 },
+    })
+    @ApiProblems(base, 'VALIDATION_FAILED', ...scope.problems)
+    list(
+      @scope.owner() owner: string | null,
+      @Query() query: ListWebhooksQuery,
+    ): Promise<WebhookPageDto> {
+      return this.webhooks.list(owner, query);
+    }
+
+    @Get(':id')
+    @scope.access()
+    @ApiOperation({
+      operationId: scope.operationId('getWebhook'),
+      summary: `One subscription to ${scope.whose} events`,
+    })
+    @ApiParam(idParameter)
+    @ApiOkResponse({ type: WebhookDto, description: 'The subscription.', example: webhookExample })
+    @ApiProblems(`${base}/${webhookExample.id}`, 'WEBHOOK_NOT_FOUND', ...scope.problems)
+    get(@scope.owner() owner: string | null, @Param('id') id: string): Promise<WebhookDto> {
+      return this.webhooks.get(owner, id);
+    }
+
+    @Post(':id/update')
+    @scope.access()
+    @HttpCode(200)
+    @ApiOperation({
+      operationId: scope.operationId('updateWebhook'),
+      summary: 'Change a subscription',
+      description:
+        'Only what is given changes. A new URL is checked like a new subscription; `enabled: true` resumes a disabled one and clears its failure count.',
+    })
+    @ApiParam(idParameter)
+    @ApiBody({
+      type: UpdateWebhookDto,
+      examples: {
+        resume: { summary: 'Resume after it was disabled', value: { enabled: true } },
+        events: {
+          summary: 'Only credential events',
+          value: { events: ['credential.issued', 'credential.status.changed'] },
         },
       },
-      all: { summary: 'Every event', value: { url: webhookExample.url } },
-    },
-  })
-  @ApiCreatedResponse({
-    type: CreatedWebhookDto,
-    description: 'The subscription, with its secret (only here).',
-    example: { ...webhookExample, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
-  })
-  @ApiProblems('/ctrl/api/v1.0/webhooks/create', ...bodyProblems, ...tenantScopedProblems)
-  async create(
-    @CurrentTenant() tenantId: string,
-    @Body() body: CreateWebhookDto,
-  ): Promise<CreatedWebhookDto> {
-    return this.webhooks.create(tenantId, body);
-  }
+    })
+    @ApiOkResponse({
+      type: WebhookDto,
+      description: 'The subscription as changed.',
+      example: webhookExample,
+    })
+    @ApiProblems(
+      `${base}/${webhookExample.id}/update`,
+      'WEBHOOK_NOT_FOUND',
+      'NOTHING_TO_UPDATE',
+      ...bodyProblems,
+      ...scope.problems,
+    )
+    update(
+      @scope.owner() owner: string | null,
+      @Param('id') id: string,
+      @Body() body: UpdateWebhookDto,
+    ): Promise<WebhookDto> {
+      return this.webhooks.update(owner, id, body);
+    }
 
-  @Get()
-  @TenantScoped()
-  @ApiOperation({
-    operationId: 'listWebhooks',
-    summary: "The tenant's subscriptions, newest first",
-  })
-  @ApiOkResponse({
-    type: WebhookPageDto,
-    description: 'A page of subscriptions (never their secrets).',
-    example: { content: [webhookExample], number: 0, size: 20, totalElements: 1, totalPages: 1 },
-  })
-  @ApiProblems('/ctrl/api/v1.0/webhooks', 'VALIDATION_FAILED', ...tenantScopedProblems)
-  async list(
-    @CurrentTenant() tenantId: string,
-    @Query() query: ListWebhooksQuery,
-  ): Promise<WebhookPageDto> {
-    await this.webhooks.requireTenant(tenantId);
-    return this.webhooks.list(tenantId, query);
-  }
-
-  @Get(':id')
-  @TenantScoped()
-  @ApiOperation({ operationId: 'getWebhook', summary: 'One subscription of the tenant' })
-  @ApiParam(idParameter)
-  @ApiOkResponse({ type: WebhookDto, description: 'The subscription.', example: webhookExample })
-  @ApiProblems(
-    `/ctrl/api/v1.0/webhooks/${webhookExample.id}`,
-    'WEBHOOK_NOT_FOUND',
-    ...tenantScopedProblems,
-  )
-  get(@CurrentTenant() tenantId: string, @Param('id') id: string): Promise<WebhookDto> {
-    return this.webhooks.get(tenantId, id);
-  }
-
-  @Post(':id/update')
-  @TenantScoped()
-  @HttpCode(200)
-  @ApiOperation({
-    operationId: 'updateWebhook',
-    summary: 'Change a subscription',
-    description:
-      'Only what is given changes. A new URL is checked like a new subscription; `enabled: true` resumes a disabled one and clears its failure count.',
-  })
-  @ApiParam(idParameter)
-  @ApiBody({
-    type: UpdateWebhookDto,
-    examples: {
-      resume: { summary: 'Resume after it was disabled', value: { enabled: true } },
-      events: {
-        summary: 'Only credential events',
-        value: { events: ['credential.issued', 'credential.status.changed'] },
+    @Post(':id/rotate-secret')
+    @scope.access()
+    @HttpCode(200)
+    @ApiOperation({
+      operationId: scope.operationId('rotateWebhookSecret'),
+      summary: 'Give a subscription a new secret',
+      description:
+        'Deliveries are signed with the new secret, and for 24 hours with the old one too (two signatures in `webhook-signature`), so a receiver can switch without losing one.',
+    })
+    @ApiParam(idParameter)
+    @ApiOkResponse({
+      type: RotatedSecretDto,
+      description: 'The new secret (only here) and when the old one stops signing.',
+      example: {
+        secret: 'whsec_Qm9yZWQgd2l0aCBzZWNyZXRzPyBLZWVwIHRoaXMgb25lLg==',
+        previousSecretExpiresAt: '2026-11-26T10:00:00.000Z',
       },
-    },
-  })
-  @ApiOkResponse({
-    type: WebhookDto,
-    description: 'The subscription as changed.',
-    example: webhookExample,
-  })
-  @ApiProblems(
-    `/ctrl/api/v1.0/webhooks/${webhookExample.id}/update`,
-    'WEBHOOK_NOT_FOUND',
-    'NOTHING_TO_UPDATE',
-    ...bodyProblems,
-    ...tenantScopedProblems,
-  )
-  update(
-    @CurrentTenant() tenantId: string,
-    @Param('id') id: string,
-    @Body() body: UpdateWebhookDto,
-  ): Promise<WebhookDto> {
-    return this.webhooks.update(tenantId, id, body);
-  }
+    })
+    @ApiProblems(
+      `${base}/${webhookExample.id}/rotate-secret`,
+      'WEBHOOK_NOT_FOUND',
+      ...scope.problems,
+    )
+    rotateSecret(
+      @scope.owner() owner: string | null,
+      @Param('id') id: string,
+    ): Promise<RotatedSecretDto> {
+      return this.webhooks.rotateSecret(owner, id);
+    }
 
-  @Post(':id/rotate-secret')
-  @TenantScoped()
-  @HttpCode(200)
-  @ApiOperation({
-    operationId: 'rotateWebhookSecret',
-    summary: 'Give a subscription a new secret',
-    description:
-      'Deliveries are signed with the new secret, and for 24 hours with the old one too (two signatures in `webhook-signature`), so a receiver can switch without losing one.',
-  })
-  @ApiParam(idParameter)
-  @ApiOkResponse({
-    type: RotatedSecretDto,
-    description: 'The new secret (only here) and when the old one stops signing.',
-    example: {
-      secret: 'whsec_Qm9yZWQgd2l0aCBzZWNyZXRzPyBLZWVwIHRoaXMgb25lLg==',
-      previousSecretExpiresAt: '2026-11-26T10:00:00.000Z',
-    },
-  })
-  @ApiProblems(
-    `/ctrl/api/v1.0/webhooks/${webhookExample.id}/rotate-secret`,
-    'WEBHOOK_NOT_FOUND',
-    ...tenantScopedProblems,
-  )
-  rotateSecret(
-    @CurrentTenant() tenantId: string,
-    @Param('id') id: string,
-  ): Promise<RotatedSecretDto> {
-    return this.webhooks.rotateSecret(tenantId, id);
+    @Post(':id/delete')
+    @scope.access()
+    @HttpCode(204)
+    @ApiOperation({
+      operationId: scope.operationId('deleteWebhook'),
+      summary: 'Delete a subscription',
+      description: 'Its pending deliveries and their log go with it.',
+    })
+    @ApiParam(idParameter)
+    @ApiNoContentResponse({ description: 'Deleted.' })
+    @ApiProblems(`${base}/${webhookExample.id}/delete`, 'WEBHOOK_NOT_FOUND', ...scope.problems)
+    async delete(@scope.owner() owner: string | null, @Param('id') id: string): Promise<void> {
+      await this.webhooks.delete(owner, id);
+    }
   }
-
-  @Post(':id/delete')
-  @TenantScoped()
-  @HttpCode(204)
-  @ApiOperation({
-    operationId: 'deleteWebhook',
-    summary: 'Delete a subscription',
-    description: 'Its pending deliveries and their log go with it.',
-  })
-  @ApiParam(idParameter)
-  @ApiNoContentResponse({ description: 'Deleted.' })
-  @ApiProblems(
-    `/ctrl/api/v1.0/webhooks/${webhookExample.id}/delete`,
-    'WEBHOOK_NOT_FOUND',
-    ...tenantScopedProblems,
-  )
-  async delete(@CurrentTenant() tenantId: string, @Param('id') id: string): Promise<void> {
-    await this.webhooks.delete(tenantId, id);
-  }
+  return WebhooksController;
 }

@@ -2,7 +2,7 @@ import { isUUID } from 'class-validator';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { type DataSource } from 'typeorm';
+import { IsNull, type DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
 import { targetProblem } from '../common/outbound.js';
@@ -34,7 +34,7 @@ export interface SubscriptionView {
   updatedAt: string;
 }
 
-/** Subscriptions of a tenant, or of all tenants when the tenant is null (administrators). */
+/** Subscriptions of a tenant, or to every tenant's events when the owner is null (agent-admin). */
 @Injectable()
 export class WebhooksService {
   private readonly logger = new Logger('Webhooks');
@@ -46,17 +46,19 @@ export class WebhooksService {
   ) {}
 
   /** The tenant rules of every tenant-scoped route: an unknown tenant is 404 here too. */
-  async requireTenant(tenantId: string): Promise<void> {
+  private async requireTenant(tenantId: string | null): Promise<void> {
+    if (tenantId === null) return;
     const found = await this.dataSource.query<unknown[]>('SELECT 1 FROM tenant WHERE id = $1', [
       tenantId,
     ]);
     if (found.length === 0) throw tenantNotFound(tenantId);
   }
 
-  async list(tenantId: string, query: PageQuery): Promise<WebhookPageDto> {
+  async list(owner: string | null, query: PageQuery): Promise<WebhookPageDto> {
+    await this.requireTenant(owner);
     const window = pageWindow(query);
     const [entities, total] = await this.subscriptions().findAndCount({
-      where: { tenantId },
+      where: { tenantId: owner ?? IsNull() },
       order: { createdAt: 'DESC', id: 'ASC' },
       skip: window.offset,
       take: window.size,
@@ -64,17 +66,22 @@ export class WebhooksService {
     return springPage(entities.map(viewOf), window, total);
   }
 
-  async get(tenantId: string, id: string): Promise<SubscriptionView> {
-    return viewOf(await this.find(tenantId, id));
+  async get(owner: string | null, id: string): Promise<SubscriptionView> {
+    return viewOf(await this.find(owner, id));
   }
 
-  async delete(tenantId: string, id: string): Promise<void> {
+  async delete(owner: string | null, id: string): Promise<void> {
     const { affected } = await this.subscriptions().delete({
-      id: await this.idOf(tenantId, id),
-      tenantId,
+      id: await this.idOf(owner, id),
+      tenantId: owner ?? IsNull(),
     });
-    if (affected === 0) throw webhookNotFound(id);
-    this.logger.log({ msg: `webhook.deleted ${id}`, event: 'webhook.deleted', tenantId, id });
+    if (affected === 0) throw webhookNotFound(owner, id);
+    this.logger.log({
+      msg: `webhook.deleted ${id}`,
+      event: 'webhook.deleted',
+      tenantId: owner,
+      id,
+    });
   }
 
   /**
@@ -82,11 +89,11 @@ export class WebhooksService {
    * clears its failure count.
    */
   async update(
-    tenantId: string,
+    owner: string | null,
     id: string,
     changes: SubscriptionChanges,
   ): Promise<SubscriptionView> {
-    const entity = await this.find(tenantId, id);
+    const entity = await this.find(owner, id);
     if (Object.values(changes).every((value) => value === undefined)) {
       throw new DomainException(
         'NOTHING_TO_UPDATE',
@@ -106,7 +113,12 @@ export class WebhooksService {
     }
     if (changes.enabled !== undefined) entity.enabled = changes.enabled;
     const saved = await this.subscriptions().save(entity);
-    this.logger.log({ msg: `webhook.updated ${id}`, event: 'webhook.updated', tenantId, id });
+    this.logger.log({
+      msg: `webhook.updated ${id}`,
+      event: 'webhook.updated',
+      tenantId: owner,
+      id,
+    });
     return viewOf(saved);
   }
 
@@ -115,10 +127,10 @@ export class WebhooksService {
    * receivers can switch without losing a delivery.
    */
   async rotateSecret(
-    tenantId: string,
+    owner: string | null,
     id: string,
   ): Promise<{ secret: string; previousSecretExpiresAt: string }> {
-    const entity = await this.find(tenantId, id);
+    const entity = await this.find(owner, id);
     const secret = newSecret();
     const until = new Date(Date.now() + secretGraceMs);
     await this.subscriptions().update(
@@ -133,21 +145,21 @@ export class WebhooksService {
     return { secret, previousSecretExpiresAt: until.toISOString() };
   }
 
-  /** The tenant's subscription, or 404 (also for another tenant's). */
-  async find(tenantId: string, id: string): Promise<WebhookSubscriptionEntity> {
+  /** The owner's subscription, or 404 (also for another tenant's, or a tenant's to the admin path). */
+  async find(owner: string | null, id: string): Promise<WebhookSubscriptionEntity> {
     const entity = await this.subscriptions().findOneBy({
-      id: await this.idOf(tenantId, id),
-      tenantId,
+      id: await this.idOf(owner, id),
+      tenantId: owner ?? IsNull(),
     });
-    if (entity === null) throw webhookNotFound(id);
+    if (entity === null) throw webhookNotFound(owner, id);
     return entity;
   }
 
   /** A subscription id is a UUID; anything else names none (and must not reach a uuid column). */
-  private async idOf(tenantId: string, id: string): Promise<string> {
-    await this.requireTenant(tenantId);
+  private async idOf(owner: string | null, id: string): Promise<string> {
+    await this.requireTenant(owner);
     if (!isUUID(id)) {
-      throw webhookNotFound(id);
+      throw webhookNotFound(owner, id);
     }
     return id.toLowerCase();
   }
@@ -172,7 +184,7 @@ export class WebhooksService {
     input: NewSubscription,
   ): Promise<SubscriptionView & { secret: string }> {
     await this.checkTarget(input.url);
-    if (tenantId !== null) await this.requireTenant(tenantId);
+    await this.requireTenant(tenantId);
     const id = randomUUID();
     const secret = newSecret();
     const entity = await this.subscriptions()
@@ -201,11 +213,9 @@ const secretGraceMs = 24 * 60 * 60 * 1000;
 
 export type SubscriptionChanges = Partial<NewSubscription & { enabled: boolean }>;
 
-function webhookNotFound(id: string): DomainException {
-  return new DomainException(
-    'WEBHOOK_NOT_FOUND',
-    `The tenant has no webhook subscription '${id}'.`,
-  );
+function webhookNotFound(owner: string | null, id: string): DomainException {
+  const whose = owner === null ? 'There is no all-tenant' : 'The tenant has no';
+  return new DomainException('WEBHOOK_NOT_FOUND', `${whose} webhook subscription '${id}'.`);
 }
 
 export function viewOf(entity: WebhookSubscriptionEntity): SubscriptionView {
