@@ -113,6 +113,9 @@ export async function startLocalService(dataDir, checkout = root) {
       PUBLIC_BASE_URL: url,
       DATA_DIR: dataDir,
       LOG_LEVEL: 'info',
+      // The limiter runs on every request, as in production, but never refuses the load generator.
+      RATE_LIMIT_CALLER_PER_MINUTE: '100000000',
+      RATE_LIMIT_IP_PER_MINUTE: '100000000',
       ...(env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: env.BENCH_SERVICE_NODE_OPTIONS } : {}),
     },
     stdio: ['ignore', logFd, logFd],

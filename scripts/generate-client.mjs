@@ -32,8 +32,8 @@ async function documentWithoutDatabase() {
   await import('reflect-metadata');
   const { NestFactory } = await import('@nestjs/core');
   const { Logger } = await import('@nestjs/common');
-  const { pino } = await import('pino');
   const { AppModule } = await import('../dist/src/app.module.js');
+  const { Metrics } = await import('../dist/src/observability/metrics.js');
   const { loadConfig } = await import('../dist/src/config/app-config.js');
   const { createDataSource } = await import('../dist/src/database/data-source.js');
   const { buildOpenApiDocument } = await import('../dist/src/common/openapi.js');
@@ -48,9 +48,7 @@ async function documentWithoutDatabase() {
       AGENT_MASTER_KEY: randomBytes(32).toString('base64'),
     });
     const app = await NestFactory.create(
-      AppModule.register(config, createDataSource(config.databaseUrl), {
-        rootLogger: pino({ level: 'silent' }),
-      }),
+      AppModule.register(config, createDataSource(config.databaseUrl), new Metrics()),
       { preview: true, logger: false, bodyParser: false, abortOnError: false },
     );
     return buildOpenApiDocument(app, config);

@@ -11,6 +11,8 @@ import { DidModule } from './did/did.module.js';
 import { HealthModule } from './health/health.module.js';
 import { type Clock } from './issuer/issuer-clock.js';
 import { IssuerModule } from './issuer/issuer.module.js';
+import { type Metrics } from './observability/metrics.js';
+import { ObservabilityModule } from './observability/observability.module.js';
 import { ProblemsController } from './problems/problems.controller.js';
 import { TenantsModule } from './tenants/tenants.module.js';
 
@@ -20,6 +22,7 @@ export class AppModule {
   static register(
     config: AppConfig,
     dataSource: DataSource,
+    metrics: Metrics,
     options: { issuerClock?: Clock } = {},
   ): DynamicModule {
     return {
@@ -36,6 +39,7 @@ export class AppModule {
           useFactory: () => ({ ...dataSource.options }),
           dataSourceFactory: () => Promise.resolve(dataSource),
         }),
+        ObservabilityModule.register(metrics),
         AuthModule,
         ...(config.authIssuerEmbedded ? [IssuerModule.register(config, options.issuerClock)] : []),
         TenantsModule,

@@ -16,6 +16,9 @@ import { configureApp } from './configure-app.js';
 import { loadConfig, type AppConfig } from './config/app-config.js';
 import { masterKeyOf } from './config/local-mode.js';
 import { createDataSource, runMigrationsLocked } from './database/data-source.js';
+import { observeRequests } from './observability/http-observer.js';
+import { Metrics } from './observability/metrics.js';
+import { startMetricsServer } from './observability/metrics-server.js';
 import { type EmbeddedDatabase } from './database/embedded-postgres.js';
 
 /**
@@ -42,6 +45,8 @@ export interface RunningService {
   readonly dataSource: DataSource;
   /** http://127.0.0.1:<port>, where this process listens. */
   readonly url: string;
+  /** http://127.0.0.1:<port>/metrics, when METRICS_PORT is not 0. */
+  readonly metricsUrl: string | undefined;
   /** True when this process started its own embedded PostgreSQL. */
   readonly usesEmbeddedDatabase: boolean;
   /** Stops accepting requests, lets those in flight finish, then closes the database. */
@@ -122,8 +127,9 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     dataSource = createDataSource(databaseUrl);
     await dataSource.initialize();
 
+    const metrics = new Metrics();
     const app = await NestFactory.create<NestExpressApplication>(
-      AppModule.register(config, dataSource, { issuerClock: options.issuerClock }),
+      AppModule.register(config, dataSource, metrics, { issuerClock: options.issuerClock }),
       new PresetPrototypesExpressAdapter({
         requestTimeout: config.http.requestTimeoutMs,
         headersTimeout: config.http.headersTimeoutMs,
@@ -136,6 +142,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
       { bodyParser: false, logger: appLogger },
     );
     app.use(requestLogging(rootLogger));
+    app.use(observeRequests(config.metricsPort === 0 ? undefined : metrics));
     const draining = { active: false };
     // While draining, every answer closes its connection, so that the proxy stops reusing it.
     app.use((_request: unknown, response: ServerResponse, next: () => void) => {
@@ -149,12 +156,24 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     if (config.host === undefined) await app.listen(config.port);
     else await app.listen(config.port, config.host);
     const port = (server.address() as AddressInfo).port;
+    const management =
+      config.metricsPort === 0
+        ? undefined
+        : await startMetricsServer(metrics.registry, config.metricsPort, config.host).catch(
+            async (error: unknown) => {
+              await app.close();
+              throw new Error(`The metrics port ${config.metricsPort} cannot be opened`, {
+                cause: error,
+              });
+            },
+          );
     const openDataSource = dataSource;
     return {
       config,
       app,
       dataSource,
       url: `http://127.0.0.1:${port}`,
+      metricsUrl: management && `http://127.0.0.1:${management.port}/metrics`,
       usesEmbeddedDatabase: embedded !== undefined,
       close: async () => {
         // Drain: refuse new connections at once (a proxy retries a refused connect elsewhere, even for
@@ -172,6 +191,8 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
         force.unref();
         await app.close();
         clearTimeout(force);
+        management?.server.closeAllConnections();
+        management?.server.close();
         if (openDataSource.isInitialized) await openDataSource.destroy();
         await embedded?.stop();
       },

@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { requestIdOf } from '../common/logging.js';
 import { DomainException } from '../common/problem/domain.exception.js';
+import { Metrics, type TokenRefusal } from '../observability/metrics.js';
 import { accessRuleOf } from './access-policy.guard.js';
 import { type ContextualRequest } from './access.decorators.js';
 import { type Caller } from './caller.js';
@@ -36,6 +37,7 @@ export class AccessTokenGuard extends AuthGuard('jwt') {
   constructor(
     private readonly reflector: Reflector,
     @Inject(VerifiedTokens) private readonly verifiedTokens: VerifiedTokens,
+    private readonly metrics: Metrics,
   ) {
     super();
   }
@@ -47,6 +49,7 @@ export class AccessTokenGuard extends AuthGuard('jwt') {
     const token = bearerToken(request);
     const caller = token === null ? undefined : this.verifiedTokens.get(token);
     if (caller !== undefined) {
+      this.metrics.tokenChecks.inc({ outcome: 'remembered', reason: '' });
       request.user = caller;
       return true;
     }
@@ -59,10 +62,15 @@ export class AccessTokenGuard extends AuthGuard('jwt') {
     info: unknown,
     context?: ExecutionContext,
   ): TUser {
-    if (caller !== false && caller !== undefined && caller !== null && error === null)
+    if (caller !== false && caller !== undefined && caller !== null && error === null) {
+      this.metrics.tokenChecks.inc({ outcome: 'verified', reason: '' });
       return caller;
+    }
     const reason = error ?? info;
+    const refused = (why: TokenRefusal) =>
+      this.metrics.tokenChecks.inc({ outcome: 'refused', reason: why });
     if (errorName(reason) === 'IssuerUnavailableError') {
+      refused('issuer_unavailable');
       this.logger.warn({
         msg: `Cannot fetch the issuer's signing keys: ${errorMessage(reason) ?? 'unknown error'}`,
         reqId: context === undefined ? undefined : requestIdOf(context.switchToHttp().getRequest()),
@@ -78,6 +86,7 @@ export class AccessTokenGuard extends AuthGuard('jwt') {
     }
     const missing = errorMessage(reason) === 'No auth token';
     if (missing) {
+      refused('missing');
       // RFC 6750 §3.1: no error code when the request carried no credentials at all.
       throw new DomainException(
         'UNAUTHORIZED',
@@ -89,6 +98,7 @@ export class AccessTokenGuard extends AuthGuard('jwt') {
       );
     }
     const expired = errorName(reason) === 'TokenExpiredError';
+    refused(expired ? 'expired' : 'invalid');
     const description = expired ? 'The access token expired' : 'The access token is not valid';
     throw new DomainException(
       'UNAUTHORIZED',

@@ -10,6 +10,7 @@ import { type AddressInfo, type Server } from 'node:net';
 import { ExtractJwt, Strategy, type SecretOrKeyProvider } from 'passport-jwt';
 import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
+import { Metrics } from '../observability/metrics.js';
 import { type Caller } from './caller.js';
 
 /**
@@ -85,7 +86,7 @@ const outageMemoryMs = 60_000;
  * kid is the token's fault (no key: 401); a failed fetch, or a refetch refused while fetches are failing,
  * is the issuer's (IssuerUnavailableError: 503).
  */
-function realmKeys(jwksUri: () => string): SecretOrKeyProvider<Request> {
+function realmKeys(jwksUri: () => string, metrics: Metrics): SecretOrKeyProvider<Request> {
   let client: JwksClient | undefined;
   let lastFetchFailure = 0;
   const classify = (error: unknown): Error | null => {
@@ -121,7 +122,7 @@ function realmKeys(jwksUri: () => string): SecretOrKeyProvider<Request> {
       return done(null, undefined);
     }
     // The JWKS address of the embedded issuer is only known once the server listens.
-    client ??= new JwksClient({
+    client ??= new CountedJwksClient(metrics, {
       jwksUri: jwksUri(),
       cache: true,
       cacheMaxEntries: 10,
@@ -135,6 +136,27 @@ function realmKeys(jwksUri: () => string): SecretOrKeyProvider<Request> {
       (error: unknown) => done(classify(error), undefined),
     );
   };
+}
+
+/** jwks-rsa's client, counting each fetch of the key set (its cache answers the rest). */
+class CountedJwksClient extends JwksClient {
+  constructor(
+    private readonly metrics: Metrics,
+    options: ConstructorParameters<typeof JwksClient>[0],
+  ) {
+    super(options);
+  }
+
+  override async getKeys(): Promise<unknown> {
+    try {
+      const keys = await super.getKeys();
+      this.metrics.jwksFetches.inc({ outcome: 'fetched' });
+      return keys;
+    } catch (error) {
+      this.metrics.jwksFetches.inc({ outcome: 'failed' });
+      throw error;
+    }
+  }
 }
 
 interface AccessTokenClaims {
@@ -156,6 +178,7 @@ export class AccessTokenStrategy extends PassportStrategy(Strategy, 'jwt') {
     @Inject(APP_CONFIG) config: AppConfig,
     adapterHost: HttpAdapterHost,
     private readonly verifiedTokens: VerifiedTokens,
+    metrics: Metrics,
   ) {
     // With the embedded issuer and no AUTH_JWKS_URL, our own keys are fetched over loopback.
     const jwksUri = () => {
@@ -166,7 +189,7 @@ export class AccessTokenStrategy extends PassportStrategy(Strategy, 'jwt') {
     super({
       jwtFromRequest: bearerToken,
       passReqToCallback: true,
-      secretOrKeyProvider: realmKeys(jwksUri),
+      secretOrKeyProvider: realmKeys(jwksUri, metrics),
       algorithms: ['RS256'],
       issuer: config.authIssuerUrl,
       audience: config.authAudience,

@@ -33,11 +33,23 @@ export interface AppConfig {
   /** Whether status lists may be fetched from private addresses and over plain http. */
   readonly statusListAllowPrivateTargets: boolean;
   readonly webhooks: WebhookSettings;
+  /** The management port of `/metrics`; 0: no metrics server. */
+  readonly metricsPort: number;
+  readonly rateLimits: RateLimitSettings;
   readonly logLevel: LogLevel;
   /** The realm file the embedded issuer reads; undefined means the one shipped in keycloak/. */
   readonly realmFile: string | undefined;
   /** The environment the configuration came from, for the realm file's `${VAR:default}` placeholders. */
   readonly environment: Readonly<Record<string, string | undefined>>;
+}
+
+export interface RateLimitSettings {
+  /** Requests a minute per token subject; 0: no limit. */
+  readonly callerPerMinute: number;
+  /** Requests a minute per client address without a verified token; 0: no limit. */
+  readonly ipPerMinute: number;
+  /** Counters shared by every instance; undefined: in this process's memory. */
+  readonly redisUrl: string | undefined;
 }
 
 export interface WebhookSettings {
@@ -163,6 +175,12 @@ export function loadConfig(env: Environment = process.env): AppConfig {
       retryDelaysMs,
       disableAfterFailures: settings.WEBHOOK_DISABLE_AFTER_FAILURES,
       retentionDays: settings.WEBHOOK_RETENTION_DAYS,
+    },
+    metricsPort: settings.METRICS_PORT,
+    rateLimits: {
+      callerPerMinute: settings.RATE_LIMIT_CALLER_PER_MINUTE,
+      ipPerMinute: settings.RATE_LIMIT_IP_PER_MINUTE,
+      redisUrl: settings.RATE_LIMIT_REDIS_URL,
     },
     environment: { ...env },
   };

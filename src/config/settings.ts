@@ -229,6 +229,51 @@ export class Settings {
   @Max(3650, { message: '$property must be a whole number from 1 to 3650' })
   WEBHOOK_RETENTION_DAYS = 7;
 
+  @Setting({
+    description:
+      'the management port that serves Prometheus metrics at `/metrics` (never routed by nginx); `0` turns it off',
+    default: '`9464`',
+  })
+  @Type(() => Number)
+  @IsInt({ message: '$property must be a whole number from 0 to 65535' })
+  @Min(0, { message: '$property must be a whole number from 0 to 65535' })
+  @Max(65535, { message: '$property must be a whole number from 0 to 65535' })
+  METRICS_PORT = 9464;
+
+  @Setting({
+    description:
+      'requests a minute that one caller (token subject) may make; beyond it, 429 `RATE_LIMITED`; `0` turns the limit off',
+    default: '`6000`',
+  })
+  @Type(() => Number)
+  @IsInt({ message: '$property must be a whole number from 0 to 100000000' })
+  @Min(0, { message: '$property must be a whole number from 0 to 100000000' })
+  @Max(100_000_000, { message: '$property must be a whole number from 0 to 100000000' })
+  RATE_LIMIT_CALLER_PER_MINUTE = 6_000;
+
+  @Setting({
+    description:
+      'requests a minute from one client address without a verified token (token endpoint, login form, public status lists, bad tokens); `0` turns the limit off',
+    default: '`600`',
+  })
+  @Type(() => Number)
+  @IsInt({ message: '$property must be a whole number from 0 to 100000000' })
+  @Min(0, { message: '$property must be a whole number from 0 to 100000000' })
+  @Max(100_000_000, { message: '$property must be a whole number from 0 to 100000000' })
+  RATE_LIMIT_IP_PER_MINUTE = 600;
+
+  @Setting({
+    description:
+      'Redis that keeps the rate-limit counters, so that the limits hold across instances (`redis://[:password@]host:port[/db]`)',
+    default: 'unset: each instance counts on its own, in memory',
+    secret: true,
+  })
+  @IsOptional()
+  @Matches(/^rediss?:\/\/[^\s]+$/, {
+    message: '$property must be a URL that starts with redis:// or rediss://',
+  })
+  RATE_LIMIT_REDIS_URL?: string;
+
   @Setting({ description: `log level: ${logLevels.join(', ')}`, default: '`info`' })
   @IsIn(logLevels, { message: `$property must be one of ${logLevels.join(', ')}` })
   LOG_LEVEL: LogLevel = 'info';

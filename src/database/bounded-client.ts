@@ -1,5 +1,25 @@
 import pg from 'pg';
+import { Counter } from 'prom-client';
 import { asUnavailable, isServerError } from './connection-errors.js';
+
+/**
+ * Failed queries of every pool in the process: `server` (PostgreSQL refused the statement; its SQLSTATE
+ * class) or `connection` (no answer: timeout, broken socket). Each service's registry includes it.
+ */
+export const queryErrors = new Counter({
+  name: 'db_query_errors_total',
+  help: 'Queries that failed: refused by PostgreSQL (by SQLSTATE class) or without an answer',
+  labelNames: ['kind', 'sqlstate_class'] as const,
+  registers: [],
+});
+
+function countError(error: unknown): void {
+  if (isServerError(error)) {
+    queryErrors.inc({ kind: 'server', sqlstate_class: String(error.code ?? '').slice(0, 2) });
+  } else {
+    queryErrors.inc({ kind: 'connection', sqlstate_class: '' });
+  }
+}
 
 type QueryCallback = (error: unknown, ...results: unknown[]) => void;
 
@@ -32,7 +52,9 @@ export class BoundedClient extends pg.Client {
   }
 
   private endAfter(error: unknown): void {
-    if (error === undefined || error === null || isServerError(error)) return;
+    if (error === undefined || error === null) return;
+    countError(error);
+    if (isServerError(error)) return;
     // With a statement still running, pg destroys the socket: the server rolls its transaction back.
     this.end().catch(() => undefined);
   }

@@ -53,6 +53,10 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       PORT: port,
       PUBLIC_BASE_URL: `http://localhost:${port}`,
       DATA_DIR: dataDir,
+      // Tests run services side by side and make many requests: metrics and limits where a test asks.
+      METRICS_PORT: '0',
+      RATE_LIMIT_CALLER_PER_MINUTE: '1000000',
+      RATE_LIMIT_IP_PER_MINUTE: '1000000',
       ...env,
       DATABASE_URL: databaseUrl,
       AGENT_MASTER_KEY: masterKey,

@@ -66,6 +66,10 @@ export class AppProcess {
         PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
         HOME: process.env.HOME ?? '/root',
         PORT: String(port),
+        // Several instances run side by side, under load: metrics and limits where a test asks.
+        METRICS_PORT: '0',
+        RATE_LIMIT_CALLER_PER_MINUTE: '1000000',
+        RATE_LIMIT_IP_PER_MINUTE: '1000000',
         ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,84 @@
+import { type Span } from '@opentelemetry/api';
+import { type NodeSDK, type tracing } from '@opentelemetry/sdk-node';
+import { type ClientRequest, type IncomingMessage } from 'node:http';
+import { serverSpans } from './server-spans.js';
+
+type Environment = Record<string, string | undefined>;
+
+/**
+ * Traces are on only when the standard variables ask for an exporter: an OTLP endpoint, or
+ * OTEL_TRACES_EXPORTER other than `none`; OTEL_SDK_DISABLED=true turns them off.
+ */
+export function tracingRequested(env: Environment): boolean {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
+  const exporters = env.OTEL_TRACES_EXPORTER?.split(',').map((name) => name.trim());
+  if (exporters !== undefined && exporters.some((name) => name !== '')) {
+    return exporters.some((name) => name !== '' && name !== 'none');
+  }
+  return [env.OTEL_EXPORTER_OTLP_ENDPOINT, env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT].some(
+    (value) => value !== undefined && value.trim() !== '',
+  );
+}
+
+/**
+ * What a span may say of a URL: an incoming request's path without its query (which can carry an
+ * authorization code, a state or an id_token_hint), an outgoing request's origin only (a webhook URL's
+ * path can hold the receiver's secret).
+ */
+function redactUrls(span: Span, request: IncomingMessage | ClientRequest): void {
+  const present = (span as Partial<tracing.ReadableSpan>).attributes ?? {};
+  const incoming = !('path' in request);
+  const path = (incoming ? (request.url ?? '') : request.path).split('?')[0];
+  const origin =
+    'host' in request && typeof request.host === 'string'
+      ? `${request.protocol}//${request.host}`
+      : '';
+  const replacements: Record<string, string> = incoming
+    ? { 'http.target': path, 'url.query': '' }
+    : { 'http.target': '/', 'url.path': '/', 'url.query': '' };
+  for (const key of ['http.url', 'url.full']) {
+    const value = present[key];
+    if (typeof value === 'string' && URL.canParse(value)) {
+      const url = new URL(value);
+      replacements[key] = incoming ? `${url.origin}${path}` : origin || url.origin;
+    }
+  }
+  for (const [key, value] of Object.entries(replacements)) {
+    if (key in present) span.setAttribute(key, value);
+  }
+}
+
+/**
+ * Starts the OpenTelemetry SDK (traces only; metrics are Prometheus's) before the modules it
+ * instruments are loaded; answers undefined when tracing is off, without loading the SDK at all.
+ */
+export async function startTracing(env: Environment = process.env): Promise<NodeSDK | undefined> {
+  if (!tracingRequested(env)) return undefined;
+  const [{ NodeSDK }, express, http, nest, pg] = await Promise.all([
+    import('@opentelemetry/sdk-node'),
+    import('@opentelemetry/instrumentation-express'),
+    import('@opentelemetry/instrumentation-http'),
+    import('@opentelemetry/instrumentation-nestjs-core'),
+    import('@opentelemetry/instrumentation-pg'),
+  ]);
+  // The SDK would also start OTLP metric and log exporters by default.
+  env.OTEL_METRICS_EXPORTER ??= 'none';
+  env.OTEL_LOGS_EXPORTER ??= 'none';
+  env.OTEL_SERVICE_NAME ??= 'agent-service';
+  const sdk = new NodeSDK({
+    instrumentations: [
+      new http.HttpInstrumentation({
+        ignoreIncomingRequestHook: (request) => request.url?.startsWith('/ctrl/health/') ?? false,
+        requestHook: (span, request) => {
+          redactUrls(span, request);
+          if (!('path' in request)) serverSpans.set(request, span);
+        },
+      }),
+      new express.ExpressInstrumentation(),
+      new nest.NestInstrumentation(),
+      new pg.PgInstrumentation({ enhancedDatabaseReporting: false }),
+    ],
+  });
+  sdk.start();
+  return sdk;
+}

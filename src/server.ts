@@ -1,0 +1,62 @@
+import { Logger } from '@nestjs/common';
+import { type NodeSDK } from '@opentelemetry/sdk-node';
+import { ConfigError } from './config/app-config.js';
+import { loadEmbeddedPostgres, startService } from './service.js';
+
+const logger = new Logger('Main');
+
+/** The service as `npm start` runs it: logs where to find it, stops on SIGINT and SIGTERM. */
+export async function main(tracing: NodeSDK | undefined): Promise<void> {
+  const service = await startService();
+  if (service.usesEmbeddedDatabase)
+    (await loadEmbeddedPostgres()).releaseSignalsFromEmbeddedPostgres();
+  const { config } = service;
+  logger.log(`Listening on port ${service.config.port}`);
+  logger.log(`API explorer: ${config.publicBaseUrl}/ctrl/swagger-ui/`);
+  logger.log(`OpenAPI document: ${config.publicBaseUrl}/ctrl/v3/api-docs`);
+  logger.log(
+    `Token endpoint: ${config.authIssuerUrl}/protocol/openid-connect/token (client_id agent-client)`,
+  );
+  if (service.metricsUrl !== undefined) {
+    logger.log(`Metrics (management port, not public): port ${config.metricsPort}, /metrics`);
+  }
+  if (tracing !== undefined)
+    logger.log('Tracing: on, exporting spans over OTLP (OTEL_* variables)');
+  if (config.authIssuerEmbedded) {
+    logger.log(
+      'Development users: admin/admin (agent-admin), demo/demo (agent-user for tenant "demo")',
+    );
+  }
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log(`${signal} received: finishing requests in flight, then stopping`);
+    service
+      .close()
+      .then(() => tracing?.shutdown())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error('Shutdown failed', error instanceof Error ? error.stack : String(error));
+          process.exit(1);
+        },
+      );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/** Start-up failures: a configuration error in one line, anything else with its stack. */
+export function exitOnStartFailure(error: unknown): never {
+  if (error instanceof ConfigError) {
+    logger.fatal(`Configuration error: ${error.message}`);
+  } else {
+    logger.fatal(
+      'The service could not start',
+      error instanceof Error ? error.stack : String(error),
+    );
+  }
+  process.exit(1);
+}
