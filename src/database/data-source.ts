@@ -8,6 +8,7 @@ import { IssuerExpiryIndexes1795573400000 } from '../../migrations/1795573400000
 import { CredentialStatusLists1795600000000 } from '../../migrations/1795600000000-credential-status-lists.js';
 import { IssuedCredentials1795600100000 } from '../../migrations/1795600100000-issued-credentials.js';
 import { Webhooks1795700000000 } from '../../migrations/1795700000000-webhooks.js';
+import { WebhookSecretKeyIds1795770000000 } from '../../migrations/1795770000000-webhook-secret-key-ids.js';
 import { IssuedCredentialEntity } from '../credentials/issued-credential.entity.js';
 import { StatusEntryEntity } from '../credentials/status/status-entry.entity.js';
 import { StatusListEntity } from '../credentials/status/status-list.entity.js';
@@ -45,6 +46,7 @@ export const migrations = [
   CredentialStatusLists1795600000000,
   IssuedCredentials1795600100000,
   Webhooks1795700000000,
+  WebhookSecretKeyIds1795770000000,
 ];
 
 /**
