@@ -6,12 +6,12 @@ import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { type DataSource } from 'typeorm';
-import { createDataSource } from '../src/database/data-source.js';
+import { DataSource as TypeOrmDataSource } from 'typeorm';
+import { createDataSource, dataSourceOptions, migrations } from '../src/database/data-source.js';
 import { KeyVault } from '../src/did/key-vault.js';
 import { rewrap } from '../src/did/rewrap.js';
 import { alumniCredential, issue, verifyCredential } from './support/credentials-harness.js';
-import { createTestDatabase, queryDatabase } from './support/database.js';
+import { createEmptyDatabase, createTestDatabase, queryDatabase } from './support/database.js';
 import { startTestService, type TestService } from './support/test-service.js';
 
 interface Arrival {
@@ -170,6 +170,48 @@ describe('Master key rotation', () => {
     await new Promise((resolve) => receiver.close(resolve));
   });
 
+  it('gives webhook secrets sealed before key ids were recorded the id their DIDs name', async () => {
+    const url = await createEmptyDatabase();
+    const upTo = async (name: string) => {
+      const index = migrations.findIndex((migration) => migration.name === name);
+      const partial = new TypeOrmDataSource({
+        ...dataSourceOptions(url, 'migrations'),
+        migrations: migrations.slice(0, index + 1),
+      });
+      await partial.initialize();
+      await partial.runMigrations();
+      await partial.destroy();
+    };
+    await upTo('Webhooks1795700000000');
+    const vault = vaultOf(keyA);
+    await queryDatabase(url, `INSERT INTO tenant (id, label) VALUES ('old', 'old')`);
+    await queryDatabase(
+      url,
+      `INSERT INTO tenant_did (did, tenant_id, method, key_type, public_key, private_key_sealed, master_key_id)
+       VALUES ('did:key:old', 'old', 'key', 'ed25519', $1, $1, $2)`,
+      [Buffer.alloc(32), idA],
+    );
+    await queryDatabase(
+      url,
+      `INSERT INTO webhook_subscription (id, tenant_id, url, secret_sealed, previous_secret_sealed)
+       VALUES (gen_random_uuid(), 'old', 'https://example.com/a', $1, NULL),
+              (gen_random_uuid(), NULL, 'https://example.com/b', $1, $1)`,
+      [vault.seal('x', Buffer.from('secret'), 'webhook-secret')],
+    );
+    await upTo('WebhookSecretKeyIds1795770000000');
+
+    expect(
+      await queryDatabase(
+        url,
+        `SELECT secret_master_key_id AS secret, previous_secret_master_key_id AS previous
+           FROM webhook_subscription ORDER BY url`,
+      ),
+    ).toEqual([
+      { secret: idA, previous: null },
+      { secret: idA, previous: idA },
+    ]);
+  });
+
   it('keeps every DID signing and every webhook delivering with the old key as a previous key', async () => {
     await start(keyA);
     for (const id of tenants) await running().client().createTenant({ id, label: id });
@@ -203,7 +245,7 @@ describe('Master key rotation', () => {
   });
 
   describe('the rewrap', () => {
-    let dataSource: DataSource;
+    let dataSource: TypeOrmDataSource;
     const vault = vaultOf(keyB, [keyA]);
 
     beforeAll(async () => {
