@@ -415,7 +415,8 @@ describe.each(renderings())('the Kubernetes manifests: %s', (name, objects) => {
       expect([port.name, port.targetPort]).toEqual([port.name, port.name]);
       expect(containerPorts.get(port.name)?.protocol ?? 'TCP').toBe(port.protocol ?? 'TCP');
     }
-    const metricsPort = Number(environmentOf(app, objects).env.METRICS_PORT ?? '9464');
+    // Where the app's metrics server listens, as its configuration resolves METRICS_PORT.
+    const { metricsPort } = loadConfig(environmentOf(app, objects).env);
     expect(containerPorts.get('metrics')?.containerPort).toBe(9464);
     expect(metricsPort).toBe(9464);
     expect(service.spec?.ports?.find((port) => port.name === 'metrics')?.port).toBe(9464);
