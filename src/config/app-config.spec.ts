@@ -65,6 +65,58 @@ describe(loadConfig.name, () => {
     expect(() => statSync(join(directory, 'master.key'))).toThrow();
   });
 
+  describe('AGENT_PREVIOUS_MASTER_KEYS', () => {
+    const earlier = randomBytes(32).toString('base64');
+    const earliest = randomBytes(32).toString('base64');
+
+    it('reads earlier keys that open but do not seal, none when unset', () => {
+      const config = loadConfig({
+        DATA_DIR: dataDir(),
+        AGENT_MASTER_KEY: masterKey,
+        AGENT_PREVIOUS_MASTER_KEYS: ` ${earlier} , ${earliest}`,
+      });
+      expect(config.previousMasterKeys.map((key) => key.toString('base64'))).toEqual([
+        earlier,
+        earliest,
+      ]);
+      expect(loadConfig({ DATA_DIR: dataDir() }).previousMasterKeys).toEqual([]);
+    });
+
+    it.each([
+      ['a key that is not base64 of 32 bytes', () => `${earlier},short`],
+      ['a key of 16 bytes', () => randomBytes(16).toString('base64')],
+      ['an empty entry', () => `${earlier},,${earliest}`],
+      ['the same key twice', () => `${earlier},${earliest},${earlier}`],
+      ['the current key', () => `${earlier},${masterKey}`],
+    ])('stops on %s, naming the variable and echoing no key', (_case, value) => {
+      const given = value();
+      let caught: unknown;
+      try {
+        loadConfig({
+          DATA_DIR: dataDir(),
+          AGENT_MASTER_KEY: masterKey,
+          AGENT_PREVIOUS_MASTER_KEYS: given,
+        });
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(ConfigError);
+      expect((caught as ConfigError).variable).toBe('AGENT_PREVIOUS_MASTER_KEYS');
+      for (const key of [masterKey, earlier, earliest]) {
+        expect((caught as Error).message).not.toContain(key);
+        expect((caught as Error).message).not.toContain(key.slice(0, 20));
+      }
+    });
+
+    it('refuses the local master key listed as a previous key', () => {
+      const directory = dataDir();
+      const local = masterKeyOf(loadConfig({ DATA_DIR: directory })).toString('base64');
+      const config = loadConfig({ DATA_DIR: directory, AGENT_PREVIOUS_MASTER_KEYS: local });
+      expect(() => masterKeyOf(config)).toThrow(ConfigError);
+      expect(() => masterKeyOf(config)).toThrow('AGENT_PREVIOUS_MASTER_KEYS');
+    });
+  });
+
   it('derives the issuer and JWKS URLs from PUBLIC_BASE_URL', () => {
     const config = loadConfig({
       DATA_DIR: dataDir(),

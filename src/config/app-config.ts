@@ -25,6 +25,8 @@ export interface AppConfig {
   readonly authAudience: string;
   /** 32 bytes that encrypt the tenants' private keys; undefined: local mode keeps one in `dataDir`. */
   readonly masterKey: Buffer | undefined;
+  /** Earlier master keys: they open what they sealed, never seal (docs/operations.md, Rotating). */
+  readonly previousMasterKeys: readonly Buffer[];
   readonly dataDir: string;
   /** The status purposes an issued credential gets by default (none: empty). */
   readonly credentialStatusDefault: ('revocation' | 'suspension')[];
@@ -125,6 +127,16 @@ export function loadConfig(env: Environment = process.env): AppConfig {
   if (retryDelaysMs.some((delay) => delay > 86_400_000)) {
     throw new ConfigError('WEBHOOK_RETRY_DELAYS_MS', 'each wait must be at most a day (86400000)');
   }
+  const masterKey =
+    settings.AGENT_MASTER_KEY === undefined
+      ? undefined
+      : decodeMasterKey(settings.AGENT_MASTER_KEY, 'AGENT_MASTER_KEY');
+  const previousMasterKeys = (settings.AGENT_PREVIOUS_MASTER_KEYS ?? '')
+    .split(',')
+    .map((encoded) => encoded.trim())
+    .filter((encoded) => encoded !== '')
+    .map((encoded) => decodeMasterKey(encoded, 'AGENT_PREVIOUS_MASTER_KEYS'));
+  if (masterKey !== undefined) checkPreviousMasterKeys(masterKey, previousMasterKeys);
   const publicBaseUrl = new URL(settings.PUBLIC_BASE_URL).origin;
   const embeddedIssuer = settings.AUTH_ISSUER_URL === undefined;
   // Local mode: embedded database and issuer, everything on the developer's machine.
@@ -152,10 +164,8 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     ),
     authJwksUrlExplicit: settings.AUTH_JWKS_URL !== undefined,
     authAudience: settings.AUTH_AUDIENCE,
-    masterKey:
-      settings.AGENT_MASTER_KEY === undefined
-        ? undefined
-        : decodeMasterKey(settings.AGENT_MASTER_KEY, 'AGENT_MASTER_KEY'),
+    masterKey,
+    previousMasterKeys,
     dataDir: resolve(settings.DATA_DIR),
     logLevel: settings.LOG_LEVEL,
     realmFile: settings.AUTH_REALM_FILE,
@@ -201,4 +211,25 @@ export function decodeMasterKey(encoded: string, source: string): Buffer {
     );
   }
   return key;
+}
+
+/**
+ * A key is either current or previous, and listed once: the vault picks a key by its id, so a duplicate
+ * would only hide a mistake (such as forgetting to change AGENT_MASTER_KEY).
+ */
+export function checkPreviousMasterKeys(current: Buffer, previous: readonly Buffer[]): void {
+  previous.forEach((key, index) => {
+    if (key.equals(current)) {
+      throw new ConfigError(
+        'AGENT_PREVIOUS_MASTER_KEYS',
+        `its key number ${index + 1} is the current master key; a key is either current (AGENT_MASTER_KEY) or previous`,
+      );
+    }
+    if (previous.findIndex((other) => other.equals(key)) < index) {
+      throw new ConfigError(
+        'AGENT_PREVIOUS_MASTER_KEYS',
+        `its key number ${index + 1} is listed twice; list each earlier key once`,
+      );
+    }
+  });
 }

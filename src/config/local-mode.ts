@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeMasterKey, type AppConfig } from './app-config.js';
+import { checkPreviousMasterKeys, decodeMasterKey, type AppConfig } from './app-config.js';
 
 const masterKeyFileName = 'master.key';
 
@@ -22,5 +22,7 @@ export function masterKeyOf(config: AppConfig): Buffer {
     }
   }
   chmodSync(file, 0o600);
-  return decodeMasterKey(readFileSync(file, 'utf8').trim(), `${file} (the local master key)`);
+  const key = decodeMasterKey(readFileSync(file, 'utf8').trim(), `${file} (the local master key)`);
+  checkPreviousMasterKeys(key, config.previousMasterKeys);
+  return key;
 }

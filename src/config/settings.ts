@@ -150,6 +150,18 @@ export class Settings {
   AGENT_MASTER_KEY?: string;
 
   @Setting({
+    description:
+      'earlier master keys, base64, comma-separated, that open what they sealed but seal nothing; empty once `npm run keys:rewrap` has re-sealed everything',
+    default: 'unset: none',
+    secret: true,
+  })
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9+/]{43}=?( *, *[A-Za-z0-9+/]{43}=?)*$/, {
+    message: '$property must be a comma-separated list of keys, each 32 random bytes in base64',
+  })
+  AGENT_PREVIOUS_MASTER_KEYS?: string;
+
+  @Setting({
     description: "local-mode state: the embedded PostgreSQL, the master key, the issuer's keys",
     default: '`.data`',
   })

@@ -8,12 +8,15 @@ import { IssuerExpiryIndexes1795573400000 } from '../../migrations/1795573400000
 import { CredentialStatusLists1795600000000 } from '../../migrations/1795600000000-credential-status-lists.js';
 import { IssuedCredentials1795600100000 } from '../../migrations/1795600100000-issued-credentials.js';
 import { Webhooks1795700000000 } from '../../migrations/1795700000000-webhooks.js';
+import { WebhookSecretKeyIds1795770000000 } from '../../migrations/1795770000000-webhook-secret-key-ids.js';
+import { IssuerLoginFailures1795780000000 } from '../../migrations/1795780000000-issuer-login-failures.js';
 import { IssuedCredentialEntity } from '../credentials/issued-credential.entity.js';
 import { StatusEntryEntity } from '../credentials/status/status-entry.entity.js';
 import { StatusListEntity } from '../credentials/status/status-list.entity.js';
 import { DidEntity } from '../did/did.entity.js';
 import { IssuerAuthSessionEntity } from '../issuer/issuer-auth-session.entity.js';
 import { IssuerCodeEntity } from '../issuer/issuer-code.entity.js';
+import { IssuerLoginFailureEntity } from '../issuer/issuer-login-failure.entity.js';
 import { IssuerSessionEntity } from '../issuer/issuer-session.entity.js';
 import { TenantEntity } from '../tenants/tenant.entity.js';
 import { WebhookAttemptEntity } from '../webhooks/webhook-attempt.entity.js';
@@ -28,6 +31,7 @@ export const entities = [
   IssuerSessionEntity,
   IssuerCodeEntity,
   IssuerAuthSessionEntity,
+  IssuerLoginFailureEntity,
   StatusListEntity,
   StatusEntryEntity,
   IssuedCredentialEntity,
@@ -45,6 +49,8 @@ export const migrations = [
   CredentialStatusLists1795600000000,
   IssuedCredentials1795600100000,
   Webhooks1795700000000,
+  WebhookSecretKeyIds1795770000000,
+  IssuerLoginFailures1795780000000,
 ];
 
 /**

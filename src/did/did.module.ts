@@ -5,17 +5,20 @@ import { masterKeyOf } from '../config/local-mode.js';
 import { DidController } from './did.controller.js';
 import { DidService } from './did.service.js';
 import { KeyVault } from './key-vault.js';
+import { MasterKeyCheck } from './master-key-check.js';
 
 @Module({
   controllers: [DidController],
   providers: [
     DidService,
-    // The tenants' private keys are sealed under the configured master key.
+    // The current master key seals; the previous ones open what they sealed until it is re-sealed.
     {
       provide: KeyVault,
-      useFactory: (config: AppConfig) => new KeyVault(masterKeyOf(config)),
+      useFactory: (config: AppConfig) =>
+        new KeyVault(masterKeyOf(config), config.previousMasterKeys),
       inject: [APP_CONFIG],
     },
+    MasterKeyCheck,
   ],
   exports: [DidService, KeyVault],
 })

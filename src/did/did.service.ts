@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { generateKeyPair } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -9,6 +9,7 @@ import { ed25519DidDocument, ed25519DidKey, type DidDocument } from './did-key.j
 import { DidEntity } from './did.entity.js';
 import { type DidDto } from './dto/did.dto.js';
 import { KeyVault } from './key-vault.js';
+import { masterKeyUnavailable } from './master-key.errors.js';
 import { ed25519Signer } from './signer.js';
 
 /** What signs for a tenant: its DID, the verification method a proof names, and the signer. */
@@ -22,6 +23,7 @@ const generateKeyPairAsync = promisify(generateKeyPair);
 
 @Injectable()
 export class DidService {
+  private readonly logger = new Logger('Did');
   /** GET /did's one read (tenant_id is unique): the service's hot path. */
   private readonly didOfTenant: PreparedStatement<{
     did: string;
@@ -93,25 +95,40 @@ export class DidService {
     };
   }
 
-  /** A signer for the tenant's key, which is unsealed on each signature and wiped after it. */
+  /**
+   * A signer for the tenant's key, which is unsealed on each signature and wiped after it. A key sealed
+   * under a master key this instance lacks is refused here, before any work, with a clear 503.
+   */
   async signerFor(tenantId: string): Promise<TenantSigner> {
     // A plain query: TypeORM's find machinery costs more than the read on the issuing path.
     const [entity] = await this.dataSource.query<
-      Pick<DidEntity, 'did' | 'publicKey' | 'privateKeySealed'>[]
+      Pick<DidEntity, 'did' | 'publicKey' | 'privateKeySealed' | 'masterKeyId'>[]
     >(
-      `SELECT did, public_key AS "publicKey", private_key_sealed AS "privateKeySealed"
+      `SELECT did, public_key AS "publicKey", private_key_sealed AS "privateKeySealed",
+              master_key_id AS "masterKeyId"
          FROM tenant_did WHERE tenant_id = $1`,
       [tenantId],
     );
     if (entity === undefined) throw tenantNotFound(tenantId);
+    // The box and its key id come from one read, so a concurrent re-seal never splits them.
+    const { privateKeySealed: sealed, masterKeyId } = entity;
+    if (!this.vault.has(masterKeyId)) {
+      this.logger.error({
+        msg: `Tenant ${tenantId}'s private key is sealed under master key ${masterKeyId}, which this instance does not have: add it to AGENT_PREVIOUS_MASTER_KEYS`,
+        event: 'master-key.unknown',
+        tenantId,
+        did: entity.did,
+        masterKeyId,
+      });
+      throw masterKeyUnavailable();
+    }
     const { did, publicKeyMultibase } = ed25519DidKey(entity.publicKey);
     const verificationMethod = `${did}#${publicKeyMultibase}`;
-    const sealed = entity.privateKeySealed;
     return {
       did,
       verificationMethod,
       signer: ed25519Signer(verificationMethod, entity.publicKey, () =>
-        this.vault.open(tenantId, sealed),
+        this.vault.open(tenantId, sealed, 'did-private-key', masterKeyId),
       ),
     };
   }

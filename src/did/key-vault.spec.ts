@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
 import { tenantIdPattern } from '../tenants/tenant-id.js';
-import { KeyVault } from './key-vault.js';
+import { KeyVault, UnknownMasterKeyError } from './key-vault.js';
 
 /** Every textual form a 32-byte key could take when it leaks. */
 function encodingsOf(bytes: Uint8Array): string[] {
@@ -205,6 +205,96 @@ describe(KeyVault.name, () => {
         expect(vault.masterKeyId).not.toContain(encoded);
         expect(encoded).not.toContain(vault.masterKeyId);
       }
+    });
+  });
+
+  describe('several master keys', () => {
+    const oldKey = randomBytes(32);
+    const olderKey = randomBytes(32);
+    const oldVault = new KeyVault(oldKey);
+    const olderVault = new KeyVault(olderKey);
+    const rotated = new KeyVault(masterKey, [oldKey, olderKey]);
+
+    it('seals under the current key only, and records its id', () => {
+      expect(rotated.masterKeyId).toBe(vault.masterKeyId);
+      const sealed = rotated.seal('acme', seed);
+
+      expect(vault.open('acme', sealed)).toEqual(seed);
+      expect(() => oldVault.open('acme', sealed)).toThrow();
+    });
+
+    it('opens a box under each listed key by the id recorded with it', () => {
+      const fromOld = oldVault.seal('acme', seed);
+      const fromOlder = olderVault.seal('acme', seed, 'webhook-secret');
+
+      expect(rotated.open('acme', fromOld, 'did-private-key', oldVault.masterKeyId)).toEqual(seed);
+      expect(rotated.open('acme', fromOlder, 'webhook-secret', olderVault.masterKeyId)).toEqual(
+        seed,
+      );
+      expect(
+        rotated.open('acme', rotated.seal('acme', seed), 'did-private-key', vault.masterKeyId),
+      ).toEqual(seed);
+    });
+
+    it('opens with the recorded key only, never trying the others', () => {
+      const fromOld = oldVault.seal('acme', seed);
+
+      expect(() =>
+        rotated.open('acme', fromOld, 'did-private-key', olderVault.masterKeyId),
+      ).toThrow('Unsupported state or unable to authenticate data');
+      // Without an id, the box is taken to be under the current key.
+      expect(() => rotated.open('acme', fromOld)).toThrow();
+    });
+
+    it('refuses a box recorded under a key it was not given, naming that id', () => {
+      const stranger = new KeyVault(randomBytes(32));
+      const sealed = stranger.seal('acme', seed);
+      let caught: unknown;
+      try {
+        rotated.open('acme', sealed, 'did-private-key', stranger.masterKeyId);
+      } catch (error) {
+        caught = error;
+      }
+
+      expect(caught).toBeInstanceOf(UnknownMasterKeyError);
+      expect((caught as UnknownMasterKeyError).masterKeyId).toBe(stranger.masterKeyId);
+      expect((caught as Error).message).toContain(stranger.masterKeyId);
+      expect(() =>
+        oldVault.open('acme', oldVault.seal('acme', seed), 'did-private-key', 'f'.repeat(32)),
+      ).toThrow(UnknownMasterKeyError);
+    });
+
+    it('tells which key ids it has: the current one and the previous ones', () => {
+      expect(rotated.has(vault.masterKeyId)).toBe(true);
+      expect(rotated.has(oldVault.masterKeyId)).toBe(true);
+      expect(rotated.has(new KeyVault(randomBytes(32)).masterKeyId)).toBe(false);
+      expect(rotated.previousMasterKeyIds).toEqual([oldVault.masterKeyId, olderVault.masterKeyId]);
+      expect(vault.previousMasterKeyIds).toEqual([]);
+    });
+
+    it('refuses a key given twice, or a previous key of the wrong length', () => {
+      expect(() => new KeyVault(masterKey, [Buffer.from(masterKey)])).toThrow(
+        'A master key is given twice',
+      );
+      expect(() => new KeyVault(masterKey, [oldKey, Buffer.from(oldKey)])).toThrow(
+        'A master key is given twice',
+      );
+      expect(() => new KeyVault(masterKey, [randomBytes(16)])).toThrow(
+        'The master key must have 32 bytes',
+      );
+    });
+
+    it('does not reveal any of its keys when logged or serialized', () => {
+      const inspected = inspect(rotated, { depth: 5, showHidden: true });
+      const json = JSON.stringify(rotated);
+
+      for (const key of [masterKey, oldKey, olderKey]) {
+        for (const encoded of encodingsOf(key)) {
+          expect(inspected).not.toContain(encoded);
+          expect(json).not.toContain(encoded);
+        }
+      }
+      expect(Object.values(rotated)).toEqual([rotated.masterKeyId]);
     });
   });
 

@@ -13,29 +13,58 @@ function associatedData(owner: string, purpose: SealPurpose): Buffer {
   return Buffer.from(`agent-service/${purpose}/v1/${owner}`, 'utf8');
 }
 
+/** A fingerprint that names a master key in the database without revealing it. */
+function idOf(masterKey: Buffer): string {
+  return createHash('sha256')
+    .update('agent-service/master-key-id/v1')
+    .update(masterKey)
+    .digest('hex')
+    .slice(0, 32);
+}
+
+/** The box names a master key this vault was not given (it was removed before everything was re-sealed). */
+export class UnknownMasterKeyError extends Error {
+  override name = 'UnknownMasterKeyError';
+
+  constructor(readonly masterKeyId: string) {
+    super(`Sealed under master key ${masterKeyId}, which is not configured`);
+  }
+}
+
 /**
- * Encryption at rest for private keys: AES-256-GCM under the master key, a fresh 96-bit nonce per seal,
- * the tenant id as associated data. The master key never leaves this object.
+ * Encryption at rest for private keys: AES-256-GCM under a master key, a fresh 96-bit nonce per seal,
+ * the owner as associated data. The current master key seals; previous ones only open, so that the key
+ * can be rotated while boxes sealed under the old one are re-sealed. The keys never leave this object.
  */
 export class KeyVault {
+  /** The id of the current master key: the one to record beside every new seal. */
   readonly masterKeyId: string;
-  readonly #masterKey: Buffer;
+  readonly #keys = new Map<string, Buffer>();
 
-  constructor(masterKey: Buffer) {
-    if (masterKey.length !== 32) throw new Error('The master key must have 32 bytes');
-    this.#masterKey = Buffer.from(masterKey);
-    // A fingerprint that names the key in the database without revealing it.
-    this.masterKeyId = createHash('sha256')
-      .update('agent-service/master-key-id/v1')
-      .update(this.#masterKey)
-      .digest('hex')
-      .slice(0, 32);
+  constructor(masterKey: Buffer, previousMasterKeys: readonly Buffer[] = []) {
+    for (const key of [masterKey, ...previousMasterKeys]) {
+      if (key.length !== 32) throw new Error('The master key must have 32 bytes');
+      const id = idOf(key);
+      if (this.#keys.has(id)) throw new Error('A master key is given twice');
+      this.#keys.set(id, Buffer.from(key));
+    }
+    this.masterKeyId = idOf(masterKey);
   }
 
-  /** Returns version | nonce | tag | ciphertext. */
+  /** The ids of the keys that open but no longer seal. */
+  get previousMasterKeyIds(): string[] {
+    return [...this.#keys.keys()].filter((id) => id !== this.masterKeyId);
+  }
+
+  /** Whether a box recorded under this key id can be opened here. */
+  has(masterKeyId: string): boolean {
+    return this.#keys.has(masterKeyId);
+  }
+
+  /** Returns version | nonce | tag | ciphertext, sealed under the current key (`masterKeyId`). */
   seal(owner: string, secret: Uint8Array, purpose: SealPurpose = 'did-private-key'): Buffer {
     const nonce = randomBytes(nonceLength);
-    const cipher = createCipheriv('aes-256-gcm', this.#masterKey, nonce, {
+    const cipher = createCipheriv('aes-256-gcm', this.key(this.masterKeyId), nonce, {
       authTagLength: tagLength,
     });
     cipher.setAAD(associatedData(owner, purpose));
@@ -43,23 +72,37 @@ export class KeyVault {
     return Buffer.concat([Buffer.of(formatVersion), nonce, cipher.getAuthTag(), ciphertext]);
   }
 
-  /** Throws when the box was sealed for another owner or purpose, another master key, or altered. */
-  open(owner: string, sealed: Uint8Array, purpose: SealPurpose = 'did-private-key'): Buffer {
+  /**
+   * Opens with the key the box was recorded under, never by trying each key; throws
+   * UnknownMasterKeyError when that key is not configured, and an Error when the box was sealed for
+   * another owner or purpose, under another key, or altered.
+   */
+  open(
+    owner: string,
+    sealed: Uint8Array,
+    purpose: SealPurpose = 'did-private-key',
+    masterKeyId: string = this.masterKeyId,
+  ): Buffer {
+    const key = this.key(masterKeyId);
     const box = Buffer.from(sealed);
     if (box.length <= headerLength || box[0] !== formatVersion) {
       throw new Error('Not a sealed key of a known format');
     }
     const nonce = box.subarray(1, 1 + nonceLength);
     const tag = box.subarray(1 + nonceLength, headerLength);
-    const decipher = createDecipheriv('aes-256-gcm', this.#masterKey, nonce, {
-      authTagLength: tagLength,
-    });
+    const decipher = createDecipheriv('aes-256-gcm', key, nonce, { authTagLength: tagLength });
     decipher.setAAD(associatedData(owner, purpose));
     decipher.setAuthTag(tag);
     return Buffer.concat([decipher.update(box.subarray(headerLength)), decipher.final()]);
   }
 
-  /** Keeps the key out of logs and inspection. */
+  private key(masterKeyId: string): Buffer {
+    const key = this.#keys.get(masterKeyId);
+    if (key === undefined) throw new UnknownMasterKeyError(masterKeyId);
+    return key;
+  }
+
+  /** Keeps the keys out of logs and inspection. */
   toJSON(): { masterKeyId: string } {
     return { masterKeyId: this.masterKeyId };
   }

@@ -18,8 +18,8 @@ import { ISSUER_URL } from './issuer-url.js';
 import { IssuerSessions } from './issuer-sessions.js';
 import { errorPage, loginPage, pageExpiredPage } from './login-page.js';
 import { OAuthError } from './oauth-error.js';
+import { PasswordLogin } from './password-login.js';
 import { Realm } from './realm.js';
-import { checkCredentials } from './credentials.js';
 import { parseAuthorizationRequest } from './authorization-request.js';
 
 /** The id of the username and password form in the browser flow (Keycloak makes one per realm). */
@@ -53,6 +53,7 @@ export class BrowserLoginController {
   constructor(
     private readonly realm: Realm,
     private readonly sessions: IssuerSessions,
+    private readonly passwordLogin: PasswordLogin,
     @Inject(AuthSessionStore) private readonly logins: AuthSessionStore,
     @Inject(ISSUER_URL) private readonly issuerUrl: string,
   ) {}
@@ -115,7 +116,13 @@ export class BrowserLoginController {
     if ('redirectError' in outcome) throw new LoginPageError(outcome.redirectError.description);
     let user;
     try {
-      user = checkCredentials(this.realm, form.username ?? '', form.password ?? '');
+      user = await this.passwordLogin.authenticate({
+        username: form.username ?? '',
+        password: form.password ?? '',
+        channel: 'login-form',
+        clientAddress: request.ip ?? '127.0.0.1',
+        requestId: requestIdOf(request),
+      });
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
       const page = this.renderLogin(
@@ -170,7 +177,11 @@ export class BrowserLoginController {
   }
 }
 
-/** Keycloak's words on its login form for a refused sign-in. */
+/**
+ * Keycloak's words on its login form for a refused sign-in. A locked-out user gets
+ * accountTemporarilyDisabledMessage or accountPermanentlyDisabledMessage, which read "Invalid username
+ * or password." in Keycloak's English messages so that the lockout is not revealed.
+ */
 function loginFailure(error: OAuthError): string {
   switch (error.description) {
     case 'Account disabled':

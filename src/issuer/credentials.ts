@@ -1,19 +1,24 @@
 import { OAuthError } from './oauth-error.js';
 import { type Realm, type RealmUserView } from './realm.js';
 
-/** Checks a username (or email) and password as Keycloak's direct grant and login form do. */
-export function checkCredentials(realm: Realm, username: string, password: string): RealmUserView {
+/** Keycloak's one answer for an unknown user, a wrong password and a locked-out user alike. */
+export function invalidUserCredentials(): OAuthError {
+  return new OAuthError(400, 'invalid_grant', 'Invalid user credentials');
+}
+
+/** The realm user a username (or email) names, if they may log in with a password at all. */
+export function passwordUser(realm: Realm, username: string): RealmUserView {
   const user = realm.findUser(username);
-  if (
-    user === undefined ||
-    user.serviceAccountClientId !== undefined ||
-    !realm.passwordMatches(user, password)
-  ) {
-    throw new OAuthError(400, 'invalid_grant', 'Invalid user credentials');
+  if (user === undefined || user.serviceAccountClientId !== undefined) {
+    throw invalidUserCredentials();
   }
+  return user;
+}
+
+/** What Keycloak's direct grant and login form check once the password is right. */
+export function checkAccount(realm: Realm, user: RealmUserView): void {
   if (!user.enabled) throw new OAuthError(400, 'invalid_grant', 'Account disabled');
   if (!user.fullySetUp || realm.hasTemporaryPassword(user)) {
     throw new OAuthError(400, 'invalid_grant', 'Account is not fully set up');
   }
-  return user;
 }

@@ -24,7 +24,8 @@ export interface PurgeCounts {
 
 /**
  * Deletes the issuer's sessions, codes and pending login pages once past their expiry (by the issuer's
- * clock and the realm's current lifetimes), every `purgeIntervalMs` while the app runs. Several
+ * clock and the realm's current lifetimes), and login failures Keycloak would forget, every
+ * `purgeIntervalMs` while the app runs. Several
  * instances on one database may purge at once: each batch skips the rows another one has locked.
  */
 @Injectable()
@@ -79,12 +80,37 @@ export class IssuerPurge implements OnApplicationBootstrap, OnModuleDestroy {
     };
   }
 
+  /**
+   * Login failures past maxDeltaTimeSeconds since the last one (Keycloak's LoginFailureUtils), all of
+   * them while brute force detection is off; never a permanent lock, nor anything when permanent lockout
+   * has no temporary lockouts (Keycloak keeps those failures for good).
+   */
+  async purgeLoginFailures(): Promise<number> {
+    const settings = this.realm.bruteForce;
+    if (!settings.enabled) {
+      return this.deleteExpired(
+        'issuer_login_failure',
+        'user_id',
+        'permanently_locked_at IS NULL',
+        [],
+      );
+    }
+    if (settings.permanentLockout && settings.maxTemporaryLockouts === 0) return 0;
+    return this.deleteExpired(
+      'issuer_login_failure',
+      'user_id',
+      'permanently_locked_at IS NULL AND last_failure < $1',
+      [new Date(this.clock() - settings.maxDeltaTimeSeconds * 1000)],
+    );
+  }
+
   private runScheduled(): void {
     // A run that outlasts the interval is not overtaken by the next.
     if (this.running !== undefined) return;
     this.running = this.purgeExpired()
+      .then(async (expired) => ({ ...expired, loginFailures: await this.purgeLoginFailures() }))
       .then((counts) => {
-        if (counts.sessions + counts.codes + counts.loginPages > 0) {
+        if (Object.values(counts).some((count) => count > 0)) {
           this.logger.log({ msg: 'Purged expired issuer rows', ...counts });
         }
       })

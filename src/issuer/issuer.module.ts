@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type AppConfig } from '../config/app-config.js';
 import { AuthSessionStore } from './auth-session-store.js';
 import { BrowserLoginController } from './browser-login.controller.js';
+import { BruteForceProtector } from './brute-force-protector.js';
 import { IssuerAuthSessionEntity } from './issuer-auth-session.entity.js';
 import { ISSUER_CLOCK, systemClock, type Clock } from './issuer-clock.js';
 import { IssuerCodeEntity } from './issuer-code.entity.js';
@@ -14,6 +15,7 @@ import { IssuerSessions } from './issuer-sessions.js';
 import { ISSUER_URL } from './issuer-url.js';
 import { LogoutController } from './logout.controller.js';
 import { OwnTokens } from './own-tokens.js';
+import { PasswordLogin } from './password-login.js';
 import { TokenController } from './token.controller.js';
 import { TokenFactory } from './token-factory.js';
 import { TokenGrants } from './token-grants.js';
@@ -55,6 +57,8 @@ export class IssuerModule {
           inject: [Realm, IssuerKeys, ISSUER_URL],
         },
         IssuerSessions,
+        BruteForceProtector,
+        PasswordLogin,
         TokenGrants,
         OwnTokens,
         AuthSessionStore,

@@ -16,6 +16,16 @@ export interface RealmFile {
   ssoSessionIdleTimeout?: number;
   ssoSessionMaxLifespan?: number;
   browserSecurityHeaders?: Record<string, string>;
+  bruteForceProtected?: boolean;
+  permanentLockout?: boolean;
+  maxTemporaryLockouts?: number;
+  bruteForceStrategy?: 'MULTIPLE' | 'LINEAR';
+  failureFactor?: number;
+  waitIncrementSeconds?: number;
+  maxFailureWaitSeconds?: number;
+  quickLoginCheckMilliSeconds?: number;
+  minimumQuickLoginWaitSeconds?: number;
+  maxDeltaTimeSeconds?: number;
   roles?: { realm?: { name: string }[] };
   clients?: RealmClient[];
   users?: RealmUser[];

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { pageHeaders } from './browser-security-headers.js';
+import { bruteForceSettings, type BruteForceSettings } from './brute-force-settings.js';
 import { type RealmClient, type RealmFile, type RealmUser } from './realm-file.js';
 import { verifyRedirectUri } from './redirect-uri.js';
 
@@ -39,6 +40,7 @@ export class Realm {
   readonly ssoSessionMaxLifespan: number;
   /** The headers of the issuer's pages (browserSecurityHeaders). */
   readonly pageHeaders: Record<string, string>;
+  readonly bruteForce: BruteForceSettings;
   private readonly clients: Map<string, RealmClient>;
   private readonly users: Map<string, RealmUserView>;
   private readonly passwords: Map<string, { value?: string; temporary?: boolean } | undefined>;
@@ -51,6 +53,7 @@ export class Realm {
     this.ssoSessionIdleTimeout = file.ssoSessionIdleTimeout ?? 1800;
     this.ssoSessionMaxLifespan = file.ssoSessionMaxLifespan ?? 36000;
     this.pageHeaders = pageHeaders(file.browserSecurityHeaders);
+    this.bruteForce = bruteForceSettings(file);
     this.clients = new Map((file.clients ?? []).map((client) => [client.clientId, client]));
     this.users = new Map(
       (file.users ?? []).map((user) => [user.username.toLowerCase(), this.view(user)]),

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { authenticateClient } from './client-authentication.js';
-import { checkCredentials } from './credentials.js';
 import { type Form } from './issuer-http.js';
 import { ISSUER_CLOCK, type Clock } from './issuer-clock.js';
 import { IssuerKeys } from './issuer-keys.js';
@@ -9,6 +8,7 @@ import { IssuerSessions } from './issuer-sessions.js';
 import { type IssuerSessionEntity } from './issuer-session.entity.js';
 import { ISSUER_URL } from './issuer-url.js';
 import { OAuthError } from './oauth-error.js';
+import { PasswordLogin } from './password-login.js';
 import { verifyPkce } from './pkce.js';
 import { type RealmClient } from './realm-file.js';
 import { Realm, type RealmUserView } from './realm.js';
@@ -28,6 +28,7 @@ export class TokenGrants {
     private readonly keys: IssuerKeys,
     private readonly sessions: IssuerSessions,
     private readonly tokens: TokenFactory,
+    private readonly passwordLogin: PasswordLogin,
     @Inject(ISSUER_URL) private readonly issuerUrl: string,
     @Inject(ISSUER_CLOCK) private readonly clock: Clock,
   ) {}
@@ -50,7 +51,7 @@ export class TokenGrants {
     const client = authenticateClient(this.realm, form, authorization);
     switch (grantType as GrantKind) {
       case 'password':
-        return this.passwordGrant(client, form, requestId);
+        return this.passwordGrant(client, form, clientAddress, requestId);
       case 'refresh_token':
         return this.refreshGrant(client, form);
       case 'authorization_code':
@@ -73,6 +74,7 @@ export class TokenGrants {
   private async passwordGrant(
     client: RealmClient,
     form: Form,
+    clientAddress: string,
     requestId: string | undefined,
   ): Promise<TokenResponse> {
     if (client.directAccessGrantsEnabled !== true) {
@@ -82,7 +84,13 @@ export class TokenGrants {
         'Client not allowed for direct access grants',
       );
     }
-    const user = checkCredentials(this.realm, form.username ?? '', form.password ?? '');
+    const user = await this.passwordLogin.authenticate({
+      username: form.username ?? '',
+      password: form.password ?? '',
+      channel: 'direct-grant',
+      clientAddress,
+      requestId,
+    });
     const scope = this.realm.grantedScope(form.scope);
     const session = await this.sessions.start(user, client, requestId);
     return this.issueInSession('password', client, user, session, scope);

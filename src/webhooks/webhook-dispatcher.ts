@@ -13,7 +13,7 @@ import { Metrics } from '../observability/metrics.js';
 import { type AppConfig } from '../config/app-config.js';
 import { guardedRequest, OutboundError, type OutboundResponse } from '../common/outbound.js';
 import { rowsOf } from '../database/rows-of.js';
-import { KeyVault } from '../did/key-vault.js';
+import { KeyVault, UnknownMasterKeyError } from '../did/key-vault.js';
 import { signatureOf } from './signature.js';
 
 interface Claimed {
@@ -22,7 +22,9 @@ interface Claimed {
   subscription_id: string;
   url: string;
   secret_sealed: Buffer;
+  secret_master_key_id: string | null;
   previous_secret_sealed: Buffer | null;
+  previous_secret_master_key_id: string | null;
   previous_secret_until: Date | null;
   body: string;
 }
@@ -119,8 +121,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
              WHERE w.state = 'pending' AND w.next_attempt_at <= now()
              ORDER BY w.next_attempt_at LIMIT $1 FOR UPDATE OF w SKIP LOCKED)
          RETURNING d.id, d.attempts, d.subscription_id, d.event_id)
-       SELECT c.id, c.attempts, c.subscription_id, s.url, s.secret_sealed,
-              s.previous_secret_sealed, s.previous_secret_until, e.body
+       SELECT c.id, c.attempts, c.subscription_id, s.url, s.secret_sealed, s.secret_master_key_id,
+              s.previous_secret_sealed, s.previous_secret_master_key_id, s.previous_secret_until,
+              e.body
          FROM claimed c
          JOIN webhook_subscription s ON s.id = c.subscription_id
          JOIN webhook_event e ON e.id = c.event_id`,
@@ -130,20 +133,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 
   private async deliver(delivery: Claimed): Promise<void> {
     const timestamp = Math.floor(Date.now() / 1000);
-    const secrets = [delivery.secret_sealed];
-    if (delivery.previous_secret_sealed !== null && delivery.previous_secret_until! > new Date()) {
-      secrets.push(delivery.previous_secret_sealed);
+    let signature: string;
+    try {
+      signature = this.sign(delivery, timestamp);
+    } catch (caught) {
+      // Recorded as a failed attempt (retried as usual), so the subscriber's log shows why.
+      await this.record(delivery, new Date(), undefined, this.secretProblem(delivery, caught));
+      return;
     }
-    const signature = secrets
-      .map((sealed) => {
-        const secret = this.vault.open(delivery.subscription_id, sealed, 'webhook-secret');
-        try {
-          return signatureOf(secret.toString('utf8'), delivery.id, timestamp, delivery.body);
-        } finally {
-          secret.fill(0);
-        }
-      })
-      .join(' ');
     const started = new Date();
     let response: OutboundResponse | undefined;
     let error: string | undefined;
@@ -171,6 +168,49 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       error = caught.message;
     }
     await this.record(delivery, started, response, error);
+  }
+
+  /** One signature per live secret, each opened under the master key recorded with it. */
+  private sign(delivery: Claimed, timestamp: number): string {
+    const boxes: [Buffer, string | null][] = [
+      [delivery.secret_sealed, delivery.secret_master_key_id],
+    ];
+    if (delivery.previous_secret_sealed !== null && delivery.previous_secret_until! > new Date()) {
+      boxes.push([delivery.previous_secret_sealed, delivery.previous_secret_master_key_id]);
+    }
+    return boxes
+      .map(([sealed, keyId]) => {
+        const secret = this.vault.open(
+          delivery.subscription_id,
+          sealed,
+          'webhook-secret',
+          // Null: sealed before key ids were recorded, under the key that is still current.
+          keyId ?? this.vault.masterKeyId,
+        );
+        try {
+          return signatureOf(secret.toString('utf8'), delivery.id, timestamp, delivery.body);
+        } finally {
+          secret.fill(0);
+        }
+      })
+      .join(' ');
+  }
+
+  /** Logged for the operator with the key id; the attempt's error (which tenants read) names no key. */
+  private secretProblem(delivery: Claimed, caught: unknown): string {
+    const unknownKey = caught instanceof UnknownMasterKeyError;
+    this.logger.error({
+      msg: unknownKey
+        ? `Webhook subscription ${delivery.subscription_id}'s secret is sealed under master key ${caught.masterKeyId}, which this instance does not have: add it to AGENT_PREVIOUS_MASTER_KEYS`
+        : `Webhook subscription ${delivery.subscription_id}'s secret could not be opened: ${(caught as Error).message}`,
+      event: unknownKey ? 'master-key.unknown' : 'webhook.secret-unreadable',
+      subscriptionId: delivery.subscription_id,
+      deliveryId: delivery.id,
+      masterKeyId: unknownKey ? caught.masterKeyId : undefined,
+    });
+    return unknownKey
+      ? 'not sent: the signing secret is sealed under a master key this service is not configured with'
+      : 'not sent: the signing secret could not be opened';
   }
 
   /** The attempt's row, and what it means for the delivery and its subscription, in one transaction. */

@@ -44,9 +44,16 @@ export class WebhookSubscriptionEntity {
   @Column({ name: 'secret_sealed', type: 'bytea' })
   secretSealed: Buffer;
 
+  /** Which master key sealed it; null: sealed before key ids were recorded, under the key of the time. */
+  @Column({ name: 'secret_master_key_id', type: 'varchar', length: 32, nullable: true })
+  secretMasterKeyId: string | null;
+
   /** After a rotation the old secret signs too, until `previousSecretUntil`. */
   @Column({ name: 'previous_secret_sealed', type: 'bytea', nullable: true })
   previousSecretSealed: Buffer | null;
+
+  @Column({ name: 'previous_secret_master_key_id', type: 'varchar', length: 32, nullable: true })
+  previousSecretMasterKeyId: string | null;
 
   @Column({ name: 'previous_secret_until', type: 'timestamptz', nullable: true })
   previousSecretUntil: Date | null;

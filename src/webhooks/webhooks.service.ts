@@ -136,9 +136,12 @@ export class WebhooksService {
     await this.subscriptions().update(
       { id: entity.id },
       {
+        // Each box moves with the id of the key that sealed it.
         previousSecretSealed: entity.secretSealed,
+        previousSecretMasterKeyId: entity.secretMasterKeyId,
         previousSecretUntil: until,
         secretSealed: this.vault.seal(entity.id, Buffer.from(secret, 'utf8'), 'webhook-secret'),
+        secretMasterKeyId: this.vault.masterKeyId,
       },
     );
     this.logger.log({ msg: `webhook.secret-rotated ${id}`, event: 'webhook.secret-rotated', id });
@@ -195,6 +198,7 @@ export class WebhooksService {
         events: [...new Set(input.events ?? [])],
         description: input.description ?? null,
         secretSealed: this.vault.seal(id, Buffer.from(secret, 'utf8'), 'webhook-secret'),
+        secretMasterKeyId: this.vault.masterKeyId,
       })
       .catch((error: unknown) => {
         // The tenant was deleted since it was checked.

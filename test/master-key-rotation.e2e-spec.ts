@@ -1,0 +1,470 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { DataSource as TypeOrmDataSource } from 'typeorm';
+import { createDataSource, dataSourceOptions, migrations } from '../src/database/data-source.js';
+import { KeyVault } from '../src/did/key-vault.js';
+import { rewrap } from '../src/did/rewrap.js';
+import { alumniCredential, issue, verifyCredential } from './support/credentials-harness.js';
+import { createEmptyDatabase, createTestDatabase, queryDatabase } from './support/database.js';
+import { startTestService, type TestService } from './support/test-service.js';
+
+interface Arrival {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+interface LogLine {
+  level: string;
+  msg?: string;
+  event?: string;
+  tenantId?: string;
+  subscriptionId?: string;
+  masterKeyId?: string;
+  column?: string;
+  count?: number;
+}
+
+const keyA = randomBytes(32).toString('base64');
+const keyB = randomBytes(32).toString('base64');
+const vaultOf = (current: string, previous: string[] = []) =>
+  new KeyVault(
+    Buffer.from(current, 'base64'),
+    previous.map((key) => Buffer.from(key, 'base64')),
+  );
+const idA = vaultOf(keyA).masterKeyId;
+const idB = vaultOf(keyB).masterKeyId;
+const tenants = ['t-0', 't-1', 't-2', 't-3', 't-4', 't-5'];
+
+/**
+ * Rotating the master key on a live database: the service runs on a new key with the old one as a
+ * previous key, the rewrap re-seals everything while credentials are issued, then the old key goes; a
+ * box under a key the service lacks is a clear 503 for that tenant only, and a boot warning.
+ */
+describe('Master key rotation', () => {
+  let databaseUrl: string;
+  const dataDir = mkdtempSync(join(tmpdir(), 'agent-rotation-'));
+  let service: TestService | undefined;
+  let lines: string[] = [];
+  let receiver: Server;
+  let origin: string;
+  const arrivals: Arrival[] = [];
+  const secrets = new Map<string, { id: string; secret: string }>();
+
+  const logged = () => lines.map((line) => JSON.parse(line) as LogLine);
+  const running = () => service!;
+
+  async function start(current: string, previous: string[] = []): Promise<TestService> {
+    await service?.close();
+    lines = [];
+    service = await startTestService({
+      env: {
+        DATABASE_URL: databaseUrl,
+        DATA_DIR: dataDir,
+        AGENT_MASTER_KEY: current,
+        ...(previous.length > 0 ? { AGENT_PREVIOUS_MASTER_KEYS: previous.join(',') } : {}),
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        WEBHOOK_RETRY_DELAYS_MS: '60000',
+      },
+      logDestination: { write: (line) => lines.push(line) },
+    });
+    return service;
+  }
+
+  async function waitFor<T>(check: () => Promise<T | undefined> | T | undefined): Promise<T> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const value = await check();
+      if (value !== undefined) return value;
+      if (Date.now() > deadline) throw new Error('timed out waiting');
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  /** Issues and verifies a credential as the tenant; the status code of the issue. */
+  async function issues(tenantId: string): Promise<number> {
+    const issued = await issue(running(), tenantId, alumniCredential());
+    if (issued.status !== 201) return issued.status;
+    const verified = await verifyCredential(running(), tenantId, issued.body.verifiableCredential);
+    expect(verified.body.verified).toBe(true);
+    return issued.status;
+  }
+
+  /** A tenant change reaches the tenant's receiver, signed with the secret the subscriber holds. */
+  async function delivers(tenantId: string): Promise<void> {
+    const before = arrivals.length;
+    await running()
+      .client()
+      .updateTenant(tenantId, { label: `${tenantId} ${Date.now()}` });
+    const arrival = await waitFor(() =>
+      arrivals.slice(before).find((one) => one.path === `/${tenantId}`),
+    );
+    const { secret } = secrets.get(tenantId)!;
+    expect(() =>
+      new Webhook(secret).verify(arrival.body, {
+        'webhook-id': arrival.headers['webhook-id'],
+        'webhook-timestamp': arrival.headers['webhook-timestamp'],
+        'webhook-signature': arrival.headers['webhook-signature'],
+      }),
+    ).not.toThrow();
+  }
+
+  const keyIds = async () =>
+    queryDatabase<{ tenant_id: string; master_key_id: string }>(
+      databaseUrl,
+      'SELECT tenant_id, master_key_id FROM tenant_did ORDER BY tenant_id',
+    );
+  const secretKeyIds = async () =>
+    queryDatabase<{ secret: string | null; previous: string | null }>(
+      databaseUrl,
+      `SELECT secret_master_key_id AS secret, previous_secret_master_key_id AS previous
+         FROM webhook_subscription ORDER BY id`,
+    );
+
+  /** The built command, as an operator runs it; its output and exit status. */
+  function runCli(
+    env: Record<string, string>,
+    args: string[] = [],
+  ): Promise<{ code: number; output: string }> {
+    return new Promise((resolve) => {
+      execFile(
+        process.execPath,
+        ['dist/src/did/rewrap-cli.js', ...args],
+        {
+          env: { PATH: process.env.PATH, NODE_ENV: 'test', DATA_DIR: dataDir, ...env },
+          timeout: 30_000,
+        },
+        (error, stdout, stderr) =>
+          resolve({ code: error === null ? 0 : Number(error.code), output: stdout + stderr }),
+      );
+    });
+  }
+
+  beforeAll(async () => {
+    receiver = createServer((request: IncomingMessage, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        arrivals.push({
+          path: request.url ?? '',
+          headers: request.headers as Record<string, string>,
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    databaseUrl = await createTestDatabase();
+  });
+
+  afterAll(async () => {
+    await service?.close();
+    receiver.closeAllConnections();
+    await new Promise((resolve) => receiver.close(resolve));
+  });
+
+  it('gives webhook secrets sealed before key ids were recorded the id their DIDs name', async () => {
+    const url = await createEmptyDatabase();
+    const upTo = async (name: string) => {
+      const index = migrations.findIndex((migration) => migration.name === name);
+      const partial = new TypeOrmDataSource({
+        ...dataSourceOptions(url, 'migrations'),
+        migrations: migrations.slice(0, index + 1),
+      });
+      await partial.initialize();
+      await partial.runMigrations();
+      await partial.destroy();
+    };
+    await upTo('Webhooks1795700000000');
+    const vault = vaultOf(keyA);
+    await queryDatabase(url, `INSERT INTO tenant (id, label) VALUES ('old', 'old')`);
+    await queryDatabase(
+      url,
+      `INSERT INTO tenant_did (did, tenant_id, method, key_type, public_key, private_key_sealed, master_key_id)
+       VALUES ('did:key:old', 'old', 'key', 'ed25519', $1, $1, $2)`,
+      [Buffer.alloc(32), idA],
+    );
+    await queryDatabase(
+      url,
+      `INSERT INTO webhook_subscription (id, tenant_id, url, secret_sealed, previous_secret_sealed)
+       VALUES (gen_random_uuid(), 'old', 'https://example.com/a', $1, NULL),
+              (gen_random_uuid(), NULL, 'https://example.com/b', $1, $1)`,
+      [vault.seal('x', Buffer.from('secret'), 'webhook-secret')],
+    );
+    await upTo('WebhookSecretKeyIds1795770000000');
+
+    expect(
+      await queryDatabase(
+        url,
+        `SELECT secret_master_key_id AS secret, previous_secret_master_key_id AS previous
+           FROM webhook_subscription ORDER BY url`,
+      ),
+    ).toEqual([
+      { secret: idA, previous: null },
+      { secret: idA, previous: idA },
+    ]);
+  });
+
+  it('keeps every DID signing and every webhook delivering with the old key as a previous key', async () => {
+    await start(keyA);
+    for (const id of tenants) await running().client().createTenant({ id, label: id });
+    for (const id of ['t-0', 't-1', 't-2']) {
+      const created = await running()
+        .client()
+        .createWebhook(id, { url: `${origin}/${id}`, events: ['tenant.updated'] });
+      secrets.set(id, { id: created.id, secret: created.secret });
+    }
+    // t-1 has a previous secret as well, sealed under A like its current one.
+    const rotated = await running().client().rotateWebhookSecret('t-1', secrets.get('t-1')!.id);
+    secrets.set('t-1', { id: secrets.get('t-1')!.id, secret: rotated.secret });
+    expect((await keyIds()).map((row) => row.master_key_id)).toEqual(tenants.map(() => idA));
+    expect(await secretKeyIds()).toEqual(
+      expect.arrayContaining([
+        { secret: idA, previous: null },
+        { secret: idA, previous: idA },
+      ]),
+    );
+
+    await start(keyB, [keyA]);
+    expect(logged()).toContainEqual(
+      expect.objectContaining({ event: 'master-key.previous-in-use', count: tenants.length + 4 }),
+    );
+    for (const id of tenants) expect(await issues(id)).toBe(201);
+    for (const id of ['t-0', 't-1']) await delivers(id);
+
+    await running().client().createTenant({ id: 't-new', label: 'sealed under B' });
+    expect((await keyIds()).find((row) => row.tenant_id === 't-new')?.master_key_id).toBe(idB);
+    expect(await issues('t-new')).toBe(201);
+  });
+
+  describe('the rewrap', () => {
+    let dataSource: TypeOrmDataSource;
+    const vault = vaultOf(keyB, [keyA]);
+
+    beforeAll(async () => {
+      dataSource = createDataSource(databaseUrl);
+      await dataSource.initialize();
+    });
+    afterAll(async () => {
+      await dataSource.destroy();
+    });
+
+    it('loses nothing when it stops after its first batch, and the next run continues', async () => {
+      const printed: string[] = [];
+      await expect(
+        rewrap(dataSource, vault, {
+          batchSize: 2,
+          print: (line) => printed.push(line),
+          afterBatch: () => {
+            throw new Error('the process died');
+          },
+        }),
+      ).rejects.toThrow('the process died');
+
+      const ids = (await keyIds()).map((row) => row.master_key_id);
+      // The first batch (two rows) committed; the rest waits under A.
+      expect(ids.filter((id) => id === idB)).toHaveLength(3);
+      expect(ids.filter((id) => id === idA)).toHaveLength(tenants.length - 2);
+      expect(printed).toContain('tenant_did.private_key_sealed: 2 re-sealed (2 in all)');
+      for (const id of tenants) expect(await issues(id)).toBe(201);
+    });
+
+    it('re-seals the rest while credentials are issued, and no request fails', async () => {
+      let stop = false;
+      const statuses: number[] = [];
+      const load = Array.from({ length: 4 }, async (_worker, worker) => {
+        for (let round = worker; !stop; round++) {
+          statuses.push(await issues(tenants[round % tenants.length]));
+        }
+      });
+      // Let the load get going, and keep each batch apart so that requests fall between them.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const printed: string[] = [];
+      const result = await rewrap(dataSource, vault, {
+        batchSize: 2,
+        print: (line) => printed.push(line),
+        afterBatch: () => new Promise((resolve) => setTimeout(resolve, 150)),
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      stop = true;
+      await Promise.all(load);
+
+      expect(statuses.length).toBeGreaterThan(20);
+      expect(statuses.filter((status) => status !== 201)).toEqual([]);
+      expect(result).toMatchObject({ done: true, left: 0, unknown: [], refused: false });
+      expect(result.resealed).toEqual({
+        'tenant_did.private_key_sealed': { [idA]: tenants.length - 2 },
+        'webhook_subscription.secret_sealed': { [idA]: 3 },
+        'webhook_subscription.previous_secret_sealed': { [idA]: 1 },
+      });
+      expect(printed.at(-1)).toBe(
+        'No row is sealed under any previous key: AGENT_PREVIOUS_MASTER_KEYS can be emptied.',
+      );
+      expect(new Set((await keyIds()).map((row) => row.master_key_id))).toEqual(new Set([idB]));
+      expect(await secretKeyIds()).toEqual(
+        expect.arrayContaining([
+          { secret: idB, previous: null },
+          { secret: idB, previous: idB },
+        ]),
+      );
+    });
+
+    it('as the built command, finds nothing left to do and prints no key', async () => {
+      const { code, output } = await runCli({
+        DATABASE_URL: databaseUrl,
+        AGENT_MASTER_KEY: keyB,
+        AGENT_PREVIOUS_MASTER_KEYS: keyA,
+      });
+
+      expect(output).toContain('tenant_did.private_key_sealed: nothing to re-seal');
+      expect(output).toContain(
+        'No row is sealed under any previous key: AGENT_PREVIOUS_MASTER_KEYS can be emptied.',
+      );
+      expect(code).toBe(0);
+      for (const key of [keyA, keyB]) {
+        expect(output).not.toContain(key);
+        expect(output).not.toContain(Buffer.from(key, 'base64').toString('hex'));
+      }
+    });
+  });
+
+  it('runs on the new key alone once everything is re-sealed', async () => {
+    await start(keyB);
+    expect(logged().filter((line) => line.event?.startsWith('master-key.'))).toEqual([]);
+    for (const id of [...tenants, 't-new']) expect(await issues(id)).toBe(201);
+    for (const id of ['t-0', 't-1', 't-2']) await delivers(id);
+  });
+
+  describe('a box under a key the service does not have', () => {
+    beforeAll(async () => {
+      await service?.close();
+      service = undefined;
+      // t-2's private key and webhook secret go back under A, as if A had been removed too early.
+      const current = vaultOf(keyB);
+      const old = vaultOf(keyA);
+      const [did] = await queryDatabase<{ private_key_sealed: Buffer }>(
+        databaseUrl,
+        `SELECT private_key_sealed FROM tenant_did WHERE tenant_id = 't-2'`,
+      );
+      const seed = current.open('t-2', did.private_key_sealed);
+      await queryDatabase(
+        databaseUrl,
+        `UPDATE tenant_did SET private_key_sealed = $1, master_key_id = $2 WHERE tenant_id = 't-2'`,
+        [old.seal('t-2', seed), idA],
+      );
+      const subscription = secrets.get('t-2')!.id;
+      await queryDatabase(
+        databaseUrl,
+        `UPDATE webhook_subscription SET secret_sealed = $1, secret_master_key_id = $2 WHERE id = $3`,
+        [
+          old.seal(subscription, Buffer.from(secrets.get('t-2')!.secret), 'webhook-secret'),
+          idA,
+          subscription,
+        ],
+      );
+      await start(keyB);
+    });
+
+    it('is counted at boot, per key id, in a warning that does not stop the service', () => {
+      const warnings = logged().filter((line) => line.event === 'master-key.unknown');
+      expect(warnings).toEqual([
+        expect.objectContaining({
+          level: 'warn',
+          masterKeyId: idA,
+          column: 'tenant_did.private_key_sealed',
+          count: 1,
+        }),
+        expect.objectContaining({
+          level: 'warn',
+          masterKeyId: idA,
+          column: 'webhook_subscription.secret_sealed',
+          count: 1,
+        }),
+      ]);
+      expect(warnings[0].msg).toContain('AGENT_PREVIOUS_MASTER_KEYS');
+    });
+
+    it("answers a clear 503 for that tenant's signatures, logs the tenant and the key id, and serves the others", async () => {
+      const refused = await issue(running(), 't-2', alumniCredential());
+
+      expect(refused.status).toBe(503);
+      expect(refused.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+      expect((refused.body as unknown as { detail: string }).detail).toContain('master key');
+      expect(refused.headers.get('retry-after')).toBe('30');
+      expect(refused.text).not.toContain(idA);
+      expect(logged()).toContainEqual(
+        expect.objectContaining({
+          level: 'error',
+          event: 'master-key.unknown',
+          tenantId: 't-2',
+          masterKeyId: idA,
+        }),
+      );
+      expect(lines.join('')).not.toContain('Unhandled error');
+      // The DID itself is public and needs no private key.
+      const did = await running().request('/ctrl/api/v1.0/did', {
+        headers: { 'x-tenant-id': 't-2' },
+      });
+      expect(did.status).toBe(200);
+      for (const id of ['t-0', 't-1', 't-3']) expect(await issues(id)).toBe(201);
+    });
+
+    it('records a failed webhook attempt for that subscription instead of crashing, and delivers the others', async () => {
+      const subscription = secrets.get('t-2')!.id;
+      const before = arrivals.length;
+      await running().client().updateTenant('t-2', { label: 'changed' });
+      const [attempt] = await waitFor(async () => {
+        const rows = await queryDatabase<{ error: string; status_code: number | null }>(
+          databaseUrl,
+          `SELECT a.error, a.status_code FROM webhook_attempt a
+             JOIN webhook_delivery d ON d.id = a.delivery_id
+            WHERE d.subscription_id = $1 AND a.status_code IS NULL`,
+          [subscription],
+        );
+        return rows.length > 0 ? rows : undefined;
+      });
+
+      expect(attempt.status_code).toBeNull();
+      expect(attempt.error).toContain('master key');
+      expect(attempt.error).not.toContain(idA);
+      expect(logged()).toContainEqual(
+        expect.objectContaining({
+          event: 'master-key.unknown',
+          subscriptionId: subscription,
+          masterKeyId: idA,
+        }),
+      );
+      expect(arrivals.slice(before).filter((one) => one.path === '/t-2')).toEqual([]);
+      await delivers('t-0');
+    });
+
+    it('makes the command refuse, naming the key id, unless told to skip those rows', async () => {
+      const env = { DATABASE_URL: databaseUrl, AGENT_MASTER_KEY: keyB };
+
+      const refused = await runCli(env);
+      expect(refused.code).toBe(1);
+      expect(refused.output).toContain(
+        `tenant_did.private_key_sealed: 1 sealed under master key ${idA}, which is not configured`,
+      );
+      expect(refused.output).toContain('Refusing to re-seal');
+
+      const skipped = await runCli(env, ['--skip-unknown', '--batch-size', '2']);
+      expect(skipped.code).toBe(1);
+      expect(skipped.output).toContain(`1 still under master key ${idA}, which is not configured`);
+      expect(skipped.output).not.toContain('can be emptied');
+
+      // With the key back as a previous key, the last row is re-sealed and the key can go.
+      const fixed = await runCli({ ...env, AGENT_PREVIOUS_MASTER_KEYS: keyA });
+      expect(fixed.code).toBe(0);
+      expect(fixed.output).toContain(`tenant_did.private_key_sealed: 1 from ${idA}`);
+      expect(new Set((await keyIds()).map((row) => row.master_key_id))).toEqual(new Set([idB]));
+    });
+  });
+});
