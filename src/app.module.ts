@@ -13,6 +13,7 @@ import { type Clock } from './issuer/issuer-clock.js';
 import { IssuerModule } from './issuer/issuer.module.js';
 import { type Metrics } from './observability/metrics.js';
 import { ObservabilityModule } from './observability/observability.module.js';
+import { tracingRequested } from './observability/tracing.js';
 import { ProblemsController } from './problems/problems.controller.js';
 import { TenantsModule } from './tenants/tenants.module.js';
 
@@ -39,7 +40,7 @@ export class AppModule {
           useFactory: () => ({ ...dataSource.options }),
           dataSourceFactory: () => Promise.resolve(dataSource),
         }),
-        ObservabilityModule.register(metrics),
+        ObservabilityModule.register(metrics, { tracing: tracingRequested(config.environment) }),
         AuthModule,
         ...(config.authIssuerEmbedded ? [IssuerModule.register(config, options.issuerClock)] : []),
         TenantsModule,

@@ -8,6 +8,8 @@ import { accessRuleOf } from './access-policy.guard.js';
 import { type ContextualRequest } from './access.decorators.js';
 import { type Caller } from './caller.js';
 import { bearerToken, VerifiedTokens } from './access-token.strategy.js';
+import { clientAddress } from './rate-limit.guard.js';
+import { RateLimits } from './rate-limits.js';
 
 const realm = 'agent-cloud';
 
@@ -38,11 +40,12 @@ export class AccessTokenGuard extends AuthGuard('jwt') {
     private readonly reflector: Reflector,
     @Inject(VerifiedTokens) private readonly verifiedTokens: VerifiedTokens,
     private readonly metrics: Metrics,
+    private readonly limits: RateLimits,
   ) {
     super();
   }
 
-  override canActivate(context: ExecutionContext) {
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
     if (accessRuleOf(this.reflector, context) === 'public') return true;
     // The same token as one verified moments ago: its caller, without verifying it again.
     const request = context.switchToHttp().getRequest<ContextualRequest>();
@@ -53,7 +56,13 @@ export class AccessTokenGuard extends AuthGuard('jwt') {
       request.user = caller;
       return true;
     }
-    return super.canActivate(context);
+    try {
+      return (await super.canActivate(context)) as boolean;
+    } catch (refusal) {
+      // Guessing tokens is limited like any request without a verified one: by its address.
+      await this.limits.consume('ip', clientAddress(request));
+      throw refusal;
+    }
   }
 
   override handleRequest<TUser = Caller>(

@@ -4,19 +4,24 @@ import { PassportModule } from '@nestjs/passport';
 import { AccessPolicyGuard } from './access-policy.guard.js';
 import { AccessTokenGuard } from './access-token.guard.js';
 import { AccessTokenStrategy, VerifiedTokens } from './access-token.strategy.js';
+import { RateLimitGuard } from './rate-limit.guard.js';
+import { RateLimits } from './rate-limits.js';
 import { TenantGuard } from './tenant.guard.js';
 
 /**
- * Who may call what. The guards are global and run in this order, each seeing only what the previous
- * ones let through: token (401), role (403), tenant header (400/403). A route without an access rule
- * is closed (deny by default).
+ * Who may call what, and how often. The guards are global and run in this order, each seeing only
+ * what the previous ones let through: token (401; a refused token counts against its address), rate
+ * limit (429), role (403), tenant header (400/403). A route without an access rule is closed (deny by
+ * default).
  */
 @Module({
   imports: [PassportModule],
   providers: [
     { provide: VerifiedTokens, useValue: new VerifiedTokens() },
     AccessTokenStrategy,
+    RateLimits,
     { provide: APP_GUARD, useClass: AccessTokenGuard },
+    { provide: APP_GUARD, useClass: RateLimitGuard },
     { provide: APP_GUARD, useClass: AccessPolicyGuard },
     { provide: APP_GUARD, useClass: TenantGuard },
   ],

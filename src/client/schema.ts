@@ -766,6 +766,7 @@ export interface components {
         | 'PAYLOAD_TOO_LARGE'
         | 'UNSUPPORTED_MEDIA_TYPE'
         | 'CREDENTIAL_NOT_VERIFIED'
+        | 'RATE_LIMITED'
         | 'HEADERS_TOO_LARGE'
         | 'INTERNAL_ERROR'
         | 'SERVICE_UNAVAILABLE';
@@ -1480,6 +1481,17 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
       /** @description `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
@@ -1599,6 +1611,17 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
       /** @description `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
@@ -1672,6 +1695,17 @@ export interface operations {
       /** @description `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1786,6 +1820,17 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
       /** @description `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
@@ -1877,6 +1922,17 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
       /** @description `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
@@ -1960,6 +2016,17 @@ export interface operations {
       /** @description `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2082,6 +2149,17 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
       /** @description `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
@@ -2197,6 +2275,17 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
       /** @description `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
@@ -2292,6 +2381,17 @@ export interface operations {
       /** @description `CREDENTIAL_NOT_FOUND`: Credential not found `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2428,6 +2528,17 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
       /** @description `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
@@ -2520,6 +2631,17 @@ export interface operations {
       /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2650,6 +2772,17 @@ export interface operations {
       /** @description `CREDENTIAL_NOT_VERIFIED`: Credential not verified */
       422: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2794,6 +2927,17 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
       /** @description `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
@@ -2892,6 +3036,17 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
       /** @description `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
@@ -2967,6 +3122,17 @@ export interface operations {
       /** @description `STATUS_LIST_NOT_FOUND`: Status list not found */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3209,6 +3375,17 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
       /** @description `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
@@ -3316,6 +3493,17 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
       /** @description `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
@@ -3407,6 +3595,17 @@ export interface operations {
       /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3532,6 +3731,17 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
       /** @description `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
@@ -3619,6 +3829,17 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
       /** @description `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
@@ -3692,6 +3913,17 @@ export interface operations {
       /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3778,6 +4010,17 @@ export interface operations {
       /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3907,6 +4150,17 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
       /** @description `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
@@ -3989,6 +4243,17 @@ export interface operations {
       /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `WEBHOOK_DELIVERY_NOT_FOUND`: Webhook delivery not found `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4103,6 +4368,17 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
       /** @description `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
@@ -4201,6 +4477,17 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
       /** @description `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
@@ -4283,6 +4570,17 @@ export interface operations {
       /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4408,6 +4706,17 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
       /** @description `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
@@ -4486,6 +4795,17 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
       /** @description `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
@@ -4550,6 +4870,17 @@ export interface operations {
       /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4627,6 +4958,17 @@ export interface operations {
       /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4756,6 +5098,17 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
       /** @description `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
@@ -4829,6 +5182,17 @@ export interface operations {
       /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `WEBHOOK_DELIVERY_NOT_FOUND`: Webhook delivery not found */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {

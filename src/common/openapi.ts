@@ -36,6 +36,7 @@ const whenByCode: Partial<Record<ErrorCode, string>> = {
   FORBIDDEN: 'The caller may not do this (role, or tenant outside its tenant_ids).',
   TENANT_NOT_FOUND: 'No such tenant.',
   SERVICE_UNAVAILABLE: 'The database or the token issuer cannot be reached; see Retry-After.',
+  RATE_LIMITED: 'Too many requests this minute from the caller or the address; see Retry-After.',
 };
 
 function example(code: ErrorCode, path: string) {
@@ -71,10 +72,16 @@ export const tenantScopedProblems = [
 
 /**
  * The error answers of an operation, grouped by status, each a problem+json with an example per code.
- * Every operation also gets 500 and 503, which any request can meet.
+ * Every operation also gets 429, 500 and 503, which any request can meet.
  */
-export const ApiProblems = (path: string, ...codes: ErrorCode[]) => {
-  const all: ErrorCode[] = [...codes, 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+export const ApiProblems = (path: string, ...codes: ErrorCode[]) =>
+  problemResponses(path, [...codes, 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']);
+
+/** The same for the probes, which are never rate-limited. */
+export const ApiProbeProblems = (path: string, ...codes: ErrorCode[]) =>
+  problemResponses(path, [...codes, 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']);
+
+const problemResponses = (path: string, all: ErrorCode[]) => {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of all) {
     const status = errorCatalog[code].status;
@@ -96,7 +103,7 @@ export const ApiProblems = (path: string, ...codes: ErrorCode[]) => {
                   schema: { type: 'string' },
                 },
               }
-            : status === 503
+            : status === 503 || status === 429
               ? {
                   'Retry-After': {
                     description: 'Seconds to wait before retrying',

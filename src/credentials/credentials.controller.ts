@@ -28,6 +28,7 @@ import {
   verificationExample,
   VerifyCredentialDto,
 } from './dto/credential-requests.dto.js';
+import { MeasuredCredentialOperation } from './credential-metrics.interceptor.js';
 
 const recordExample = {
   id: issuedExample.id,
@@ -108,6 +109,7 @@ export class CredentialsController {
   }
 
   @Post('issue')
+  @MeasuredCredentialOperation('issue')
   @TenantScoped()
   @HttpCode(201)
   @ApiOperation({
@@ -195,6 +197,7 @@ export class CredentialsController {
   }
 
   @Post('verify')
+  @MeasuredCredentialOperation('verify')
   @TenantScoped()
   @HttpCode(200)
   @ApiOperation({

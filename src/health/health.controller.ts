@@ -1,8 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags, type SchemaObject } from '@nestjs/swagger';
 import { Public } from '../auth/access.decorators.js';
+import { Unlimited } from '../auth/rate-limit.guard.js';
 import { type HealthCheckResult } from '@nestjs/terminus';
-import { ApiProblems } from '../common/openapi.js';
+import { ApiProbeProblems } from '../common/openapi.js';
 import { HealthService } from './health.service.js';
 
 /** One check of the readiness answer (terminus' HealthIndicatorResult entry). */
@@ -15,6 +16,7 @@ const checkSchema: SchemaObject = {
 const checksSchema: SchemaObject = { type: 'object', additionalProperties: checkSchema };
 
 @ApiTags('Health')
+@Unlimited()
 @Controller('ctrl/health')
 export class HealthController {
   constructor(private readonly health: HealthService) {}
@@ -68,7 +70,7 @@ export class HealthController {
       },
     },
   })
-  @ApiProblems('/ctrl/health/ready')
+  @ApiProbeProblems('/ctrl/health/ready')
   ready(): Promise<HealthCheckResult> {
     return this.health.ready();
   }

@@ -29,7 +29,7 @@ export function observeRequests(metrics: Metrics | undefined) {
       metrics?.httpRequestDuration.observe(
         {
           method: methods.has(request.method ?? '') ? request.method : 'other',
-          route: routeOf(request as RoutedRequest, response.statusCode),
+          route: routeOf(request, response.statusCode),
           status_class: `${Math.floor(response.statusCode / 100)}xx`,
         },
         (performance.now() - started) / 1000,

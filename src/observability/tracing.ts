@@ -1,6 +1,7 @@
 import { type Span } from '@opentelemetry/api';
 import { type NodeSDK, type tracing } from '@opentelemetry/sdk-node';
-import { type ClientRequest, type IncomingMessage } from 'node:http';
+import { ClientRequest, type IncomingMessage } from 'node:http';
+import { register } from 'node:module';
 import { serverSpans } from './server-spans.js';
 
 type Environment = Record<string, string | undefined>;
@@ -27,12 +28,11 @@ export function tracingRequested(env: Environment): boolean {
  */
 function redactUrls(span: Span, request: IncomingMessage | ClientRequest): void {
   const present = (span as Partial<tracing.ReadableSpan>).attributes ?? {};
-  const incoming = !('path' in request);
-  const path = (incoming ? (request.url ?? '') : request.path).split('?')[0];
-  const origin =
-    'host' in request && typeof request.host === 'string'
-      ? `${request.protocol}//${request.host}`
-      : '';
+  const incoming = !(request instanceof ClientRequest);
+  const path = (request instanceof ClientRequest ? request.path : (request.url ?? '')).split(
+    '?',
+  )[0];
+  const origin = request instanceof ClientRequest ? `${request.protocol}//${request.host}` : '';
   const replacements: Record<string, string> = incoming
     ? { 'http.target': path, 'url.query': '' }
     : { 'http.target': '/', 'url.path': '/', 'url.query': '' };
@@ -54,11 +54,13 @@ function redactUrls(span: Span, request: IncomingMessage | ClientRequest): void 
  */
 export async function startTracing(env: Environment = process.env): Promise<NodeSDK | undefined> {
   if (!tracingRequested(env)) return undefined;
-  const [{ NodeSDK }, express, http, nest, pg] = await Promise.all([
+  // CommonJS packages imported from ES modules (express, pg) reach the instrumentations only through
+  // OpenTelemetry's loader hook.
+  register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
+  const [{ NodeSDK }, express, http, pg] = await Promise.all([
     import('@opentelemetry/sdk-node'),
     import('@opentelemetry/instrumentation-express'),
     import('@opentelemetry/instrumentation-http'),
-    import('@opentelemetry/instrumentation-nestjs-core'),
     import('@opentelemetry/instrumentation-pg'),
   ]);
   // The SDK would also start OTLP metric and log exporters by default.
@@ -71,11 +73,10 @@ export async function startTracing(env: Environment = process.env): Promise<Node
         ignoreIncomingRequestHook: (request) => request.url?.startsWith('/ctrl/health/') ?? false,
         requestHook: (span, request) => {
           redactUrls(span, request);
-          if (!('path' in request)) serverSpans.set(request, span);
+          if (!(request instanceof ClientRequest)) serverSpans.set(request, span);
         },
       }),
       new express.ExpressInstrumentation(),
-      new nest.NestInstrumentation(),
       new pg.PgInstrumentation({ enhancedDatabaseReporting: false }),
     ],
   });

@@ -9,6 +9,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomInt } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.token.js';
+import { Metrics } from '../observability/metrics.js';
 import { type AppConfig } from '../config/app-config.js';
 import { guardedRequest, OutboundError, type OutboundResponse } from '../common/outbound.js';
 import { rowsOf } from '../database/rows-of.js';
@@ -52,6 +53,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(KeyVault) private readonly vault: KeyVault,
+    private readonly metrics: Metrics,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -226,6 +228,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     const finalState = delivered ? 'delivered' : gone || retryIn === undefined ? 'failed' : null;
     const waitMs =
       finalState === null ? Math.max(jittered(retryIn), retryAfterMs(response) ?? 0) : 0;
+    this.metrics.webhookAttempts.inc({ outcome: finalState ?? 'retry' });
     const attempt = [
       delivery.id,
       delivery.attempts,
@@ -283,6 +286,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       return rowsOf(changed).length > 0 ? reason : undefined;
     });
     if (disabled !== undefined) {
+      this.metrics.webhookAttempts.inc({ outcome: 'disabled' });
       this.logger.warn({
         msg: `webhook.disabled ${delivery.subscription_id}: ${disabled}`,
         event: 'webhook.disabled',

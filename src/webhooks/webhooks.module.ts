@@ -3,6 +3,7 @@ import { DidModule } from '../did/did.module.js';
 import { webhookDeliveriesController } from './webhook-deliveries.controller.js';
 import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
+import { WebhookMetrics } from './webhook-metrics.js';
 import { WebhookOutbox } from './webhook-outbox.js';
 import { WebhookRetention } from './webhook-retention.js';
 import { allTenantWebhooks, tenantWebhooks } from './webhook-scope.js';
@@ -21,6 +22,7 @@ import { WebhooksService } from './webhooks.service.js';
     WebhooksService,
     WebhookDeliveriesService,
     WebhookRetention,
+    WebhookMetrics,
   ],
   exports: [WebhookOutbox],
 })

@@ -6,6 +6,7 @@ import { repositoryRoot } from './support/app-process.js';
 import { Cleanup } from './support/cleanup.js';
 import {
   renderTemplate,
+  templateVariables,
   templatePath,
   testNginxConfig,
   upstreamServers,
@@ -296,14 +297,20 @@ describe('docker-compose stack', () => {
         NGINX_PORT: '8080',
         APP_UPSTREAMS: 'server app:8080 max_fails=1 fail_timeout=10s;',
         AUTH_UPSTREAMS: 'server keycloak:8080;',
+        NGINX_RATE: '50r/s',
+        NGINX_BURST: '100',
       };
       const rendered = renderTemplate(template, values);
       // What the nginx image runs: envsubst restricted to the defined variables.
-      const envsubst = spawnSync('envsubst', ['${NGINX_PORT} ${APP_UPSTREAMS} ${AUTH_UPSTREAMS}'], {
-        input: template,
-        encoding: 'utf8',
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...values },
-      });
+      const envsubst = spawnSync(
+        'envsubst',
+        [templateVariables.map((name) => `\${${name}}`).join(' ')],
+        {
+          input: template,
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...values },
+        },
+      );
       expect(envsubst.status).toBe(0);
       expect(rendered).toBe(envsubst.stdout);
       const directives = rendered
@@ -333,6 +340,8 @@ describe('docker-compose stack', () => {
         NGINX_PORT: nginx.environment!.NGINX_PORT,
         APP_UPSTREAMS: local(nginx.environment!.APP_UPSTREAMS),
         AUTH_UPSTREAMS: local(nginx.environment!.AUTH_UPSTREAMS),
+        NGINX_RATE: nginx.environment!.NGINX_RATE,
+        NGINX_BURST: nginx.environment!.NGINX_BURST,
       });
       const result = testNginxConfig(directory);
       expect(result.output).toMatch(/test is successful/);
@@ -345,6 +354,8 @@ describe('docker-compose stack', () => {
         NGINX_PORT: '8080',
         APP_UPSTREAMS: upstreamServers(['127.0.0.1:8080']),
         AUTH_UPSTREAMS: '${AUTH_UPSTREAMS}',
+        NGINX_RATE: '50r/s',
+        NGINX_BURST: '100',
       });
       expect(testNginxConfig(directory).status).not.toBe(0);
     });

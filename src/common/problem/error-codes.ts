@@ -29,6 +29,7 @@ export const errorCatalog = {
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   CREDENTIAL_NOT_VERIFIED: { status: 422, title: 'Credential not verified' },
+  RATE_LIMITED: { status: 429, title: 'Too many requests' },
   HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large' },
   INTERNAL_ERROR: { status: 500, title: 'Internal server error' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },

@@ -7,7 +7,13 @@ import { freePort } from './ports.js';
 
 export const nginxBinary = '/usr/sbin/nginx';
 export const templatePath = join(repositoryRoot, 'nginx', 'agent.conf.template');
-export const templateVariables = ['NGINX_PORT', 'APP_UPSTREAMS', 'AUTH_UPSTREAMS'] as const;
+export const templateVariables = [
+  'NGINX_PORT',
+  'APP_UPSTREAMS',
+  'AUTH_UPSTREAMS',
+  'NGINX_RATE',
+  'NGINX_BURST',
+] as const;
 export type TemplateValues = Record<(typeof templateVariables)[number], string>;
 
 /**
@@ -129,7 +135,13 @@ export interface Gateway {
  * auth upstreams (host:port each).
  */
 export async function startGateway(
-  options: { app: string[]; auth: string[]; directory: string },
+  options: {
+    app: string[];
+    auth: string[];
+    directory: string;
+    /** Per client address; the tests' load comes from one address, so by default far above it. */
+    rate?: { rate: string; burst: string };
+  },
   cleanup: Cleanup,
 ): Promise<Gateway> {
   const port = await freePort();
@@ -139,6 +151,8 @@ export async function startGateway(
     NGINX_PORT: `127.0.0.1:${port}`,
     APP_UPSTREAMS: upstreamServers(options.app, 'max_fails=1 fail_timeout=10s'),
     AUTH_UPSTREAMS: upstreamServers(options.auth),
+    NGINX_RATE: options.rate?.rate ?? '100000r/s',
+    NGINX_BURST: options.rate?.burst ?? '100000',
   });
   const child: ChildProcess = spawn(
     nginxBinary,
