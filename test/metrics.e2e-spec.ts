@@ -22,7 +22,10 @@ describe('Prometheus metrics', () => {
     const response = await fetch(service.metricsUrl!);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-    return getMetricsFromIterator((await response.text()).split('\n')[Symbol.iterator]());
+    // prom-client writes NaN as `Nan` (an event-loop gauge before its first sample); Prometheus reads
+    // floats case-insensitively, this parser does not.
+    const text = (await response.text()).replace(/ Nan$/gm, ' NaN');
+    return getMetricsFromIterator(text.split('\n')[Symbol.iterator]());
   };
   const samples = (metrics: PromMetrics, name: string) =>
     (metrics[name]?.data ?? []) as (PromData & PromHistogramData)[];
