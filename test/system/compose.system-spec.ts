@@ -195,7 +195,7 @@ describe('docker-compose stack', () => {
     expect(healthcheck).toContain('GET /auth/health/ready');
   });
 
-  it('publishes only nginx on 8080 and never the management port 9000', () => {
+  it('publishes only nginx on 8080, never Keycloak’s management port 9000 or the app’s metrics port 9464', () => {
     for (const [name, definition] of Object.entries(config.services)) {
       for (const port of definition.ports ?? []) {
         expect({ name, port: Number(port.target) }).not.toEqual({ name, port: 9000 });
@@ -205,6 +205,8 @@ describe('docker-compose stack', () => {
         expect({ name, ports: definition.ports ?? [] }).toEqual({ name, ports: [] });
       expect({ name, expose: definition.expose ?? [] }).toEqual({ name, expose: [] });
     }
+    // The app's metrics port is on the stack's network only.
+    expect(service('app').environment).toMatchObject({ METRICS_PORT: '9464' });
     const nginx = service('nginx');
     expect(nginx.ports?.map((port) => [Number(port.published), Number(port.target)])).toEqual([
       [8080, 8080],
