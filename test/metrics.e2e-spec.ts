@@ -22,9 +22,12 @@ describe('Prometheus metrics', () => {
     const response = await fetch(service.metricsUrl!);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-    // prom-client writes NaN as `Nan` (an event-loop gauge before its first sample); Prometheus reads
-    // floats case-insensitively, this parser does not.
-    const text = (await response.text()).replace(/ Nan$/gm, ' NaN');
+    // An event-loop gauge is NaN until its first sample (prom-client writes `Nan`); the format allows
+    // NaN, this parser cannot read it: such samples are left out, their HELP and TYPE stay.
+    const text = (await response.text())
+      .split('\n')
+      .filter((line) => !/ nan$/i.test(line))
+      .join('\n');
     return getMetricsFromIterator(text.split('\n')[Symbol.iterator]());
   };
   const samples = (metrics: PromMetrics, name: string) =>
