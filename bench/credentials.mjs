@@ -1,6 +1,6 @@
 // @ts-check
 /** The credential scenarios: issue (each cryptosuite), verify and status update, beside the baseline. */
-import { interleaved, scenario } from './load.mjs';
+import { compareProcess, interleaved, scenario } from './load.mjs';
 import { apiPath, log, settings } from './settings.mjs';
 
 export const credentialBaselineProcess = 'credential baseline';
@@ -20,7 +20,7 @@ const credential = {
   credentialSubject: { id: 'did:example:abcdefgh', alumniOf: 'The School of Examples' },
 };
 
-function issueRequests(cryptosuite, tenantIds, statusPurpose = 'revocation') {
+export function issueRequests(cryptosuite, tenantIds, statusPurpose = 'revocation') {
   return (counter) => ({
     method: 'POST',
     path: `${apiPath}/credentials/issue`,
@@ -65,6 +65,15 @@ export async function measureCredentials(context, tenantIds, baseline) {
     url: baseline.url,
     pid: baseline.pid,
   };
+  // BENCH_COMPARE's service issues in turns too: its database holds the same tenant ids.
+  const { compare } = context;
+  const compareSpec = compare && {
+    size: 1,
+    process: compareProcess,
+    url: compare.url,
+    pid: compare.pid,
+    token: compare.token,
+  };
   for (const cryptosuite of cryptosuites) {
     const name = issueScenario(cryptosuite);
     const requestFor = issueRequests(cryptosuite, [tenant]);
@@ -73,6 +82,7 @@ export async function measureCredentials(context, tenantIds, baseline) {
       [
         { ...serviceSpec, name, requestFor },
         { ...baselineSpec, name, requestFor },
+        ...(compareSpec ? [{ ...compareSpec, name, requestFor }] : []),
       ],
       settings.slices,
     );

@@ -85,9 +85,10 @@ function tail(file, lines = 30) {
 
 /**
  * The service as users run it (`node dist/src/main.js`), in local mode: its own embedded PostgreSQL and
- * issuer under a temporary DATA_DIR. Its log (one JSON line per request, as in production) goes to a file.
+ * issuer under a temporary DATA_DIR (`extraEnv` may point it at another's). Its log (one JSON line per
+ * request, as in production) goes to a file.
  */
-export async function startLocalService(dataDir, checkout = root) {
+export async function startLocalService(dataDir, checkout = root, extraEnv = {}) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const logFile = join(dataDir, 'service.log');
@@ -113,10 +114,13 @@ export async function startLocalService(dataDir, checkout = root) {
       PUBLIC_BASE_URL: url,
       DATA_DIR: dataDir,
       LOG_LEVEL: 'info',
+      // Served as in production, on a port of its own: BENCH_COMPARE runs two services side by side.
+      METRICS_PORT: String(await freePort()),
       // The limiter runs on every request, as in production, but never refuses the load generator.
       RATE_LIMIT_CALLER_PER_MINUTE: '100000000',
       RATE_LIMIT_IP_PER_MINUTE: '100000000',
       ...(env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: env.BENCH_SERVICE_NODE_OPTIONS } : {}),
+      ...extraEnv,
     },
     stdio: ['ignore', logFd, logFd],
   });
@@ -135,7 +139,8 @@ export async function startLocalService(dataDir, checkout = root) {
     }
     await sleep(250);
   }
-  return { url, pid: child.pid, child, logFile, databaseUrl: embeddedDatabaseUrl(dataDir) };
+  const databaseUrl = extraEnv.DATABASE_URL ?? embeddedDatabaseUrl(dataDir);
+  return { url, pid: child.pid, child, logFile, databaseUrl };
 }
 
 /** The URL of the service's embedded PostgreSQL: its password file and PostgreSQL's postmaster.pid. */
