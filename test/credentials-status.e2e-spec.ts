@@ -1,4 +1,5 @@
 import { gunzipSync } from 'node:zlib';
+import { queryDatabase } from './support/database.js';
 import { expectProblem } from './support/problems.js';
 import { startTestService, type TestService } from './support/test-service.js';
 import {
@@ -28,6 +29,8 @@ describe('Credentials: status', () => {
       ['demo', 'Demo'],
       ['other', 'Other'],
       ['leaving', 'Leaving'],
+      ['filling', 'Filling'],
+      ['crowded', 'Crowded'],
     ]) {
       await service.client().createTenant({ id, label });
     }
@@ -172,6 +175,53 @@ describe('Credentials: status', () => {
       return `${entry.statusListCredential}#${entry.statusListIndex}`;
     });
     expect(new Set(indices).size).toBe(100);
+  });
+
+  it('opens a new list when the last room of one is taken while others sign', async () => {
+    const first = entriesOf(await issued('filling'))[0];
+    const listId = first.statusListCredential.split('/').pop();
+    // One place left by the count: concurrent issues pick free indices, and one of them gets it.
+    await queryDatabase(
+      service.databaseUrl,
+      'UPDATE credential_status_list SET allocated = length - 1 WHERE id = $1',
+      [listId],
+    );
+    const credentials = await Promise.all(Array.from({ length: 10 }, () => issued('filling')));
+    const lists = credentials.map((credential) => entriesOf(credential)[0].statusListCredential);
+    expect(lists.filter((list) => list === first.statusListCredential)).toHaveLength(1);
+    expect(new Set(lists).size).toBe(2);
+    const rows = await queryDatabase<{ allocated: number; length: number }>(
+      service.databaseUrl,
+      `SELECT allocated, length FROM credential_status_list
+        WHERE tenant_id = 'filling' ORDER BY created_at`,
+    );
+    expect(rows.map((row) => row.length - row.allocated)).toEqual([0, 131_072 - 9]);
+    for (const credential of credentials.slice(0, 3)) {
+      expect((await verifyCredential(service, 'filling', credential)).status).toBe(200);
+    }
+  });
+
+  it('finds the last free index of a nearly full list', async () => {
+    const first = entriesOf(await issued('crowded'))[0];
+    const listId = first.statusListCredential.split('/').pop();
+    const last = (Number(first.statusListIndex) + 65_536) % 131_072;
+    await queryDatabase(
+      service.databaseUrl,
+      `INSERT INTO credential_status_entry (list_id, list_index, tenant_id, credential_id, purpose)
+       SELECT $1, i, 'crowded', 'urn:example:filler:' || i, 'revocation'
+         FROM generate_series(0, 131071) i WHERE i NOT IN ($2, $3)`,
+      [listId, Number(first.statusListIndex), last],
+    );
+    await queryDatabase(
+      service.databaseUrl,
+      'UPDATE credential_status_list SET allocated = length - 1 WHERE id = $1',
+      [listId],
+    );
+    const lastOne = entriesOf(await issued('crowded'))[0];
+    expect(lastOne.statusListCredential).toBe(first.statusListCredential);
+    expect(lastOne.statusListIndex).toBe(String(last));
+    const next = entriesOf(await issued('crowded'))[0];
+    expect(next.statusListCredential).not.toBe(first.statusListCredential);
   });
 
   it('loses none of 50 status changes made at once on one list', async () => {

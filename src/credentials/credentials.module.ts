@@ -13,6 +13,7 @@ import { IssuedCredentialsService } from './issued-credentials.service.js';
 import { StatusListsController } from './status/status-lists.controller.js';
 import { RemoteStatusLists } from './status/remote-status-lists.js';
 import { StatusListsService } from './status/status-lists.service.js';
+import { StatusIndexAllocator } from './status/status-index-allocator.js';
 import { createDocumentLoader, DOCUMENT_LOADER } from './document-loader.js';
 
 @Module({
@@ -24,6 +25,7 @@ import { createDocumentLoader, DOCUMENT_LOADER } from './document-loader.js';
     PresentationsService,
     IssuedCredentialsService,
     StatusListsService,
+    StatusIndexAllocator,
     RemoteStatusLists,
     // Read once at boot: a bad operator context stops the start, not a request.
     {

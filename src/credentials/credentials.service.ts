@@ -1,20 +1,25 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { type Actor } from '../auth/caller.js';
 import { type FieldError } from '../common/problem/problem.js';
 import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
 import { statusListContext, statusPurposes, type StatusPurpose } from './status/bitstring.js';
 import { StatusListsService } from './status/status-lists.service.js';
+import {
+  StatusIndexAllocator,
+  StatusIndexTaken,
+  type StatusEntry,
+} from './status/status-index-allocator.js';
 import { IssuedCredentialsService } from './issued-credentials.service.js';
 import { DidService } from '../did/did.service.js';
 import { WebhookOutbox } from '../webhooks/webhook-outbox.js';
 import { credentialInvalid, jsonLdProblem, notVerified } from './credential.errors.js';
 import { asArray, credentialShapeErrors, dataModelOf, issuerIdOf } from './credential-checks.js';
 import { CredentialVerifier } from './credential-verifier.js';
-import { signCredential, signingCryptosuites } from './data-integrity.js';
+import { signCredential, signingCryptosuites, type SigningCryptosuite } from './data-integrity.js';
 import { DOCUMENT_LOADER } from './document-loader.js';
 import {
   type IssueCredentialDto,
@@ -25,6 +30,16 @@ import { type VerificationDto } from './dto/credential-answers.dto.js';
 
 type Json = Record<string, unknown>;
 
+/** What the issuance record and its event say. */
+interface Issuance {
+  tenantId: string;
+  credentialId: string;
+  types: string[];
+  cryptosuite: SigningCryptosuite;
+  issuedBy: string;
+  purposes: StatusPurpose[];
+}
+
 @Injectable()
 export class CredentialsService {
   private readonly logger = new Logger('Credentials');
@@ -34,6 +49,7 @@ export class CredentialsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly dids: DidService,
     private readonly statusLists: StatusListsService,
+    private readonly statusIndices: StatusIndexAllocator,
     private readonly issued: IssuedCredentialsService,
     @Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader,
     private readonly verifier: CredentialVerifier,
@@ -80,48 +96,24 @@ export class CredentialsService {
     const cryptosuite = options.cryptosuite ?? signingCryptosuites[0];
     // eddsa-rdfc-2022 canonicalizes in safe mode while signing; JCS reads no JSON-LD, so check it here.
     if (cryptosuite === 'eddsa-jcs-2022') await this.verifier.expand(credential, 'credential');
-    // The status entries and the signature commit together: a refused signature frees the indices.
-    const signed = await this.dataSource.transaction(async (manager) => {
-      // Issues of one tenant queue on its list's row while each signs: wait up to the statement bound.
-      await manager.query(`SET LOCAL lock_timeout = '2s'`);
-      await this.issued.record(manager, tenantId, {
-        id: credential.id as string,
-        types: asArray(credential.type).filter((type): type is string => typeof type === 'string'),
-        cryptosuite,
-        issuedBy: actor.username ?? actor.subject,
-      });
-      const entries = await this.statusLists.allocate(
-        manager,
-        tenantId,
-        credential.id as string,
-        purposes,
-      );
+    const issuance = {
+      tenantId,
+      credentialId: credential.id as string,
+      types: asArray(credential.type).filter((type): type is string => typeof type === 'string'),
+      cryptosuite,
+      issuedBy: actor.username ?? actor.subject,
+      purposes,
+    };
+    const sign = (entries: StatusEntry[]) => {
       if (entries.length > 0) {
         credential.credentialStatus = entries.length === 1 ? entries[0] : entries;
         withStatusContext(credential);
       }
-      await this.outbox.emit(manager, {
-        type: 'credential.issued',
-        tenantId,
-        data: {
-          tenantId,
-          credentialId: credential.id,
-          types: asArray(credential.type),
-          cryptosuite,
-          statusPurposes: purposes,
-        },
-      });
-      try {
-        return await signCredential(credential, {
-          signer: tenant.signer,
-          cryptosuite,
-          date: new Date(),
-          documentLoader: this.documentLoader,
-        });
-      } catch (error) {
-        throw jsonLdProblem(error, 'credential') ?? error;
-      }
-    });
+      return this.sign(credential, tenant.signer, cryptosuite);
+    };
+    const signed =
+      (await this.issueClaimingLast(issuance, sign)) ??
+      (await this.issueHoldingList(issuance, sign));
     this.logger.log({
       reqId: actor.requestId,
       msg: `audit credential.issue ${tenantId} by ${actor.username ?? actor.subject}`,
@@ -133,6 +125,71 @@ export class CredentialsService {
       statusPurposes: purposes,
     });
     return signed;
+  }
+
+  /**
+   * Picks free indices, signs, and takes them in the transaction's last statement, so the list's row is
+   * locked only for the commit; undefined when a list was full or an index was taken meanwhile.
+   */
+  private async issueClaimingLast(
+    issuance: Issuance,
+    sign: (entries: StatusEntry[]) => Promise<Json>,
+  ): Promise<Json | undefined> {
+    const { tenantId, credentialId, purposes } = issuance;
+    try {
+      return await this.dataSource.transaction(async (manager) => {
+        const picked = await this.statusIndices.pickFree(manager, tenantId, purposes);
+        if (picked === undefined) return undefined;
+        const signed = await sign(this.statusIndices.entriesOf(tenantId, picked));
+        await this.recordIssue(manager, issuance);
+        await this.statusIndices.claim(manager, tenantId, credentialId, picked);
+        return signed;
+      });
+    } catch (error) {
+      if (error instanceof StatusIndexTaken) return undefined;
+      throw error;
+    }
+  }
+
+  /** Takes the indices under the list's row lock, then signs: for a tenant's first list and full ones. */
+  private issueHoldingList(
+    issuance: Issuance,
+    sign: (entries: StatusEntry[]) => Promise<Json>,
+  ): Promise<Json> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query(`SET LOCAL lock_timeout = '2s'`);
+      await this.recordIssue(manager, issuance);
+      const { tenantId, credentialId, purposes } = issuance;
+      return sign(await this.statusIndices.allocate(manager, tenantId, credentialId, purposes));
+    });
+  }
+
+  /** The issuance record and its credential.issued event, inside the issuing transaction. */
+  private async recordIssue(manager: EntityManager, issuance: Issuance): Promise<void> {
+    const { tenantId, credentialId, types, cryptosuite, issuedBy, purposes } = issuance;
+    await this.issued.record(manager, tenantId, { id: credentialId, types, cryptosuite, issuedBy });
+    await this.outbox.emit(manager, {
+      type: 'credential.issued',
+      tenantId,
+      data: { tenantId, credentialId, types, cryptosuite, statusPurposes: purposes },
+    });
+  }
+
+  private async sign(
+    credential: Json,
+    signer: Signer,
+    cryptosuite: SigningCryptosuite,
+  ): Promise<Json> {
+    try {
+      return await signCredential(credential, {
+        signer,
+        cryptosuite,
+        date: new Date(),
+        documentLoader: this.documentLoader,
+      });
+    } catch (error) {
+      throw jsonLdProblem(error, 'credential') ?? error;
+    }
   }
 
   /** The tenant rules of every tenant-scoped route: an unknown tenant is 404 here too. */

@@ -1,32 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { randomInt, randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.token.js';
 import { type AppConfig } from '../../config/app-config.js';
 import { DomainException } from '../../common/problem/domain.exception.js';
-import { rowsOf } from '../../database/rows-of.js';
 import { WebhookOutbox } from '../../webhooks/webhook-outbox.js';
 import { DidService } from '../../did/did.service.js';
 import { signCredential } from '../data-integrity.js';
 import { DOCUMENT_LOADER } from '../document-loader.js';
-import {
-  entryBit,
-  encodeList,
-  entryBitSql,
-  statusListLength,
-  type StatusPurpose,
-} from './bitstring.js';
-
-/** What a credential carries for one purpose (Bitstring Status List §2.1). */
-export interface StatusEntry {
-  id: string;
-  type: 'BitstringStatusListEntry';
-  statusPurpose: StatusPurpose;
-  statusListIndex: string;
-  statusListCredential: string;
-}
+import { entryBit, encodeList, entryBitSql, type StatusPurpose } from './bitstring.js';
 
 interface ListRow {
   purpose: StatusPurpose;
@@ -34,16 +17,6 @@ interface ListRow {
   version: number;
   updated_at: Date;
 }
-
-/** Room in the tenant's oldest open list of a purpose ($1, $2), its row locked until the commit. */
-const takeRoomSql = `UPDATE credential_status_list SET allocated = allocated + 1
-  WHERE id = (SELECT id FROM credential_status_list
-               WHERE tenant_id = $1 AND purpose = $2 AND allocated < length
-               ORDER BY created_at LIMIT 1 FOR UPDATE)
-  RETURNING id`;
-
-/** Tries of a random free index before the list is searched for one (only when it is nearly full). */
-const randomTries = 32;
 
 @Injectable()
 export class StatusListsService {
@@ -70,58 +43,6 @@ export class StatusListsService {
       url.slice(prefix.length),
     );
     return match === null ? undefined : { tenantId: match[1], listId: match[2] };
-  }
-
-  /**
-   * Gives the credential a random, never reused index in a list of each purpose, inside the caller's
-   * transaction; the list row stays locked until it commits, so concurrent issues never collide.
-   */
-  async allocate(
-    manager: EntityManager,
-    tenantId: string,
-    credentialId: string,
-    purposes: StatusPurpose[],
-  ): Promise<StatusEntry[]> {
-    const entries: StatusEntry[] = [];
-    for (const purpose of purposes) {
-      // Usually one statement: room in an open list and a random index in it.
-      const taken = await this.takeFromOpenList(manager, tenantId, credentialId, purpose);
-      const listId = taken?.id ?? (await this.listWithRoom(manager, tenantId, purpose));
-      const index =
-        taken?.list_index ??
-        (await this.freeIndex(manager, listId, tenantId, credentialId, purpose));
-      const url = this.listUrl(tenantId, listId);
-      entries.push({
-        id: `${url}#${index}`,
-        type: 'BitstringStatusListEntry',
-        statusPurpose: purpose,
-        statusListIndex: String(index),
-        statusListCredential: url,
-      });
-    }
-    return entries;
-  }
-
-  /**
-   * Takes room in the tenant's oldest open list of the purpose (locking its row) and tries one random
-   * index in it: undefined when no list has room, `list_index` null when the index was taken.
-   */
-  private async takeFromOpenList(
-    manager: EntityManager,
-    tenantId: string,
-    credentialId: string,
-    purpose: StatusPurpose,
-  ): Promise<{ id: string; list_index: number | null } | undefined> {
-    const [taken] = await manager.query<{ id: string; list_index: number | null }[]>(
-      `WITH list AS (${takeRoomSql}),
-       entry AS (
-         INSERT INTO credential_status_entry (list_id, list_index, tenant_id, credential_id, purpose)
-         SELECT id, $4, $1, $3, $2 FROM list
-         ON CONFLICT (list_id, list_index) DO NOTHING RETURNING list_index)
-       SELECT list.id, (SELECT list_index FROM entry) AS list_index FROM list`,
-      [tenantId, purpose, credentialId, randomInt(statusListLength)],
-    );
-    return taken;
   }
 
   /**
@@ -242,57 +163,5 @@ export class StatusListsService {
       throw new DomainException('STATUS_LIST_NOT_FOUND', `No status list ${tenantId}/${listId}.`);
     }
     return list;
-  }
-
-  /** After takeFromOpenList found no room: waits its turn, then uses a list made meanwhile or makes one. */
-  private async listWithRoom(
-    manager: EntityManager,
-    tenantId: string,
-    purpose: StatusPurpose,
-  ): Promise<string> {
-    // One new list at a time per tenant and purpose: whoever waited here uses the list just made.
-    await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
-      `credential_status_list/${tenantId}/${purpose}`,
-    ]);
-    const [madeMeanwhile] = rowsOf<{ id: string }>(
-      await manager.query(takeRoomSql, [tenantId, purpose]),
-    );
-    if (madeMeanwhile !== undefined) return madeMeanwhile.id;
-    const id = randomUUID();
-    await manager.query(
-      `INSERT INTO credential_status_list (id, tenant_id, purpose, length, allocated, bits)
-       VALUES ($1, $2, $3, $4, 1, $5)`,
-      [id, tenantId, purpose, statusListLength, Buffer.alloc(statusListLength / 8)],
-    );
-    return id;
-  }
-
-  private async freeIndex(
-    manager: EntityManager,
-    listId: string,
-    tenantId: string,
-    credentialId: string,
-    purpose: StatusPurpose,
-  ): Promise<number> {
-    const insert = (index: number) =>
-      manager.query<unknown[]>(
-        `INSERT INTO credential_status_entry (list_id, list_index, tenant_id, credential_id, purpose)
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (list_id, list_index) DO NOTHING RETURNING list_index`,
-        [listId, index, tenantId, credentialId, purpose],
-      );
-    for (let attempt = 0; attempt < randomTries; attempt++) {
-      const index = randomInt(statusListLength);
-      if ((await insert(index)).length === 1) return index;
-    }
-    const [free] = await manager.query<{ i: number }[]>(
-      `SELECT i FROM generate_series(0, $2 - 1) i
-        WHERE NOT EXISTS (SELECT 1 FROM credential_status_entry WHERE list_id = $1 AND list_index = i)
-        ORDER BY random() LIMIT 1`,
-      [listId, statusListLength],
-    );
-    if (free === undefined || (await insert(free.i)).length !== 1) {
-      throw new Error(`Status list ${listId} has no free index`);
-    }
-    return free.i;
   }
 }
