@@ -39,6 +39,18 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
+/** Runs a benchmark's main, logs what stopped it, and always cleans up. */
+export async function runToTheEnd(main) {
+  try {
+    await main();
+  } catch (error) {
+    log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    process.exitCode = 1;
+  } finally {
+    await cleanUp();
+  }
+}
+
 function freePort() {
   return new Promise((resolvePort, reject) => {
     const probe = createServer();

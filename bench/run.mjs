@@ -39,10 +39,10 @@ import { measureWebhooks } from './webhooks.mjs';
 import { accessTokens, createTenantsThroughApi, discover, tokenSource } from './http.mjs';
 import { baselineProcess, measureSize, preparedBaselineProcess, scenario } from './load.mjs';
 import {
-  cleanUp,
   cleanups,
   commitOf,
   machineBusyPercent,
+  runToTheEnd,
   startBaseline,
   startCredentialBaseline,
   startLocalService,
@@ -238,11 +238,4 @@ async function main() {
   log(`results written to ${file} (${result.seconds} s)`);
 }
 
-try {
-  await main();
-} catch (error) {
-  log(error instanceof Error ? (error.stack ?? error.message) : String(error));
-  process.exitCode = 1;
-} finally {
-  await cleanUp();
-}
+await runToTheEnd(main);

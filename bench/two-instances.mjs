@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cryptosuites, issueRequests } from './credentials.mjs';
 import { createTenantsThroughApi, discover, tokenSource } from './http.mjs';
-import { cleanUp, cleanups, commitOf, startLocalService } from './processes.mjs';
+import { cleanups, commitOf, runToTheEnd, startLocalService } from './processes.mjs';
 import { env, log, root, settings } from './settings.mjs';
 
 const tenant = 'bench-two-instances';
@@ -100,11 +100,4 @@ async function main() {
   }
 }
 
-try {
-  await main();
-} catch (error) {
-  log(error instanceof Error ? (error.stack ?? error.message) : String(error));
-  process.exitCode = 1;
-} finally {
-  await cleanUp();
-}
+await runToTheEnd(main);
