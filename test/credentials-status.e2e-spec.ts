@@ -224,6 +224,23 @@ describe('Credentials: status', () => {
     expect(next.statusListCredential).not.toBe(first.statusListCredential);
   });
 
+  it('issues with both entries at once whichever order they are asked in, revocation first', async () => {
+    const entry = (statusPurpose: string) => ({ type: 'BitstringStatusListEntry', statusPurpose });
+    const orders = [
+      [entry('revocation'), entry('suspension')],
+      [entry('suspension'), entry('revocation')],
+    ];
+    const credentials = await Promise.all(
+      Array.from({ length: 20 }, (_, n) => issued('other', { credentialStatus: orders[n % 2] })),
+    );
+    for (const credential of credentials) {
+      expect(entriesOf(credential).map((e) => e.statusPurpose)).toEqual([
+        'revocation',
+        'suspension',
+      ]);
+    }
+  });
+
   it('loses none of 50 status changes made at once on one list', async () => {
     const credentials = await Promise.all(
       Array.from({ length: 50 }, () =>

@@ -1007,7 +1007,7 @@ export interface components {
        */
       credentialId?: string;
       /**
-       * @description Status entries the service attaches: `{type: "BitstringStatusListEntry", statusPurpose: "revocation" | "suspension"}` or an array of them; `[]` for none. Absent: the deployment default (a revocation entry).
+       * @description Status entries the service attaches: `{type: "BitstringStatusListEntry", statusPurpose: "revocation" | "suspension"}` or an array of them; `[]` for none. Absent: the deployment default (a revocation entry). The credential lists revocation before suspension.
        * @example {
        *       "type": "BitstringStatusListEntry",
        *       "statusPurpose": "revocation"

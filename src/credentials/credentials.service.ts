@@ -236,7 +236,8 @@ export class CredentialsService {
         purposes.push(statusPurpose as StatusPurpose);
       }
     }
-    return purposes;
+    // One order for every issue: its lists' rows are then always locked in the same order.
+    return statusPurposes.filter((purpose) => purposes.includes(purpose));
   }
 
   /** Every check of a secured credential; throws CREDENTIAL_NOT_VERIFIED naming each that failed. */

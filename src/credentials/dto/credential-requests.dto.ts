@@ -79,7 +79,7 @@ export class IssueOptionsDto {
 
   @ApiPropertyOptional({
     description:
-      'Status entries the service attaches: `{type: "BitstringStatusListEntry", statusPurpose: "revocation" | "suspension"}` or an array of them; `[]` for none. Absent: the deployment default (a revocation entry).',
+      'Status entries the service attaches: `{type: "BitstringStatusListEntry", statusPurpose: "revocation" | "suspension"}` or an array of them; `[]` for none. Absent: the deployment default (a revocation entry). The credential lists revocation before suspension.',
     example: { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' },
   })
   @IsOptional()
