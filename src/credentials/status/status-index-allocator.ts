@@ -88,7 +88,7 @@ export class StatusIndexAllocator {
 
   /**
    * A free index in the tenant's open list of each purpose, read without locking anything, so the
-   * credential can be signed before its transaction; undefined when a purpose has no open list or
+   * credential can be signed before any lock is taken; undefined when a purpose has no open list or
    * none of a few random indices is free (the list is nearly full): then allocate is the way.
    */
   async pickFree(
