@@ -8,7 +8,8 @@ import { call, passwordGrant } from './support/test-service.js';
 describe('local mode', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'agent-local-'));
   chmodSync(dataDir, 0o755);
-  const env = { NODE_ENV: 'test', PORT: '0', DATA_DIR: dataDir };
+  // No metrics port: a service the developer runs on this machine may hold the default one.
+  const env = { NODE_ENV: 'test', PORT: '0', METRICS_PORT: '0', DATA_DIR: dataDir };
   let service: RunningService | undefined;
 
   afterEach(async () => {
