@@ -35,8 +35,35 @@ const takeRoomSql = `UPDATE credential_status_list SET allocated = allocated + 1
                ORDER BY created_at LIMIT 1 FOR UPDATE)
   RETURNING id`;
 
+/** Room in the picked list ($5) if it still has some, its row locked until the commit. */
+const claimRoomSql = `UPDATE credential_status_list SET allocated = allocated + 1
+  WHERE id = $5 AND tenant_id = $1 AND purpose = $2 AND allocated < length
+  RETURNING id`;
+
+/**
+ * Room by `roomSql`, and index $4 in that list for the credential ($3) of tenant $1 and purpose $2:
+ * no row when there was no room, `list_index` null when the index was taken.
+ */
+const takeIndexSql = (roomSql: string) => `WITH list AS (${roomSql}),
+  entry AS (
+    INSERT INTO credential_status_entry (list_id, list_index, tenant_id, credential_id, purpose)
+    SELECT id, $4, $1, $3, $2 FROM list
+    ON CONFLICT (list_id, list_index) DO NOTHING RETURNING list_index)
+  SELECT list.id, (SELECT list_index FROM entry) AS list_index FROM list`;
+
+/** The first of the candidate indices (an int[]) that the list has not given out; none when all are. */
+const freeCandidateSql = (
+  listId: string,
+  candidates: string,
+) => `SELECT i FROM unnest(${candidates}::int[]) i
+  WHERE NOT EXISTS (SELECT 1 FROM credential_status_entry e
+                     WHERE e.list_id = ${listId} AND e.list_index = i)
+  LIMIT 1`;
+
 /** Random indices tried before a list is searched for a free one (only when it is nearly full). */
 const randomTries = 32;
+const randomCandidates = () =>
+  Array.from({ length: randomTries }, () => randomInt(statusListLength));
 
 /**
  * Random, never reused indices in the tenant's status lists (at least 131,072 entries each, a new list
@@ -98,17 +125,13 @@ export class StatusIndexAllocator {
   ): Promise<PickedIndex[] | undefined> {
     const picked: PickedIndex[] = [];
     for (const purpose of purposes) {
-      const candidates = Array.from({ length: randomTries }, () => randomInt(statusListLength));
       const [free] = await manager.query<{ id: string; list_index: number }[]>(
         `SELECT l.id, c.i AS list_index
            FROM (SELECT id FROM credential_status_list
                   WHERE tenant_id = $1 AND purpose = $2 AND allocated < length
                   ORDER BY created_at LIMIT 1) l
-          CROSS JOIN LATERAL (SELECT i FROM unnest($3::int[]) i
-                               WHERE NOT EXISTS (SELECT 1 FROM credential_status_entry e
-                                                  WHERE e.list_id = l.id AND e.list_index = i)
-                               LIMIT 1) c`,
-        [tenantId, purpose, candidates],
+          CROSS JOIN LATERAL (${freeCandidateSql('l.id', '$3')}) c`,
+        [tenantId, purpose, randomCandidates()],
       );
       if (free === undefined) return undefined;
       picked.push({ purpose, listId: free.id, index: free.list_index });
@@ -134,14 +157,8 @@ export class StatusIndexAllocator {
   ): Promise<void> {
     for (const { purpose, listId, index } of picked) {
       const [taken] = await manager.query<{ list_index: number | null }[]>(
-        `WITH list AS (UPDATE credential_status_list SET allocated = allocated + 1
-                        WHERE id = $1 AND tenant_id = $2 AND allocated < length RETURNING id),
-         entry AS (
-           INSERT INTO credential_status_entry (list_id, list_index, tenant_id, credential_id, purpose)
-           SELECT id, $3, $2, $4, $5 FROM list
-           ON CONFLICT (list_id, list_index) DO NOTHING RETURNING list_index)
-         SELECT (SELECT list_index FROM entry) AS list_index FROM list`,
-        [listId, tenantId, index, credentialId, purpose],
+        takeIndexSql(claimRoomSql),
+        [tenantId, purpose, credentialId, index, listId],
       );
       if (taken?.list_index == null) throw new StatusIndexTaken();
     }
@@ -158,12 +175,7 @@ export class StatusIndexAllocator {
     purpose: StatusPurpose,
   ): Promise<{ id: string; list_index: number | null } | undefined> {
     const [taken] = await manager.query<{ id: string; list_index: number | null }[]>(
-      `WITH list AS (${takeRoomSql}),
-       entry AS (
-         INSERT INTO credential_status_entry (list_id, list_index, tenant_id, credential_id, purpose)
-         SELECT id, $4, $1, $3, $2 FROM list
-         ON CONFLICT (list_id, list_index) DO NOTHING RETURNING list_index)
-       SELECT list.id, (SELECT list_index FROM entry) AS list_index FROM list`,
+      takeIndexSql(takeRoomSql),
       [tenantId, purpose, credentialId, randomInt(statusListLength)],
     );
     return taken;
@@ -199,25 +211,23 @@ export class StatusIndexAllocator {
     credentialId: string,
     purpose: StatusPurpose,
   ): Promise<number> {
-    const insert = (index: number) =>
-      manager.query<unknown[]>(
+    // The first free index `freeSql` finds, given its parameter $2, if no concurrent issue took it.
+    const takeFirstFree = (freeSql: string, parameter: unknown) =>
+      manager.query<{ list_index: number }[]>(
         `INSERT INTO credential_status_entry (list_id, list_index, tenant_id, credential_id, purpose)
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (list_id, list_index) DO NOTHING RETURNING list_index`,
-        [listId, index, tenantId, credentialId, purpose],
+         SELECT $1, i, $3, $4, $5 FROM (${freeSql}) free
+         ON CONFLICT (list_id, list_index) DO NOTHING RETURNING list_index`,
+        [listId, parameter, tenantId, credentialId, purpose],
       );
-    for (let attempt = 0; attempt < randomTries; attempt++) {
-      const index = randomInt(statusListLength);
-      if ((await insert(index)).length === 1) return index;
-    }
-    const [free] = await manager.query<{ i: number }[]>(
-      `SELECT i FROM generate_series(0, $2 - 1) i
+    const [random] = await takeFirstFree(freeCandidateSql('$1', '$2'), randomCandidates());
+    if (random !== undefined) return random.list_index;
+    const [searched] = await takeFirstFree(
+      `SELECT i FROM generate_series(0, $2::int - 1) i
         WHERE NOT EXISTS (SELECT 1 FROM credential_status_entry WHERE list_id = $1 AND list_index = i)
         ORDER BY random() LIMIT 1`,
-      [listId, statusListLength],
+      statusListLength,
     );
-    if (free === undefined || (await insert(free.i)).length !== 1) {
-      throw new Error(`Status list ${listId} has no free index`);
-    }
-    return free.i;
+    if (searched === undefined) throw new Error(`Status list ${listId} has no free index`);
+    return searched.list_index;
   }
 }
