@@ -10,10 +10,17 @@ import { apiPath, log, settings } from './settings.mjs';
  * One autocannon run; `requestFor(counter)` gives each request's method, path, headers and JSON body,
  * and may give its own access token instead of `token`.
  */
-async function load(baseUrl, token, seconds, requestFor, state = { counter: 0 }) {
+export async function load(
+  baseUrl,
+  token,
+  seconds,
+  requestFor,
+  state = { counter: 0 },
+  connections = settings.connections,
+) {
   const result = await autocannon({
     url: baseUrl,
-    connections: settings.connections,
+    connections,
     duration: seconds,
     pipelining: 1,
     timeout: 10,

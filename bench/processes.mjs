@@ -3,16 +3,19 @@
  * checkout) and their CPU time and RSS, read from /proc. */
 import { execFileSync, spawn } from 'node:child_process';
 import {
+  chmodSync,
   closeSync,
   existsSync,
   mkdirSync,
+  mkdtempSync,
   openSync,
   readdirSync,
   readFileSync,
+  rmSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -37,6 +40,15 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
     log(`${signal}: stopping`);
     void cleanUp().then(() => process.exit(130));
   });
+}
+
+/** A DATA_DIR for a local service, removed at clean-up. */
+export function temporaryDataDir(prefix = 'agent-bench-') {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  // When run as root the embedded PostgreSQL runs as `postgres`, which must enter the folder.
+  chmodSync(dir, 0o755);
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 /** Runs a benchmark's main, logs what stopped it, and always cleans up. */

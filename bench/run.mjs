@@ -29,8 +29,7 @@
 //   BENCH_COMPARE=dir        local mode: also start the built checkout in dir (its own database and
 //                            issuer) and measure its GET /did rows in turns with these, at the small size
 //                            (rows "compare", ratios service/compare): before and after a change
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { measureCredentials } from './credentials.mjs';
@@ -44,6 +43,7 @@ import {
   machineBusyPercent,
   runToTheEnd,
   startBaseline,
+  temporaryDataDir,
   startCredentialBaseline,
   startLocalService,
 } from './processes.mjs';
@@ -64,10 +64,7 @@ async function main() {
   let service;
   let databaseUrl = env.BENCH_DATABASE_URL || undefined;
   if (target === undefined) {
-    const dataDir = mkdtempSync(join(tmpdir(), 'agent-bench-'));
-    // When run as root the embedded PostgreSQL runs as `postgres`, which must enter the folder.
-    chmodSync(dataDir, 0o755);
-    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const dataDir = temporaryDataDir();
     log(`starting the service in local mode (DATA_DIR ${dataDir})`);
     service = await startLocalService(dataDir);
     databaseUrl = service.databaseUrl;
@@ -120,9 +117,7 @@ async function main() {
   let compare;
   if (env.BENCH_COMPARE) {
     const checkout = resolve(env.BENCH_COMPARE);
-    const compareDir = mkdtempSync(join(tmpdir(), 'agent-bench-compare-'));
-    chmodSync(compareDir, 0o755);
-    cleanups.push(() => rmSync(compareDir, { recursive: true, force: true }));
+    const compareDir = temporaryDataDir('agent-bench-compare-');
     log(`starting ${checkout} in local mode too, to compare (DATA_DIR ${compareDir})`);
     const started = await startLocalService(compareDir, checkout);
     const { token_endpoint: tokenEndpoint } = await discover(

@@ -4,31 +4,22 @@
  * and latency of both together. With BENCH_COMPARE, the other checkout is measured the same way, in
  * turns. Usage: `npm run bench:two-instances`; BENCH_DURATION, BENCH_CONNECTIONS (per instance).
  */
-import autocannon from 'autocannon';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { cryptosuites, issueRequests } from './credentials.mjs';
 import { createTenantsThroughApi, discover, tokenSource } from './http.mjs';
-import { cleanups, commitOf, runToTheEnd, startLocalService } from './processes.mjs';
+import { load } from './load.mjs';
+import { commitOf, runToTheEnd, startLocalService, temporaryDataDir } from './processes.mjs';
 import { env, log, root, settings } from './settings.mjs';
 
 const tenant = 'bench-two-instances';
 
-function temporaryDir() {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-bench-two-'));
-  // When run as root the embedded PostgreSQL runs as `postgres`, which must enter the folder.
-  chmodSync(dir, 0o755);
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
 /** The first instance in local mode; the second on its database, master key and token issuer. */
 async function startPair(checkout) {
-  const firstDir = temporaryDir();
+  const firstDir = temporaryDataDir('agent-bench-two-');
   const first = await startLocalService(firstDir, checkout);
   const issuerUrl = `${first.url}/auth/realms/agent-cloud`;
-  const second = await startLocalService(temporaryDir(), checkout, {
+  const second = await startLocalService(temporaryDataDir('agent-bench-two-'), checkout, {
     DATABASE_URL: first.databaseUrl,
     AGENT_MASTER_KEY: readFileSync(join(firstDir, 'master.key'), 'utf8').trim(),
     AUTH_ISSUER_URL: issuerUrl,
@@ -39,34 +30,21 @@ async function startPair(checkout) {
   return { checkout, commit: commitOf(checkout), urls: [first.url, second.url], token };
 }
 
-/** Both instances loaded at once for `seconds`; the totals of both autocannon runs. */
+/** Both instances loaded at once for `seconds`, half the connections each; both runs together. */
 async function measure(pair, cryptosuite, seconds) {
   const token = await pair.token();
   const requestFor = issueRequests(cryptosuite, [tenant]);
-  const request = requestFor(0);
   const runs = await Promise.all(
     pair.urls.map((url) =>
-      autocannon({
-        url: `${url}${request.path}`,
-        method: 'POST',
-        connections: settings.connections / 2,
-        duration: seconds,
-        timeout: 10,
-        headers: {
-          ...request.headers,
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify(request.body),
-      }),
+      load(url, token, seconds, requestFor, undefined, settings.connections / 2),
     ),
   );
-  const requests = runs.reduce((total, run) => total + run.requests.total, 0);
+  const sum = (field) => runs.reduce((total, run) => total + run[field], 0);
   return {
-    requestsPerSecond: Math.round(requests / seconds),
-    latencyP50Ms: Math.max(...runs.map((run) => run.latency.p50)),
-    latencyP99Ms: Math.max(...runs.map((run) => run.latency.p99)),
-    failed: runs.reduce((total, run) => total + run.non2xx + run.errors + run.timeouts, 0),
+    requests: sum('requests'),
+    latencyP50Ms: Math.max(...runs.map((run) => run.latencyP50Ms)),
+    latencyP99Ms: Math.max(...runs.map((run) => run.latencyP99Ms)),
+    failed: sum('non2xx') + sum('errors') + sum('timeouts'),
   };
 }
 
@@ -83,7 +61,7 @@ async function main() {
       for (const [index, pair] of pairs.entries()) {
         const part = await measure(pair, cryptosuite, settings.duration / slices);
         const total = totals[index];
-        total.requests += (part.requestsPerSecond * settings.duration) / slices;
+        total.requests += part.requests;
         total.p50 = Math.max(total.p50, part.latencyP50Ms);
         total.p99 = Math.max(total.p99, part.latencyP99Ms);
         total.failed += part.failed;
