@@ -3,6 +3,7 @@ import { DidModule } from '../did/did.module.js';
 import { webhookDeliveriesController } from './webhook-deliveries.controller.js';
 import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
+import { WebhookAttempts } from './webhook-attempts.js';
 import { WebhookMetrics } from './webhook-metrics.js';
 import { WebhookOutbox } from './webhook-outbox.js';
 import { WebhookRetention } from './webhook-retention.js';
@@ -19,6 +20,7 @@ import { WebhooksService } from './webhooks.service.js';
   providers: [
     WebhookOutbox,
     WebhookDispatcher,
+    WebhookAttempts,
     WebhooksService,
     WebhookDeliveriesService,
     WebhookRetention,
