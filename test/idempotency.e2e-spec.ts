@@ -293,6 +293,19 @@ describe('Idempotency keys', () => {
     ).toBe(0);
   });
 
+  it('lets the typed client send a key: calling twice answers the same tenant', async () => {
+    const client = service.client();
+    const tenant = { id: 'by-client', label: 'By client' };
+    const first = await client.createTenant(tenant, { idempotencyKey: 'client-key' });
+    await expect(client.createTenant(tenant, { idempotencyKey: 'client-key' })).resolves.toEqual(
+      first,
+    );
+    await expect(client.createTenant(tenant)).rejects.toMatchObject({
+      status: 409,
+      code: 'TENANT_ALREADY_EXISTS',
+    });
+  });
+
   /** Neither the answers kept for keys nor anything else in the table holds `text`. */
   async function expectNotStored(text: string): Promise<void> {
     const { rows } = await database.query<{ row: string }>(
