@@ -9,6 +9,7 @@ import { type AppConfig } from './config/app-config.js';
 import { CredentialsModule } from './credentials/credentials.module.js';
 import { DidModule } from './did/did.module.js';
 import { HealthModule } from './health/health.module.js';
+import { IdempotencyModule } from './idempotency/idempotency.module.js';
 import { type Clock } from './issuer/issuer-clock.js';
 import { IssuerModule } from './issuer/issuer.module.js';
 import { type Metrics } from './observability/metrics.js';
@@ -42,6 +43,7 @@ export class AppModule {
         }),
         ObservabilityModule.register(metrics, { tracing: tracingRequested(config.environment) }),
         AuthModule,
+        IdempotencyModule,
         ...(config.authIssuerEmbedded ? [IssuerModule.register(config, options.issuerClock)] : []),
         TenantsModule,
         DidModule,

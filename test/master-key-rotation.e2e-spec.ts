@@ -215,10 +215,14 @@ describe('Master key rotation', () => {
   it('keeps every DID signing and every webhook delivering with the old key as a previous key', async () => {
     await start(keyA);
     for (const id of tenants) await running().client().createTenant({ id, label: id });
-    for (const id of ['t-0', 't-1', 't-2']) {
-      const created = await running()
+    // t-2's subscription is made with an Idempotency-Key: its kept answer is sealed under A too.
+    const keyed = (id: string) => (id === 't-2' ? { idempotencyKey: 'made-under-a' } : {});
+    const subscribe = (id: string) =>
+      running()
         .client()
-        .createWebhook(id, { url: `${origin}/${id}`, events: ['tenant.updated'] });
+        .createWebhook(id, { url: `${origin}/${id}`, events: ['tenant.updated'] }, keyed(id));
+    for (const id of ['t-0', 't-1', 't-2']) {
+      const created = await subscribe(id);
       secrets.set(id, { id: created.id, secret: created.secret });
     }
     // t-1 has a previous secret as well, sealed under A like its current one.
@@ -234,8 +238,9 @@ describe('Master key rotation', () => {
 
     await start(keyB, [keyA]);
     expect(logged()).toContainEqual(
-      expect.objectContaining({ event: 'master-key.previous-in-use', count: tenants.length + 4 }),
+      expect.objectContaining({ event: 'master-key.previous-in-use', count: tenants.length + 5 }),
     );
+    expect(await subscribe('t-2')).toMatchObject(secrets.get('t-2')!);
     for (const id of tenants) expect(await issues(id)).toBe(201);
     for (const id of ['t-0', 't-1']) await delivers(id);
 
@@ -303,6 +308,7 @@ describe('Master key rotation', () => {
         'tenant_did.private_key_sealed': { [idA]: tenants.length - 2 },
         'webhook_subscription.secret_sealed': { [idA]: 3 },
         'webhook_subscription.previous_secret_sealed': { [idA]: 1 },
+        'idempotency_key.answer_sealed': { [idA]: 1 },
       });
       expect(printed.at(-1)).toBe(
         'No row is sealed under any previous key: AGENT_PREVIOUS_MASTER_KEYS can be emptied.',

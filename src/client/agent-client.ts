@@ -48,6 +48,16 @@ export function tokenUrlOf(baseUrl: string): string {
 
 const tenantHeader = 'x-tenant-id';
 
+/** For the creates and issues that take an `Idempotency-Key` (docs/api.md, Retrying safely). */
+export interface IdempotencyOptions {
+  /** One key per intent (a random UUID): the same call with it again answers what the first did. */
+  idempotencyKey?: string;
+}
+
+function keyHeader({ idempotencyKey }: IdempotencyOptions): Record<string, string> {
+  return idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey };
+}
+
 type WebhookPath = Extract<keyof paths, `/ctrl/api/v1.0/webhooks${string}`>;
 
 /**
@@ -99,10 +109,13 @@ export class AgentClient {
   }
 
   /** Creates a tenant and its DID (agent-admin). */
-  async createTenant(tenant: NewTenant): Promise<Tenant> {
+  async createTenant(tenant: NewTenant, options: IdempotencyOptions = {}): Promise<Tenant> {
     return this.result(
       'POST /ctrl/api/v1.0/tenants/create',
-      await this.api.POST('/ctrl/api/v1.0/tenants/create', { body: tenant }),
+      await this.api.POST('/ctrl/api/v1.0/tenants/create', {
+        headers: keyHeader(options),
+        body: tenant,
+      }),
     );
   }
 
@@ -162,11 +175,12 @@ export class AgentClient {
   async issueCredential(
     tenantId: string,
     request: IssueCredentialRequest,
+    options: IdempotencyOptions = {},
   ): Promise<VerifiableCredential> {
     const issued = this.result(
       'POST /ctrl/api/v1.0/credentials/issue',
       await this.api.POST('/ctrl/api/v1.0/credentials/issue', {
-        headers: { [tenantHeader]: tenantId },
+        headers: { [tenantHeader]: tenantId, ...keyHeader(options) },
         body: request,
       }),
     );
@@ -227,12 +241,16 @@ export class AgentClient {
    * Subscribes a URL to a tenant's events, or with `tenantId` null (agent-admin) to every tenant's;
    * keep the answer's `secret`, it is not shown again. Every webhook method takes the same `tenantId`.
    */
-  async createWebhook(tenantId: string | null, webhook: NewWebhook): Promise<CreatedWebhook> {
+  async createWebhook(
+    tenantId: string | null,
+    webhook: NewWebhook,
+    options: IdempotencyOptions = {},
+  ): Promise<CreatedWebhook> {
     const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks/create');
     return this.result(
       `POST ${route.path}`,
       await this.api.POST(route.path, {
-        headers: route.headers,
+        headers: { ...route.headers, ...keyHeader(options) },
         body: webhook,
       }),
     );
@@ -279,24 +297,32 @@ export class AgentClient {
   }
 
   /** A new signing secret; the old one keeps signing beside it until `previousSecretExpiresAt`. */
-  async rotateWebhookSecret(tenantId: string | null, id: string): Promise<RotatedWebhookSecret> {
+  async rotateWebhookSecret(
+    tenantId: string | null,
+    id: string,
+    options: IdempotencyOptions = {},
+  ): Promise<RotatedWebhookSecret> {
     const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks/{id}/rotate-secret');
     return this.result(
       `POST ${route.path}`,
       await this.api.POST(route.path, {
-        headers: route.headers,
+        headers: { ...route.headers, ...keyHeader(options) },
         params: { path: { id } },
       }),
     );
   }
 
   /** Queues a `webhook.test` event for the subscription; answers its delivery id. */
-  async testWebhook(tenantId: string | null, id: string): Promise<{ deliveryId: string }> {
+  async testWebhook(
+    tenantId: string | null,
+    id: string,
+    options: IdempotencyOptions = {},
+  ): Promise<{ deliveryId: string }> {
     const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks/{id}/test');
     return this.result(
       `POST ${route.path}`,
       await this.api.POST(route.path, {
-        headers: route.headers,
+        headers: { ...route.headers, ...keyHeader(options) },
         params: { path: { id } },
       }),
     );

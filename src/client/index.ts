@@ -1,5 +1,10 @@
 /** The typed client of the agent service: `import { AgentClient } from 'agent-service/client'`. */
-export { AgentClient, tokenUrlOf, type AgentClientOptions } from './agent-client.js';
+export {
+  AgentClient,
+  tokenUrlOf,
+  type AgentClientOptions,
+  type IdempotencyOptions,
+} from './agent-client.js';
 export { AgentApiError } from './agent-api-error.js';
 export {
   TokenManager,

@@ -3,6 +3,8 @@ import {
   ApiExtraModels,
   ApiResponse,
   ApiSecurity,
+  type ApiResponseOptions,
+  DECORATORS,
   DocumentBuilder,
   getSchemaPath,
   SwaggerModule,
@@ -37,6 +39,12 @@ const whenByCode: Partial<Record<ErrorCode, string>> = {
   TENANT_NOT_FOUND: 'No such tenant.',
   SERVICE_UNAVAILABLE: 'The database or the token issuer cannot be reached; see Retry-After.',
   RATE_LIMITED: 'Too many requests this minute from the caller or the address; see Retry-After.',
+  IDEMPOTENCY_KEY_INVALID:
+    'The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice.',
+  IDEMPOTENCY_KEY_IN_USE:
+    'A request with this Idempotency-Key is still being processed; retry after Retry-After seconds.',
+  IDEMPOTENCY_KEY_REUSED:
+    'This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours.',
 };
 
 function example(code: ErrorCode, path: string) {
@@ -81,48 +89,71 @@ export const ApiProblems = (path: string, ...codes: ErrorCode[]) =>
 export const ApiProbeProblems = (path: string, ...codes: ErrorCode[]) =>
   problemResponses(path, [...codes, 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']);
 
+/**
+ * Problem answers an operation gives besides those of its ApiProblems, such as those of a decorator that
+ * adds a behaviour (@Idempotent); answers of a status already documented gain the new examples.
+ */
+export const ApiMoreProblems = (path: string, ...codes: ErrorCode[]) =>
+  problemResponses(path, codes);
+
 const problemResponses = (path: string, all: ErrorCode[]) => {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of all) {
     const status = errorCatalog[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  return applyDecorators(
-    ApiExtraModels(ProblemDto, FieldErrorDto, CheckProblemDto),
-    ...[...byStatus.entries()].map(([status, statusCodes]) =>
-      ApiResponse({
+  const responses: MethodDecorator = (target, key, descriptor) => {
+    for (const [status, statusCodes] of byStatus) {
+      // An answer of this status documented by another decorator keeps its examples beside these.
+      const documented = (
+        Reflect.getMetadata(DECORATORS.API_RESPONSE, descriptor.value as object) as
+          | Record<string, { content?: Record<string, { examples?: object }> } | undefined>
+          | undefined
+      )?.[status]?.content?.[problemContentType]?.examples;
+      const options: ApiResponseOptions = {
         status,
         description: statusCodes
           .map((code) => `\`${code}\`: ${whenByCode[code] ?? errorCatalog[code].title}`)
           .join(' '),
-        headers:
-          status === 401
-            ? {
-                'WWW-Authenticate': {
-                  description: 'RFC 6750 Bearer challenge',
-                  schema: { type: 'string' },
-                },
-              }
-            : status === 503 || status === 429
-              ? {
-                  'Retry-After': {
-                    description: 'Seconds to wait before retrying',
-                    schema: { type: 'integer' },
-                  },
-                }
-              : undefined,
         content: {
           [problemContentType]: {
             schema: { $ref: getSchemaPath(ProblemDto) },
-            examples: Object.fromEntries(
-              statusCodes.map((code) => [code, { value: example(code, path) }]),
-            ),
+            examples: {
+              ...documented,
+              ...Object.fromEntries(
+                statusCodes.map((code) => [code, { value: example(code, path) }]),
+              ),
+            },
           },
         },
-      }),
-    ),
-  );
+      };
+      // Left out rather than undefined, which would erase the headers another decorator documented.
+      const headers = headersOf(status);
+      if (headers !== undefined) options.headers = headers;
+      ApiResponse(options)(target, key, descriptor);
+    }
+    return descriptor;
+  };
+  return applyDecorators(ApiExtraModels(ProblemDto, FieldErrorDto, CheckProblemDto), responses);
 };
+
+/** The headers a problem answer of this status always has. */
+function headersOf(status: number): ApiResponseOptions['headers'] {
+  if (status === 401) {
+    return {
+      'WWW-Authenticate': { description: 'RFC 6750 Bearer challenge', schema: { type: 'string' } },
+    };
+  }
+  if (status === 503 || status === 429) {
+    return {
+      'Retry-After': {
+        description: 'Seconds to wait before retrying',
+        schema: { type: 'integer' },
+      },
+    };
+  }
+  return undefined;
+}
 
 /** The OpenAPI document: served at /ctrl/v3/api-docs and the source of the typed client. */
 export function buildOpenApiDocument(app: INestApplication, config: AppConfig): OpenAPIObject {

@@ -29,6 +29,7 @@ import {
   VerifyCredentialDto,
 } from './dto/credential-requests.dto.js';
 import { MeasuredCredentialOperation } from './credential-metrics.interceptor.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
 
 const recordExample = {
   id: issuedExample.id,
@@ -112,6 +113,7 @@ export class CredentialsController {
   @MeasuredCredentialOperation('issue')
   @TenantScoped()
   @HttpCode(201)
+  @Idempotent()
   @ApiOperation({
     operationId: 'issueCredential',
     summary: "Issue a credential signed by the tenant's DID",

@@ -15,6 +15,7 @@ import {
 } from './status/status-index-allocator.js';
 import { IssuedCredentialsService } from './issued-credentials.service.js';
 import { DidService } from '../did/did.service.js';
+import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
 import { WebhookOutbox } from '../webhooks/webhook-outbox.js';
 import { credentialInvalid, jsonLdProblem, notVerified } from './credential.errors.js';
 import { asArray, credentialShapeErrors, dataModelOf, issuerIdOf } from './credential-checks.js';
@@ -142,6 +143,7 @@ export class CredentialsService {
         if (picked === undefined) return undefined;
         const signed = await sign(this.statusIndices.entriesOf(tenantId, picked));
         await this.recordIssue(manager, issuance);
+        await keepIdempotentAnswer(manager, { verifiableCredential: signed });
         await this.statusIndices.claim(manager, tenantId, credentialId, picked);
         return signed;
       });
@@ -160,7 +162,11 @@ export class CredentialsService {
       await manager.query(`SET LOCAL lock_timeout = '2s'`);
       await this.recordIssue(manager, issuance);
       const { tenantId, credentialId, purposes } = issuance;
-      return sign(await this.statusIndices.allocate(manager, tenantId, credentialId, purposes));
+      const signed = await sign(
+        await this.statusIndices.allocate(manager, tenantId, credentialId, purposes),
+      );
+      await keepIdempotentAnswer(manager, { verifiableCredential: signed });
+      return signed;
     });
   }
 

@@ -10,10 +10,12 @@ import { IssuedCredentials1795600100000 } from '../../migrations/1795600100000-i
 import { Webhooks1795700000000 } from '../../migrations/1795700000000-webhooks.js';
 import { WebhookSecretKeyIds1795770000000 } from '../../migrations/1795770000000-webhook-secret-key-ids.js';
 import { IssuerLoginFailures1795780000000 } from '../../migrations/1795780000000-issuer-login-failures.js';
+import { IdempotencyKeys1795790000000 } from '../../migrations/1795790000000-idempotency-keys.js';
 import { IssuedCredentialEntity } from '../credentials/issued-credential.entity.js';
 import { StatusEntryEntity } from '../credentials/status/status-entry.entity.js';
 import { StatusListEntity } from '../credentials/status/status-list.entity.js';
 import { DidEntity } from '../did/did.entity.js';
+import { IdempotencyKeyEntity } from '../idempotency/idempotency-key.entity.js';
 import { IssuerAuthSessionEntity } from '../issuer/issuer-auth-session.entity.js';
 import { IssuerCodeEntity } from '../issuer/issuer-code.entity.js';
 import { IssuerLoginFailureEntity } from '../issuer/issuer-login-failure.entity.js';
@@ -39,6 +41,7 @@ export const entities = [
   WebhookEventEntity,
   WebhookDeliveryEntity,
   WebhookAttemptEntity,
+  IdempotencyKeyEntity,
 ];
 export const migrations = [
   InitialSchema1763800000000,
@@ -51,6 +54,7 @@ export const migrations = [
   Webhooks1795700000000,
   WebhookSecretKeyIds1795770000000,
   IssuerLoginFailures1795780000000,
+  IdempotencyKeys1795790000000,
 ];
 
 /**

@@ -5,8 +5,11 @@ const nonceLength = 12;
 const tagLength = 16;
 const headerLength = 1 + nonceLength + tagLength;
 
-/** What a sealed secret is for: a DID's private key, or a webhook subscription's signing secret. */
-export type SealPurpose = 'did-private-key' | 'webhook-secret';
+/**
+ * What a sealed secret is for: a DID's private key, a webhook subscription's signing secret, or an answer
+ * kept for an idempotency key (it may hold a secret or a credential's claims).
+ */
+export type SealPurpose = 'did-private-key' | 'webhook-secret' | 'idempotent-answer';
 
 /** Binds a sealed secret to its owner and purpose: a row copied to another owner will not open. */
 function associatedData(owner: string, purpose: SealPurpose): Buffer {

@@ -43,6 +43,15 @@ export const sealedColumns: readonly SealedColumn[] = [
     keyId: 'previous_secret_master_key_id',
     purpose: 'webhook-secret',
   },
+  {
+    table: 'idempotency_key',
+    id: 'id',
+    idType: 'varchar',
+    owner: 'id',
+    box: 'answer_sealed',
+    keyId: 'answer_master_key_id',
+    purpose: 'idempotent-answer',
+  },
 ];
 
 export function labelOf(column: SealedColumn): string {

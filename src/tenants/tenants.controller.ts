@@ -15,6 +15,7 @@ import {
   CurrentCaller,
 } from '../auth/access.decorators.js';
 import { ApiProblems, ApiTokenSecurity } from '../common/openapi.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { visibilityOf, type Actor, type Caller } from '../auth/caller.js';
 import { ListTenantsQuery } from './dto/list-tenants.query.js';
 import { mergeQueryAndBody, newTenantFrom } from './dto/merge-input.js';
@@ -45,6 +46,7 @@ export class TenantsController {
   @Post('create')
   @AdminOnly()
   @HttpCode(201)
+  @Idempotent()
   @ApiOperation({
     operationId: 'createTenant',
     summary: 'Create a tenant and its DID',

@@ -6,6 +6,7 @@ import { pageWindow, springPage } from '../common/page-query.js';
 import { type Actor, type TenantVisibility } from '../auth/caller.js';
 import { DidEntity } from '../did/did.entity.js';
 import { DidService } from '../did/did.service.js';
+import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
 import { WebhookOutbox } from '../webhooks/webhook-outbox.js';
 import { type TenantDto, type TenantPageDto } from './dto/tenant.dto.js';
 import { type ListTenantsQuery, type SortField } from './dto/list-tenants.query.js';
@@ -67,7 +68,9 @@ export class TenantsService {
           data: { id: input.id, label: input.label, imageUrl, did },
         });
         const stamps = inserted.generatedMaps[0] as Pick<TenantEntity, 'createdAt' | 'updatedAt'>;
-        return toTenantDto({ id: input.id, label: input.label, imageUrl, ...stamps }, did);
+        const answer = toTenantDto({ id: input.id, label: input.label, imageUrl, ...stamps }, did);
+        await keepIdempotentAnswer(manager, answer);
+        return answer;
       });
       this.audit('tenant.create', tenant.id, actor);
       return tenant;

@@ -1,6 +1,7 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
 import { ApiProblems } from '../common/openapi.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import {
   deliveryExample,
   TestDeliveryDto,
@@ -23,6 +24,7 @@ export function webhookDeliveriesController(scope: WebhookScope) {
     @Post(':id/test')
     @scope.access()
     @HttpCode(202)
+    @Idempotent()
     @ApiOperation({
       operationId: scope.operationId('testWebhook'),
       summary: 'Send a webhook.test event to a subscription',

@@ -8,6 +8,7 @@ import {
   ApiParam,
 } from '@nestjs/swagger';
 import { ApiProblems } from '../common/openapi.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import {
   CreatedWebhookDto,
   CreateWebhookDto,
@@ -45,6 +46,7 @@ export function webhooksController(scope: WebhookScope) {
     @Post('create')
     @scope.access()
     @HttpCode(201)
+    @Idempotent()
     @ApiOperation({
       operationId: scope.operationId('createWebhook'),
       summary: `Subscribe a URL to ${scope.whose} events`,
@@ -153,6 +155,7 @@ export function webhooksController(scope: WebhookScope) {
     @Post(':id/rotate-secret')
     @scope.access()
     @HttpCode(200)
+    @Idempotent()
     @ApiOperation({
       operationId: scope.operationId('rotateWebhookSecret'),
       summary: 'Give a subscription a new secret',

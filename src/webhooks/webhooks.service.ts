@@ -10,6 +10,7 @@ import { DomainException } from '../common/problem/domain.exception.js';
 import { type FieldError } from '../common/problem/problem.js';
 import { KeyVault } from '../did/key-vault.js';
 import { pageWindow, springPage, type PageQuery } from '../common/page-query.js';
+import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
 import { tenantNotFound } from '../tenants/tenant.errors.js';
 import { type WebhookPageDto } from './dto/webhook.dto.js';
 import { newSecret } from './signature.js';
@@ -190,15 +191,21 @@ export class WebhooksService {
     await this.requireTenant(tenantId);
     const id = randomUUID();
     const secret = newSecret();
-    const entity = await this.subscriptions()
-      .save({
-        id,
-        tenantId,
-        url: input.url,
-        events: [...new Set(input.events ?? [])],
-        description: input.description ?? null,
-        secretSealed: this.vault.seal(id, Buffer.from(secret, 'utf8'), 'webhook-secret'),
-        secretMasterKeyId: this.vault.masterKeyId,
+    const created = await this.dataSource
+      .transaction(async (manager) => {
+        const entity = await manager.getRepository(WebhookSubscriptionEntity).save({
+          id,
+          tenantId,
+          url: input.url,
+          events: [...new Set(input.events ?? [])],
+          description: input.description ?? null,
+          secretSealed: this.vault.seal(id, Buffer.from(secret, 'utf8'), 'webhook-secret'),
+          secretMasterKeyId: this.vault.masterKeyId,
+        });
+        // The answer shows the secret once; a replay shows it again, sealed at rest meanwhile.
+        const answer = { ...viewOf(entity), secret };
+        await keepIdempotentAnswer(manager, answer);
+        return answer;
       })
       .catch((error: unknown) => {
         // The tenant was deleted since it was checked.
@@ -208,7 +215,7 @@ export class WebhooksService {
         throw error;
       });
     this.logger.log({ msg: `webhook.created ${id}`, event: 'webhook.created', tenantId, id });
-    return { ...viewOf(entity), secret };
+    return created;
   }
 }
 

@@ -1,0 +1,138 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { type DataSource } from 'typeorm';
+import { DomainException } from '../common/problem/domain.exception.js';
+import { KeyVault } from '../did/key-vault.js';
+import { answerJson, type HeldKey } from './idempotent-answer.js';
+
+/** How long a key names its first request: the contract of docs/api.md. */
+export const keyLifetimeSeconds = 24 * 60 * 60;
+/**
+ * How long an attempt holds its key: far longer than any request runs. After it the attempt counts as
+ * gone (its process died) and a retry may take the key over; the old attempt's transaction, should it
+ * still run, then fails to record its answer and rolls back (keepIdempotentAnswer).
+ */
+export const leaseSeconds = 60;
+
+/** What a key leads to: run the request, holding the key, or replay the first answer. */
+export type Reservation =
+  { kind: 'run'; owner: string } | { kind: 'replay'; status: number; body: unknown };
+
+interface KeyRow {
+  owner: string;
+  fingerprint: string;
+  state: 'in-progress' | 'completed';
+  status: number | null;
+  answer_sealed: Buffer | null;
+  answer_master_key_id: string | null;
+}
+
+/** The idempotency keys in PostgreSQL; every statement is its own short transaction. */
+@Injectable()
+export class IdempotencyStore {
+  private readonly logger = new Logger('Idempotency');
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(KeyVault) private readonly vault: KeyVault,
+  ) {}
+
+  /**
+   * Takes the key for a new attempt (a free key, an expired one, or one whose attempt is gone and that
+   * names the same request), else tells what it holds: the first answer to replay, 409 while its first
+   * request runs, 422 for another request.
+   */
+  async reserve(rowId: string, fingerprint: string): Promise<Reservation> {
+    const owner = randomUUID();
+    // A key deleted by the purge between the two statements is taken on the next turn.
+    for (let turn = 0; turn < 3; turn++) {
+      const taken = await this.dataSource.query<{ owner: string }[]>(
+        `INSERT INTO idempotency_key AS k (id, fingerprint, owner, state, lease_until, expires_at)
+         VALUES ($1, $2, $3, 'in-progress', now() + make_interval(secs => $4),
+                 now() + make_interval(secs => $5))
+         ON CONFLICT (id) DO UPDATE
+            SET fingerprint = EXCLUDED.fingerprint, owner = EXCLUDED.owner, state = 'in-progress',
+                lease_until = EXCLUDED.lease_until, expires_at = EXCLUDED.expires_at,
+                status = NULL, answer_sealed = NULL, answer_master_key_id = NULL
+          WHERE k.expires_at <= now()
+             OR (k.state = 'in-progress' AND k.lease_until <= now()
+                 AND k.fingerprint = EXCLUDED.fingerprint)
+         RETURNING k.owner`,
+        [rowId, fingerprint, owner, leaseSeconds, keyLifetimeSeconds],
+      );
+      if (taken[0]?.owner === owner) return { kind: 'run', owner };
+      const [row] = await this.dataSource.query<KeyRow[]>(
+        `SELECT owner, fingerprint, state, status, answer_sealed, answer_master_key_id
+           FROM idempotency_key WHERE id = $1 AND expires_at > now()`,
+        [rowId],
+      );
+      if (row !== undefined) return this.existing(rowId, fingerprint, row);
+    }
+    throw new Error('The idempotency key could be neither taken nor read');
+  }
+
+  private existing(rowId: string, fingerprint: string, row: KeyRow): Reservation {
+    if (row.fingerprint !== fingerprint) {
+      throw new DomainException(
+        'IDEMPOTENCY_KEY_REUSED',
+        'This Idempotency-Key was first used with another request (other path, query or body) in the last 24 hours; use a new key for a new request.',
+        [{ field: 'Idempotency-Key', message: 'was used with another request' }],
+      );
+    }
+    if (row.state === 'in-progress' || row.answer_sealed === null || row.status === null) {
+      throw new DomainException(
+        'IDEMPOTENCY_KEY_IN_USE',
+        'A request with this Idempotency-Key is still being processed; retry after it is answered.',
+        undefined,
+        { 'Retry-After': '1' },
+      );
+    }
+    const masterKeyId = row.answer_master_key_id ?? this.vault.masterKeyId;
+    if (!this.vault.has(masterKeyId)) {
+      // Like a tenant's key (did.service.ts): another instance may have the master key; the log names it.
+      this.logger.error({
+        msg: `A kept answer is sealed under master key ${masterKeyId}, which this instance does not have: add it to AGENT_PREVIOUS_MASTER_KEYS`,
+        event: 'master-key.unknown',
+        masterKeyId,
+      });
+      throw new DomainException(
+        'SERVICE_UNAVAILABLE',
+        'The first answer for this Idempotency-Key is sealed under a master key this service is not configured with; try again later.',
+        undefined,
+        { 'Retry-After': '30' },
+      );
+    }
+    const json = this.vault.open(rowId, row.answer_sealed, 'idempotent-answer', masterKeyId);
+    const { body } = JSON.parse(json.toString('utf8')) as { body: unknown };
+    return { kind: 'replay', status: row.status, body };
+  }
+
+  /** Seals an answer for its row: it may hold a webhook secret or a credential's claims. */
+  seal(rowId: string, json: string): { box: Buffer; masterKeyId: string } {
+    const box = this.vault.seal(rowId, Buffer.from(json, 'utf8'), 'idempotent-answer');
+    return { box, masterKeyId: this.vault.masterKeyId };
+  }
+
+  /**
+   * Records the answer after the handler, for a handler that did not keep it in its own transaction
+   * (docs/api.md, Retrying safely, says what that leaves open).
+   */
+  async complete(key: HeldKey, body: unknown): Promise<void> {
+    const { box, masterKeyId } = key.seal(answerJson(body));
+    await this.dataSource.query(
+      `UPDATE idempotency_key
+          SET state = 'completed', status = $3, answer_sealed = $4, answer_master_key_id = $5
+        WHERE id = $1 AND owner = $2 AND state = 'in-progress'`,
+      [key.rowId, key.owner, key.status, box, masterKeyId],
+    );
+  }
+
+  /** Frees the key of an attempt that failed, unless its transaction recorded an answer. */
+  async release(key: HeldKey): Promise<void> {
+    await this.dataSource.query(
+      `DELETE FROM idempotency_key WHERE id = $1 AND owner = $2 AND state = 'in-progress'`,
+      [key.rowId, key.owner],
+    );
+  }
+}

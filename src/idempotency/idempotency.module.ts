@@ -1,0 +1,14 @@
+import { Global, Module } from '@nestjs/common';
+import { DidModule } from '../did/did.module.js';
+import { IdempotencyInterceptor } from './idempotency.interceptor.js';
+import { IdempotencyPurge } from './idempotency-purge.js';
+import { IdempotencyStore } from './idempotency-store.js';
+
+/** Idempotency keys for every feature's creates (@Idempotent): global, so a controller needs no import. */
+@Global()
+@Module({
+  imports: [DidModule],
+  providers: [IdempotencyStore, IdempotencyInterceptor, IdempotencyPurge],
+  exports: [IdempotencyStore, IdempotencyInterceptor],
+})
+export class IdempotencyModule {}
