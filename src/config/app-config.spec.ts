@@ -165,6 +165,23 @@ describe(loadConfig.name, () => {
     expectConfigError(env, variable);
   });
 
+  it('believes X-Forwarded-For from the proxies TRUST_PROXY names only, never by hop count', () => {
+    const trusted = (value?: string) =>
+      loadConfig({ DATA_DIR: dataDir(), ...(value === undefined ? {} : { TRUST_PROXY: value }) })
+        .trustProxy;
+    expect(trusted()).toEqual([]);
+    expect(trusted('none')).toEqual([]);
+    expect(trusted('loopback')).toEqual(['loopback']);
+    expect(trusted('10.0.0.0/8, 192.0.2.1,fd00::/8 ,uniquelocal')).toEqual([
+      '10.0.0.0/8',
+      '192.0.2.1',
+      'fd00::/8',
+      'uniquelocal',
+    ]);
+    for (const value of ['1', 'true', '10.0.0.0/33', '127.1', 'none,loopback', 'proxy.local'])
+      expectConfigError({ TRUST_PROXY: value }, 'TRUST_PROXY');
+  });
+
   it('fetches status lists from private targets by default in local mode only', () => {
     const allowed = (env: Record<string, string>) =>
       loadConfig({ DATA_DIR: dataDir(), ...env }).statusListAllowPrivateTargets;

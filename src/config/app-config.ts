@@ -1,6 +1,8 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { type LogLevel } from '../common/logging.js';
 import { Settings, settingsCatalogue } from './settings.js';
 
@@ -14,6 +16,8 @@ export interface AppConfig {
   readonly http: HttpServerLimits;
   /** The origin users see, without a trailing slash. */
   readonly publicBaseUrl: string;
+  /** Peers whose X-Forwarded-For Express believes (its `trust proxy` list); empty: none. */
+  readonly trustProxy: readonly string[];
   /** External PostgreSQL; undefined means an embedded PostgreSQL under `dataDir`. */
   readonly databaseUrl: string | undefined;
   /** The public issuer to trust; undefined means the embedded issuer on this origin. */
@@ -156,6 +160,7 @@ export function loadConfig(env: Environment = process.env): AppConfig {
       maxConnections: settings.HTTP_MAX_CONNECTIONS,
     },
     publicBaseUrl,
+    trustProxy: trustedProxies(settings.TRUST_PROXY),
     databaseUrl: settings.DATABASE_URL,
     authIssuerUrl,
     authIssuerEmbedded: embeddedIssuer,
@@ -194,6 +199,41 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     },
     environment: { ...env },
   };
+}
+
+const proxyNames = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY as Express's `trust proxy` list. Addresses only, never a hop count: a count trusts
+ * whichever peer connects, so a client reaching the app directly could name any address it likes.
+ */
+function trustedProxies(value: string): string[] {
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  if (entries.length === 1 && entries[0] === 'none') return [];
+  for (const entry of entries) {
+    const valid =
+      proxyNames.has(entry) ||
+      (entry.includes('/') ? isCidr(entry) : ipaddr.isValid(entry) && isIP(entry) !== 0);
+    if (!valid) {
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `'${entry}' is not an address, a CIDR range or one of loopback, linklocal, uniquelocal (or set none)`,
+      );
+    }
+  }
+  return entries;
+}
+
+function isCidr(entry: string): boolean {
+  try {
+    ipaddr.parseCIDR(entry);
+    return isIP(entry.split('/')[0]) !== 0;
+  } catch {
+    return false;
+  }
 }
 
 function withoutTrailingSlash(url: string): string {

@@ -105,6 +105,17 @@ export class Settings {
   PUBLIC_BASE_URL = 'http://localhost:8080';
 
   @Setting({
+    description:
+      "the peers whose `X-Forwarded-For` names the client's address: `none`, or comma-separated addresses, CIDR ranges, `loopback`, `linklocal`, `uniquelocal`",
+    default: '`none`: the app is the origin',
+  })
+  @Matches(/^[0-9A-Za-z.:/, ]{1,1000}$/, {
+    message:
+      '$property must be none, or comma-separated addresses, CIDR ranges or loopback, linklocal, uniquelocal',
+  })
+  TRUST_PROXY = 'none';
+
+  @Setting({
     description: 'external PostgreSQL (`postgres://user:password@host:port/database`)',
     default: 'unset: embedded PostgreSQL under `DATA_DIR`',
     secret: true,
