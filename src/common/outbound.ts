@@ -37,20 +37,51 @@ const privateRanges = new Set(['private', 'loopback', 'uniqueLocal', 'carrierGra
 /** Cloud metadata services outside the link-local range (Alibaba, AWS over IPv6). */
 const metadataAddresses = new Set(['100.100.100.200', 'fd00:ec2::254']);
 
+/** IPv6 global unicast (RFC 4291 section 2.4); everything outside it is refused. */
+const globalUnicast = ipaddr.parseCIDR('2000::/3');
+/** NAT64's well-known prefix (RFC 6052 section 2.1): the last 32 bits are the IPv4 address reached. */
+const nat64 = ipaddr.parseCIDR('64:ff9b::/96');
+
 /**
- * Why `address` may not be connected to, or undefined when it may. Public unicast only; with
- * `allowPrivate` also loopback and private ranges, never link-local or a metadata service.
+ * Why `address` may not be connected to, or undefined when it may. Globally reachable unicast only;
+ * with `allowPrivate` also loopback and private ranges, never link-local or a metadata service.
  */
 export function addressProblem(address: string, policy: OutboundPolicy): string | undefined {
   if (!ipaddr.isValid(address)) return `'${address}' is not an IP address`;
+  // IPv4-mapped (::ffff:0:0/96) is judged as the IPv4 address it is.
   const parsed = ipaddr.process(address);
-  const range = parsed.range();
+  if (parsed.kind() === 'ipv6' && parsed.match(nat64)) {
+    const [high, low] = (parsed as ipaddr.IPv6).parts.slice(-2);
+    const embedded = new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+    const range = rangeOf(embedded);
+    // Through a NAT64 gateway only the public internet: its loopback or private ranges are not ours.
+    return range === 'unicast'
+      ? undefined
+      : `${address} reaches ${embedded.toString()} through NAT64, which is in a ${range} range, which is not reachable from here`;
+  }
+  const range = rangeOf(parsed);
   if (range === 'unicast') return undefined;
   if (metadataAddresses.has(parsed.toNormalizedString()) || metadataAddresses.has(address)) {
     return `${address} is a cloud metadata address`;
   }
   if (policy.allowPrivate && privateRanges.has(range)) return undefined;
   return `${address} is in a ${range} range, which is not reachable from here`;
+}
+
+/**
+ * ipaddr.js's range name, where `unicast` is left only to globally reachable addresses: its IPv6
+ * `unicast` is anything it has no name for, so IPv4-compatible (::/96, deprecated by RFC 4291
+ * section 2.5.5.1) and whatever lies outside 2000::/3 get a name of their own. 6to4 and Teredo keep
+ * theirs and are refused: they reach an embedded IPv4 address through a relay this service does not
+ * choose.
+ */
+function rangeOf(address: ipaddr.IPv4 | ipaddr.IPv6): string {
+  const range = address.range();
+  if (address.kind() === 'ipv4' || range !== 'unicast') return range;
+  if ((address as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) {
+    return 'IPv4-compatible';
+  }
+  return address.match(globalUnicast) ? 'unicast' : 'reserved (outside 2000::/3)';
 }
 
 /** Why `url` may not be requested at all (scheme, credentials, an address literal), or undefined. */
