@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService, type RunningService } from '../src/service.js';
-import { call, passwordGrant } from './support/test-service.js';
+import { call, freePort, passwordGrant } from './support/test-service.js';
 
 /** Local mode: no DATABASE_URL, no AGENT_MASTER_KEY; everything lives in DATA_DIR. */
 describe('local mode', () => {
@@ -49,6 +49,72 @@ describe('local mode', () => {
     expect(statSync(join(dataDir, 'postgres', 'PG_VERSION')).isFile()).toBe(true);
     expect(statSync(join(dataDir, 'issuer', 'signing-key.pem')).mode & 0o777).toBe(0o600);
     expect(statSync(join(dataDir, 'issuer', 'refresh-secret')).mode & 0o777).toBe(0o600);
+  });
+
+  it('lets webhooks reach loopback only, never the service itself or its database, and says so at start', async () => {
+    const lines: string[] = [];
+    const metricsPort = await freePort();
+    service = await startService({
+      env: { ...env, METRICS_PORT: String(metricsPort) },
+      logLevel: 'info',
+      logDestination: { write: (line: string) => void lines.push(line) },
+    });
+    const { url } = service;
+    const port = new URL(url).port;
+    const databasePort = new URL((service.dataSource.options as { url: string }).url).port;
+    const { access_token: token } = await passwordGrant(url, 'admin', 'admin');
+    const authorization = `Bearer ${token}`;
+    await call(url, '/ctrl/api/v1.0/tenants/create', {
+      method: 'POST',
+      headers: { authorization },
+      query: { id: 'hooks', label: 'Webhook targets' },
+    });
+    const subscribe = async (target: string) => {
+      const answer = await call<{ errors?: { field: string; message: string }[] }>(
+        url,
+        '/ctrl/api/v1.0/webhooks/create',
+        {
+          method: 'POST',
+          headers: { authorization, 'x-tenant-id': 'hooks' },
+          body: { url: target },
+        },
+      );
+      return { target, status: answer.status, errors: answer.body.errors };
+    };
+    const refused = (target: string, reason: string) => ({
+      target,
+      status: 400,
+      errors: [{ field: 'url', message: expect.stringContaining(reason) }],
+    });
+    const answers = [];
+    for (const target of [
+      `http://127.0.0.1:${port}/ctrl/health/live`,
+      `http://localhost:${port}/ctrl/health/live`,
+      `http://127.0.0.1:${databasePort}/`,
+      `http://127.0.0.1:${metricsPort}/metrics`,
+      'http://10.0.0.7:9000/hook',
+      'http://192.168.1.2:9000/hook',
+      'http://[fd12::1]:9000/hook',
+      'http://100.64.0.1:9000/hook',
+    ])
+      answers.push(await subscribe(target));
+    expect(answers).toEqual([
+      refused(`http://127.0.0.1:${port}/ctrl/health/live`, `port ${port}`),
+      refused(`http://localhost:${port}/ctrl/health/live`, `port ${port}`),
+      refused(`http://127.0.0.1:${databasePort}/`, `port ${databasePort}`),
+      refused(`http://127.0.0.1:${metricsPort}/metrics`, `port ${metricsPort}`),
+      refused('http://10.0.0.7:9000/hook', 'private'),
+      refused('http://192.168.1.2:9000/hook', 'private'),
+      refused('http://[fd12::1]:9000/hook', 'uniqueLocal'),
+      refused('http://100.64.0.1:9000/hook', 'carrierGradeNat'),
+    ]);
+    // The README's receiver on this machine.
+    for (const target of ['http://127.0.0.1:9000/hook', 'http://[::1]:9000/hook'])
+      expect((await subscribe(target)).status).toBe(201);
+    const announced = lines.filter((line) => line.includes('may reach loopback'));
+    expect(announced).toHaveLength(1);
+    expect(announced[0]).toContain(`${port}`);
+    expect(announced[0]).toContain('production');
   });
 
   it('refuses a second service on the same DATA_DIR with a clear message', async () => {

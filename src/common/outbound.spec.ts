@@ -1,9 +1,16 @@
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
-import { addressProblem, guardedRequest, OutboundError, urlProblem } from './outbound.js';
+import {
+  addressProblem,
+  guardedRequest,
+  OutboundError,
+  refuseOwnPort,
+  urlProblem,
+} from './outbound.js';
 
 const strict = { allowPrivate: false };
 const relaxed = { allowPrivate: true };
+const local = { allowPrivate: 'loopback' as const };
 const limits = { timeoutMs: 2_000, maxBytes: 1_024 };
 
 describe(addressProblem.name, () => {
@@ -68,6 +75,27 @@ describe(addressProblem.name, () => {
   });
 });
 
+describe(`${addressProblem.name} in local mode`, () => {
+  it.each([
+    ['93.184.215.14', undefined],
+    ['127.0.0.1', undefined],
+    ['127.8.9.10', undefined],
+    ['::1', undefined],
+    ['::ffff:127.0.0.1', undefined],
+    ['10.1.2.3', 'private'],
+    ['192.168.1.1', 'private'],
+    ['fd12:3456::1', 'uniqueLocal'],
+    ['100.64.0.1', 'carrierGradeNat'],
+    ['169.254.169.254', 'linkLocal'],
+    ['64:ff9b::7f00:1', 'loopback'],
+    ['::7f00:1', 'IPv4-compatible'],
+  ])('%s: %s', (address, word) => {
+    const problem = addressProblem(address, local);
+    if (word === undefined) expect(problem).toBeUndefined();
+    else expect(problem).toContain(word);
+  });
+});
+
 describe(urlProblem.name, () => {
   it('takes https only, plain http when private targets are allowed, never credentials', () => {
     expect(urlProblem('https://status.example/1', strict)).toBeUndefined();
@@ -85,6 +113,23 @@ describe(urlProblem.name, () => {
     expect(urlProblem('http://169.254.169.254/latest/meta-data', relaxed)).toContain('linkLocal');
     expect(urlProblem('https://[::a9fe:a9fe]/', strict)).toContain('IPv4-compatible');
     expect(urlProblem('https://[64:ff9b::a9fe:a9fe]/', relaxed)).toContain('linkLocal');
+  });
+
+  it("refuses this process's own ports, whatever the host, wherever this machine may be reached", () => {
+    const release = refuseOwnPort(5433);
+    try {
+      for (const policy of [local, relaxed]) {
+        expect(urlProblem('http://127.0.0.1:5433/', policy)).toContain('port 5433');
+        expect(urlProblem('http://localhost:5433/', policy)).toContain('port 5433');
+        expect(urlProblem('https://receiver.example:5433/', policy)).toContain('port 5433');
+        expect(urlProblem('http://127.0.0.1:5434/', policy)).toBeUndefined();
+      }
+      // Production reaches no address of this machine anyway; a public receiver may use any port.
+      expect(urlProblem('https://receiver.example:5433/', strict)).toBeUndefined();
+    } finally {
+      release();
+    }
+    expect(urlProblem('http://127.0.0.1:5433/', local)).toBeUndefined();
   });
 });
 

@@ -182,11 +182,16 @@ describe(loadConfig.name, () => {
       expectConfigError({ TRUST_PROXY: value }, 'TRUST_PROXY');
   });
 
-  it('fetches status lists from private targets by default in local mode only', () => {
+  it('fetches status lists and delivers webhooks to loopback by default in local mode only', () => {
     const allowed = (env: Record<string, string>) =>
       loadConfig({ DATA_DIR: dataDir(), ...env }).statusListAllowPrivateTargets;
     const database = { DATABASE_URL: 'postgres://agent@db/agent' };
-    expect(allowed({})).toBe(true);
+    expect(allowed({})).toBe('loopback');
+    expect(loadConfig({ DATA_DIR: dataDir() }).webhooks.allowPrivateTargets).toBe('loopback');
+    expect(
+      loadConfig({ DATA_DIR: dataDir(), WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }).webhooks
+        .allowPrivateTargets,
+    ).toBe(true);
     expect(allowed(database)).toBe(false);
     expect(allowed({ AUTH_ISSUER_URL: 'https://id.example.com/realms/a' })).toBe(false);
     expect(allowed({ ...database, STATUS_LIST_ALLOW_PRIVATE_TARGETS: 'true' })).toBe(true);

@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { type LogLevel } from '../common/logging.js';
+import { type OutboundPolicy } from '../common/outbound.js';
 import { Settings, settingsCatalogue } from './settings.js';
 
 /** What the service runs with, read once from the environment at boot (api.md, Configuration). */
@@ -36,8 +37,8 @@ export interface AppConfig {
   readonly credentialStatusDefault: ('revocation' | 'suspension')[];
   /** Operator-added JSON-LD contexts for credentials; undefined: the bundled ones only. */
   readonly credentialContextsDir?: string;
-  /** Whether status lists may be fetched from private addresses and over plain http. */
-  readonly statusListAllowPrivateTargets: boolean;
+  /** What status lists may be fetched from beyond public https (common/outbound.ts). */
+  readonly statusListAllowPrivateTargets: OutboundPolicy['allowPrivate'];
   readonly webhooks: WebhookSettings;
   /** The management port of `/metrics`; 0: no metrics server. */
   readonly metricsPort: number;
@@ -59,8 +60,8 @@ export interface RateLimitSettings {
 }
 
 export interface WebhookSettings {
-  /** Whether deliveries may go to private addresses and over plain http. */
-  readonly allowPrivateTargets: boolean;
+  /** Where deliveries may go beyond public https (common/outbound.ts). */
+  readonly allowPrivateTargets: OutboundPolicy['allowPrivate'];
   /** The wait before each retry; a delivery fails after the last. */
   readonly retryDelaysMs: readonly number[];
   readonly disableAfterFailures: number;
@@ -182,11 +183,12 @@ export function loadConfig(env: Environment = process.env): AppConfig {
       settings.CREDENTIAL_CONTEXTS_DIR === undefined
         ? undefined
         : resolve(settings.CREDENTIAL_CONTEXTS_DIR),
-    statusListAllowPrivateTargets:
-      (settings.STATUS_LIST_ALLOW_PRIVATE_TARGETS ?? (localMode ? 'true' : 'false')) === 'true',
+    statusListAllowPrivateTargets: privateTargets(
+      settings.STATUS_LIST_ALLOW_PRIVATE_TARGETS,
+      localMode,
+    ),
     webhooks: {
-      allowPrivateTargets:
-        (settings.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? (localMode ? 'true' : 'false')) === 'true',
+      allowPrivateTargets: privateTargets(settings.WEBHOOK_ALLOW_PRIVATE_TARGETS, localMode),
       retryDelaysMs,
       disableAfterFailures: settings.WEBHOOK_DISABLE_AFTER_FAILURES,
       retentionDays: settings.WEBHOOK_RETENTION_DAYS,
@@ -199,6 +201,18 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     },
     environment: { ...env },
   };
+}
+
+/**
+ * `true` and `false` as set; unset, local mode reaches loopback only (a receiver on the developer's
+ * machine), not the other private ranges of the network it happens to be on.
+ */
+function privateTargets(
+  value: 'true' | 'false' | undefined,
+  localMode: boolean,
+): OutboundPolicy['allowPrivate'] {
+  if (value === undefined) return localMode ? 'loopback' : false;
+  return value === 'true';
 }
 
 const proxyNames = new Set(['loopback', 'linklocal', 'uniquelocal']);

@@ -205,8 +205,8 @@ export class Settings {
 
   @Setting({
     description:
-      'lets credential verification fetch status lists from loopback and private addresses and over plain http (never link-local or cloud metadata addresses); for development only',
-    default: 'local mode (embedded database and issuer): `true`; else `false`',
+      '`true` lets credential verification fetch status lists from loopback and private addresses and over plain http (not link-local, metadata or its own ports); development only',
+    default: 'local mode (embedded database and issuer): loopback only; else `false`',
   })
   @IsOptional()
   @IsIn(['true', 'false'], { message: '$property must be true or false' })
@@ -214,8 +214,8 @@ export class Settings {
 
   @Setting({
     description:
-      'lets webhooks go to loopback and private addresses and over plain http (never link-local or cloud metadata addresses); for development only',
-    default: 'local mode (embedded database and issuer): `true`; else `false`',
+      '`true` lets webhooks go to loopback and private addresses and over plain http (not link-local, metadata or its own ports); development only',
+    default: 'local mode (embedded database and issuer): loopback only; else `false`',
   })
   @IsOptional()
   @IsIn(['true', 'false'], { message: '$property must be true or false' })

@@ -14,6 +14,8 @@ export interface EmbeddedDatabase {
   readonly url: string;
   /** A URL for another database on the same server. */
   urlFor(database: string): string;
+  /** The port it listens on (127.0.0.1). */
+  readonly port: number;
   stop(): Promise<void>;
 }
 
@@ -97,6 +99,7 @@ export async function startEmbeddedPostgres(
   return {
     url: urlFor(databaseName),
     urlFor,
+    port,
     stop: () => server.stop(),
   };
 }
