@@ -1,8 +1,10 @@
-import { chmodSync, mkdtempSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService, type RunningService } from '../src/service.js';
 import { call, freePort, passwordGrant } from './support/test-service.js';
+import { AppProcess } from './system/support/app-process.js';
+import { Cleanup } from './system/support/cleanup.js';
 
 /** Local mode: no DATABASE_URL, no AGENT_MASTER_KEY; everything lives in DATA_DIR. */
 describe('local mode', () => {
@@ -122,5 +124,81 @@ describe('local mode', () => {
     await expect(startService({ env, logLevel: 'silent' })).rejects.toThrow(/already in use/);
     const stillServing = await call(service.url, '/ctrl/health/ready');
     expect(stillServing.status).toBe(200);
+  });
+});
+
+/**
+ * `kill -9` leaves the embedded PostgreSQL running without its service: the next start stops that
+ * orphan and comes up on the same data, as `npm start` runs it (a child process).
+ */
+describe('local mode after kill -9', () => {
+  const cleanup = new Cleanup();
+  afterAll(() => cleanup.run(), 60_000);
+
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('starts again on the same DATA_DIR, with the data, when the orphaned PostgreSQL still runs', async () => {
+    const dataDir = cleanup.tempDir('killed-data');
+    const start = async (name: string) => {
+      const port = await freePort();
+      return AppProcess.start(
+        {
+          name,
+          port,
+          cwd: cleanup.tempDir(`${name}-cwd`),
+          env: { DATA_DIR: dataDir, PUBLIC_BASE_URL: `http://127.0.0.1:${port}` },
+        },
+        cleanup,
+        120_000,
+      );
+    };
+    const first = await start('first');
+    // While its service lives, the cluster stays its own.
+    const intruder = await AppProcess.spawn(
+      {
+        name: 'intruder',
+        cwd: cleanup.tempDir('intruder-cwd'),
+        env: { DATA_DIR: dataDir },
+      },
+      cleanup,
+    );
+    expect(await intruder.waitForExit(60_000)).toEqual({ code: 1, signal: null });
+    expect(intruder.log()).toContain(`already in use by another process (pid ${first.pid})`);
+    const postmaster = Number(
+      readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0],
+    );
+    // Whatever happens below, no PostgreSQL outlives the test.
+    cleanup.add('stop the orphaned PostgreSQL', () => {
+      if (alive(postmaster)) process.kill(postmaster, 'SIGINT');
+    });
+    const { access_token: token } = await passwordGrant(first.url, 'admin', 'admin');
+    const created = await call(first.url, '/ctrl/api/v1.0/tenants/create', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      query: { id: 'orphaned', label: 'Outlives a kill -9' },
+    });
+    expect(created.status).toBe(201);
+
+    first.signal('SIGKILL');
+    await first.exited;
+    expect(alive(postmaster)).toBe(true);
+
+    const second = await start('second');
+    expect(alive(postmaster)).toBe(false);
+    const { access_token: again } = await passwordGrant(second.url, 'admin', 'admin');
+    const read = await call<{ id: string }>(second.url, '/ctrl/api/v1.0/tenants/orphaned', {
+      headers: { authorization: `Bearer ${again}` },
+    });
+    expect({ status: read.status, id: read.body.id }).toEqual({ status: 200, id: 'orphaned' });
+    expect(second.log(200)).toMatch(/Stopped the embedded PostgreSQL .* left running/);
+    await second.stop();
+    expect(await second.exited).toEqual({ code: 0, signal: null });
   });
 });

@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { userInfo } from 'node:os';
+import { ClusterInUseError, takeCluster } from './embedded-postgres-owner.js';
 
 export interface EmbeddedDatabase {
   /** postgres://… URL of the `agent` database on this server. */
@@ -66,24 +67,21 @@ export async function startEmbeddedPostgres(
     onError: (error) => log(String(error)),
   });
 
+  const release = await takeCluster(directory, logger);
   const initialised = existsSync(join(directory, 'PG_VERSION'));
-  if (!initialised) {
-    logger.log(`Creating an embedded PostgreSQL cluster in ${directory}`);
-    await server.initialise();
-  }
   try {
+    if (!initialised) {
+      logger.log(`Creating an embedded PostgreSQL cluster in ${directory}`);
+      await server.initialise();
+    }
     await server.start();
   } catch (error) {
+    await release();
     const lockHeld = output.some(
       (line) => line.includes('lock file') && line.includes('already exists'),
     );
-    if (lockHeld) {
-      throw new Error(
-        `The embedded PostgreSQL in ${directory} is already in use by another process ` +
-          '(is the service already running?). Stop it, or set DATA_DIR to another folder.',
-        { cause: error },
-      );
-    }
+    // A PostgreSQL on this cluster that no service of ours started (by hand, say).
+    if (lockHeld) throw new ClusterInUseError(directory, undefined);
     throw new Error(`The embedded PostgreSQL in ${directory} did not start:\n${output.join('')}`, {
       cause: error,
     });
@@ -100,7 +98,10 @@ export async function startEmbeddedPostgres(
     url: urlFor(databaseName),
     urlFor,
     port,
-    stop: () => server.stop(),
+    stop: async () => {
+      await server.stop();
+      await release();
+    },
   };
 }
 
