@@ -15,8 +15,9 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   app.disable('x-powered-by');
   // No ETag on answers: Express would hash every body, and no client of this API revalidates.
   app.set('etag', false);
-  // Behind nginx the forwarded headers tell the public origin; trust only the nearest proxies.
-  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  // The client's address (request.ip) comes from X-Forwarded-For only when a configured proxy sent it;
+  // the public origin never comes from a header (PUBLIC_BASE_URL).
+  app.set('trust proxy', config.trustProxy.length === 0 ? false : config.trustProxy);
   app.use(hostRequired(config.publicBaseUrl));
   app.use('/auth', ...formBodyMiddleware(config.publicBaseUrl));
   app.useGlobalInterceptors(new ApiRequestInterceptor());

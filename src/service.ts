@@ -16,6 +16,7 @@ import { configureApp } from './configure-app.js';
 import { loadConfig, type AppConfig } from './config/app-config.js';
 import { masterKeyOf } from './config/local-mode.js';
 import { createDataSource, runMigrationsLocked } from './database/data-source.js';
+import { refuseOwnPort } from './common/outbound.js';
 import { observeRequests } from './observability/http-observer.js';
 import { Metrics } from './observability/metrics.js';
 import { startMetricsServer } from './observability/metrics-server.js';
@@ -109,11 +110,14 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
   const logger = new Logger('Service');
   let embedded: EmbeddedDatabase | undefined;
   let dataSource: DataSource | undefined;
+  const ownPorts: (() => void)[] = [];
+  const releaseOwnPorts = () => ownPorts.splice(0).forEach((release) => release());
   try {
     if (config.databaseUrl === undefined) {
       embedded = await (
         await loadEmbeddedPostgres()
       ).startEmbeddedPostgres(join(config.dataDir, 'postgres'));
+      ownPorts.push(refuseOwnPort(embedded.port));
     }
     const databaseUrl = config.databaseUrl ?? embedded!.url;
     const migrator = createDataSource(databaseUrl, 'migrations');
@@ -156,6 +160,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     if (config.host === undefined) await app.listen(config.port);
     else await app.listen(config.port, config.host);
     const port = (server.address() as AddressInfo).port;
+    ownPorts.push(refuseOwnPort(port));
     const management =
       config.metricsPort === 0
         ? undefined
@@ -167,6 +172,8 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
               });
             },
           );
+    if (management !== undefined) ownPorts.push(refuseOwnPort(management.port));
+    announceOutboundAllowance(config, logger, [port, management?.port, embedded?.port]);
     const openDataSource = dataSource;
     return {
       config,
@@ -195,11 +202,42 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
         management?.server.close();
         if (openDataSource.isInitialized) await openDataSource.destroy();
         await embedded?.stop();
+        releaseOwnPorts();
       },
     };
   } catch (error) {
     if (dataSource?.isInitialized) await dataSource.destroy();
     await embedded?.stop();
+    releaseOwnPorts();
     throw error;
   }
+}
+
+/** Says once which targets beyond public https webhooks and status lists may reach (operations.md). */
+function announceOutboundAllowance(
+  config: AppConfig,
+  logger: Logger,
+  ports: (number | undefined)[],
+): void {
+  const allowances = [
+    ['webhooks', 'WEBHOOK_ALLOW_PRIVATE_TARGETS', config.webhooks.allowPrivateTargets],
+    [
+      'status list fetches',
+      'STATUS_LIST_ALLOW_PRIVATE_TARGETS',
+      config.statusListAllowPrivateTargets,
+    ],
+  ] as const;
+  const parts = allowances.flatMap(([what, variable, allowed]) => {
+    if (allowed === false) return [];
+    return allowed === 'loopback'
+      ? [`${what} may reach loopback (127.0.0.0/8, ::1; ${variable} unset in local mode)`]
+      : [`${what} may reach loopback and private ranges (${variable}=true)`];
+  });
+  if (parts.length === 0) return;
+  const own = ports.filter((port) => port !== undefined).join(', ');
+  const message =
+    `Beyond public https, ${parts.join('; ')}, over plain http too, on any port but this ` +
+    `service's own (${own}); production refuses them.`;
+  if (allowances.some(([, , allowed]) => allowed === true)) logger.warn(message);
+  else logger.log(message);
 }

@@ -1,6 +1,7 @@
 import { bruteForceSettings } from '../src/issuer/brute-force-settings.js';
 import { IssuerPurge } from '../src/issuer/issuer-purge.js';
 import { type RealmFile } from '../src/issuer/realm-file.js';
+import { Realm } from '../src/issuer/realm.js';
 import {
   authorizeUrl,
   Browser,
@@ -371,6 +372,62 @@ describe('Embedded issuer: brute force detection (Keycloak 26 DefaultBruteForceP
       expect(await lockSeconds('admin')).toBe(120);
       advanceMs(120_000);
       expect((await login('admin')).status).toBe(200);
+    });
+  });
+
+  describe('a burst of concurrent attempts', () => {
+    const { state, grant, row, lockSeconds } = useBruteForceService();
+    /** Counts the password checks of the running service's realm (Nest's instance, not a copy). */
+    const countChecks = (onCheck?: (count: number) => void) => {
+      const realm = state.service.app.get(Realm);
+      const check = realm.passwordMatches.bind(realm);
+      const counter = { checks: 0 };
+      realm.passwordMatches = (user, password) => {
+        counter.checks++;
+        onCheck?.(counter.checks);
+        return check(user, password);
+      };
+      return {
+        counter,
+        restore: () => {
+          realm.passwordMatches = check;
+        },
+      };
+    };
+
+    it('checks no more of 300 concurrent wrong passwords than a sequence gets: failureFactor, then the lockout', async () => {
+      const { counter, restore } = countChecks();
+      try {
+        const answers = await Promise.all(
+          Array.from({ length: 300 }, () => grant('admin', 'guess')),
+        );
+        for (const answer of answers) {
+          expectOAuthError(answer, 400, 'invalid_grant', 'Invalid user credentials');
+        }
+        expect(counter.checks).toBe(30);
+        expect(await row('admin')).toMatchObject({ num_failures: 30, num_temporary_lockouts: 1 });
+        expect(await lockSeconds('admin')).toBe(60);
+      } finally {
+        restore();
+      }
+    });
+
+    it('refuses the right password that arrives in a burst once the limit is reached, keeping the count', async () => {
+      let right: Promise<ApiResponse> | undefined;
+      // Sent when the 30th wrong password is being checked: the limit is reached, the burst goes on.
+      const { counter, restore } = countChecks((count) => {
+        if (count === 30) right = grant('admin', 'admin');
+      });
+      try {
+        await Promise.all(Array.from({ length: 200 }, () => grant('admin', 'guess')));
+        expect(right).toBeDefined();
+        expectOAuthError(await right!, 400, 'invalid_grant', 'Invalid user credentials');
+        expect(counter.checks).toBe(30);
+        expect(await row('admin')).toMatchObject({ num_failures: 30 });
+        expect(await lockSeconds('admin')).toBe(60);
+      } finally {
+        restore();
+      }
     });
   });
 

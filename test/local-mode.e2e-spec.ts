@@ -1,8 +1,10 @@
-import { chmodSync, mkdtempSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService, type RunningService } from '../src/service.js';
-import { call, passwordGrant } from './support/test-service.js';
+import { call, freePort, passwordGrant } from './support/test-service.js';
+import { AppProcess } from './system/support/app-process.js';
+import { Cleanup } from './system/support/cleanup.js';
 
 /** Local mode: no DATABASE_URL, no AGENT_MASTER_KEY; everything lives in DATA_DIR. */
 describe('local mode', () => {
@@ -51,10 +53,152 @@ describe('local mode', () => {
     expect(statSync(join(dataDir, 'issuer', 'refresh-secret')).mode & 0o777).toBe(0o600);
   });
 
+  it('lets webhooks reach loopback only, never the service itself or its database, and says so at start', async () => {
+    const lines: string[] = [];
+    const metricsPort = await freePort();
+    service = await startService({
+      env: { ...env, METRICS_PORT: String(metricsPort) },
+      logLevel: 'info',
+      logDestination: { write: (line: string) => void lines.push(line) },
+    });
+    const { url } = service;
+    const port = new URL(url).port;
+    const databasePort = new URL((service.dataSource.options as { url: string }).url).port;
+    const { access_token: token } = await passwordGrant(url, 'admin', 'admin');
+    const authorization = `Bearer ${token}`;
+    await call(url, '/ctrl/api/v1.0/tenants/create', {
+      method: 'POST',
+      headers: { authorization },
+      query: { id: 'hooks', label: 'Webhook targets' },
+    });
+    const subscribe = async (target: string) => {
+      const answer = await call<{ errors?: { field: string; message: string }[] }>(
+        url,
+        '/ctrl/api/v1.0/webhooks/create',
+        {
+          method: 'POST',
+          headers: { authorization, 'x-tenant-id': 'hooks' },
+          body: { url: target },
+        },
+      );
+      return { target, status: answer.status, errors: answer.body.errors };
+    };
+    const refused = (target: string, reason: string) => ({
+      target,
+      status: 400,
+      errors: [{ field: 'url', message: expect.stringContaining(reason) }],
+    });
+    const answers = [];
+    for (const target of [
+      `http://127.0.0.1:${port}/ctrl/health/live`,
+      `http://localhost:${port}/ctrl/health/live`,
+      `http://127.0.0.1:${databasePort}/`,
+      `http://127.0.0.1:${metricsPort}/metrics`,
+      'http://10.0.0.7:9000/hook',
+      'http://192.168.1.2:9000/hook',
+      'http://[fd12::1]:9000/hook',
+      'http://100.64.0.1:9000/hook',
+    ])
+      answers.push(await subscribe(target));
+    expect(answers).toEqual([
+      refused(`http://127.0.0.1:${port}/ctrl/health/live`, `port ${port}`),
+      refused(`http://localhost:${port}/ctrl/health/live`, `port ${port}`),
+      refused(`http://127.0.0.1:${databasePort}/`, `port ${databasePort}`),
+      refused(`http://127.0.0.1:${metricsPort}/metrics`, `port ${metricsPort}`),
+      refused('http://10.0.0.7:9000/hook', 'private'),
+      refused('http://192.168.1.2:9000/hook', 'private'),
+      refused('http://[fd12::1]:9000/hook', 'uniqueLocal'),
+      refused('http://100.64.0.1:9000/hook', 'carrierGradeNat'),
+    ]);
+    // The README's receiver on this machine.
+    for (const target of ['http://127.0.0.1:9000/hook', 'http://[::1]:9000/hook'])
+      expect((await subscribe(target)).status).toBe(201);
+    const announced = lines.filter((line) => line.includes('may reach loopback'));
+    expect(announced).toHaveLength(1);
+    expect(announced[0]).toContain(`${port}`);
+    expect(announced[0]).toContain('production');
+  });
+
   it('refuses a second service on the same DATA_DIR with a clear message', async () => {
     service = await startService({ env, logLevel: 'silent' });
     await expect(startService({ env, logLevel: 'silent' })).rejects.toThrow(/already in use/);
     const stillServing = await call(service.url, '/ctrl/health/ready');
     expect(stillServing.status).toBe(200);
+  });
+});
+
+/**
+ * `kill -9` leaves the embedded PostgreSQL running without its service: the next start stops that
+ * orphan and comes up on the same data, as `npm start` runs it (a child process).
+ */
+describe('local mode after kill -9', () => {
+  const cleanup = new Cleanup();
+  afterAll(() => cleanup.run(), 60_000);
+
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('starts again on the same DATA_DIR, with the data, when the orphaned PostgreSQL still runs', async () => {
+    const dataDir = cleanup.tempDir('killed-data');
+    const start = async (name: string) => {
+      const port = await freePort();
+      return AppProcess.start(
+        {
+          name,
+          port,
+          cwd: cleanup.tempDir(`${name}-cwd`),
+          env: { DATA_DIR: dataDir, PUBLIC_BASE_URL: `http://127.0.0.1:${port}` },
+        },
+        cleanup,
+        120_000,
+      );
+    };
+    const first = await start('first');
+    // While its service lives, the cluster stays its own.
+    const intruder = await AppProcess.spawn(
+      {
+        name: 'intruder',
+        cwd: cleanup.tempDir('intruder-cwd'),
+        env: { DATA_DIR: dataDir },
+      },
+      cleanup,
+    );
+    expect(await intruder.waitForExit(60_000)).toEqual({ code: 1, signal: null });
+    expect(intruder.log()).toContain(`already in use by another process (pid ${first.pid})`);
+    const postmaster = Number(
+      readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0],
+    );
+    // Whatever happens below, no PostgreSQL outlives the test.
+    cleanup.add('stop the orphaned PostgreSQL', () => {
+      if (alive(postmaster)) process.kill(postmaster, 'SIGINT');
+    });
+    const { access_token: token } = await passwordGrant(first.url, 'admin', 'admin');
+    const created = await call(first.url, '/ctrl/api/v1.0/tenants/create', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      query: { id: 'orphaned', label: 'Outlives a kill -9' },
+    });
+    expect(created.status).toBe(201);
+
+    first.signal('SIGKILL');
+    await first.exited;
+    expect(alive(postmaster)).toBe(true);
+
+    const second = await start('second');
+    expect(alive(postmaster)).toBe(false);
+    const { access_token: again } = await passwordGrant(second.url, 'admin', 'admin');
+    const read = await call<{ id: string }>(second.url, '/ctrl/api/v1.0/tenants/orphaned', {
+      headers: { authorization: `Bearer ${again}` },
+    });
+    expect({ status: read.status, id: read.body.id }).toEqual({ status: 200, id: 'orphaned' });
+    expect(second.log(200)).toMatch(/Stopped the embedded PostgreSQL .* left running/);
+    await second.stop();
+    expect(await second.exited).toEqual({ code: 0, signal: null });
   });
 });

@@ -7,6 +7,7 @@ import { expectProblem } from './support/problems.js';
 import {
   call,
   passwordGrant,
+  postForm,
   startTestService,
   type ApiResponse,
   type TestService,
@@ -94,6 +95,50 @@ describe('Rate limits', () => {
       headers: { 'x-tenant-id': 'demo' },
     });
     expect(verified.status).toBe(200);
+  });
+});
+
+/**
+ * The client address is the peer's unless the peer is a proxy that TRUST_PROXY names: a client that
+ * reaches the app directly cannot pick a new address for each request with X-Forwarded-For.
+ */
+describe('Client address', () => {
+  const wrongSecret = (url: string, forwardedFor: string) =>
+    postForm(
+      url,
+      tokenPath,
+      { grant_type: 'client_credentials', client_id: 'agent-service', client_secret: 'wrong' },
+      { 'x-forwarded-for': forwardedFor },
+    );
+  const statusesOf = async (url: string, addresses: string[]) => {
+    const statuses: number[] = [];
+    for (const address of addresses) statuses.push((await wrongSecret(url, address)).status);
+    return statuses;
+  };
+  const rotating = Array.from({ length: 8 }, (_, index) => `203.0.113.${index + 1}`);
+
+  it('counts a direct client by its own address, whatever X-Forwarded-For it sends', async () => {
+    const service = await startTestService({ env: { RATE_LIMIT_IP_PER_MINUTE: '5' } });
+    try {
+      expect(await statusesOf(service.url, rotating)).toEqual([
+        401, 401, 401, 401, 401, 429, 429, 429,
+      ]);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('counts by the forwarded address when the peer is a proxy TRUST_PROXY names', async () => {
+    const service = await startTestService({
+      env: { RATE_LIMIT_IP_PER_MINUTE: '5', TRUST_PROXY: 'loopback' },
+    });
+    try {
+      expect(await statusesOf(service.url, rotating)).toEqual(Array(8).fill(401));
+      const same = Array<string>(6).fill('198.51.100.7');
+      expect(await statusesOf(service.url, same)).toEqual([401, 401, 401, 401, 401, 429]);
+    } finally {
+      await service.close();
+    }
   });
 });
 

@@ -1,9 +1,16 @@
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
-import { addressProblem, guardedRequest, OutboundError, urlProblem } from './outbound.js';
+import {
+  addressProblem,
+  guardedRequest,
+  OutboundError,
+  refuseOwnPort,
+  urlProblem,
+} from './outbound.js';
 
 const strict = { allowPrivate: false };
 const relaxed = { allowPrivate: true };
+const local = { allowPrivate: 'loopback' as const };
 const limits = { timeoutMs: 2_000, maxBytes: 1_024 };
 
 describe(addressProblem.name, () => {
@@ -26,11 +33,66 @@ describe(addressProblem.name, () => {
     ['0.0.0.0', 'unspecified', 'unspecified'],
     ['224.0.0.1', 'multicast', 'multicast'],
     ['255.255.255.255', 'broadcast', 'broadcast'],
+    // Only globally reachable unicast: the special-purpose blocks are refused whatever their range name.
+    ['0.1.2.3', 'unspecified', 'unspecified'],
+    ['240.0.0.1', 'reserved', 'reserved'],
+    ['198.18.0.1', 'reserved', 'reserved'],
+    ['192.0.2.1', 'reserved', 'reserved'],
+    ['198.51.100.1', 'reserved', 'reserved'],
+    ['203.0.113.1', 'reserved', 'reserved'],
+    ['192.0.0.8', 'reserved', 'reserved'],
+    ['192.88.99.1', 'reserved', 'reserved'],
+    ['2a00:1450:4001:82a::200e', undefined, undefined],
+    ['::a9fe:a9fe', 'IPv4-compatible', 'IPv4-compatible'],
+    ['::7f00:1', 'IPv4-compatible', 'IPv4-compatible'],
+    ['::5db8:d70e', 'IPv4-compatible', 'IPv4-compatible'],
+    ['::ffff:93.184.215.14', undefined, undefined],
+    ['::ffff:0:7f00:1', 'rfc6145', 'rfc6145'],
+    ['2001:db8::1', 'reserved', 'reserved'],
+    ['3fff::1', 'reserved', 'reserved'],
+    ['2001:2::1', 'benchmarking', 'benchmarking'],
+    ['2001:10::1', 'Orchid', 'Orchid'],
+    ['100::1', 'discard', 'discard'],
+    ['fec0::1', 'deprecatedSiteLocal', 'deprecatedSiteLocal'],
+    ['4000::1', 'outside 2000::/3', 'outside 2000::/3'],
+    ['5f00::1', 'segmentRouting', 'segmentRouting'],
+    ['ff02::1', 'multicast', 'multicast'],
+    ['::', 'unspecified', 'unspecified'],
+    // Addresses that carry an IPv4 address: NAT64 by that address, 6to4 and Teredo never.
+    ['64:ff9b::5db8:d70e', undefined, undefined],
+    ['64:ff9b::a9fe:a9fe', 'linkLocal', 'linkLocal'],
+    ['64:ff9b::7f00:1', 'loopback', 'loopback'],
+    ['64:ff9b::a00:1', 'private', 'private'],
+    ['64:ff9b:1::5db8:d70e', 'rfc6052', 'rfc6052'],
+    ['2002:5db8:d70e::1', '6to4', '6to4'],
+    ['2002:a9fe:a9fe::1', '6to4', '6to4'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'teredo', 'teredo'],
   ])('%s: strict %s, relaxed %s', (address, strictWord, relaxedWord) => {
     const check = (problem: string | undefined, word: string | undefined) =>
       word === undefined ? expect(problem).toBeUndefined() : expect(problem).toContain(word);
     check(addressProblem(address, strict), strictWord);
     check(addressProblem(address, relaxed), relaxedWord);
+  });
+});
+
+describe(`${addressProblem.name} in local mode`, () => {
+  it.each([
+    ['93.184.215.14', undefined],
+    ['127.0.0.1', undefined],
+    ['127.8.9.10', undefined],
+    ['::1', undefined],
+    ['::ffff:127.0.0.1', undefined],
+    ['10.1.2.3', 'private'],
+    ['192.168.1.1', 'private'],
+    ['fd12:3456::1', 'uniqueLocal'],
+    ['100.64.0.1', 'carrierGradeNat'],
+    ['169.254.169.254', 'linkLocal'],
+    ['64:ff9b::7f00:1', 'loopback'],
+    ['::7f00:1', 'IPv4-compatible'],
+  ])('%s: %s', (address, word) => {
+    const problem = addressProblem(address, local);
+    if (word === undefined) expect(problem).toBeUndefined();
+    else expect(problem).toContain(word);
   });
 });
 
@@ -49,6 +111,25 @@ describe(urlProblem.name, () => {
     expect(urlProblem('https://[::1]/x', strict)).toContain('loopback');
     expect(urlProblem('https://[::ffff:a9fe:a9fe]/x', relaxed)).toContain('linkLocal');
     expect(urlProblem('http://169.254.169.254/latest/meta-data', relaxed)).toContain('linkLocal');
+    expect(urlProblem('https://[::a9fe:a9fe]/', strict)).toContain('IPv4-compatible');
+    expect(urlProblem('https://[64:ff9b::a9fe:a9fe]/', relaxed)).toContain('linkLocal');
+  });
+
+  it("refuses this process's own ports, whatever the host, wherever this machine may be reached", () => {
+    const release = refuseOwnPort(5433);
+    try {
+      for (const policy of [local, relaxed]) {
+        expect(urlProblem('http://127.0.0.1:5433/', policy)).toContain('port 5433');
+        expect(urlProblem('http://localhost:5433/', policy)).toContain('port 5433');
+        expect(urlProblem('https://receiver.example:5433/', policy)).toContain('port 5433');
+        expect(urlProblem('http://127.0.0.1:5434/', policy)).toBeUndefined();
+      }
+      // Production reaches no address of this machine anyway; a public receiver may use any port.
+      expect(urlProblem('https://receiver.example:5433/', strict)).toBeUndefined();
+    } finally {
+      release();
+    }
+    expect(urlProblem('http://127.0.0.1:5433/', local)).toBeUndefined();
   });
 });
 

@@ -6,8 +6,12 @@ import ipaddr from 'ipaddr.js';
 
 /** Which targets an outgoing request may reach. */
 export interface OutboundPolicy {
-  /** Loopback, private and unique-local addresses and plain http: development and tests only. */
-  readonly allowPrivate: boolean;
+  /**
+   * Beyond public addresses over https, each with plain http too: `loopback` (127.0.0.0/8, ::1), what
+   * local mode needs for receivers on the developer's machine, or `true`, loopback and every private
+   * range (RFC 1918, unique-local, carrier-grade NAT). Development and tests only.
+   */
+  readonly allowPrivate: boolean | 'loopback';
 }
 
 export interface OutboundRequest {
@@ -31,36 +35,93 @@ export class OutboundError extends Error {
   override name = 'OutboundError';
 }
 
-/** Ranges a private target may be in when the policy allows them. */
-const privateRanges = new Set(['private', 'loopback', 'uniqueLocal', 'carrierGradeNat']);
+/** Ranges a target may be in beyond public unicast, by what the policy allows. */
+const allowedRanges = new Map<OutboundPolicy['allowPrivate'], ReadonlySet<string>>([
+  [false, new Set()],
+  ['loopback', new Set(['loopback'])],
+  [true, new Set(['private', 'loopback', 'uniqueLocal', 'carrierGradeNat'])],
+]);
+
+/** Ports this process listens on (its HTTP server, metrics, its embedded PostgreSQL). */
+const ownPorts = new Set<number>();
+
+/**
+ * Refuses `port` as a target while this process listens on it, under any policy that lets requests
+ * reach this machine: a webhook or status list there would be the service asking itself or its
+ * database. Returns the release, for when the port closes.
+ */
+export function refuseOwnPort(port: number): () => void {
+  ownPorts.add(port);
+  return () => ownPorts.delete(port);
+}
 
 /** Cloud metadata services outside the link-local range (Alibaba, AWS over IPv6). */
 const metadataAddresses = new Set(['100.100.100.200', 'fd00:ec2::254']);
 
+/** IPv6 global unicast (RFC 4291 section 2.4); everything outside it is refused. */
+const globalUnicast = ipaddr.parseCIDR('2000::/3');
+/** NAT64's well-known prefix (RFC 6052 section 2.1): the last 32 bits are the IPv4 address reached. */
+const nat64 = ipaddr.parseCIDR('64:ff9b::/96');
+
 /**
- * Why `address` may not be connected to, or undefined when it may. Public unicast only; with
- * `allowPrivate` also loopback and private ranges, never link-local or a metadata service.
+ * Why `address` may not be connected to, or undefined when it may. Globally reachable unicast only;
+ * with `allowPrivate` also loopback, or loopback and private ranges, never link-local or a metadata
+ * service.
  */
 export function addressProblem(address: string, policy: OutboundPolicy): string | undefined {
   if (!ipaddr.isValid(address)) return `'${address}' is not an IP address`;
+  // IPv4-mapped (::ffff:0:0/96) is judged as the IPv4 address it is.
   const parsed = ipaddr.process(address);
-  const range = parsed.range();
+  if (parsed.kind() === 'ipv6' && parsed.match(nat64)) {
+    const [high, low] = (parsed as ipaddr.IPv6).parts.slice(-2);
+    const embedded = new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+    const range = rangeOf(embedded);
+    // Through a NAT64 gateway only the public internet: its loopback or private ranges are not ours.
+    return range === 'unicast'
+      ? undefined
+      : `${address} reaches ${embedded.toString()} through NAT64, which is in a ${range} range, which is not reachable from here`;
+  }
+  const range = rangeOf(parsed);
   if (range === 'unicast') return undefined;
   if (metadataAddresses.has(parsed.toNormalizedString()) || metadataAddresses.has(address)) {
     return `${address} is a cloud metadata address`;
   }
-  if (policy.allowPrivate && privateRanges.has(range)) return undefined;
+  if (allowedRanges.get(policy.allowPrivate)?.has(range) === true) return undefined;
   return `${address} is in a ${range} range, which is not reachable from here`;
+}
+
+/**
+ * ipaddr.js's range name, where `unicast` is left only to globally reachable addresses: its IPv6
+ * `unicast` is anything it has no name for, so IPv4-compatible (::/96, deprecated by RFC 4291
+ * section 2.5.5.1) and whatever lies outside 2000::/3 get a name of their own. 6to4 and Teredo keep
+ * theirs and are refused: they reach an embedded IPv4 address through a relay this service does not
+ * choose.
+ */
+function rangeOf(address: ipaddr.IPv4 | ipaddr.IPv6): string {
+  const range = address.range();
+  if (address.kind() === 'ipv4' || range !== 'unicast') return range;
+  if ((address as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) {
+    return 'IPv4-compatible';
+  }
+  return address.match(globalUnicast) ? 'unicast' : 'reserved (outside 2000::/3)';
 }
 
 /** Why `url` may not be requested at all (scheme, credentials, an address literal), or undefined. */
 export function urlProblem(url: string, policy: OutboundPolicy): string | undefined {
   if (!URL.canParse(url)) return `'${url}' is not a URL`;
   const parsed = new URL(url);
-  if (parsed.protocol !== 'https:' && !(policy.allowPrivate && parsed.protocol === 'http:')) {
+  if (
+    parsed.protocol !== 'https:' &&
+    !(policy.allowPrivate !== false && parsed.protocol === 'http:')
+  ) {
     return `only https URLs are fetched, not ${parsed.protocol}`;
   }
   if (parsed.username !== '' || parsed.password !== '') return 'a URL with credentials is refused';
+  // Whatever the host: a name can resolve to loopback, and the lookup does not see the port.
+  const port = Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80));
+  if (policy.allowPrivate !== false && ownPorts.has(port)) {
+    return `port ${port} is this service's own (its HTTP, metrics or database port), which it never requests`;
+  }
   const host = hostOf(parsed);
   return isIP(host) === 0 ? undefined : addressProblem(host, policy);
 }

@@ -165,11 +165,33 @@ describe(loadConfig.name, () => {
     expectConfigError(env, variable);
   });
 
-  it('fetches status lists from private targets by default in local mode only', () => {
+  it('believes X-Forwarded-For from the proxies TRUST_PROXY names only, never by hop count', () => {
+    const trusted = (value?: string) =>
+      loadConfig({ DATA_DIR: dataDir(), ...(value === undefined ? {} : { TRUST_PROXY: value }) })
+        .trustProxy;
+    expect(trusted()).toEqual([]);
+    expect(trusted('none')).toEqual([]);
+    expect(trusted('loopback')).toEqual(['loopback']);
+    expect(trusted('10.0.0.0/8, 192.0.2.1,fd00::/8 ,uniquelocal')).toEqual([
+      '10.0.0.0/8',
+      '192.0.2.1',
+      'fd00::/8',
+      'uniquelocal',
+    ]);
+    for (const value of ['1', 'true', '10.0.0.0/33', '127.1', 'none,loopback', 'proxy.local'])
+      expectConfigError({ TRUST_PROXY: value }, 'TRUST_PROXY');
+  });
+
+  it('fetches status lists and delivers webhooks to loopback by default in local mode only', () => {
     const allowed = (env: Record<string, string>) =>
       loadConfig({ DATA_DIR: dataDir(), ...env }).statusListAllowPrivateTargets;
     const database = { DATABASE_URL: 'postgres://agent@db/agent' };
-    expect(allowed({})).toBe(true);
+    expect(allowed({})).toBe('loopback');
+    expect(loadConfig({ DATA_DIR: dataDir() }).webhooks.allowPrivateTargets).toBe('loopback');
+    expect(
+      loadConfig({ DATA_DIR: dataDir(), WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }).webhooks
+        .allowPrivateTargets,
+    ).toBe(true);
     expect(allowed(database)).toBe(false);
     expect(allowed({ AUTH_ISSUER_URL: 'https://id.example.com/realms/a' })).toBe(false);
     expect(allowed({ ...database, STATUS_LIST_ALLOW_PRIVATE_TARGETS: 'true' })).toBe(true);

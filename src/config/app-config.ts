@@ -1,7 +1,10 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { type LogLevel } from '../common/logging.js';
+import { type OutboundPolicy } from '../common/outbound.js';
 import { Settings, settingsCatalogue } from './settings.js';
 
 /** What the service runs with, read once from the environment at boot (api.md, Configuration). */
@@ -14,6 +17,8 @@ export interface AppConfig {
   readonly http: HttpServerLimits;
   /** The origin users see, without a trailing slash. */
   readonly publicBaseUrl: string;
+  /** Peers whose X-Forwarded-For Express believes (its `trust proxy` list); empty: none. */
+  readonly trustProxy: readonly string[];
   /** External PostgreSQL; undefined means an embedded PostgreSQL under `dataDir`. */
   readonly databaseUrl: string | undefined;
   /** The public issuer to trust; undefined means the embedded issuer on this origin. */
@@ -32,8 +37,8 @@ export interface AppConfig {
   readonly credentialStatusDefault: ('revocation' | 'suspension')[];
   /** Operator-added JSON-LD contexts for credentials; undefined: the bundled ones only. */
   readonly credentialContextsDir?: string;
-  /** Whether status lists may be fetched from private addresses and over plain http. */
-  readonly statusListAllowPrivateTargets: boolean;
+  /** What status lists may be fetched from beyond public https (common/outbound.ts). */
+  readonly statusListAllowPrivateTargets: OutboundPolicy['allowPrivate'];
   readonly webhooks: WebhookSettings;
   /** The management port of `/metrics`; 0: no metrics server. */
   readonly metricsPort: number;
@@ -55,8 +60,8 @@ export interface RateLimitSettings {
 }
 
 export interface WebhookSettings {
-  /** Whether deliveries may go to private addresses and over plain http. */
-  readonly allowPrivateTargets: boolean;
+  /** Where deliveries may go beyond public https (common/outbound.ts). */
+  readonly allowPrivateTargets: OutboundPolicy['allowPrivate'];
   /** The wait before each retry; a delivery fails after the last. */
   readonly retryDelaysMs: readonly number[];
   readonly disableAfterFailures: number;
@@ -156,6 +161,7 @@ export function loadConfig(env: Environment = process.env): AppConfig {
       maxConnections: settings.HTTP_MAX_CONNECTIONS,
     },
     publicBaseUrl,
+    trustProxy: trustedProxies(settings.TRUST_PROXY),
     databaseUrl: settings.DATABASE_URL,
     authIssuerUrl,
     authIssuerEmbedded: embeddedIssuer,
@@ -177,11 +183,12 @@ export function loadConfig(env: Environment = process.env): AppConfig {
       settings.CREDENTIAL_CONTEXTS_DIR === undefined
         ? undefined
         : resolve(settings.CREDENTIAL_CONTEXTS_DIR),
-    statusListAllowPrivateTargets:
-      (settings.STATUS_LIST_ALLOW_PRIVATE_TARGETS ?? (localMode ? 'true' : 'false')) === 'true',
+    statusListAllowPrivateTargets: privateTargets(
+      settings.STATUS_LIST_ALLOW_PRIVATE_TARGETS,
+      localMode,
+    ),
     webhooks: {
-      allowPrivateTargets:
-        (settings.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? (localMode ? 'true' : 'false')) === 'true',
+      allowPrivateTargets: privateTargets(settings.WEBHOOK_ALLOW_PRIVATE_TARGETS, localMode),
       retryDelaysMs,
       disableAfterFailures: settings.WEBHOOK_DISABLE_AFTER_FAILURES,
       retentionDays: settings.WEBHOOK_RETENTION_DAYS,
@@ -194,6 +201,53 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     },
     environment: { ...env },
   };
+}
+
+/**
+ * `true` and `false` as set; unset, local mode reaches loopback only (a receiver on the developer's
+ * machine), not the other private ranges of the network it happens to be on.
+ */
+function privateTargets(
+  value: 'true' | 'false' | undefined,
+  localMode: boolean,
+): OutboundPolicy['allowPrivate'] {
+  if (value === undefined) return localMode ? 'loopback' : false;
+  return value === 'true';
+}
+
+const proxyNames = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY as Express's `trust proxy` list. Addresses only, never a hop count: a count trusts
+ * whichever peer connects, so a client reaching the app directly could name any address it likes.
+ */
+function trustedProxies(value: string): string[] {
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  if (entries.length === 1 && entries[0] === 'none') return [];
+  for (const entry of entries) {
+    const valid =
+      proxyNames.has(entry) ||
+      (entry.includes('/') ? isCidr(entry) : ipaddr.isValid(entry) && isIP(entry) !== 0);
+    if (!valid) {
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `'${entry}' is not an address, a CIDR range or one of loopback, linklocal, uniquelocal (or set none)`,
+      );
+    }
+  }
+  return entries;
+}
+
+function isCidr(entry: string): boolean {
+  try {
+    ipaddr.parseCIDR(entry);
+    return isIP(entry.split('/')[0]) !== 0;
+  } catch {
+    return false;
+  }
 }
 
 function withoutTrailingSlash(url: string): string {

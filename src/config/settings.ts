@@ -105,6 +105,17 @@ export class Settings {
   PUBLIC_BASE_URL = 'http://localhost:8080';
 
   @Setting({
+    description:
+      "the peers whose `X-Forwarded-For` names the client's address: `none`, or comma-separated addresses, CIDR ranges, `loopback`, `linklocal`, `uniquelocal`",
+    default: '`none`: the app is the origin',
+  })
+  @Matches(/^[0-9A-Za-z.:/, ]{1,1000}$/, {
+    message:
+      '$property must be none, or comma-separated addresses, CIDR ranges or loopback, linklocal, uniquelocal',
+  })
+  TRUST_PROXY = 'none';
+
+  @Setting({
     description: 'external PostgreSQL (`postgres://user:password@host:port/database`)',
     default: 'unset: embedded PostgreSQL under `DATA_DIR`',
     secret: true,
@@ -194,8 +205,8 @@ export class Settings {
 
   @Setting({
     description:
-      'lets credential verification fetch status lists from loopback and private addresses and over plain http (never link-local or cloud metadata addresses); for development only',
-    default: 'local mode (embedded database and issuer): `true`; else `false`',
+      '`true` lets credential verification fetch status lists from loopback and private addresses and over plain http (not link-local, metadata or its own ports); development only',
+    default: 'local mode (embedded database and issuer): loopback only; else `false`',
   })
   @IsOptional()
   @IsIn(['true', 'false'], { message: '$property must be true or false' })
@@ -203,8 +214,8 @@ export class Settings {
 
   @Setting({
     description:
-      'lets webhooks go to loopback and private addresses and over plain http (never link-local or cloud metadata addresses); for development only',
-    default: 'local mode (embedded database and issuer): `true`; else `false`',
+      '`true` lets webhooks go to loopback and private addresses and over plain http (not link-local, metadata or its own ports); development only',
+    default: 'local mode (embedded database and issuer): loopback only; else `false`',
   })
   @IsOptional()
   @IsIn(['true', 'false'], { message: '$property must be true or false' })

@@ -8,12 +8,15 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { userInfo } from 'node:os';
+import { ClusterInUseError, takeCluster } from './embedded-postgres-owner.js';
 
 export interface EmbeddedDatabase {
   /** postgres://… URL of the `agent` database on this server. */
   readonly url: string;
   /** A URL for another database on the same server. */
   urlFor(database: string): string;
+  /** The port it listens on (127.0.0.1). */
+  readonly port: number;
   stop(): Promise<void>;
 }
 
@@ -64,24 +67,21 @@ export async function startEmbeddedPostgres(
     onError: (error) => log(String(error)),
   });
 
+  const release = await takeCluster(directory, logger);
   const initialised = existsSync(join(directory, 'PG_VERSION'));
-  if (!initialised) {
-    logger.log(`Creating an embedded PostgreSQL cluster in ${directory}`);
-    await server.initialise();
-  }
   try {
+    if (!initialised) {
+      logger.log(`Creating an embedded PostgreSQL cluster in ${directory}`);
+      await server.initialise();
+    }
     await server.start();
   } catch (error) {
+    await release();
     const lockHeld = output.some(
       (line) => line.includes('lock file') && line.includes('already exists'),
     );
-    if (lockHeld) {
-      throw new Error(
-        `The embedded PostgreSQL in ${directory} is already in use by another process ` +
-          '(is the service already running?). Stop it, or set DATA_DIR to another folder.',
-        { cause: error },
-      );
-    }
+    // A PostgreSQL on this cluster that no service of ours started (by hand, say).
+    if (lockHeld) throw new ClusterInUseError(directory, undefined);
     throw new Error(`The embedded PostgreSQL in ${directory} did not start:\n${output.join('')}`, {
       cause: error,
     });
@@ -97,7 +97,11 @@ export async function startEmbeddedPostgres(
   return {
     url: urlFor(databaseName),
     urlFor,
-    stop: () => server.stop(),
+    port,
+    stop: async () => {
+      await server.stop();
+      await release();
+    },
   };
 }
 

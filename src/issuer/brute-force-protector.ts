@@ -55,10 +55,12 @@ const nextState = `
       OR lockouts.temporary_lockouts <= s.max_temporary_lockouts) AS sets_not_before) AS locking`;
 
 /**
- * One failure counted in one statement: concurrent failures of one user, on any instance, queue on the
- * row and each computes from the one before, so none is lost.
+ * One failure counted in one statement, unless the user is locked out (then no row comes back and
+ * nothing changes, as Keycloak counts no failure during a lockout). Concurrent attempts of one user, on
+ * any instance, queue on the row and each computes from the one before, so none is lost and the one
+ * that reaches the lockout shuts out those behind it.
  */
-const recordFailure = `
+const reserveFailure = `
   INSERT INTO issuer_login_failure AS f (user_id, username, ${columns})
   SELECT $1, $2, next.*
   FROM (SELECT 0 AS num_failures, 0 AS num_temporary_lockouts, NULL::timestamptz AS last_failure,
@@ -69,7 +71,16 @@ const recordFailure = `
     FROM (SELECT f.num_failures, f.num_temporary_lockouts, f.last_failure,
             f.failed_login_not_before, f.permanently_locked_at) AS old,
       LATERAL (${nextState}) AS next)
+  WHERE f.permanently_locked_at IS NULL
+    AND (f.failed_login_not_before IS NULL OR f.failed_login_not_before <= $3)
   RETURNING num_failures, failed_login_not_before, permanently_locked_at`;
+
+/** A password check the protector lets happen, its failure counted already. */
+export interface AllowedAttempt {
+  readonly at: Date;
+  /** The user's state if the password is wrong; undefined while detection is off. */
+  readonly ifWrong: LoginFailureState | undefined;
+}
 
 /**
  * Keycloak's brute force detection for the embedded issuer's password logins (direct grant and login
@@ -85,41 +96,26 @@ export class BruteForceProtector {
     @Inject(ISSUER_CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** Whether the user is locked out now (temporarily or permanently). */
-  async isLockedOut(user: RealmUserView): Promise<boolean> {
-    if (!this.realm.bruteForce.enabled) return false;
-    const [row] = await this.dataSource.query<
-      { failed_login_not_before: Date | null; permanently_locked_at: Date | null }[]
-    >(
-      'SELECT failed_login_not_before, permanently_locked_at FROM issuer_login_failure WHERE user_id = $1',
-      [user.id],
-    );
-    if (row === undefined) return false;
-    return (
-      row.permanently_locked_at !== null ||
-      (row.failed_login_not_before !== null && this.clock() < row.failed_login_not_before.getTime())
-    );
-  }
-
-  /** A wrong password: counts it, and logs a lockout it starts (never the password). */
-  async failedLogin(
-    user: RealmUserView,
-    address: string,
-    requestId?: string,
-  ): Promise<LoginFailureState | undefined> {
+  /**
+   * Before the password is checked: undefined if the user is locked out (refuse without checking),
+   * else the attempt, counted as a failure in advance. So a burst of concurrent attempts gets no more
+   * checks than the same attempts in sequence: the one that reaches the factor locks out the rest
+   * before their passwords are looked at, and a right password among them cannot slip in after it.
+   */
+  async reserve(user: RealmUserView, address: string): Promise<AllowedAttempt | undefined> {
     const settings = this.realm.bruteForce;
-    if (!settings.enabled) return undefined;
-    const now = new Date(this.clock());
+    const at = new Date(this.clock());
+    if (!settings.enabled) return { at, ifWrong: undefined };
     const [row] = await this.dataSource.query<
       {
         num_failures: number;
         failed_login_not_before: Date | null;
         permanently_locked_at: Date | null;
       }[]
-    >(recordFailure, [
+    >(reserveFailure, [
       user.id,
       user.username,
-      now,
+      at,
       address.slice(0, 64),
       settings.failureFactor,
       settings.waitIncrementSeconds,
@@ -131,22 +127,36 @@ export class BruteForceProtector {
       settings.maxTemporaryLockouts,
       settings.strategy === 'LINEAR',
     ]);
-    const state: LoginFailureState = {
-      numFailures: row.num_failures,
-      failedLoginNotBefore: row.failed_login_not_before,
-      permanentlyLockedAt: row.permanently_locked_at,
+    if (row === undefined) return undefined;
+    return {
+      at,
+      ifWrong: {
+        numFailures: row.num_failures,
+        failedLoginNotBefore: row.failed_login_not_before,
+        permanentlyLockedAt: row.permanently_locked_at,
+      },
     };
-    this.logLockout(user, address, now, state, requestId);
-    return state;
   }
 
-  /** A right password: forgets the failures, as Keycloak does (a permanent lock stays). */
+  /** A wrong password: its failure was counted by `reserve`; logs a lockout it started (never the password). */
+  failedLogin(
+    user: RealmUserView,
+    address: string,
+    attempt: AllowedAttempt,
+    requestId?: string,
+  ): void {
+    if (attempt.ifWrong !== undefined)
+      this.logLockout(user, address, attempt.at, attempt.ifWrong, requestId);
+  }
+
+  /**
+   * A right password: forgets the failures, as Keycloak does, the one `reserve` counted for it with
+   * them. A permanent lock is deleted only if this attempt's reservation (or one after it) set it: a
+   * user locked before would not have been checked.
+   */
   async successfulLogin(user: RealmUserView): Promise<void> {
     if (!this.realm.bruteForce.enabled) return;
-    await this.dataSource.query(
-      'DELETE FROM issuer_login_failure WHERE user_id = $1 AND permanently_locked_at IS NULL',
-      [user.id],
-    );
+    await this.dataSource.query('DELETE FROM issuer_login_failure WHERE user_id = $1', [user.id]);
   }
 
   /** A login refused because the user is locked out: the answer does not say so, the log does. */

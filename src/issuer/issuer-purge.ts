@@ -64,19 +64,13 @@ export class IssuerPurge implements OnApplicationBootstrap, OnModuleDestroy {
       // Ended, idle past ssoSessionIdleTimeout or older than ssoSessionMaxLifespan: no longer active.
       sessions: await this.deleteExpired(
         'issuer_session',
-        'id',
         'ended_at IS NOT NULL OR last_refreshed_at < $1 OR started_at < $2',
         [before(this.realm.ssoSessionIdleTimeout), before(this.realm.ssoSessionMaxLifespan)],
       ),
-      codes: await this.deleteExpired('issuer_code', 'code_hash', 'expires_at < $1', [
+      codes: await this.deleteExpired('issuer_code', 'expires_at < $1', [new Date(now)]),
+      loginPages: await this.deleteExpired('issuer_auth_session', 'expires_at < $1', [
         new Date(now),
       ]),
-      loginPages: await this.deleteExpired(
-        'issuer_auth_session',
-        'root_hash, tab_id',
-        'expires_at < $1',
-        [new Date(now)],
-      ),
     };
   }
 
@@ -88,17 +82,11 @@ export class IssuerPurge implements OnApplicationBootstrap, OnModuleDestroy {
   async purgeLoginFailures(): Promise<number> {
     const settings = this.realm.bruteForce;
     if (!settings.enabled) {
-      return this.deleteExpired(
-        'issuer_login_failure',
-        'user_id',
-        'permanently_locked_at IS NULL',
-        [],
-      );
+      return this.deleteExpired('issuer_login_failure', 'permanently_locked_at IS NULL', []);
     }
     if (settings.permanentLockout && settings.maxTemporaryLockouts === 0) return 0;
     return this.deleteExpired(
       'issuer_login_failure',
-      'user_id',
       'permanently_locked_at IS NULL AND last_failure < $1',
       [new Date(this.clock() - settings.maxDeltaTimeSeconds * 1000)],
     );
@@ -124,10 +112,17 @@ export class IssuerPurge implements OnApplicationBootstrap, OnModuleDestroy {
       });
   }
 
-  /** Table, key and condition are constants of this class, never input. */
+  /**
+   * Deletes up to `batchSize` rows at a time. The batch is picked once, by an uncorrelated subquery
+   * (an InitPlan: run once per statement) whose rows are then found by their ctid (a TID scan), so the
+   * work is bounded whatever the planner believes of the table. `key IN (SELECT ... LIMIT ... FOR
+   * UPDATE)` was planned, when the statistics said the table was empty, as a semi-join that re-ran
+   * the subquery for every row of the table, locking again each time: seconds for a backlog.
+   * The rows are locked, so their ctids stay put until the DELETE. Table and condition are constants
+   * of this class, never input.
+   */
   private async deleteExpired(
     table: string,
-    key: string,
     condition: string,
     values: unknown[],
   ): Promise<number> {
@@ -135,9 +130,9 @@ export class IssuerPurge implements OnApplicationBootstrap, OnModuleDestroy {
     for (;;) {
       const [row] = await this.dataSource.query<{ count: number }[]>(
         `WITH deleted AS (
-           DELETE FROM "${table}" WHERE (${key}) IN (
-             SELECT ${key} FROM "${table}" WHERE ${condition}
-             LIMIT ${batchSize} FOR UPDATE SKIP LOCKED)
+           DELETE FROM "${table}" WHERE ctid = ANY(ARRAY(
+             SELECT ctid FROM "${table}" WHERE ${condition}
+             LIMIT ${batchSize} FOR UPDATE SKIP LOCKED))
            RETURNING 1)
          SELECT count(*)::int AS count FROM deleted`,
         values,

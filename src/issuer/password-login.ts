@@ -16,7 +16,8 @@ export interface PasswordAttempt {
 /**
  * A username and password checked as Keycloak 26 checks them, on the token endpoint (direct grant) and
  * the login form alike: a locked-out user is refused before the password is looked at, with the same
- * answer as a wrong password; failures of known users are counted, a right password forgets them.
+ * answer as a wrong password; failures of known users are counted (in advance, so that concurrent
+ * attempts get no more checks than a sequence), a right password forgets them.
  */
 @Injectable()
 export class PasswordLogin {
@@ -29,12 +30,13 @@ export class PasswordLogin {
     const user = passwordUser(this.realm, attempt.username);
     // Keycloak's form refuses an empty password before anything else, without counting it.
     if (attempt.channel === 'login-form' && attempt.password === '') throw invalidUserCredentials();
-    if (await this.protector.isLockedOut(user)) {
+    const allowed = await this.protector.reserve(user, attempt.clientAddress);
+    if (allowed === undefined) {
       this.protector.logRefused(user, attempt.clientAddress, attempt.requestId);
       throw invalidUserCredentials();
     }
     if (!this.realm.passwordMatches(user, attempt.password)) {
-      await this.protector.failedLogin(user, attempt.clientAddress, attempt.requestId);
+      this.protector.failedLogin(user, attempt.clientAddress, allowed, attempt.requestId);
       throw invalidUserCredentials();
     }
     await this.protector.successfulLogin(user);

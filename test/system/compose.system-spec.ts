@@ -224,6 +224,8 @@ describe('docker-compose stack', () => {
       AUTH_ISSUER_URL: `${publicOrigin}/auth/realms/agent-cloud`,
       AUTH_JWKS_URL: 'http://keycloak:8080/auth/realms/agent-cloud/protocol/openid-connect/certs',
       AGENT_MASTER_KEY: sample.AGENT_MASTER_KEY,
+      // Only nginx, on the stack's private network, reaches the app: its X-Forwarded-For is believed.
+      TRUST_PROXY: 'uniquelocal',
     });
     expect(app.environment?.PORT).toBe('8080');
   });

@@ -64,7 +64,12 @@ describe('gateway: nginx from the template in front of the app in local mode', (
         port: appPort,
         cwd: cleanup.tempDir('gateway-cwd'),
         // Local mode: no DATABASE_URL, no AGENT_MASTER_KEY, no AUTH_ISSUER_URL; all state in DATA_DIR.
-        env: { PUBLIC_BASE_URL: gateway.origin, DATA_DIR: cleanup.tempDir('gateway-data') },
+        // nginx on this host forwards the client's address, as TRUST_PROXY says (operations.md).
+        env: {
+          PUBLIC_BASE_URL: gateway.origin,
+          DATA_DIR: cleanup.tempDir('gateway-data'),
+          TRUST_PROXY: 'loopback',
+        },
       },
       cleanup,
       120_000,
@@ -206,6 +211,18 @@ describe('gateway: nginx from the template in front of the app in local mode', (
     );
     expect(openApi.status).toBe(200);
     expect(openApi.body.servers.map((server) => server.url)).toEqual([gateway.origin]);
+  });
+
+  it('names the address nginx saw, never the one a client puts in X-Forwarded-For', async () => {
+    const grant = await postForm(
+      gateway.origin,
+      tokenPath,
+      { grant_type: 'client_credentials', client_id: 'agent-service', client_secret: 'change-me' },
+      { 'x-forwarded-for': '203.0.113.9' },
+    );
+    expect(grant.status).toBe(200);
+    const claims = jwtPayload((grant.body as { access_token: string }).access_token);
+    expect(claims).toMatchObject({ clientAddress: '127.0.0.1', clientHost: '127.0.0.1' });
   });
 
   it('redirects to the Swagger UI on the public origin and serves it through nginx', async () => {
