@@ -52,7 +52,8 @@ async function post(url, token, request) {
 
 /**
  * Issue: all requests for one tenant (they queue on its status list's row while each signs), beside
- * the baseline, then spread over `tenantIds`. Verify: one credential of each process, status included.
+ * the baseline, then spread over `tenantIds`. Verify: one credential of each process, status included
+ * (BENCH_COMPARE's too).
  * Status: suspension set and cleared in turns over a pool of credentials of one tenant.
  */
 export async function measureCredentials(context, tenantIds, baseline) {
@@ -94,10 +95,10 @@ export async function measureCredentials(context, tenantIds, baseline) {
     requestFor: issueRequests(cryptosuites[0], tenantIds),
   });
 
-  const verifyRequests = async (url) => {
+  const verifyRequests = async (url, tokenOf = token) => {
     const { verifiableCredential } = await post(
       url,
-      await token(),
+      await tokenOf(),
       issueRequests(cryptosuites[0], [tenant])(0),
     );
     return () => ({
@@ -112,6 +113,15 @@ export async function measureCredentials(context, tenantIds, baseline) {
     [
       { ...serviceSpec, name: verifyScenario, requestFor: await verifyRequests(service.url) },
       { ...baselineSpec, name: verifyScenario, requestFor: await verifyRequests(baseline.url) },
+      ...(compareSpec
+        ? [
+            {
+              ...compareSpec,
+              name: verifyScenario,
+              requestFor: await verifyRequests(compareSpec.url, compareSpec.token),
+            },
+          ]
+        : []),
     ],
     settings.slices,
   );

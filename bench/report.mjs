@@ -191,7 +191,7 @@ export function report(result) {
       ),
     ),
     // BENCH_COMPARE: each scenario of this checkout against the same scenario of the other.
-    ...[...didScenarios, ...cryptosuites.map(issueScenario)].flatMap((name) =>
+    ...[...didScenarios, ...cryptosuites.map(issueScenario), verifyScenario].flatMap((name) =>
       ratioRow(
         name,
         size,

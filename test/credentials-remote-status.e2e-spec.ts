@@ -10,9 +10,12 @@ import { createDocumentLoader } from '../src/credentials/document-loader.js';
 import {
   alumniCredential,
   issue,
+  probeDuring,
   verifyCredential,
+  verifyPath,
   type Json,
 } from './support/credentials-harness.js';
+import { expectProblem } from './support/problems.js';
 import { startTestService, type TestService } from './support/test-service.js';
 
 /**
@@ -74,18 +77,23 @@ describe('Status lists on other origins', () => {
     return url;
   }
 
+  /** A revocation entry at `index` of the list at `listUrl`. */
+  function entryOf(listUrl: string, index = 7, purpose = 'revocation'): Json {
+    return {
+      id: `${listUrl}#${index}`,
+      type: 'BitstringStatusListEntry',
+      statusPurpose: purpose,
+      statusListIndex: String(index),
+      statusListCredential: listUrl,
+    };
+  }
+
   /** A credential of `issuer` whose revocation entry is `index` in the list at `listUrl`. */
   function credentialFor(listUrl: string, index = 7, purpose = 'revocation'): Promise<Json> {
     return issuer.sign(
       alumniCredential({
         id: `urn:uuid:${crypto.randomUUID()}`,
-        credentialStatus: {
-          id: `${listUrl}#${index}`,
-          type: 'BitstringStatusListEntry',
-          statusPurpose: purpose,
-          statusListIndex: String(index),
-          statusListCredential: listUrl,
-        },
+        credentialStatus: entryOf(listUrl, index, purpose),
       }),
     );
   }
@@ -114,6 +122,7 @@ describe('Status lists on other origins', () => {
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     relaxed = await startTestService({ env: { STATUS_LIST_ALLOW_PRIVATE_TARGETS: 'true' } });
     await relaxed.client().createTenant({ id: 'demo', label: 'Demo' });
+    await relaxed.client().createTenant({ id: 'other', label: 'Other' });
     issuer = await makeIssuer();
   });
   afterAll(async () => {
@@ -187,10 +196,10 @@ describe('Status lists on other origins', () => {
     [
       'larger than the cap',
       () => {
-        routes.set('/lists/huge', (response) => response.end(' '.repeat(600 * 1024)));
+        routes.set('/lists/huge', (response) => response.end(' '.repeat(65 * 1024)));
         return `${origin}/lists/huge`;
       },
-      /larger than 524288 bytes/,
+      /larger than 65536 bytes/,
     ],
     [
       'not JSON',
@@ -224,6 +233,120 @@ describe('Status lists on other origins', () => {
           /^status: the status list is issued by 'did:key:\w+', not by the credential's issuer$/,
         ),
       ],
+    });
+  });
+
+  describe('one caller cannot stall the service through a status list', () => {
+    /** A list whose proofValue is thousands of times an Ed25519 signature's 88 characters. */
+    const withLongProof = (characters: number) => (list: Json) => {
+      (list.proof as Json).proofValue = `z${'2'.repeat(characters)}`;
+    };
+
+    it('refuses a 250 kB list with an oversized proof unread, and remembers that it failed', async () => {
+      const url = await publishList('/lists/bloated', { tamper: withLongProof(240_000) });
+      const credential = await credentialFor(url);
+      // Before: the proof was base58-decoded on the event loop for tens of seconds, on every request.
+      const { result, slowestProbeMs } = await probeDuring(relaxed, 'other', async () => [
+        await statusDetails(relaxed, credential),
+        await statusDetails(relaxed, credential),
+      ]);
+
+      expect(result).toEqual(
+        Array.from({ length: 2 }, () => ({
+          status: 422,
+          details: [expect.stringMatching(/could not be fetched: .*larger than 65536 bytes/)],
+        })),
+      );
+      expect(hits.get('/lists/bloated')).toBe(1);
+      expect(slowestProbeMs).toBeLessThan(1_000);
+    });
+
+    it("checks a list's proof against the proof limits before verifying it", async () => {
+      const url = await publishList('/lists/long-proof', { tamper: withLongProof(55_000) });
+      const credential = await credentialFor(url);
+      const { result, slowestProbeMs } = await probeDuring(relaxed, 'other', () =>
+        statusDetails(relaxed, credential),
+      );
+
+      expect(result).toEqual({
+        status: 422,
+        details: [
+          expect.stringMatching(
+            /does not verify: .*proof\.proofValue is longer than 100 characters/,
+          ),
+        ],
+      });
+      expect(slowestProbeMs).toBeLessThan(1_000);
+    });
+
+    it('fetches no list for a credential whose own proof failed', async () => {
+      const url = await publishList('/lists/never-read');
+      const credential = { ...(await credentialFor(url)), name: 'Changed after signing' };
+      const answer = await verifyCredential(relaxed, 'demo', credential);
+
+      expect(answer.status).toBe(422);
+      expect(answer.body.checks).toEqual(['proof', 'issuer', 'validity']);
+      expect((answer.body.problemDetails as Json[]).map((one) => one.check)).toEqual(['proof']);
+      expect(hits.get('/lists/never-read')).toBeUndefined();
+    });
+
+    it('reads the entries of a list server that never answers at once, under one deadline', async () => {
+      for (let n = 0; n < 8; n++) routes.set(`/lists/silent-${n}`, () => undefined);
+      const credential = await issuer.sign(
+        alumniCredential({
+          credentialStatus: Array.from({ length: 8 }, (_, n) =>
+            entryOf(`${origin}/lists/silent-${n}`),
+          ),
+        }),
+      );
+      const started = performance.now();
+      // Before: one after another, 5 s each: 40 s.
+      const { status, details } = await statusDetails(relaxed, credential);
+
+      expect(performance.now() - started).toBeLessThan(20_000);
+      expect(status).toBe(422);
+      expect(details).toHaveLength(8);
+      for (const detail of details) expect(detail).toMatch(/^status: .*within 5000 ms/);
+    });
+
+    it('refuses more status entries than the limit before fetching any', async () => {
+      routes.set('/lists/silent', () => undefined);
+      const withEntries = async (count: number) =>
+        verifyCredential(
+          relaxed,
+          'demo',
+          await issuer.sign(
+            alumniCredential({
+              credentialStatus: Array.from({ length: count }, (_, n) =>
+                entryOf(`${origin}/lists/silent`, n),
+              ),
+            }),
+          ),
+        );
+      // Before: one after another, 5 s each: a minute for 12, 40 minutes for the 500 that fit in 100 kB.
+      const twelve = await withEntries(12);
+      const fiveHundred = await withEntries(500);
+
+      expectProblem(twelve, 400, 'CREDENTIAL_INVALID', verifyPath);
+      expect(twelve.body.errors).toEqual([
+        { field: 'verifiableCredential.credentialStatus', message: 'has more than 8 entries' },
+      ]);
+      expectProblem(fiveHundred, 400, 'VALIDATION_FAILED', verifyPath);
+      expect(hits.get('/lists/silent')).toBeUndefined();
+    });
+
+    it('fetches a list once for concurrent verifications that need it', async () => {
+      const url = await publishList('/lists/slow');
+      const answer = routes.get('/lists/slow')!;
+      // A slow list server: the verifications all arrive while the first fetch waits for it.
+      routes.set('/lists/slow', (response) => void setTimeout(() => answer(response), 2_000));
+      const credential = await credentialFor(url);
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => statusDetails(relaxed, credential)),
+      );
+
+      expect(answers).toEqual(Array.from({ length: 8 }, () => ({ status: 200, details: [] })));
+      expect(hits.get('/lists/slow')).toBe(1);
     });
   });
 

@@ -58,6 +58,18 @@ describe('request hygiene', () => {
     expect(await stored('deep')).toBe(404);
   });
 
+  it('refuses a body of more values than the bound before validating it, and stores nothing', async () => {
+    // 100 kB of empty objects: validation would copy each before refusing the unknown field.
+    const body = { id: 'many', label: 'Many', junk: Array.from({ length: 30_000 }, () => ({})) };
+    const problem = expectSocketProblem(
+      await post(createPath, Buffer.from(JSON.stringify(body))),
+      400,
+      'VALIDATION_FAILED',
+    ) as { errors?: unknown };
+    expect(problem.errors).toEqual([{ field: 'body', message: 'has more than 2000 JSON values' }]);
+    expect(await stored('many')).toBe(404);
+  });
+
   it('refuses a JSON body that is not valid UTF-8, and stores nothing', async () => {
     const body = Buffer.concat([
       Buffer.from('{"id":"latin","label":"caf'),

@@ -183,7 +183,7 @@ export interface paths {
     put?: never;
     /**
      * Issue a credential signed by the tenant's DID
-     * @description W3C VC API issue: a Data Integrity proof (`eddsa-rdfc-2022` by default, or `eddsa-jcs-2022`) made with the tenant's key.
+     * @description W3C VC API issue: a Data Integrity proof (`eddsa-rdfc-2022` by default, or `eddsa-jcs-2022`) made with the tenant's key. The credential may hold at most 950 JSON values (docs/credentials.md, Limits).
      */
     post: operations['issueCredential'];
     delete?: never;
@@ -223,7 +223,7 @@ export interface paths {
     put?: never;
     /**
      * Verify a credential
-     * @description W3C VC API verify: every proof (a set or a chain), that the issuer's DID authorises the signing key, and the validity period. 200 only when all pass; otherwise 422 with `verified: false` and `problemDetails`.
+     * @description W3C VC API verify: every proof (a set or a chain), that the issuer's DID authorises the signing key, the validity period, and each status entry (read only once proof and issuer passed; remote lists within 5 s in all). 200 only when all pass; otherwise 422 with `verified: false` and `problemDetails`. A credential beyond a limit (a proofValue over 100 characters, more than 4 proofs, 1,000 JSON values, 8 status entries...: docs/credentials.md, Limits) is 400 naming it.
      */
     post: operations['verifyCredential'];
     delete?: never;
@@ -243,7 +243,7 @@ export interface paths {
     put?: never;
     /**
      * Verify a presentation and the credentials in it
-     * @description W3C VC API: the presentation's `authentication` proof by its holder, the challenge and domain when given, and every credential it carries. 200 only when all pass; otherwise 422 with `verified: false` and `problemDetails`.
+     * @description W3C VC API: the presentation's `authentication` proof by its holder, the challenge and domain when given, and every credential it carries. 200 only when all pass; otherwise 422 with `verified: false` and `problemDetails`. A presentation beyond a limit (more than 8 credentials or 1,000 JSON values with them, or a credential beyond its own: docs/credentials.md, Limits) is 400 naming it.
      */
     post: operations['verifyPresentation'];
     delete?: never;
@@ -1077,7 +1077,7 @@ export interface components {
       /** @enum {boolean} */
       verified: true;
       /**
-       * @description The checks made.
+       * @description The checks made; `status` only when the proof and issuer checks passed.
        * @example [
        *       "proof",
        *       "issuer",

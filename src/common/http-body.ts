@@ -9,6 +9,11 @@ export const maxBodyBytes = 100 * 1024;
 export const maxFormFields = 100;
 /** Deeper JSON is refused before validation, whose libraries recurse once per level. */
 export const maxJsonDepth = 32;
+/**
+ * More JSON values (objects, arrays, strings, numbers, booleans, nulls) are refused before
+ * validation, whose transformation copies every one: 100 kB could hold 30,000 empty objects.
+ */
+export const maxJsonValues = 2_000;
 
 class NotUtf8Error extends Error {}
 
@@ -53,16 +58,18 @@ function translateParseError(error: unknown): DomainException | undefined {
   }
 }
 
-/** How deep a parsed JSON value nests, counted without recursion and given up past `limit`. */
-function nestsDeeperThan(value: unknown, limit: number): boolean {
+/** Which bound a parsed JSON value exceeds, if any: walked without recursion, given up past it. */
+function exceededBound(value: unknown): 'depth' | 'values' | undefined {
   const pending: [unknown, number][] = [[value, 0]];
+  let values = 0;
   while (pending.length > 0) {
     const [current, depth] = pending.pop()!;
+    if (++values > maxJsonValues) return 'values';
     if (typeof current !== 'object' || current === null) continue;
-    if (depth >= limit) return true;
+    if (depth >= maxJsonDepth) return 'depth';
     for (const child of Object.values(current)) pending.push([child, depth + 1]);
   }
-  return false;
+  return undefined;
 }
 
 /**
@@ -105,7 +112,8 @@ function decodeQueryComponent(text: string): string | undefined {
 
 /**
  * Reads an API request's JSON body, once its caller has been let in: at most 100 kB, JSON in UTF-8, an
- * object when present, nested at most `maxJsonDepth` levels. Every failure is a DomainException.
+ * object when present, nested at most `maxJsonDepth` levels, with at most `maxJsonValues` values.
+ * Every failure is a DomainException.
  */
 export async function readJsonBody(request: Request, response: Response): Promise<void> {
   if (!hasBody(request)) return;
@@ -121,21 +129,23 @@ export async function readJsonBody(request: Request, response: Response): Promis
     ),
   );
   const body: unknown = request.body;
+  const bound = exceededBound(body);
+  if (bound !== undefined) throw beyondBound(bound);
   if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
-    if (Array.isArray(body) && nestsDeeperThan(body, maxJsonDepth)) throw tooDeep();
     throw new DomainException('VALIDATION_FAILED', 'The body must be a JSON object.', [
       { field: 'body', message: 'must be a JSON object' },
     ]);
   }
-  if (nestsDeeperThan(body, maxJsonDepth)) throw tooDeep();
 }
 
-function tooDeep(): DomainException {
-  return new DomainException(
-    'VALIDATION_FAILED',
-    `The body is nested more than ${maxJsonDepth} levels deep.`,
-    [{ field: 'body', message: `is nested more than ${maxJsonDepth} levels deep` }],
-  );
+function beyondBound(bound: 'depth' | 'values'): DomainException {
+  const message =
+    bound === 'depth'
+      ? `is nested more than ${maxJsonDepth} levels deep`
+      : `has more than ${maxJsonValues} JSON values`;
+  return new DomainException('VALIDATION_FAILED', `The body ${message}.`, [
+    { field: 'body', message },
+  ]);
 }
 
 /** The issuer's OAuth forms (application/x-www-form-urlencoded), as Keycloak takes them. */

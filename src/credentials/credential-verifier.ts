@@ -18,6 +18,8 @@ import { DOCUMENT_LOADER } from './document-loader.js';
 import { entryBit } from './status/bitstring.js';
 import { RemoteStatusLists } from './status/remote-status-lists.js';
 import { StatusListsService } from './status/status-lists.service.js';
+import { documentLimitErrors, remoteStatusListLimits } from './verification-limits.js';
+import { oneStepAtATime } from './verification-steps.js';
 
 type Json = Record<string, unknown>;
 
@@ -25,6 +27,14 @@ type Json = Record<string, unknown>;
 export interface Inspection {
   proofs: Json[];
   problems: CheckProblem[];
+}
+
+/** The checks of a credential; `status` only once proof and issuer passed (docs/credentials.md). */
+export type CredentialInspection = Inspection & { checks: string[] };
+
+/** The time a request has for all its status lists, from now: a presentation shares one. */
+export function statusDeadline(): AbortSignal {
+  return AbortSignal.timeout(remoteStatusListLimits.deadlineMs);
 }
 
 /** The checks of a credential, shared by credential and presentation verification. */
@@ -37,10 +47,17 @@ export class CredentialVerifier {
   ) {}
 
   /**
-   * Proofs, issuer and validity of a credential. Throws 400 when it is not a credential at all
-   * (`field` names where it sits in the request); otherwise answers what failed.
+   * Proofs, issuer, validity and status of a credential. Throws 400 when it is not a credential at
+   * all or exceeds a limit (`field` names where it sits in the request); otherwise answers what
+   * failed. Its status lists are read by `deadline`.
    */
-  async inspectCredential(credential: Json, field: string): Promise<Inspection> {
+  async inspectCredential(
+    credential: Json,
+    field: string,
+    deadline = statusDeadline(),
+  ): Promise<CredentialInspection> {
+    const beyond = documentLimitErrors(credential, field);
+    if (beyond.length > 0) throw credentialInvalid(beyond);
     const errors = credentialShapeErrors(credential, `${field}.`);
     if (credential.proof === undefined)
       errors.push({ field: `${field}.proof`, message: 'is required' });
@@ -61,6 +78,8 @@ export class CredentialVerifier {
         detail: issuerProblem,
       });
     }
+    // A credential its issuer did not sign says nothing about its status: its lists are not read.
+    const authentic = problems.length === 0;
     const validity = validityProblem(credential, new Date());
     if (validity !== undefined) {
       problems.push({
@@ -70,19 +89,23 @@ export class CredentialVerifier {
         detail: validity,
       });
     }
-    problems.push(...(await this.statusProblems(credential)));
-    return { proofs, problems };
+    if (!authentic) return { proofs, problems, checks: ['proof', 'issuer', 'validity'] };
+    problems.push(...(await this.statusProblems(credential, deadline)));
+    return { proofs, problems, checks: ['proof', 'issuer', 'validity', 'status'] };
   }
 
   /** Each BitstringStatusListEntry: its bit must be clear in the list it names. */
-  private async statusProblems(credential: Json): Promise<CheckProblem[]> {
+  private async statusProblems(credential: Json, deadline: AbortSignal): Promise<CheckProblem[]> {
+    const issuer = issuerIdOf(credential);
+    const entries = asArray(credential.credentialStatus).map((entry) => (entry ?? {}) as Json);
+    const bits = await mapAtMost(entries, remoteStatusListLimits.fetchesAtOnce, (entry) =>
+      entry.type === 'BitstringStatusListEntry'
+        ? this.statusBit(entry, issuer, deadline)
+        : Promise.resolve(`unsupported status entry type ${JSON.stringify(entry.type)}`),
+    );
     const problems: CheckProblem[] = [];
-    for (const entry of asArray(credential.credentialStatus)) {
-      const { type, statusPurpose } = (entry ?? {}) as Json;
-      const bit =
-        type === 'BitstringStatusListEntry'
-          ? await this.statusBit((entry ?? {}) as Json, issuerIdOf(credential))
-          : `unsupported status entry type ${JSON.stringify(type)}`;
+    for (const [index, bit] of bits.entries()) {
+      const { statusPurpose } = entries[index];
       if (typeof bit === 'string') {
         problems.push({
           type: checkProblemTypes.statusRetrieval,
@@ -106,7 +129,11 @@ export class CredentialVerifier {
    * The entry's bit, or why it cannot be read. A list of ours is read from the database; any other is
    * fetched, and must be a list of the same purpose, signed by the credential's issuer (§3.2).
    */
-  private async statusBit(entry: Json, issuer: string | undefined): Promise<boolean | string> {
+  private async statusBit(
+    entry: Json,
+    issuer: string | undefined,
+    deadline: AbortSignal,
+  ): Promise<boolean | string> {
     const { statusPurpose, statusListIndex, statusListCredential: url } = entry;
     if (typeof url !== 'string') return 'the entry names no statusListCredential';
     const ours = this.statusLists.listOfUrl(url);
@@ -119,7 +146,11 @@ export class CredentialVerifier {
         issuer,
       );
     }
-    const list = await this.remoteLists.read(url, (document) => this.listProblem(document));
+    const list = await this.remoteLists.read(
+      url,
+      (document) => this.listProblem(document),
+      deadline,
+    );
     if (typeof list === 'string') return list;
     if (list.issuer !== issuer) {
       return `the status list ${url} is issued by '${list.issuer}', not by the credential's issuer`;
@@ -130,8 +161,11 @@ export class CredentialVerifier {
     return entryBit(list.bits, statusListIndex);
   }
 
-  /** What is wrong with a status list credential from elsewhere: terms, proofs, issuer key, dates. */
+  /** What is wrong with a status list credential from elsewhere: limits, terms, proofs, key, dates. */
   private async listProblem(list: Json): Promise<string | undefined> {
+    const beyond = documentLimitErrors(list, 'statusListCredential');
+    if (beyond.length > 0)
+      return beyond.map((error) => `${error.field} ${error.message}`).join('; ');
     try {
       await this.expand(list, 'statusListCredential');
     } catch (error) {
@@ -198,11 +232,31 @@ export class CredentialVerifier {
   /** JSON-LD expansion in safe mode: an unknown context or an undefined term is refused, by name. */
   async expand(document: Json, field: string): Promise<void> {
     try {
-      await jsonld.expand(document, { documentLoader: this.documentLoader, safe: true });
+      await oneStepAtATime(() =>
+        jsonld.expand(document, { documentLoader: this.documentLoader, safe: true }),
+      );
     } catch (error) {
       throw jsonLdProblem(error, field) ?? error;
     }
   }
+}
+
+/** `work` of each item, at most `limit` at a time, answered in the items' order. */
+async function mapAtMost<T, R>(
+  items: T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
 }
 
 function proofProblem(detail: string): CheckProblem {

@@ -118,7 +118,7 @@ export class CredentialsController {
     operationId: 'issueCredential',
     summary: "Issue a credential signed by the tenant's DID",
     description:
-      "W3C VC API issue: a Data Integrity proof (`eddsa-rdfc-2022` by default, or `eddsa-jcs-2022`) made with the tenant's key.",
+      "W3C VC API issue: a Data Integrity proof (`eddsa-rdfc-2022` by default, or `eddsa-jcs-2022`) made with the tenant's key. The credential may hold at most 950 JSON values (docs/credentials.md, Limits).",
   })
   @ApiBody({
     type: IssueCredentialDto,
@@ -206,7 +206,7 @@ export class CredentialsController {
     operationId: 'verifyCredential',
     summary: 'Verify a credential',
     description:
-      "W3C VC API verify: every proof (a set or a chain), that the issuer's DID authorises the signing key, and the validity period. 200 only when all pass; otherwise 422 with `verified: false` and `problemDetails`.",
+      "W3C VC API verify: every proof (a set or a chain), that the issuer's DID authorises the signing key, the validity period, and each status entry (read only once proof and issuer passed; remote lists within 5 s in all). 200 only when all pass; otherwise 422 with `verified: false` and `problemDetails`. A credential beyond a limit (a proofValue over 100 characters, more than 4 proofs, 1,000 JSON values, 8 status entries...: docs/credentials.md, Limits) is 400 naming it.",
   })
   @ApiBody({
     type: VerifyCredentialDto,

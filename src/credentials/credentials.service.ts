@@ -22,6 +22,7 @@ import { asArray, credentialShapeErrors, dataModelOf, issuerIdOf } from './crede
 import { CredentialVerifier } from './credential-verifier.js';
 import { signCredential, signingCryptosuites, type SigningCryptosuite } from './data-integrity.js';
 import { DOCUMENT_LOADER } from './document-loader.js';
+import { documentLimitErrors, verificationLimits } from './verification-limits.js';
 import {
   type IssueCredentialDto,
   type UpdateStatusDto,
@@ -63,6 +64,9 @@ export class CredentialsService {
     actor: Actor,
     { credential: submitted, options = {} }: IssueCredentialDto,
   ): Promise<Json> {
+    const { documentValues, issueReserve } = verificationLimits;
+    const beyond = documentLimitErrors(submitted, 'credential', documentValues - issueReserve);
+    if (beyond.length > 0) throw credentialInvalid(beyond);
     const errors = credentialShapeErrors(submitted, 'credential.');
     for (const member of ['proof', 'credentialStatus']) {
       if (member in submitted) {
@@ -252,11 +256,10 @@ export class CredentialsService {
     { verifiableCredential: credential }: VerifyCredentialDto,
   ): Promise<VerificationDto> {
     await this.requireTenant(tenantId);
-    const { proofs, problems } = await this.verifier.inspectCredential(
+    const { proofs, problems, checks } = await this.verifier.inspectCredential(
       credential,
       'verifiableCredential',
     );
-    const checks = ['proof', 'issuer', 'validity', 'status'];
     if (problems.length > 0) throw notVerified(checks, problems);
     return { verified: true, checks, proofs, warnings: [] };
   }

@@ -7,6 +7,7 @@ import {
 } from '@digitalbazaar/eddsa-jcs-2022-cryptosuite';
 import * as vc from '@digitalbazaar/vc';
 import { asArray, isJsonObject } from './credential-checks.js';
+import { oneStepAtATime } from './verification-steps.js';
 
 /** The cryptosuites this service signs with; the first is the default. */
 export const signingCryptosuites = ['eddsa-rdfc-2022', 'eddsa-jcs-2022'] as const;
@@ -48,6 +49,7 @@ export interface ProofResult {
  * Verifies every proof on a secured document: a proof set (several independent proofs) and proof
  * chains (`previousProof`, each proof signs the document together with the proofs it names), as Data
  * Integrity 1.0 §4.3 defines them. Only the signatures: who may sign is the caller's question.
+ * One proof after another, each a step of its own (oneStepAtATime).
  */
 export async function verifyProofs(
   secured: Json,
@@ -55,41 +57,50 @@ export async function verifyProofs(
 ): Promise<ProofResult[]> {
   const { proof, ...unsecured } = secured;
   const proofs = asArray(proof).filter(isJsonObject);
-  return Promise.all(
-    proofs.map(async (current): Promise<ProofResult> => {
-      const described = { ...current };
-      delete described.proofValue;
-      const fail = (error: string): ProofResult => ({ proof: described, verified: false, error });
-      const suite = suiteFor(current);
-      if (suite === undefined) {
-        return fail(
-          `Unsupported proof type ${JSON.stringify([current.type, current.cryptosuite])}`,
-        );
-      }
-      const previousIds = idsOf(current.previousProof);
-      const previous = proofs.filter((other) => previousIds.includes(other.id as string));
-      if (previous.length !== previousIds.length) {
-        return fail('A proof named in previousProof is not in the proof set');
-      }
-      const document =
-        previous.length === 0
-          ? unsecured
-          : { ...unsecured, proof: previous.length === 1 ? previous[0] : previous };
-      try {
-        const result = await suite.verifyProof({
-          proof: current,
-          document,
-          documentLoader,
-          proofSet: proofs,
-        });
-        return result.verified
-          ? { proof: described, verified: true }
-          : fail(result.error?.message ?? 'Invalid signature.');
-      } catch (error) {
-        return fail(error instanceof Error ? error.message : String(error));
-      }
-    }),
-  );
+  const results: ProofResult[] = [];
+  for (const current of proofs) {
+    results.push(
+      await oneStepAtATime(() => verifyProof(current, proofs, unsecured, documentLoader)),
+    );
+  }
+  return results;
+}
+
+async function verifyProof(
+  current: Json,
+  proofs: Json[],
+  unsecured: Json,
+  documentLoader: DocumentLoader,
+): Promise<ProofResult> {
+  const described = { ...current };
+  delete described.proofValue;
+  const fail = (error: string): ProofResult => ({ proof: described, verified: false, error });
+  const suite = suiteFor(current);
+  if (suite === undefined) {
+    return fail(`Unsupported proof type ${JSON.stringify([current.type, current.cryptosuite])}`);
+  }
+  const previousIds = idsOf(current.previousProof);
+  const previous = proofs.filter((other) => previousIds.includes(other.id as string));
+  if (previous.length !== previousIds.length) {
+    return fail('A proof named in previousProof is not in the proof set');
+  }
+  const document =
+    previous.length === 0
+      ? unsecured
+      : { ...unsecured, proof: previous.length === 1 ? previous[0] : previous };
+  try {
+    const result = await suite.verifyProof({
+      proof: current,
+      document,
+      documentLoader,
+      proofSet: proofs,
+    });
+    return result.verified
+      ? { proof: described, verified: true }
+      : fail(result.error?.message ?? 'Invalid signature.');
+  } catch (error) {
+    return fail(error instanceof Error ? error.message : String(error));
+  }
 }
 
 function suiteFor(proof: Json): LinkedDataSuite | undefined {

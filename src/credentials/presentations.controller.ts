@@ -25,7 +25,7 @@ export class PresentationsController {
     operationId: 'verifyPresentation',
     summary: 'Verify a presentation and the credentials in it',
     description:
-      "W3C VC API: the presentation's `authentication` proof by its holder, the challenge and domain when given, and every credential it carries. 200 only when all pass; otherwise 422 with `verified: false` and `problemDetails`.",
+      "W3C VC API: the presentation's `authentication` proof by its holder, the challenge and domain when given, and every credential it carries. 200 only when all pass; otherwise 422 with `verified: false` and `problemDetails`. A presentation beyond a limit (more than 8 credentials or 1,000 JSON values with them, or a credential beyond its own: docs/credentials.md, Limits) is 400 naming it.",
   })
   @ApiBody({
     type: VerifyPresentationDto,

@@ -8,9 +8,10 @@ import {
   type CheckProblem,
 } from './credential.errors.js';
 import { asArray, contextErrors, idOf, isJsonObject } from './credential-checks.js';
-import { CredentialVerifier } from './credential-verifier.js';
+import { CredentialVerifier, statusDeadline } from './credential-verifier.js';
 import { type PresentationVerificationDto } from './dto/credential-answers.dto.js';
 import { type VerifyPresentationDto } from './dto/presentation-requests.dto.js';
+import { presentationLimitErrors } from './verification-limits.js';
 
 type Json = Record<string, unknown>;
 
@@ -32,6 +33,8 @@ export class PresentationsService {
     { verifiablePresentation: presentation, options = {} }: VerifyPresentationDto,
   ): Promise<PresentationVerificationDto> {
     await this.dids.getDid(tenantId);
+    const beyond = presentationLimitErrors(presentation, field);
+    if (beyond.length > 0) throw credentialInvalid(beyond);
     const errors = presentationShapeErrors(presentation);
     if (errors.length > 0) throw credentialInvalid(errors);
     await this.verifier.expand(presentation, field);
@@ -54,9 +57,10 @@ export class PresentationsService {
 
     const credentials = asArray(presentation.verifiableCredential);
     const credentialResults: { id?: string; proofs: Json[] }[] = [];
+    const deadline = statusDeadline();
     for (const [index, credential] of credentials.entries()) {
       const where = `${field}.verifiableCredential[${index}]`;
-      const inspection = await this.verifier.inspectCredential(credential as Json, where);
+      const inspection = await this.verifier.inspectCredential(credential as Json, where, deadline);
       credentialResults.push({
         id: (credential as Json).id as string | undefined,
         proofs: inspection.proofs,

@@ -115,3 +115,41 @@ export function selfSignedPresentation(
 ): Promise<Json> {
   return makeHolder().present(credentials, challenge);
 }
+
+/** What a request took while an attack ran: the probes' slowest round trip and how many were made. */
+export interface ProbedAttack<T> {
+  result: T;
+  /** The slowest round trip of `GET /ctrl/health/live` with another tenant's `GET /did`, in ms. */
+  slowestProbeMs: number;
+  probes: number;
+}
+
+/**
+ * Runs `attack` and, until it settles, probes liveness and `probeTenant`'s DID one round after another:
+ * a service whose event loop the attack holds answers the probes only when it lets go.
+ */
+export async function probeDuring<T>(
+  service: TestService,
+  probeTenant: string,
+  attack: () => Promise<T>,
+): Promise<ProbedAttack<T>> {
+  let settled = false;
+  const running = attack().finally(() => {
+    settled = true;
+  });
+  let slowestProbeMs = 0;
+  let probes = 0;
+  do {
+    const started = performance.now();
+    const [live, did] = await Promise.all([
+      service.request('/ctrl/health/live', { as: 'anonymous' }),
+      service.request('/ctrl/api/v1.0/did', { headers: { 'x-tenant-id': probeTenant } }),
+    ]);
+    expect([live.status, did.status]).toEqual([200, 200]);
+    slowestProbeMs = Math.max(slowestProbeMs, performance.now() - started);
+    probes++;
+    // Pacing, not waiting for anything: the next round starts on the next turn of the loop.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  } while (!settled);
+  return { result: await running, slowestProbeMs, probes };
+}

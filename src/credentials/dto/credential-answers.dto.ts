@@ -15,7 +15,7 @@ export class VerificationDto {
 
   @ApiProperty({
     example: ['proof', 'issuer', 'validity', 'status'],
-    description: 'The checks made.',
+    description: 'The checks made; `status` only when the proof and issuer checks passed.',
   })
   checks!: string[];
 

@@ -1,4 +1,5 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { remoteStatusListLimits } from '../verification-limits.js';
 
 export const statusPurposes = ['revocation', 'suspension'] as const;
 export type StatusPurpose = (typeof statusPurposes)[number];
@@ -14,7 +15,10 @@ export function encodeList(bits: Uint8Array): string {
 }
 
 /** The bits of an `encodedList`; a list that would inflate beyond `maxBytes` is refused. */
-export function decodeList(encoded: string, maxBytes = 16 * 1024 * 1024): Buffer {
+export function decodeList(
+  encoded: string,
+  maxBytes: number = remoteStatusListLimits.inflatedBytes,
+): Buffer {
   if (!encoded.startsWith('u')) throw new Error('encodedList must be multibase base64url (u...)');
   return gunzipSync(Buffer.from(encoded.slice(1), 'base64url'), { maxOutputLength: maxBytes });
 }

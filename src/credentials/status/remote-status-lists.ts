@@ -4,6 +4,7 @@ import { APP_CONFIG } from '../../config/config.token.js';
 import { type AppConfig } from '../../config/app-config.js';
 import { guardedRequest, OutboundError, type OutboundPolicy } from '../../common/outbound.js';
 import { asArray, issuerIdOf, isJsonObject } from '../credential-checks.js';
+import { remoteStatusListLimits } from '../verification-limits.js';
 import { decodeList, statusListLength } from './bitstring.js';
 
 type Json = Record<string, unknown>;
@@ -15,64 +16,102 @@ export interface RemoteList {
   bits: Buffer;
 }
 
-/** Bounds of one fetch: lists of the minimum size are a few kilobytes even when full of noise. */
 const fetchLimits = {
-  timeoutMs: 5_000,
-  maxBytes: 512 * 1024,
+  timeoutMs: remoteStatusListLimits.deadlineMs,
+  maxBytes: remoteStatusListLimits.bytes,
   headers: { accept: 'application/vc+ld+json, application/ld+json;q=0.9, application/json;q=0.8' },
 };
-/** A list is remembered as its Cache-Control allows, never longer than this. */
-const maxCacheMs = 300_000;
+
+/** What reading a list gave: the list, or why it cannot be used. */
+type ReadResult = RemoteList | string;
 
 /**
- * Status lists on other origins, fetched over HTTPS within fetchLimits and the outbound policy
- * (STATUS_LIST_ALLOW_PRIVATE_TARGETS), and remembered only once they verified.
+ * Status lists on other origins, fetched over HTTPS within remoteStatusListLimits and the outbound
+ * policy (STATUS_LIST_ALLOW_PRIVATE_TARGETS). A verified list is remembered for its Cache-Control
+ * max-age, a failure for a short while; concurrent reads of one URL share one fetch.
  */
 @Injectable()
 export class RemoteStatusLists {
   private readonly logger = new Logger(RemoteStatusLists.name);
   private readonly policy: OutboundPolicy;
-  private readonly verified = new LRUCache<string, RemoteList>({ max: 1_000 });
+  private readonly remembered = new LRUCache<string, { result: ReadResult }>({
+    max: remoteStatusListLimits.remembered,
+  });
+  private readonly reading = new Map<string, Promise<ReadResult>>();
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.policy = { allowPrivate: config.statusListAllowPrivateTargets };
   }
 
   /**
-   * The list at `url`, or why it cannot be used. `verify` checks the list credential's proofs and
-   * issuer key and answers a problem or undefined.
+   * The list at `url`, or why it cannot be used, by `deadline` at the latest. `verify` checks the
+   * list credential's limits, proofs and issuer key, and answers a problem or undefined.
    */
   async read(
     url: string,
     verify: (list: Json) => Promise<string | undefined>,
-  ): Promise<RemoteList | string> {
-    const remembered = this.verified.get(url);
-    if (remembered !== undefined) return remembered;
+    deadline: AbortSignal,
+  ): Promise<ReadResult> {
+    const remembered = this.remembered.get(url);
+    if (remembered !== undefined) return remembered.result;
+    const late = `the status list ${url} was not read within ${remoteStatusListLimits.deadlineMs} ms, the time a verification has for all its status lists`;
+    if (deadline.aborted) return late;
+    let reading = this.reading.get(url);
+    if (reading === undefined) {
+      reading = this.fetchAndVerify(url, verify).finally(() => this.reading.delete(url));
+      this.reading.set(url, reading);
+    }
+    return byDeadline(reading, deadline, late);
+  }
+
+  private async fetchAndVerify(
+    url: string,
+    verify: (list: Json) => Promise<string | undefined>,
+  ): Promise<ReadResult> {
+    const { result, ttl } = await this.fetchList(url, verify);
+    if (typeof result === 'string') {
+      this.logger.warn({ event: 'status-list.fetch-failed', url, reason: result });
+      this.remembered.set(url, { result }, { ttl: remoteStatusListLimits.failureTtlMs });
+    } else if (ttl > 0) {
+      this.remembered.set(url, { result }, { ttl });
+    }
+    return result;
+  }
+
+  private async fetchList(
+    url: string,
+    verify: (list: Json) => Promise<string | undefined>,
+  ): Promise<{ result: ReadResult; ttl: number }> {
+    const failed = (problem: string) => ({ result: `the status list ${url} ${problem}`, ttl: 0 });
     let response;
     try {
       response = await guardedRequest(url, this.policy, fetchLimits);
     } catch (error) {
       if (!(error instanceof OutboundError)) throw error;
-      this.logger.warn({ event: 'status-list.fetch-failed', url, reason: error.message });
-      return `the status list ${url} could not be fetched: ${error.message}`;
+      return failed(`could not be fetched: ${error.message}`);
     }
-    if (response.status !== 200) {
-      return `the status list ${url} answered HTTP ${response.status}`;
-    }
+    if (response.status !== 200) return failed(`answered HTTP ${response.status}`);
     let list: unknown;
     try {
       list = JSON.parse(response.body.toString('utf8'));
     } catch {
-      return `the status list ${url} is not JSON`;
+      return failed('is not JSON');
     }
     const read = readList(list);
-    if (typeof read === 'string') return `the status list ${url} ${read}`;
+    if (typeof read === 'string') return failed(read);
     const problem = await verify(list as Json);
-    if (problem !== undefined) return `the status list ${url} does not verify: ${problem}`;
-    const ttl = cacheTtl(response.headers['cache-control']);
-    if (ttl > 0) this.verified.set(url, read, { ttl });
-    return read;
+    if (problem !== undefined) return failed(`does not verify: ${problem}`);
+    return { result: read, ttl: cacheTtl(response.headers['cache-control']) };
   }
+}
+
+/** What `work` settles to, or `late` once `deadline` aborts first. */
+function byDeadline<T>(work: Promise<T>, deadline: AbortSignal, late: T): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => resolve(late);
+    deadline.addEventListener('abort', abort, { once: true });
+    work.then(resolve, reject).finally(() => deadline.removeEventListener('abort', abort));
+  });
 }
 
 /** The parts of a BitstringStatusListCredential a status check needs (§2.2), or what is wrong. */
@@ -107,5 +146,5 @@ function readList(list: unknown): RemoteList | string {
 function cacheTtl(cacheControl: string | undefined): number {
   if (cacheControl === undefined || /no-(store|cache)/i.test(cacheControl)) return 0;
   const maxAge = /max-age=(\d+)/i.exec(cacheControl);
-  return maxAge === null ? 0 : Math.min(Number(maxAge[1]) * 1000, maxCacheMs);
+  return maxAge === null ? 0 : Math.min(Number(maxAge[1]) * 1000, remoteStatusListLimits.maxTtlMs);
 }
