@@ -8,7 +8,7 @@ import {
   TokenRequestError,
   tokenUrlOf,
   type Tenant,
-} from '../src/client/index.js';
+} from '../packages/client/src/index.js';
 import { startTestService, type TestService } from './support/test-service.js';
 
 /**
@@ -168,7 +168,7 @@ describe(AgentClient.name, () => {
       expect(tokenUrlOf('https://agent.example/')).toBe(
         'https://agent.example/auth/realms/agent-cloud/protocol/openid-connect/token',
       );
-      expect(existsSync(join(root, 'dist/src/client/index.d.ts'))).toBe(true);
+      expect(existsSync(join(root, 'dist/packages/client/src/index.d.ts'))).toBe(true);
       const { stdout } = await promisify(execFile)(
         process.execPath,
         [

@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { AgentClient, type AgentClientOptions } from '../../src/client/index.js';
+import { AgentClient, type AgentClientOptions } from '../../packages/client/src/index.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { createTestDatabase } from './database.js';
 
