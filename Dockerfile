@@ -4,8 +4,10 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The typed client's manifest: npm ci needs every workspace of the lock file.
+COPY packages/client/package.json ./packages/client/
 RUN npm ci --no-fund --no-audit
-COPY tsconfig.json tsconfig.build.json tsconfig.client.json nest-cli.json ./
+COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
 COPY migrations ./migrations
 RUN npm run build
@@ -15,6 +17,7 @@ ENV NODE_ENV=production \
     PORT=8080
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/client/package.json ./packages/client/
 # Production dependencies only, without the embedded PostgreSQL (optional, for local mode): production
 # always has DATABASE_URL.
 RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-fund --no-audit && npm cache clean --force

@@ -100,7 +100,7 @@ export class AgentClient {
 
   /** Creates a tenant and its DID (agent-admin). */
   async createTenant(tenant: NewTenant): Promise<Tenant> {
-    return this.result(
+    return this.#result(
       'POST /ctrl/api/v1.0/tenants/create',
       await this.api.POST('/ctrl/api/v1.0/tenants/create', { body: tenant }),
     );
@@ -108,7 +108,7 @@ export class AgentClient {
 
   /** Changes a tenant's label or image; `imageUrl: null` removes the image (agent-admin). */
   async updateTenant(id: string, changes: TenantChanges): Promise<Tenant> {
-    return this.result(
+    return this.#result(
       `POST /ctrl/api/v1.0/tenants/${id}/update`,
       await this.api.POST('/ctrl/api/v1.0/tenants/{id}/update', {
         params: { path: { id } },
@@ -119,7 +119,7 @@ export class AgentClient {
 
   /** Deletes a tenant and destroys its keys (agent-admin). */
   async deleteTenant(id: string): Promise<void> {
-    this.result(
+    this.#result(
       `POST /ctrl/api/v1.0/tenants/${id}/delete`,
       await this.api.POST('/ctrl/api/v1.0/tenants/{id}/delete', { params: { path: { id } } }),
     );
@@ -127,14 +127,14 @@ export class AgentClient {
 
   /** One page of tenants: all of them for agent-admin, its own for an agent-user. */
   async listTenants(query: ListTenantsQuery = {}): Promise<TenantPage> {
-    return this.result(
+    return this.#result(
       'GET /ctrl/api/v1.0/tenants',
       await this.api.GET('/ctrl/api/v1.0/tenants', { params: { query } }),
     );
   }
 
   async getTenant(id: string): Promise<Tenant> {
-    return this.result(
+    return this.#result(
       `GET /ctrl/api/v1.0/tenants/${id}`,
       await this.api.GET('/ctrl/api/v1.0/tenants/{id}', { params: { path: { id } } }),
     );
@@ -142,7 +142,7 @@ export class AgentClient {
 
   /** The DID of a tenant (sent as the `x-tenant-id` header). */
   async getDid(tenantId: string): Promise<Did> {
-    return this.result(
+    return this.#result(
       'GET /ctrl/api/v1.0/did',
       await this.api.GET('/ctrl/api/v1.0/did', { headers: { [tenantHeader]: tenantId } }),
     );
@@ -150,7 +150,7 @@ export class AgentClient {
 
   /** The W3C DID document of a tenant's DID (`application/did+ld+json`). */
   async getDidDocument(tenantId: string): Promise<DidDocument> {
-    return this.result(
+    return this.#result(
       'GET /ctrl/api/v1.0/did/document',
       await this.api.GET('/ctrl/api/v1.0/did/document', {
         headers: { [tenantHeader]: tenantId },
@@ -163,7 +163,7 @@ export class AgentClient {
     tenantId: string,
     request: IssueCredentialRequest,
   ): Promise<VerifiableCredential> {
-    const issued = this.result(
+    const issued = this.#result(
       'POST /ctrl/api/v1.0/credentials/issue',
       await this.api.POST('/ctrl/api/v1.0/credentials/issue', {
         headers: { [tenantHeader]: tenantId },
@@ -178,7 +178,7 @@ export class AgentClient {
     tenantId: string,
     verifiableCredential: VerifiableCredential,
   ): Promise<Verification> {
-    return this.result(
+    return this.#result(
       'POST /ctrl/api/v1.0/credentials/verify',
       await this.api.POST('/ctrl/api/v1.0/credentials/verify', {
         headers: { [tenantHeader]: tenantId },
@@ -192,7 +192,7 @@ export class AgentClient {
     tenantId: string,
     query: ListCredentialsQuery = {},
   ): Promise<IssuedCredentialPage> {
-    return this.result(
+    return this.#result(
       'GET /ctrl/api/v1.0/credentials',
       await this.api.GET('/ctrl/api/v1.0/credentials', {
         headers: { [tenantHeader]: tenantId },
@@ -203,7 +203,7 @@ export class AgentClient {
 
   /** One credential a tenant issued, by its id. */
   async getCredential(tenantId: string, id: string): Promise<IssuedCredential> {
-    return this.result(
+    return this.#result(
       'GET /ctrl/api/v1.0/credentials/{id}',
       await this.api.GET('/ctrl/api/v1.0/credentials/{id}', {
         headers: { [tenantHeader]: tenantId },
@@ -214,7 +214,7 @@ export class AgentClient {
 
   /** Revokes, suspends or unsuspends a credential the tenant issued. */
   async updateCredentialStatus(tenantId: string, change: CredentialStatusChange): Promise<void> {
-    this.result(
+    this.#result(
       'POST /ctrl/api/v1.0/credentials/status',
       await this.api.POST('/ctrl/api/v1.0/credentials/status', {
         headers: { [tenantHeader]: tenantId },
@@ -229,7 +229,7 @@ export class AgentClient {
    */
   async createWebhook(tenantId: string | null, webhook: NewWebhook): Promise<CreatedWebhook> {
     const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks/create');
-    return this.result(
+    return this.#result(
       `POST ${route.path}`,
       await this.api.POST(route.path, {
         headers: route.headers,
@@ -241,7 +241,7 @@ export class AgentClient {
   /** A tenant's subscriptions, newest first, without their secrets. */
   async listWebhooks(tenantId: string | null, query: ListWebhooksQuery = {}): Promise<WebhookPage> {
     const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks');
-    return this.result(
+    return this.#result(
       `GET ${route.path}`,
       await this.api.GET(route.path, {
         headers: route.headers,
@@ -252,7 +252,7 @@ export class AgentClient {
 
   async getWebhook(tenantId: string | null, id: string): Promise<Webhook> {
     const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks/{id}');
-    return this.result(
+    return this.#result(
       `GET ${route.path}`,
       await this.api.GET(route.path, {
         headers: route.headers,
@@ -268,7 +268,7 @@ export class AgentClient {
     changes: WebhookChanges,
   ): Promise<Webhook> {
     const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks/{id}/update');
-    return this.result(
+    return this.#result(
       `POST ${route.path}`,
       await this.api.POST(route.path, {
         headers: route.headers,
@@ -281,7 +281,7 @@ export class AgentClient {
   /** A new signing secret; the old one keeps signing beside it until `previousSecretExpiresAt`. */
   async rotateWebhookSecret(tenantId: string | null, id: string): Promise<RotatedWebhookSecret> {
     const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks/{id}/rotate-secret');
-    return this.result(
+    return this.#result(
       `POST ${route.path}`,
       await this.api.POST(route.path, {
         headers: route.headers,
@@ -293,7 +293,7 @@ export class AgentClient {
   /** Queues a `webhook.test` event for the subscription; answers its delivery id. */
   async testWebhook(tenantId: string | null, id: string): Promise<{ deliveryId: string }> {
     const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks/{id}/test');
-    return this.result(
+    return this.#result(
       `POST ${route.path}`,
       await this.api.POST(route.path, {
         headers: route.headers,
@@ -309,7 +309,7 @@ export class AgentClient {
     query: ListWebhooksQuery = {},
   ): Promise<WebhookDeliveryPage> {
     const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks/{id}/deliveries');
-    return this.result(
+    return this.#result(
       `GET ${route.path}`,
       await this.api.GET(route.path, {
         headers: route.headers,
@@ -328,7 +328,7 @@ export class AgentClient {
       tenantId,
       '/ctrl/api/v1.0/webhooks/{id}/deliveries/{deliveryId}/redeliver',
     );
-    return this.result(
+    return this.#result(
       `POST ${route.path}`,
       await this.api.POST(route.path, {
         headers: route.headers,
@@ -339,7 +339,7 @@ export class AgentClient {
 
   async deleteWebhook(tenantId: string | null, id: string): Promise<void> {
     const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks/{id}/delete');
-    this.result(
+    this.#result(
       `POST ${route.path}`,
       await this.api.POST(route.path, {
         headers: route.headers,
@@ -354,7 +354,7 @@ export class AgentClient {
     verifiablePresentation: Record<string, unknown>,
     options: { challenge?: string; domain?: string } = {},
   ): Promise<PresentationVerification> {
-    return this.result(
+    return this.#result(
       'POST /ctrl/api/v1.0/presentations/verify',
       await this.api.POST('/ctrl/api/v1.0/presentations/verify', {
         headers: { [tenantHeader]: tenantId },
@@ -363,7 +363,8 @@ export class AgentClient {
     );
   }
 
-  private result<Data>(request: string, answer: Answer<Data>): Data {
+  // An ES private method: the prototype shows the API methods only.
+  #result<Data>(request: string, answer: Answer<Data>): Data {
     if (!answer.response.ok) throw AgentApiError.from(answer.response, answer.error, request);
     return answer.data as Data;
   }

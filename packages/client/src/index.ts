@@ -1,4 +1,4 @@
-/** The typed client of the agent service: `import { AgentClient } from 'agent-service/client'`. */
+/** The typed client of the agent service: `import { AgentClient } from '@agent-service/client'`. */
 export { AgentClient, tokenUrlOf, type AgentClientOptions } from './agent-client.js';
 export { AgentApiError } from './agent-api-error.js';
 export {
