@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
-# The agent service: build with dev dependencies, run with production dependencies only, as a non-root user.
+# The agent service: build with dev dependencies, run with production dependencies only, as a non-root user,
+# on the current Node.js LTS (24; package.json, engines).
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # The typed client's manifest: npm ci needs every workspace of the lock file.
@@ -12,7 +13,7 @@ COPY src ./src
 COPY migrations ./migrations
 RUN npm run build
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     PORT=8080
 WORKDIR /app
