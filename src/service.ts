@@ -14,12 +14,14 @@ import { AppLogger, createRootLogger, requestLogging, type LogLevel } from './co
 import { type Clock } from './issuer/issuer-clock.js';
 import { configureApp } from './configure-app.js';
 import { loadConfig, type AppConfig } from './config/app-config.js';
-import { masterKeyOf } from './config/local-mode.js';
+import { localMasterKeyFile, masterKeyOf } from './config/local-mode.js';
 import { createDataSource, runMigrationsLocked } from './database/data-source.js';
 import { observeRequests } from './observability/http-observer.js';
 import { Metrics } from './observability/metrics.js';
 import { startMetricsServer } from './observability/metrics-server.js';
 import { type EmbeddedDatabase } from './database/embedded-postgres.js';
+import { KeyVault } from './did/key-vault.js';
+import { checkStoredMasterKeys } from './did/master-key-check.js';
 
 /**
  * The embedded PostgreSQL is an optional dependency (production images leave it out), so it is loaded
@@ -102,7 +104,8 @@ async function initializeWithRetry(dataSource: DataSource, logger: Logger): Prom
  */
 export async function startService(options: StartOptions = {}): Promise<RunningService> {
   const loaded = loadConfig(options.env ?? process.env);
-  const config: AppConfig = { ...loaded, masterKey: masterKeyOf(loaded) };
+  const masterKey = masterKeyOf(loaded);
+  const config: AppConfig = { ...loaded, masterKey };
   const rootLogger = createRootLogger(options.logLevel ?? config.logLevel, options.logDestination);
   const appLogger = new AppLogger(rootLogger);
   Logger.overrideLogger(appLogger);
@@ -121,6 +124,14 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     try {
       const applied = await runMigrationsLocked(migrator);
       if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
+      await checkStoredMasterKeys(
+        (sql) => migrator.query(sql),
+        new KeyVault(masterKey, config.previousMasterKeys),
+        {
+          lostKeyIds: config.lostMasterKeyIds,
+          replacedLocalKey: loaded.masterKey === undefined ? undefined : localMasterKeyFile(config),
+        },
+      );
     } finally {
       await migrator.destroy();
     }

@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ConfigError } from '../src/config/app-config.js';
 import { startService, type RunningService } from '../src/service.js';
 import { call, passwordGrant } from './support/test-service.js';
 
@@ -49,6 +51,33 @@ describe('local mode', () => {
     expect(statSync(join(dataDir, 'postgres', 'PG_VERSION')).isFile()).toBe(true);
     expect(statSync(join(dataDir, 'issuer', 'signing-key.pem')).mode & 0o777).toBe(0o600);
     expect(statSync(join(dataDir, 'issuer', 'refresh-secret')).mode & 0o777).toBe(0o600);
+  });
+
+  it('refuses to start when AGENT_MASTER_KEY replaces the local key that sealed the stored keys, naming the file and the fix', async () => {
+    service = await startService({ env, logLevel: 'silent' });
+    await service.close();
+    service = undefined;
+    // As after `cp .env.example .env` filled for docker-compose: another master key in the environment.
+    const refused: unknown = await startService({
+      env: { ...env, AGENT_MASTER_KEY: randomBytes(32).toString('base64') },
+      logLevel: 'silent',
+    }).then(
+      async (started) => {
+        await started.close();
+        return undefined;
+      },
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(ConfigError);
+    const message = (refused as Error).message;
+    expect(message).toMatch(
+      /^AGENT_MASTER_KEY: stored values are sealed under master key [0-9a-f]{32}/,
+    );
+    expect(message).toContain(`the local master key ${join(dataDir, 'master.key')}`);
+    expect(message).toContain('unset AGENT_MASTER_KEY');
+    // Without the variable it starts as before.
+    service = await startService({ env, logLevel: 'silent' });
+    expect((await call(service.url, '/ctrl/health/ready')).status).toBe(200);
   });
 
   it('refuses a second service on the same DATA_DIR with a clear message', async () => {
