@@ -23,8 +23,12 @@ export async function main(tracing: NodeSDK | undefined): Promise<void> {
   if (tracing !== undefined)
     logger.log('Tracing: on, exporting spans over OTLP (OTEL_* variables)');
   if (config.authIssuerEmbedded) {
+    // The realm file's passwords come from these variables when they are set: never claim admin/admin then.
+    const password = (variable: string, fallback: string) =>
+      config.environment[variable] === undefined ? fallback : `(${variable})`;
     logger.log(
-      'Development users: admin/admin (agent-admin), demo/demo (agent-user for tenant "demo")',
+      `Development users: admin/${password('AGENT_ADMIN_PASSWORD', 'admin')} (agent-admin), ` +
+        `demo/${password('AGENT_DEMO_PASSWORD', 'demo')} (agent-user for tenant "demo")`,
     );
   }
 

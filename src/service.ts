@@ -22,6 +22,9 @@ import { startMetricsServer } from './observability/metrics-server.js';
 import { type EmbeddedDatabase } from './database/embedded-postgres.js';
 import { KeyVault } from './did/key-vault.js';
 import { checkStoredMasterKeys } from './did/master-key-check.js';
+import { Realm } from './issuer/realm.js';
+import { createDevelopmentTenants } from './tenants/development-tenants.js';
+import { TenantsService } from './tenants/tenants.service.js';
 
 /**
  * The embedded PostgreSQL is an optional dependency (production images leave it out), so it is loaded
@@ -112,6 +115,8 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
   const logger = new Logger('Service');
   let embedded: EmbeddedDatabase | undefined;
   let dataSource: DataSource | undefined;
+  /** Closed when the start fails after it was made. */
+  let nest: NestExpressApplication | undefined;
   try {
     if (config.databaseUrl === undefined) {
       embedded = await (
@@ -152,6 +157,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
       }),
       { bodyParser: false, logger: appLogger },
     );
+    nest = app;
     app.use(requestLogging(rootLogger));
     app.use(observeRequests(config.metricsPort === 0 ? undefined : metrics));
     const draining = { active: false };
@@ -164,6 +170,11 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     const server: Server = app.getHttpServer();
     server.maxConnections = config.http.maxConnections;
     answerClientErrorsAsProblems(server, config.publicBaseUrl);
+    if (embedded !== undefined && config.authIssuerEmbedded) {
+      // Local mode: the development users' tenants exist before the first request.
+      await app.init();
+      await createDevelopmentTenants(app.get(TenantsService), app.get(Realm).userTenantIds());
+    }
     if (config.host === undefined) await app.listen(config.port);
     else await app.listen(config.port, config.host);
     const port = (server.address() as AddressInfo).port;
@@ -171,8 +182,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
       config.metricsPort === 0
         ? undefined
         : await startMetricsServer(metrics.registry, config.metricsPort, config.host).catch(
-            async (error: unknown) => {
-              await app.close();
+            (error: unknown) => {
               throw new Error(`The metrics port ${config.metricsPort} cannot be opened`, {
                 cause: error,
               });
@@ -209,6 +219,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
       },
     };
   } catch (error) {
+    await nest?.close().catch(() => undefined);
     if (dataSource?.isInitialized) await dataSource.destroy();
     await embedded?.stop();
     throw error;

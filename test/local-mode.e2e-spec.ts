@@ -53,6 +53,47 @@ describe('local mode', () => {
     expect(statSync(join(dataDir, 'issuer', 'refresh-secret')).mode & 0o777).toBe(0o600);
   });
 
+  it("creates the demo user's tenant on a first start, says so, and never again once tenants exist", async () => {
+    const firstStart = mkdtempSync(join(tmpdir(), 'agent-local-first-'));
+    chmodSync(firstStart, 0o755);
+    const freshEnv = { ...env, DATA_DIR: firstStart };
+    const lines: string[] = [];
+    service = await startService({
+      env: freshEnv,
+      logLevel: 'info',
+      logDestination: { write: (line: string) => void lines.push(line) },
+    });
+    const demo = `Bearer ${(await passwordGrant(service.url, 'demo', 'demo')).access_token}`;
+    const did = await call<{ id: string }>(service.url, '/ctrl/api/v1.0/did', {
+      headers: { 'x-tenant-id': 'demo', authorization: demo },
+    });
+    expect(did.status).toBe(200);
+    expect(did.body.id).toMatch(/^did:key:z6Mk/);
+    expect(lines.map((line) => JSON.parse(line) as Record<string, unknown>)).toContainEqual(
+      expect.objectContaining({ event: 'local-mode.tenant-created', tenantId: 'demo' }),
+    );
+
+    // Deleted while another tenant exists, it stays deleted across a restart.
+    const admin = `Bearer ${(await passwordGrant(service.url, 'admin', 'admin')).access_token}`;
+    for (const [path, query] of [
+      ['/ctrl/api/v1.0/tenants/create', { id: 'other', label: 'Other' }],
+      ['/ctrl/api/v1.0/tenants/demo/delete', {}],
+    ] as const) {
+      const answer = await call(service.url, path, {
+        method: 'POST',
+        headers: { authorization: admin },
+        query,
+      });
+      expect(answer.status).toBeLessThan(300);
+    }
+    await service.close();
+    service = await startService({ env: freshEnv, logLevel: 'silent' });
+    const gone = await call(service.url, '/ctrl/api/v1.0/tenants/demo', {
+      headers: { authorization: admin },
+    });
+    expect(gone.status).toBe(404);
+  });
+
   it('refuses to start when AGENT_MASTER_KEY replaces the local key that sealed the stored keys, naming the file and the fix', async () => {
     service = await startService({ env, logLevel: 'silent' });
     await service.close();
