@@ -19,7 +19,9 @@ import {
  * template (keycloak-compat.md, "Keycloak in docker-compose" and "nginx in front").
  */
 const composeFile = join(repositoryRoot, 'docker-compose.yml');
-const envExample = join(repositoryRoot, '.env.example');
+/** Compose's own settings file: local mode reads `.env`, which must not hold the stack's keys. */
+const envExample = join(repositoryRoot, 'compose.env.example');
+const localEnvExample = join(repositoryRoot, '.env.example');
 const publicOrigin = 'https://agent.example.com';
 
 interface ComposeService {
@@ -38,10 +40,10 @@ interface ComposeConfig {
   services: Record<string, ComposeService>;
 }
 
-/** Every variable .env.example names, set or commented out (`NAME=` or `# NAME=`). */
-function exampleVariables(): string[] {
+/** Every variable an example file names, set or commented out (`NAME=` or `# NAME=`). */
+function exampleVariables(file = envExample): string[] {
   const names = new Set<string>();
-  for (const line of readFileSync(envExample, 'utf8').split('\n')) {
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
     const match = /^#?\s*([A-Z][A-Z0-9_]*)=/.exec(line);
     if (match !== null) names.add(match[1]);
   }
@@ -71,6 +73,15 @@ function sampleValue(name: string): string {
       return 'development';
     case 'LOG_LEVEL':
       return 'info';
+    case 'NGINX_RATE':
+      return '50r/s';
+    case 'NGINX_BURST':
+      return '100';
+    case 'RATE_LIMIT_CALLER_PER_MINUTE':
+    case 'RATE_LIMIT_IP_PER_MINUTE':
+      return '600';
+    case 'OTEL_EXPORTER_OTLP_ENDPOINT':
+      return 'http://otel-collector:4318';
     default:
       // Passwords and secrets: distinct, so that a test can tell which went where.
       return `sample-${name.toLowerCase().replaceAll('_', '-')}-${randomBytes(4).toString('hex')}`;
@@ -139,12 +150,29 @@ describe('docker-compose stack', () => {
     ),
   ];
 
-  it('documents in .env.example every variable the compose file requires', () => {
+  it('documents in compose.env.example every variable the compose file reads', () => {
     expect(requiredVariables).toContain('AGENT_MASTER_KEY');
     expect(requiredVariables.filter((name) => !(name in sample))).toEqual([]);
+    const definitions = readFileSync(composeFile, 'utf8')
+      .split('\n')
+      .filter((line) => !line.trim().startsWith('#'))
+      .join('\n');
+    const read = new Set(
+      [...definitions.matchAll(/\$\{([A-Z][A-Z0-9_]*)[:}-]/g)].map((match) => match[1]),
+    );
+    expect([...read].filter((name) => !(name in sample))).toEqual([]);
   });
 
-  it('validates with the variables of .env.example set', () => {
+  it('keeps the stack’s secrets out of .env.example, which local mode (npm start) reads as .env', () => {
+    const local = exampleVariables(localEnvExample);
+    expect(
+      requiredVariables.filter((name) => name !== 'AGENT_MASTER_KEY' && local.includes(name)),
+    ).toEqual([]);
+    // The local example may name AGENT_MASTER_KEY (a local setting), but commented out: unset by default.
+    expect(readFileSync(localEnvExample, 'utf8')).not.toMatch(/^AGENT_MASTER_KEY=/m);
+  });
+
+  it('validates with the variables of compose.env.example set', () => {
     expect(Object.keys(config.services).sort()).toEqual(['app', 'keycloak', 'nginx', 'postgres']);
   });
 
@@ -154,7 +182,11 @@ describe('docker-compose stack', () => {
     );
     expect(result.status).not.toBe(0);
     // The message ends with the `:?` text of the first missing variable.
-    expect(result.stderr).toMatch(new RegExp(`in service "[a-z]+": set ${name} in \\.env`));
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `in service "[a-z]+": set ${name} in compose\\.env \\(docker compose --env-file compose\\.env up\\)`,
+      ),
+    );
   });
 
   it('runs Keycloak 26.7, pinned to a patch release, with the realm imported, under /auth, behind the proxy, on the public hostname', () => {
