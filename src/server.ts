@@ -41,7 +41,14 @@ export async function main(tracing: NodeSDK | undefined): Promise<void> {
       .close()
       .then(() => tracing?.shutdown())
       .then(
-        () => process.exit(0),
+        () => {
+          // The last line: an operator reading the log knows the stop completed, not crashed half-way.
+          logger.log({
+            msg: `Stopped (${signal}): requests finished, database closed`,
+            event: 'service.stopped',
+          });
+          process.exit(0);
+        },
         (error: unknown) => {
           logger.error('Shutdown failed', error instanceof Error ? error.stack : String(error));
           process.exit(1);
