@@ -85,6 +85,9 @@ describe(AgentClient.name, () => {
       expect(document.id).toBe(tenant.did);
       expect(document['@context']).toContain('https://www.w3.org/ns/did/v1');
       expect(document.verificationMethod[0].publicKeyMultibase).toBe(did.publicKeyMultibase);
+      const multikey = await admin.getDidDocument('globex', { format: 'multikey' });
+      expect(multikey.verificationMethod.map((method) => method.type)).toEqual(['Multikey']);
+      expect(multikey.keyAgreement).toBeUndefined();
     });
 
     it('throws an AgentApiError carrying the problem details of an error answer', async () => {

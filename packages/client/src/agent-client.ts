@@ -7,6 +7,7 @@ import {
   type CredentialStatusChange,
   type Did,
   type DidDocument,
+  type DidDocumentQuery,
   type IssueCredentialRequest,
   type IssuedCredential,
   type IssuedCredentialPage,
@@ -148,12 +149,16 @@ export class AgentClient {
     );
   }
 
-  /** The W3C DID document of a tenant's DID (`application/did+ld+json`). */
-  async getDidDocument(tenantId: string): Promise<DidDocument> {
+  /**
+   * The W3C DID document of a tenant's DID (`application/did+ld+json`); `{ format: 'multikey' }` gives
+   * the did:key specification's current form.
+   */
+  async getDidDocument(tenantId: string, query: DidDocumentQuery = {}): Promise<DidDocument> {
     return this.#result(
       'GET /ctrl/api/v1.0/did/document',
       await this.api.GET('/ctrl/api/v1.0/did/document', {
         headers: { [tenantHeader]: tenantId },
+        params: { query },
       }),
     );
   }

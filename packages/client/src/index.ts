@@ -20,6 +20,7 @@ export type {
   CredentialStatusChange,
   Did,
   DidDocument,
+  DidDocumentQuery,
   ErrorCode,
   IssueCredentialRequest,
   IssuedCredential,

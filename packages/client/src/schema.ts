@@ -121,7 +121,7 @@ export interface paths {
     };
     /**
      * The W3C DID document of the tenant's DID
-     * @description Exactly what any did:key resolver derives from the DID.
+     * @description What a did:key resolver derives from the DID, in the form `format` asks for: `multikey` is the did:key specification's current form, `ed25519-2020` (the default, as before) the one with the 2020 suites and a key agreement key. Each is identical to what Digital Bazaar’s did:key resolver derives with the matching key suite; resolvers configured otherwise may differ.
      */
     get: operations['getDidDocument'];
     put?: never;
@@ -918,7 +918,7 @@ export interface components {
       /** @example did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp#z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp */
       id: string;
       /** @enum {string} */
-      type: 'Ed25519VerificationKey2020' | 'X25519KeyAgreementKey2020';
+      type: 'Ed25519VerificationKey2020' | 'X25519KeyAgreementKey2020' | 'Multikey';
       /** @example did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp */
       controller: string;
       /** @example z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp */
@@ -940,7 +940,8 @@ export interface components {
       assertionMethod: string[];
       capabilityDelegation: string[];
       capabilityInvocation: string[];
-      keyAgreement: components['schemas']['VerificationMethodDto'][];
+      /** @description In the `ed25519-2020` form only. */
+      keyAgreement?: components['schemas']['VerificationMethodDto'][];
     };
     StatusStateDto: {
       /**
@@ -2057,7 +2058,10 @@ export interface operations {
   };
   getDidDocument: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description `multikey`: the did:key specification's current form (one `Multikey` verification method, context `https://w3id.org/security/multikey/v1`, no key agreement key). `ed25519-2020` (the default): Ed25519VerificationKey2020 with an X25519KeyAgreementKey2020 key agreement key. */
+        format?: 'ed25519-2020' | 'multikey';
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -2070,44 +2074,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "@context": [
-           *         "https://www.w3.org/ns/did/v1",
-           *         "https://w3id.org/security/suites/ed25519-2020/v1",
-           *         "https://w3id.org/security/suites/x25519-2020/v1"
-           *       ],
-           *       "id": "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp",
-           *       "verificationMethod": [
-           *         {
-           *           "id": "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp#z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp",
-           *           "type": "Ed25519VerificationKey2020",
-           *           "controller": "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp",
-           *           "publicKeyMultibase": "z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp"
-           *         }
-           *       ],
-           *       "authentication": [
-           *         "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp#z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp"
-           *       ],
-           *       "assertionMethod": [
-           *         "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp#z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp"
-           *       ],
-           *       "capabilityDelegation": [
-           *         "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp#z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp"
-           *       ],
-           *       "capabilityInvocation": [
-           *         "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp#z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp"
-           *       ],
-           *       "keyAgreement": [
-           *         {
-           *           "id": "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp#z6LShs9GGnqk85isEBzzshkuVWrVKsRp24GnDuHk8QWkARMW",
-           *           "type": "X25519KeyAgreementKey2020",
-           *           "controller": "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp",
-           *           "publicKeyMultibase": "z6LShs9GGnqk85isEBzzshkuVWrVKsRp24GnDuHk8QWkARMW"
-           *         }
-           *       ]
-           *     }
-           */
           'application/did+ld+json': components['schemas']['DidDocumentDto'];
         };
       };
