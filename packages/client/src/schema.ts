@@ -1426,7 +1426,11 @@ export interface operations {
           'application/json': components['schemas']['TenantDto'];
         };
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `QUERY_BODY_MISMATCH`: Query and body disagree */
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `QUERY_BODY_MISMATCH`: Query and body disagree
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1435,7 +1439,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -1446,7 +1450,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1455,7 +1459,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `TENANT_ALREADY_EXISTS`: Tenant already exists */
+      /** @description - `TENANT_ALREADY_EXISTS`: Tenant already exists */
       409: {
         headers: {
           [name: string]: unknown;
@@ -1464,7 +1468,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -1473,7 +1477,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
       415: {
         headers: {
           [name: string]: unknown;
@@ -1482,7 +1486,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -1493,7 +1497,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1502,7 +1506,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -1556,7 +1560,12 @@ export interface operations {
           'application/json': components['schemas']['TenantDto'];
         };
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `QUERY_BODY_MISMATCH`: Query and body disagree `NOTHING_TO_UPDATE`: Nothing to update */
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `QUERY_BODY_MISMATCH`: Query and body disagree
+       *     - `NOTHING_TO_UPDATE`: Nothing to update
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1565,7 +1574,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -1576,7 +1585,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1585,7 +1594,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1594,7 +1603,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -1603,7 +1612,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
       415: {
         headers: {
           [name: string]: unknown;
@@ -1612,7 +1621,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -1623,7 +1632,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1632,7 +1641,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -1664,7 +1673,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
+      /** @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1673,7 +1682,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -1684,7 +1693,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1693,7 +1702,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1702,7 +1711,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -1713,7 +1722,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1722,7 +1731,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -1792,7 +1801,7 @@ export interface operations {
           'application/json': components['schemas']['TenantPageDto'];
         };
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
+      /** @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1801,7 +1810,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -1812,7 +1821,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1821,7 +1830,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -1832,7 +1841,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1841,7 +1850,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -1885,7 +1894,7 @@ export interface operations {
           'application/json': components['schemas']['TenantDto'];
         };
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
+      /** @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1894,7 +1903,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -1905,7 +1914,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1914,7 +1923,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1923,7 +1932,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -1934,7 +1943,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1943,7 +1952,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -1985,7 +1994,10 @@ export interface operations {
           'application/json': components['schemas']['DidDto'];
         };
       };
-      /** @description `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1994,7 +2006,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -2005,7 +2017,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2014,7 +2026,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2023,7 +2035,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2034,7 +2046,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2043,7 +2055,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2077,7 +2089,10 @@ export interface operations {
           'application/did+ld+json': components['schemas']['DidDocumentDto'];
         };
       };
-      /** @description `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2086,7 +2101,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -2097,7 +2112,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2106,7 +2121,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2115,7 +2130,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2126,7 +2141,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2135,7 +2150,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2203,7 +2218,11 @@ export interface operations {
           'application/json': components['schemas']['IssuedCredentialPageDto'];
         };
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2212,7 +2231,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -2223,7 +2242,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2232,7 +2251,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2241,7 +2260,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2252,7 +2271,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2261,7 +2280,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2315,7 +2334,10 @@ export interface operations {
           'application/json': components['schemas']['IssuedCredentialRecordDto'];
         };
       };
-      /** @description `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2324,7 +2346,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -2335,7 +2357,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2344,7 +2366,10 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `CREDENTIAL_NOT_FOUND`: Credential not found `TENANT_NOT_FOUND`: No such tenant. */
+      /**
+       * @description - `CREDENTIAL_NOT_FOUND`: Credential not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2353,7 +2378,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2364,7 +2389,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2373,7 +2398,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2424,6 +2449,13 @@ export interface operations {
            *         },
            *         "id": "urn:uuid:58172aac-d8ba-11ed-83dd-0b3aef56cc33",
            *         "issuer": "did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2",
+           *         "credentialStatus": {
+           *           "id": "http://localhost:8080/ctrl/status-lists/acme/0b9e3c56-5c3d-4f4e-9a59-3f1d1c2b7a10#94567",
+           *           "type": "BitstringStatusListEntry",
+           *           "statusPurpose": "revocation",
+           *           "statusListIndex": "94567",
+           *           "statusListCredential": "http://localhost:8080/ctrl/status-lists/acme/0b9e3c56-5c3d-4f4e-9a59-3f1d1c2b7a10"
+           *         },
            *         "proof": {
            *           "type": "DataIntegrityProof",
            *           "created": "2026-11-25T10:00:00Z",
@@ -2438,7 +2470,14 @@ export interface operations {
           'application/json': components['schemas']['IssuedCredentialDto'];
         };
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `CREDENTIAL_INVALID`: Credential invalid `JSONLD_CONTEXT_UNKNOWN`: JSON-LD context unknown `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `CREDENTIAL_INVALID`: Credential invalid
+       *     - `JSONLD_CONTEXT_UNKNOWN`: JSON-LD context unknown
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2447,7 +2486,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -2458,7 +2497,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2467,7 +2506,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2476,7 +2515,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2485,7 +2524,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
       415: {
         headers: {
           [name: string]: unknown;
@@ -2494,7 +2533,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2505,7 +2544,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2514,7 +2553,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2547,7 +2586,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2556,7 +2600,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -2567,7 +2611,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2576,7 +2620,10 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `CREDENTIAL_NOT_FOUND`: Credential not found `TENANT_NOT_FOUND`: No such tenant. */
+      /**
+       * @description - `CREDENTIAL_NOT_FOUND`: Credential not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2585,7 +2632,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2594,7 +2641,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
       415: {
         headers: {
           [name: string]: unknown;
@@ -2603,7 +2650,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2614,7 +2661,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2623,7 +2670,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2679,7 +2726,14 @@ export interface operations {
           'application/json': components['schemas']['VerificationDto'];
         };
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `CREDENTIAL_INVALID`: Credential invalid `JSONLD_CONTEXT_UNKNOWN`: JSON-LD context unknown `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `CREDENTIAL_INVALID`: Credential invalid
+       *     - `JSONLD_CONTEXT_UNKNOWN`: JSON-LD context unknown
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2688,7 +2742,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -2699,7 +2753,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2708,7 +2762,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2717,7 +2771,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2726,7 +2780,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
       415: {
         headers: {
           [name: string]: unknown;
@@ -2735,7 +2789,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `CREDENTIAL_NOT_VERIFIED`: Credential not verified */
+      /** @description - `CREDENTIAL_NOT_VERIFIED`: Credential not verified */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2744,7 +2798,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2755,7 +2809,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2764,7 +2818,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2828,7 +2882,14 @@ export interface operations {
           'application/json': components['schemas']['PresentationVerificationDto'];
         };
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `CREDENTIAL_INVALID`: Credential invalid `JSONLD_CONTEXT_UNKNOWN`: JSON-LD context unknown `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `CREDENTIAL_INVALID`: Credential invalid
+       *     - `JSONLD_CONTEXT_UNKNOWN`: JSON-LD context unknown
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2837,7 +2898,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -2848,7 +2909,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2857,7 +2918,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2866,7 +2927,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2875,7 +2936,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
       415: {
         headers: {
           [name: string]: unknown;
@@ -2884,7 +2945,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `CREDENTIAL_NOT_VERIFIED`: Credential not verified */
+      /** @description - `CREDENTIAL_NOT_VERIFIED`: Credential not verified */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2893,7 +2954,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2904,7 +2965,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2913,7 +2974,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2984,7 +3045,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
+      /** @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2993,7 +3054,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `STATUS_LIST_NOT_FOUND`: Status list not found */
+      /** @description - `STATUS_LIST_NOT_FOUND`: Status list not found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3002,7 +3063,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3013,7 +3074,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3022,7 +3083,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3056,7 +3117,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
+      /** @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3065,7 +3126,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -3076,7 +3137,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3085,7 +3146,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `STATUS_LIST_NOT_FOUND`: Status list not found */
+      /** @description - `STATUS_LIST_NOT_FOUND`: Status list not found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3094,7 +3155,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3105,7 +3166,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3114,7 +3175,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3224,7 +3285,7 @@ export interface operations {
           };
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3233,7 +3294,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3285,7 +3346,12 @@ export interface operations {
           'application/json': components['schemas']['CreatedWebhookDto'];
         };
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3294,7 +3360,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -3305,7 +3371,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3314,7 +3380,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3323,7 +3389,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -3332,7 +3398,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
       415: {
         headers: {
           [name: string]: unknown;
@@ -3341,7 +3407,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3352,7 +3418,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3361,7 +3427,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3421,7 +3487,11 @@ export interface operations {
           'application/json': components['schemas']['WebhookPageDto'];
         };
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3430,7 +3500,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -3441,7 +3511,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3450,7 +3520,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3459,7 +3529,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3470,7 +3540,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3479,7 +3549,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3529,7 +3599,10 @@ export interface operations {
           'application/json': components['schemas']['WebhookDto'];
         };
       };
-      /** @description `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3538,7 +3611,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -3549,7 +3622,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3558,7 +3631,10 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `TENANT_NOT_FOUND`: No such tenant. */
+      /**
+       * @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3567,7 +3643,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3578,7 +3654,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3587,7 +3663,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3641,7 +3717,13 @@ export interface operations {
           'application/json': components['schemas']['WebhookDto'];
         };
       };
-      /** @description `NOTHING_TO_UPDATE`: Nothing to update `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `NOTHING_TO_UPDATE`: Nothing to update
+       *     - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3650,7 +3732,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -3661,7 +3743,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3670,7 +3752,10 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `TENANT_NOT_FOUND`: No such tenant. */
+      /**
+       * @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3679,7 +3764,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -3688,7 +3773,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
       415: {
         headers: {
           [name: string]: unknown;
@@ -3697,7 +3782,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3708,7 +3793,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3717,7 +3802,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3757,7 +3842,10 @@ export interface operations {
           'application/json': components['schemas']['RotatedSecretDto'];
         };
       };
-      /** @description `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3766,7 +3854,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -3777,7 +3865,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3786,7 +3874,10 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `TENANT_NOT_FOUND`: No such tenant. */
+      /**
+       * @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3795,7 +3886,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3806,7 +3897,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3815,7 +3906,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3847,7 +3938,10 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3856,7 +3950,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -3867,7 +3961,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3876,7 +3970,10 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `TENANT_NOT_FOUND`: No such tenant. */
+      /**
+       * @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3885,7 +3982,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3896,7 +3993,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3905,7 +4002,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3944,7 +4041,10 @@ export interface operations {
           'application/json': components['schemas']['TestDeliveryDto'];
         };
       };
-      /** @description `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3953,7 +4053,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -3964,7 +4064,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3973,7 +4073,10 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `TENANT_NOT_FOUND`: No such tenant. */
+      /**
+       * @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3982,7 +4085,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3993,7 +4096,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4002,7 +4105,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4078,7 +4181,11 @@ export interface operations {
           'application/json': components['schemas']['WebhookDeliveryPageDto'];
         };
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4087,7 +4194,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -4098,7 +4205,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4107,7 +4214,10 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `TENANT_NOT_FOUND`: No such tenant. */
+      /**
+       * @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4116,7 +4226,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4127,7 +4237,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4136,7 +4246,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4177,7 +4287,10 @@ export interface operations {
           'application/json': components['schemas']['TestDeliveryDto'];
         };
       };
-      /** @description `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4186,7 +4299,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -4197,7 +4310,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4206,7 +4319,11 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `WEBHOOK_DELIVERY_NOT_FOUND`: Webhook delivery not found `TENANT_NOT_FOUND`: No such tenant. */
+      /**
+       * @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found
+       *     - `WEBHOOK_DELIVERY_NOT_FOUND`: Webhook delivery not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4215,7 +4332,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4226,7 +4343,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4235,7 +4352,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4287,7 +4404,10 @@ export interface operations {
           'application/json': components['schemas']['CreatedWebhookDto'];
         };
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body */
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4296,7 +4416,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -4307,7 +4427,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4316,7 +4436,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -4325,7 +4445,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
       415: {
         headers: {
           [name: string]: unknown;
@@ -4334,7 +4454,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4345,7 +4465,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4354,7 +4474,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4414,7 +4534,7 @@ export interface operations {
           'application/json': components['schemas']['WebhookPageDto'];
         };
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
+      /** @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4423,7 +4543,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -4434,7 +4554,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4443,7 +4563,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4454,7 +4574,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4463,7 +4583,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4513,7 +4633,7 @@ export interface operations {
           'application/json': components['schemas']['WebhookDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -4524,7 +4644,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4533,7 +4653,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
+      /** @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4542,7 +4662,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4553,7 +4673,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4562,7 +4682,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4616,7 +4736,11 @@ export interface operations {
           'application/json': components['schemas']['WebhookDto'];
         };
       };
-      /** @description `NOTHING_TO_UPDATE`: Nothing to update `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body */
+      /**
+       * @description - `NOTHING_TO_UPDATE`: Nothing to update
+       *     - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4625,7 +4749,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -4636,7 +4760,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4645,7 +4769,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
+      /** @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4654,7 +4778,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -4663,7 +4787,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
       415: {
         headers: {
           [name: string]: unknown;
@@ -4672,7 +4796,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4683,7 +4807,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4692,7 +4816,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4732,7 +4856,7 @@ export interface operations {
           'application/json': components['schemas']['RotatedSecretDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -4743,7 +4867,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4752,7 +4876,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
+      /** @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4761,7 +4885,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4772,7 +4896,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4781,7 +4905,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4813,7 +4937,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -4824,7 +4948,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4833,7 +4957,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
+      /** @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4842,7 +4966,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4853,7 +4977,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4862,7 +4986,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4901,7 +5025,7 @@ export interface operations {
           'application/json': components['schemas']['TestDeliveryDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -4912,7 +5036,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4921,7 +5045,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
+      /** @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4930,7 +5054,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4941,7 +5065,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4950,7 +5074,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5026,7 +5150,7 @@ export interface operations {
           'application/json': components['schemas']['WebhookDeliveryPageDto'];
         };
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
+      /** @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5035,7 +5159,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -5046,7 +5170,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5055,7 +5179,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
+      /** @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5064,7 +5188,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5075,7 +5199,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -5084,7 +5208,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5125,7 +5249,7 @@ export interface operations {
           'application/json': components['schemas']['TestDeliveryDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -5136,7 +5260,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5145,7 +5269,10 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `WEBHOOK_DELIVERY_NOT_FOUND`: Webhook delivery not found */
+      /**
+       * @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found
+       *     - `WEBHOOK_DELIVERY_NOT_FOUND`: Webhook delivery not found
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5154,7 +5281,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5165,7 +5292,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -5174,7 +5301,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
