@@ -10,6 +10,7 @@ import { IssuedCredentials1795600100000 } from '../../migrations/1795600100000-i
 import { Webhooks1795700000000 } from '../../migrations/1795700000000-webhooks.js';
 import { WebhookSecretKeyIds1795770000000 } from '../../migrations/1795770000000-webhook-secret-key-ids.js';
 import { IssuerLoginFailures1795780000000 } from '../../migrations/1795780000000-issuer-login-failures.js';
+import { IssuerRevokedTokens1795790000000 } from '../../migrations/1795790000000-issuer-revoked-tokens.js';
 import { IssuedCredentialEntity } from '../credentials/issued-credential.entity.js';
 import { StatusEntryEntity } from '../credentials/status/status-entry.entity.js';
 import { StatusListEntity } from '../credentials/status/status-list.entity.js';
@@ -17,6 +18,7 @@ import { DidEntity } from '../did/did.entity.js';
 import { IssuerAuthSessionEntity } from '../issuer/issuer-auth-session.entity.js';
 import { IssuerCodeEntity } from '../issuer/issuer-code.entity.js';
 import { IssuerLoginFailureEntity } from '../issuer/issuer-login-failure.entity.js';
+import { IssuerRevokedTokenEntity } from '../issuer/issuer-revoked-token.entity.js';
 import { IssuerSessionEntity } from '../issuer/issuer-session.entity.js';
 import { TenantEntity } from '../tenants/tenant.entity.js';
 import { WebhookAttemptEntity } from '../webhooks/webhook-attempt.entity.js';
@@ -32,6 +34,7 @@ export const entities = [
   IssuerCodeEntity,
   IssuerAuthSessionEntity,
   IssuerLoginFailureEntity,
+  IssuerRevokedTokenEntity,
   StatusListEntity,
   StatusEntryEntity,
   IssuedCredentialEntity,
@@ -51,6 +54,7 @@ export const migrations = [
   Webhooks1795700000000,
   WebhookSecretKeyIds1795770000000,
   IssuerLoginFailures1795780000000,
+  IssuerRevokedTokens1795790000000,
 ];
 
 /**
