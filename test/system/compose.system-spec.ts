@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repositoryRoot } from './support/app-process.js';
+import { passwordGrant } from '../support/test-service.js';
+import { AppProcess, repositoryRoot } from './support/app-process.js';
 import { Cleanup } from './support/cleanup.js';
 import {
   renderTemplate,
@@ -162,6 +163,47 @@ describe('docker-compose stack', () => {
     );
     expect([...read].filter((name) => !(name in sample))).toEqual([]);
   });
+
+  it('lets a checkout hold a stack made as docs/operations.md says and run local mode beside it', async () => {
+    // The checkout: compose.env made by the documented commands, .env as local mode's example has it.
+    const checkout = cleanup.tempDir('checkout');
+    copyFileSync(envExample, join(checkout, 'compose.env'));
+    copyFileSync(localEnvExample, join(checkout, '.env'));
+    const operations = readFileSync(join(repositoryRoot, 'docs/operations.md'), 'utf8');
+    const secrets = [...operations.matchAll(/```bash\n([\s\S]*?)```/g)]
+      .map((match) => match[1])
+      .find((block) => block.includes('>> compose.env'));
+    expect(secrets).toBeDefined();
+    const made = spawnSync('bash', ['-e', '-c', secrets!], {
+      cwd: checkout,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
+    expect(made.status).toBe(0);
+    const composeEnv = Object.fromEntries(
+      readFileSync(join(checkout, 'compose.env'), 'utf8')
+        .split('\n')
+        .map((line) => /^([A-Z][A-Z0-9_]*)=(.+)$/.exec(line))
+        .filter((match) => match !== null)
+        .map((match) => [match[1], match[2]]),
+    );
+    // docker-compose validates with it alone.
+    const validated = composeConfig(composeEnv);
+    expect({ status: validated.status, stderr: validated.stderr }).toMatchObject({ status: 0 });
+    expect(parseYaml(validated.stdout).services.app.environment).toMatchObject({
+      AGENT_MASTER_KEY: composeEnv.AGENT_MASTER_KEY,
+    });
+    // Local mode in the same checkout reads .env only: the development users keep their passwords.
+    const local = await AppProcess.start(
+      { name: 'local', cwd: checkout, env: { DATA_DIR: join(checkout, '.data') } },
+      cleanup,
+      120_000,
+    );
+    const admin = await passwordGrant(local.url, 'admin', 'admin');
+    expect(admin.token_type).toBe('Bearer');
+    expect(existsSync(join(checkout, '.data', 'master.key'))).toBe(true);
+    await local.stop();
+  }, 180_000);
 
   it('keeps the stack’s secrets out of .env.example, which local mode (npm start) reads as .env', () => {
     const local = exampleVariables(localEnvExample);
