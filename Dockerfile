@@ -1,20 +1,24 @@
 # syntax=docker/dockerfile:1
-# The agent service: build with dev dependencies, run with production dependencies only, as a non-root user.
+# The agent service: build with dev dependencies, run with production dependencies only, as a non-root user,
+# on the current Node.js LTS (24; package.json, engines).
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The typed client's manifest: npm ci needs every workspace of the lock file.
+COPY packages/client/package.json ./packages/client/
 RUN npm ci --no-fund --no-audit
-COPY tsconfig.json tsconfig.build.json tsconfig.client.json nest-cli.json ./
+COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
 COPY migrations ./migrations
 RUN npm run build
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     PORT=8080
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/client/package.json ./packages/client/
 # Production dependencies only, without the embedded PostgreSQL (optional, for local mode): production
 # always has DATABASE_URL.
 RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-fund --no-audit && npm cache clean --force

@@ -23,8 +23,12 @@ export async function main(tracing: NodeSDK | undefined): Promise<void> {
   if (tracing !== undefined)
     logger.log('Tracing: on, exporting spans over OTLP (OTEL_* variables)');
   if (config.authIssuerEmbedded) {
+    // The realm file's passwords come from these variables when they are set: never claim admin/admin then.
+    const password = (variable: string, fallback: string) =>
+      config.environment[variable] === undefined ? fallback : `(${variable})`;
     logger.log(
-      'Development users: admin/admin (agent-admin), demo/demo (agent-user for tenant "demo")',
+      `Development users: admin/${password('AGENT_ADMIN_PASSWORD', 'admin')} (agent-admin), ` +
+        `demo/${password('AGENT_DEMO_PASSWORD', 'demo')} (agent-user for tenant "demo")`,
     );
   }
 
@@ -37,7 +41,14 @@ export async function main(tracing: NodeSDK | undefined): Promise<void> {
       .close()
       .then(() => tracing?.shutdown())
       .then(
-        () => process.exit(0),
+        () => {
+          // The last line: an operator reading the log knows the stop completed, not crashed half-way.
+          logger.log({
+            msg: `Stopped (${signal}): requests finished, database closed`,
+            event: 'service.stopped',
+          });
+          process.exit(0);
+        },
         (error: unknown) => {
           logger.error('Shutdown failed', error instanceof Error ? error.stack : String(error));
           process.exit(1);

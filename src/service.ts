@@ -14,13 +14,18 @@ import { AppLogger, createRootLogger, requestLogging, type LogLevel } from './co
 import { type Clock } from './issuer/issuer-clock.js';
 import { configureApp } from './configure-app.js';
 import { loadConfig, type AppConfig } from './config/app-config.js';
-import { masterKeyOf } from './config/local-mode.js';
+import { localMasterKeyFile, masterKeyOf } from './config/local-mode.js';
 import { createDataSource, runMigrationsLocked } from './database/data-source.js';
 import { refuseOwnPort } from './common/outbound.js';
 import { observeRequests } from './observability/http-observer.js';
 import { Metrics } from './observability/metrics.js';
 import { startMetricsServer } from './observability/metrics-server.js';
 import { type EmbeddedDatabase } from './database/embedded-postgres.js';
+import { KeyVault } from './did/key-vault.js';
+import { checkStoredMasterKeys } from './did/master-key-check.js';
+import { Realm } from './issuer/realm.js';
+import { createDevelopmentTenants } from './tenants/development-tenants.js';
+import { TenantsService } from './tenants/tenants.service.js';
 
 /**
  * The embedded PostgreSQL is an optional dependency (production images leave it out), so it is loaded
@@ -103,7 +108,8 @@ async function initializeWithRetry(dataSource: DataSource, logger: Logger): Prom
  */
 export async function startService(options: StartOptions = {}): Promise<RunningService> {
   const loaded = loadConfig(options.env ?? process.env);
-  const config: AppConfig = { ...loaded, masterKey: masterKeyOf(loaded) };
+  const masterKey = masterKeyOf(loaded);
+  const config: AppConfig = { ...loaded, masterKey };
   const rootLogger = createRootLogger(options.logLevel ?? config.logLevel, options.logDestination);
   const appLogger = new AppLogger(rootLogger);
   Logger.overrideLogger(appLogger);
@@ -112,6 +118,8 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
   let dataSource: DataSource | undefined;
   const ownPorts: (() => void)[] = [];
   const releaseOwnPorts = () => ownPorts.splice(0).forEach((release) => release());
+  /** Closed when the start fails after it was made. */
+  let nest: NestExpressApplication | undefined;
   try {
     if (config.databaseUrl === undefined) {
       embedded = await (
@@ -125,6 +133,14 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     try {
       const applied = await runMigrationsLocked(migrator);
       if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
+      await checkStoredMasterKeys(
+        (sql) => migrator.query(sql),
+        new KeyVault(masterKey, config.previousMasterKeys),
+        {
+          lostKeyIds: config.lostMasterKeyIds,
+          replacedLocalKey: loaded.masterKey === undefined ? undefined : localMasterKeyFile(config),
+        },
+      );
     } finally {
       await migrator.destroy();
     }
@@ -145,6 +161,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
       }),
       { bodyParser: false, logger: appLogger },
     );
+    nest = app;
     app.use(requestLogging(rootLogger));
     app.use(observeRequests(config.metricsPort === 0 ? undefined : metrics));
     const draining = { active: false };
@@ -157,6 +174,11 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     const server: Server = app.getHttpServer();
     server.maxConnections = config.http.maxConnections;
     answerClientErrorsAsProblems(server, config.publicBaseUrl);
+    if (embedded !== undefined && config.authIssuerEmbedded) {
+      // Local mode: the development users' tenants exist before the first request.
+      await app.init();
+      await createDevelopmentTenants(app.get(TenantsService), app.get(Realm).userTenantIds());
+    }
     if (config.host === undefined) await app.listen(config.port);
     else await app.listen(config.port, config.host);
     const port = (server.address() as AddressInfo).port;
@@ -165,8 +187,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
       config.metricsPort === 0
         ? undefined
         : await startMetricsServer(metrics.registry, config.metricsPort, config.host).catch(
-            async (error: unknown) => {
-              await app.close();
+            (error: unknown) => {
               throw new Error(`The metrics port ${config.metricsPort} cannot be opened`, {
                 cause: error,
               });
@@ -206,6 +227,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
       },
     };
   } catch (error) {
+    await nest?.close().catch(() => undefined);
     if (dataSource?.isInitialized) await dataSource.destroy();
     await embedded?.stop();
     releaseOwnPorts();

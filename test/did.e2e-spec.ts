@@ -299,6 +299,40 @@ describe('DID endpoints', () => {
       expect(response.body).toEqual(await resolver.get({ did: tenant.did }));
     });
 
+    it('is, with format=multikey, exactly the Multikey document an independent resolver gives', async () => {
+      const tenant = await createTenant('doc-multikey');
+      const multikey = await independentResolver('multikey');
+
+      const response = await request<{ verificationMethod: { type: string }[] }>(documentPath, {
+        headers: { 'x-tenant-id': 'doc-multikey' },
+        query: { format: 'multikey' },
+      });
+
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^application\/did\+ld\+json(;|$)/);
+      expect(response.body).toEqual(await multikey.get({ did: tenant.did }));
+      expect(response.body.verificationMethod.map((method) => method.type)).toEqual(['Multikey']);
+      // The default stays the 2020 suites' form, for the clients that read it today.
+      const byDefault = await request(documentPath, {
+        headers: { 'x-tenant-id': 'doc-multikey' },
+        query: { format: 'ed25519-2020' },
+      });
+      expect(byDefault.body).toEqual(await resolver.get({ did: tenant.did }));
+    });
+
+    it('names an unknown format with 400', async () => {
+      await createTenant('doc-format');
+
+      const response = await request<{ code: string; errors: { field: string }[] }>(documentPath, {
+        headers: { 'x-tenant-id': 'doc-format' },
+        query: { format: 'jwk' },
+      });
+
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('VALIDATION_FAILED');
+      expect(response.body.errors).toEqual([expect.objectContaining({ field: 'format' })]);
+    });
+
     it('is served as application/did+ld+json', async () => {
       await createTenant('doc-type');
 

@@ -167,6 +167,7 @@ describe('Purge of expired issuer rows', () => {
       sessions: expect.any(Number),
       codes: expect.any(Number),
       loginPages: expect.any(Number),
+      revokedTokens: expect.any(Number),
     });
     expect(await sessionsAmong(sessionIds)).toEqual(
       [live.session_state!, usedUp.sessionId, fresh.sessionId].sort(),

@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ConfigError } from '../src/config/app-config.js';
 import { startService, type RunningService } from '../src/service.js';
 import { call, freePort, passwordGrant } from './support/test-service.js';
 import { AppProcess } from './system/support/app-process.js';
@@ -117,6 +119,74 @@ describe('local mode', () => {
     expect(announced).toHaveLength(1);
     expect(announced[0]).toContain(`${port}`);
     expect(announced[0]).toContain('production');
+  });
+
+  it("creates the demo user's tenant on a first start, says so, and never again once tenants exist", async () => {
+    const firstStart = mkdtempSync(join(tmpdir(), 'agent-local-first-'));
+    chmodSync(firstStart, 0o755);
+    const freshEnv = { ...env, DATA_DIR: firstStart };
+    const lines: string[] = [];
+    service = await startService({
+      env: freshEnv,
+      logLevel: 'info',
+      logDestination: { write: (line: string) => void lines.push(line) },
+    });
+    const demo = `Bearer ${(await passwordGrant(service.url, 'demo', 'demo')).access_token}`;
+    const did = await call<{ id: string }>(service.url, '/ctrl/api/v1.0/did', {
+      headers: { 'x-tenant-id': 'demo', authorization: demo },
+    });
+    expect(did.status).toBe(200);
+    expect(did.body.id).toMatch(/^did:key:z6Mk/);
+    expect(lines.map((line) => JSON.parse(line) as Record<string, unknown>)).toContainEqual(
+      expect.objectContaining({ event: 'local-mode.tenant-created', tenantId: 'demo' }),
+    );
+
+    // Deleted while another tenant exists, it stays deleted across a restart.
+    const admin = `Bearer ${(await passwordGrant(service.url, 'admin', 'admin')).access_token}`;
+    for (const [path, query] of [
+      ['/ctrl/api/v1.0/tenants/create', { id: 'other', label: 'Other' }],
+      ['/ctrl/api/v1.0/tenants/demo/delete', {}],
+    ] as const) {
+      const answer = await call(service.url, path, {
+        method: 'POST',
+        headers: { authorization: admin },
+        query,
+      });
+      expect(answer.status).toBeLessThan(300);
+    }
+    await service.close();
+    service = await startService({ env: freshEnv, logLevel: 'silent' });
+    const gone = await call(service.url, '/ctrl/api/v1.0/tenants/demo', {
+      headers: { authorization: admin },
+    });
+    expect(gone.status).toBe(404);
+  });
+
+  it('refuses to start when AGENT_MASTER_KEY replaces the local key that sealed the stored keys, naming the file and the fix', async () => {
+    service = await startService({ env, logLevel: 'silent' });
+    await service.close();
+    service = undefined;
+    // As after `cp .env.example .env` filled for docker-compose: another master key in the environment.
+    const refused: unknown = await startService({
+      env: { ...env, AGENT_MASTER_KEY: randomBytes(32).toString('base64') },
+      logLevel: 'silent',
+    }).then(
+      async (started) => {
+        await started.close();
+        return undefined;
+      },
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(ConfigError);
+    const message = (refused as Error).message;
+    expect(message).toMatch(
+      /^AGENT_MASTER_KEY: stored values are sealed under master key [0-9a-f]{32}/,
+    );
+    expect(message).toContain(`the local master key ${join(dataDir, 'master.key')}`);
+    expect(message).toContain('unset AGENT_MASTER_KEY');
+    // Without the variable it starts as before.
+    service = await startService({ env, logLevel: 'silent' });
+    expect((await call(service.url, '/ctrl/health/ready')).status).toBe(200);
   });
 
   it('refuses a second service on the same DATA_DIR with a clear message', async () => {

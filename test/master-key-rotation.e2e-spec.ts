@@ -10,6 +10,7 @@ import { DataSource as TypeOrmDataSource } from 'typeorm';
 import { createDataSource, dataSourceOptions, migrations } from '../src/database/data-source.js';
 import { KeyVault } from '../src/did/key-vault.js';
 import { rewrap } from '../src/did/rewrap.js';
+import { ConfigError } from '../src/config/app-config.js';
 import { alumniCredential, issue, verifyCredential } from './support/credentials-harness.js';
 import { createEmptyDatabase, createTestDatabase, queryDatabase } from './support/database.js';
 import { startTestService, type TestService } from './support/test-service.js';
@@ -45,7 +46,8 @@ const tenants = ['t-0', 't-1', 't-2', 't-3', 't-4', 't-5'];
 /**
  * Rotating the master key on a live database: the service runs on a new key with the old one as a
  * previous key, the rewrap re-seals everything while credentials are issued, then the old key goes; a
- * box under a key the service lacks is a clear 503 for that tenant only, and a boot warning.
+ * box under a key the service lacks stops the start, unless that key is declared lost: then it is a
+ * clear 503 for that tenant only, and a boot warning.
  */
 describe('Master key rotation', () => {
   let databaseUrl: string;
@@ -60,8 +62,13 @@ describe('Master key rotation', () => {
   const logged = () => lines.map((line) => JSON.parse(line) as LogLine);
   const running = () => service!;
 
-  async function start(current: string, previous: string[] = []): Promise<TestService> {
+  async function start(
+    current: string,
+    previous: string[] = [],
+    extra: Record<string, string> = {},
+  ): Promise<TestService> {
     await service?.close();
+    service = undefined;
     lines = [];
     service = await startTestService({
       env: {
@@ -71,6 +78,7 @@ describe('Master key rotation', () => {
         ...(previous.length > 0 ? { AGENT_PREVIOUS_MASTER_KEYS: previous.join(',') } : {}),
         WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
         WEBHOOK_RETRY_DELAYS_MS: '60000',
+        ...extra,
       },
       logDestination: { write: (line) => lines.push(line) },
     });
@@ -375,10 +383,33 @@ describe('Master key rotation', () => {
           subscription,
         ],
       );
-      await start(keyB);
     });
 
-    it('is counted at boot, per key id, in a warning that does not stop the service', () => {
+    it('stops the start, naming the key id, the values under it and the fix', async () => {
+      const refused = await startTestService({
+        env: { DATABASE_URL: databaseUrl, DATA_DIR: dataDir, AGENT_MASTER_KEY: keyB },
+      }).then(
+        async (started) => {
+          await started.close();
+          return undefined;
+        },
+        (error: unknown) => error,
+      );
+
+      expect(refused).toBeInstanceOf(ConfigError);
+      const message = (refused as Error).message;
+      expect(message).toMatch(/^AGENT_MASTER_KEY: /);
+      expect(message).toContain(
+        `master key ${idA} (1 in tenant_did.private_key_sealed, 1 in webhook_subscription.secret_sealed)`,
+      );
+      expect(message).toContain('AGENT_PREVIOUS_MASTER_KEYS');
+      expect(message).toContain('AGENT_LOST_MASTER_KEY_IDS');
+      expect(message).not.toContain(keyA);
+      expect(message).not.toContain(keyB);
+    });
+
+    it('starts when that key is declared lost, warning per key id at boot', async () => {
+      await start(keyB, [], { AGENT_LOST_MASTER_KEY_IDS: idA });
       const warnings = logged().filter((line) => line.event === 'master-key.unknown');
       expect(warnings).toEqual([
         expect.objectContaining({
@@ -394,7 +425,7 @@ describe('Master key rotation', () => {
           count: 1,
         }),
       ]);
-      expect(warnings[0].msg).toContain('AGENT_PREVIOUS_MASTER_KEYS');
+      expect(warnings[0].msg).toContain('AGENT_LOST_MASTER_KEY_IDS');
     });
 
     it("answers a clear 503 for that tenant's signatures, logs the tenant and the key id, and serves the others", async () => {

@@ -72,6 +72,15 @@ describe('Prometheus metrics', () => {
     expect((await verifyCredential(service, 'acme', credential)).status).toBe(200);
     const tampered = { ...credential, name: 'Changed' };
     expect((await verifyCredential(service, 'acme', tampered)).status).toBe(422);
+    const revoked = await service.request('/ctrl/api/v1.0/credentials/status', {
+      method: 'POST',
+      headers: { 'x-tenant-id': 'acme' },
+      body: {
+        credentialId: credential.id,
+        credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' },
+      },
+    });
+    expect(revoked.status).toBe(204);
     // The delivery of credential.issued is counted once the receiver has answered; the queue gauges
     // are read from the database at most once a second, so they may show it pending a little longer.
     for (let tries = 0; tries < 100; tries++) {
@@ -109,9 +118,20 @@ describe('Prometheus metrics', () => {
     ).toBe(2);
 
     expect(moved('auth_token_checks_total', { outcome: 'refused', reason: 'missing' })).toBe(1);
-    expect(moved('auth_token_checks_total', { outcome: 'remembered', reason: '' })).toBeGreaterThan(
-      0,
+    expect(moved('auth_token_checks_total', { outcome: 'remembered' })).toBeGreaterThan(0);
+    // A reason only where there is one: no empty reason="" label on accepted tokens.
+    expect(
+      samples(after, 'auth_token_checks_total')
+        .filter((sample) => sample.labels.outcome !== 'refused')
+        .map((sample) => sample.labels),
+    ).toEqual(
+      expect.arrayContaining([{ outcome: 'verified' }, { outcome: 'remembered' }]) as unknown,
     );
+    expect(
+      samples(after, 'auth_token_checks_total').filter(
+        (sample) => 'reason' in sample.labels && sample.labels.reason === '',
+      ),
+    ).toEqual([]);
     expect(valueOf(after, 'auth_token_checks_total', { outcome: 'verified' })).toBeGreaterThan(0);
     expect(valueOf(after, 'auth_jwks_fetches_total', { outcome: 'fetched' })).toBeGreaterThan(0);
 
@@ -131,6 +151,12 @@ describe('Prometheus metrics', () => {
       }),
     ).toBe(1);
 
+    expect(moved('credential_status_changes_total', { change: 'revoked' })).toBe(1);
+    expect(after.credential_status_changes_total.type).toBe('counter');
+    // Every event is counted once, whether or not a subscription wants it.
+    expect(moved('webhook_events_total', { type: 'tenant.created' })).toBe(1);
+    expect(moved('webhook_events_total', { type: 'credential.issued' })).toBe(1);
+    expect(moved('webhook_events_total', { type: 'credential.status.changed' })).toBe(1);
     expect(moved('webhook_delivery_attempts_total', { outcome: 'delivered' })).toBe(1);
     expect(after.webhook_queue_depth.type).toBe('gauge');
     expect(valueOf(after, 'webhook_queue_depth', {})).toBe(0);

@@ -11,6 +11,7 @@ import {
   type OpenApiDocument,
   type Schema,
 } from './support/openapi-contract.js';
+import { issue } from './support/credentials-harness.js';
 import { call, startTestService, type TestService } from './support/test-service.js';
 
 /**
@@ -255,6 +256,46 @@ describe('The OpenAPI document', () => {
     }
   });
 
+  it('lists the error codes of an answer one per line, each with when it happens', () => {
+    for (const { operation } of apiOperations()) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (!/^[45]/.test(status)) continue;
+        const codes = Object.keys(response.content?.['application/problem+json']?.examples ?? {});
+        expect(response.description.split('\n')).toEqual(
+          codes.map((code) => expect.stringMatching(new RegExp(`^- \`${code}\`: \\S`)) as unknown),
+        );
+      }
+    }
+  });
+
+  it('shows in the example of an issued credential every field a live one has, credentialStatus included', async () => {
+    expect(
+      (
+        await service.request('/ctrl/api/v1.0/tenants/create', {
+          method: 'POST',
+          query: { id: 'example-issuer', label: 'Example issuer' },
+        })
+      ).status,
+    ).toBe(201);
+    // The documented request, as Try it out sends it, and the documented answer to it.
+    const { operation } = contract.operation('issueCredential');
+    const [request] = mediaExamples(operation.requestBody!.content['application/json']) as {
+      credential: Record<string, unknown>;
+    }[];
+    const live = await issue(service, 'example-issuer', request.credential);
+    expect(live.status).toBe(201);
+    const media = operation.responses['201'].content!['application/json'];
+    const [documented] = mediaExamples(media) as {
+      verifiableCredential: Record<string, unknown>;
+    }[];
+    expect(Object.keys(documented.verifiableCredential).sort()).toEqual(
+      Object.keys(live.body.verifiableCredential).sort(),
+    );
+    expect(Object.keys(documented.verifiableCredential.credentialStatus as object).sort()).toEqual(
+      Object.keys(live.body.verifiableCredential.credentialStatus as object).sort(),
+    );
+  });
+
   it('has examples that its own schemas accept', () => {
     const failures: string[] = [];
     const check = (where: string, schema: Schema | undefined, media: MediaType) => {
@@ -294,11 +335,11 @@ describe('The OpenAPI document', () => {
       [join(root, 'scripts/generate-client.mjs'), '--document', documentFile, '--out', generated],
       { cwd: root },
     );
-    const committed = readFileSync(join(root, 'src/client/schema.ts'), 'utf8');
+    const committed = readFileSync(join(root, 'packages/client/src/schema.ts'), 'utf8');
     const current = readFileSync(generated, 'utf8');
     if (current !== committed) {
       throw new Error(
-        'src/client/schema.ts is behind the OpenAPI document the service serves: run `npm run client:generate` and commit the result.',
+        'packages/client/src/schema.ts is behind the OpenAPI document the service serves: run `npm run client:generate` and commit the result.',
       );
     }
   }, 120_000);

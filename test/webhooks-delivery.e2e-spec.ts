@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { type AddressInfo } from 'node:net';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
-import { type NewWebhook } from '../src/client/index.js';
+import { type NewWebhook } from '../packages/client/src/index.js';
 import { WebhookRetention } from '../src/webhooks/webhook-retention.js';
 import { alumniCredential, issue } from './support/credentials-harness.js';
 import { startTestService, type TestService } from './support/test-service.js';

@@ -52,7 +52,7 @@ export class AccessTokenGuard extends AuthGuard('jwt') {
     const token = bearerToken(request);
     const caller = token === null ? undefined : this.verifiedTokens.get(token);
     if (caller !== undefined) {
-      this.metrics.tokenChecks.inc({ outcome: 'remembered', reason: '' });
+      this.metrics.tokenChecks.inc({ outcome: 'remembered' });
       request.user = caller;
       return true;
     }
@@ -72,7 +72,7 @@ export class AccessTokenGuard extends AuthGuard('jwt') {
     context?: ExecutionContext,
   ): TUser {
     if (caller !== false && caller !== undefined && caller !== null && error === null) {
-      this.metrics.tokenChecks.inc({ outcome: 'verified', reason: '' });
+      this.metrics.tokenChecks.inc({ outcome: 'verified' });
       return caller;
     }
     const reason = error ?? info;

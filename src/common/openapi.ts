@@ -112,9 +112,10 @@ const problemResponses = (path: string, all: ErrorCode[]) => {
       )?.[status]?.content?.[problemContentType]?.examples;
       const options: ApiResponseOptions = {
         status,
+        // One Markdown list item per code: joined with spaces they read as one run-on sentence.
         description: statusCodes
-          .map((code) => `\`${code}\`: ${whenByCode[code] ?? errorCatalog[code].title}`)
-          .join(' '),
+          .map((code) => `- \`${code}\`: ${whenByCode[code] ?? errorCatalog[code].title}`)
+          .join('\n'),
         content: {
           [problemContentType]: {
             schema: { $ref: getSchemaPath(ProblemDto) },
@@ -164,11 +165,15 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
       .setTitle('Agent service')
       .setDescription(
         [
-          'Multi-tenant identity agent: tenants and their DIDs.',
+          'Multi-tenant identity agent: tenants (organisations), each with a did:key DID whose key the service',
+          'keeps; W3C Verifiable Credentials issued with that DID, verified, revoked and suspended (Bitstring',
+          'status lists); presentations verified; and signed webhooks (Standard Webhooks) about what happened.',
           '',
-          '**Try it:** choose *Authorize*, then under `oauth2` keep client_id `agent-client`, leave the secret empty and sign in',
-          '(local mode: admin/admin or demo/demo). Then pick a tenant in the *Tenant* box at the top, which fills',
-          'the `x-tenant-id` header of the tenant-scoped endpoints.',
+          '**Try it:** 1. choose *Authorize* and sign in under `oauth2` (client_id `agent-client`, no secret;',
+          'local mode: admin/admin or demo/demo). 2. Pick a tenant in the *Tenant* box at the top of this page:',
+          'it lists your tenants once you are signed in, and fills the `x-tenant-id` header of the',
+          'tenant-scoped operations (the only place to set it). No tenant yet? Create one with',
+          '*Tenants → createTenant* first.',
           '',
           'Errors are RFC 9457 problem details (`application/problem+json`) with a stable `code`.',
         ].join('\n'),
@@ -223,7 +228,8 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
           type: 'apiKey',
           in: 'header',
           name: 'x-tenant-id',
-          description: 'The tenant a tenant-scoped call acts for.',
+          description:
+            'The tenant a tenant-scoped call acts for (in the Swagger UI: the Tenant box at the top).',
         },
         securitySchemes.tenant,
       )

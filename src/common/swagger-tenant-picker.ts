@@ -1,12 +1,32 @@
 /**
- * A Swagger UI add-on (served inline with the UI): once the user is authorized, it lists the caller's
- * tenants (GET /ctrl/api/v1.0/tenants) in a box at the top and fills the `tenant` security scheme
- * (the x-tenant-id header) with the one picked, so nobody copies ids by hand. It refreshes after a
- * tenant is created or deleted through the UI.
+ * A Swagger UI add-on (served inline with the UI), the one control for the `x-tenant-id` header: a box at
+ * the top that says to sign in first, then lists the caller's tenants (GET /ctrl/api/v1.0/tenants) and
+ * fills the `tenant` security scheme with the one picked, so nobody copies ids by hand. It refreshes
+ * after a tenant is created or deleted through the UI. The Authorize dialog leaves the `tenant` scheme
+ * out (a plugin), so the header is not offered twice; the document keeps it for clients.
  */
 export const tenantPickerScript = String.raw`
 (function () {
+  // The token whose tenants the box lists; '' while it asks the user to sign in first.
   var lastToken = null;
+  function withoutTenantScheme() {
+    return {
+      wrapComponents: {
+        auths: function (Original, system) {
+          return function (props) {
+            var definitions = props.definitions.filter(function (_definition, name) { return name !== 'tenant'; });
+            if (definitions.size === 0) return null;
+            return system.React.createElement(Original, Object.assign({}, props, { definitions: definitions }));
+          };
+        },
+      },
+    };
+  }
+  // Runs before window.onload builds the UI: the UI is built with the plugin above.
+  var bundle = window.SwaggerUIBundle;
+  window.SwaggerUIBundle = Object.assign(function (options) {
+    return bundle(Object.assign({}, options, { plugins: (options.plugins || []).concat([withoutTenantScheme]) }));
+  }, bundle);
   function accessToken(ui) {
     var auth = ui.authSelectors.authorized();
     auth = auth && auth.toJS ? auth.toJS() : {};
@@ -51,10 +71,26 @@ export const tenantPickerScript = String.raw`
     });
     return element;
   }
+  function showSignedOut() {
+    var element = box();
+    if (!element) return false;
+    var select = element.querySelector('select');
+    select.textContent = '';
+    var prompt = document.createElement('option');
+    prompt.value = '';
+    prompt.textContent = 'sign in first';
+    select.appendChild(prompt);
+    select.disabled = true;
+    var note = element.querySelector('#agent-tenant-note');
+    note.style.color = '#555';
+    note.textContent = 'Choose Authorize and sign in under oauth2 (local mode: admin/admin or demo/demo): your tenants are listed here then.';
+    return true;
+  }
   function render(ui, ids) {
     var element = box();
     if (!element) return;
     var select = element.querySelector('select');
+    select.disabled = false;
     var chosen = currentTenant(ui) || select.value;
     select.textContent = '';
     var prompt = document.createElement('option');
@@ -70,10 +106,19 @@ export const tenantPickerScript = String.raw`
     if (ids.indexOf(chosen) < 0) chosen = ids.length === 1 ? ids[0] : '';
     select.value = chosen;
     if (chosen && chosen !== currentTenant(ui)) select.dispatchEvent(new Event('change'));
+    var note = element.querySelector('#agent-tenant-note');
+    if (!chosen) {
+      note.style.color = '#555';
+      note.textContent = ids.length ? 'pick the tenant that tenant-scoped calls act for' : '';
+    }
   }
   function refresh(ui, force) {
     var token = accessToken(ui);
-    if (!token || (!force && token === lastToken)) return;
+    if (!token) {
+      if (lastToken !== '' && showSignedOut()) lastToken = '';
+      return;
+    }
+    if (!force && token === lastToken) return;
     lastToken = token;
     window.__agentFetch(window.location.origin + '/ctrl/api/v1.0/tenants?size=100&sort=id,asc', {
       headers: { authorization: 'Bearer ' + token },

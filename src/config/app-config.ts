@@ -32,6 +32,8 @@ export interface AppConfig {
   readonly masterKey: Buffer | undefined;
   /** Earlier master keys: they open what they sealed, never seal (docs/operations.md, Rotating). */
   readonly previousMasterKeys: readonly Buffer[];
+  /** Ids of master keys declared lost: values sealed under them do not stop the start. */
+  readonly lostMasterKeyIds: readonly string[];
   readonly dataDir: string;
   /** The status purposes an issued credential gets by default (none: empty). */
   readonly credentialStatusDefault: ('revocation' | 'suspension')[];
@@ -172,6 +174,10 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     authAudience: settings.AUTH_AUDIENCE,
     masterKey,
     previousMasterKeys,
+    lostMasterKeyIds: (settings.AGENT_LOST_MASTER_KEY_IDS ?? '')
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => id !== ''),
     dataDir: resolve(settings.DATA_DIR),
     logLevel: settings.LOG_LEVEL,
     realmFile: settings.AUTH_REALM_FILE,

@@ -5,6 +5,13 @@ import { checkPreviousMasterKeys, decodeMasterKey, type AppConfig } from './app-
 
 const masterKeyFileName = 'master.key';
 
+/** `DATA_DIR/master.key` when local mode made one, read without making it. */
+export function localMasterKeyFile(config: AppConfig): { file: string; key: Buffer } | undefined {
+  const file = join(config.dataDir, masterKeyFileName);
+  if (!existsSync(file)) return undefined;
+  return { file, key: decodeMasterKey(readFileSync(file, 'utf8').trim(), file) };
+}
+
 /**
  * The master key, from the environment or, in local mode, from `DATA_DIR/master.key`, which is made
  * once (0600) on the first start.

@@ -173,6 +173,17 @@ export class Settings {
   AGENT_PREVIOUS_MASTER_KEYS?: string;
 
   @Setting({
+    description:
+      'ids of master keys lost for good, comma-separated (the 32 hex characters the refusal names): the service starts although values are sealed under them, and their tenants cannot sign; without it, such values stop the start',
+    default: 'unset: none',
+  })
+  @IsOptional()
+  @Matches(/^[0-9a-f]{32}( *, *[0-9a-f]{32})*$/, {
+    message: '$property must be a comma-separated list of master key ids, each 32 hex characters',
+  })
+  AGENT_LOST_MASTER_KEY_IDS?: string;
+
+  @Setting({
     description: "local-mode state: the embedded PostgreSQL, the master key, the issuer's keys",
     default: '`.data`',
   })

@@ -11,6 +11,7 @@ import { Webhooks1795700000000 } from '../../migrations/1795700000000-webhooks.j
 import { WebhookSecretKeyIds1795770000000 } from '../../migrations/1795770000000-webhook-secret-key-ids.js';
 import { IssuerLoginFailures1795780000000 } from '../../migrations/1795780000000-issuer-login-failures.js';
 import { IdempotencyKeys1795790000000 } from '../../migrations/1795790000000-idempotency-keys.js';
+import { IssuerRevokedTokens1795791000000 } from '../../migrations/1795791000000-issuer-revoked-tokens.js';
 import { IssuedCredentialEntity } from '../credentials/issued-credential.entity.js';
 import { StatusEntryEntity } from '../credentials/status/status-entry.entity.js';
 import { StatusListEntity } from '../credentials/status/status-list.entity.js';
@@ -19,6 +20,7 @@ import { IdempotencyKeyEntity } from '../idempotency/idempotency-key.entity.js';
 import { IssuerAuthSessionEntity } from '../issuer/issuer-auth-session.entity.js';
 import { IssuerCodeEntity } from '../issuer/issuer-code.entity.js';
 import { IssuerLoginFailureEntity } from '../issuer/issuer-login-failure.entity.js';
+import { IssuerRevokedTokenEntity } from '../issuer/issuer-revoked-token.entity.js';
 import { IssuerSessionEntity } from '../issuer/issuer-session.entity.js';
 import { TenantEntity } from '../tenants/tenant.entity.js';
 import { WebhookAttemptEntity } from '../webhooks/webhook-attempt.entity.js';
@@ -34,6 +36,7 @@ export const entities = [
   IssuerCodeEntity,
   IssuerAuthSessionEntity,
   IssuerLoginFailureEntity,
+  IssuerRevokedTokenEntity,
   StatusListEntity,
   StatusEntryEntity,
   IssuedCredentialEntity,
@@ -55,6 +58,7 @@ export const migrations = [
   WebhookSecretKeyIds1795770000000,
   IssuerLoginFailures1795780000000,
   IdempotencyKeys1795790000000,
+  IssuerRevokedTokens1795791000000,
 ];
 
 /**

@@ -1,6 +1,6 @@
 import { base58 } from '@scure/base';
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { ed25519DidDocument, ed25519DidKey } from './did-key.js';
+import { ed25519DidDocument, ed25519DidKey, ed25519MultikeyDidDocument } from './did-key.js';
 import { independentResolver } from '../../test/support/independent-did-resolver.js';
 
 /**
@@ -179,7 +179,7 @@ describe('did:key encoding', () => {
           },
         ],
       });
-      const [keyAgreement] = document.keyAgreement;
+      const [keyAgreement] = document.keyAgreement!;
       expect(keyAgreement.id).toBe(`${did}#${keyAgreement.publicKeyMultibase}`);
     });
 
@@ -195,6 +195,22 @@ describe('did:key encoding', () => {
       for (const publicKey of publicKeys) {
         const document = ed25519DidDocument(publicKey);
         expect(document).toEqual(await resolver.get({ did: document.id }));
+      }
+    });
+
+    it('resolves in the Multikey form exactly as an independent did:key implementation does', async () => {
+      const resolver = await independentResolver('multikey');
+      const publicKeys = [
+        ...publishedVectors.map(({ seed }) => publicKeyFromSeed(seed)),
+        randomPublicKey(),
+        randomPublicKey(),
+      ];
+
+      for (const publicKey of publicKeys) {
+        const document = ed25519MultikeyDidDocument(publicKey);
+        expect(document).toEqual(await resolver.get({ did: document.id }));
+        expect(document.verificationMethod[0].type).toBe('Multikey');
+        expect(document['@context']).toContain('https://w3id.org/security/multikey/v1');
       }
     });
 

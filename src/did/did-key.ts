@@ -61,13 +61,40 @@ export interface DidDocument {
   assertionMethod: string[];
   capabilityDelegation: string[];
   capabilityInvocation: string[];
-  keyAgreement: VerificationMethod[];
+  /** In the Ed25519VerificationKey2020 form only (the Multikey form derives no encryption key). */
+  keyAgreement?: VerificationMethod[];
+}
+
+/** The two forms of the document: the did:key specification's current one, and the 2020 suites'. */
+export const didDocumentFormats = ['ed25519-2020', 'multikey'] as const;
+export type DidDocumentFormat = (typeof didDocumentFormats)[number];
+
+/**
+ * The DID document in its current did:key form (W3C CCG did:key v0.9, Document Creation Algorithm with
+ * its defaults: `publicKeyFormat` Multikey, `enableEncryptionKeyDerivation` false): one `Multikey`
+ * verification method under the Multikey context, and no key agreement key.
+ */
+export function ed25519MultikeyDidDocument(publicKey: Uint8Array): DidDocument {
+  const { did, publicKeyMultibase } = ed25519DidKey(publicKey);
+  const verificationMethodId = `${did}#${publicKeyMultibase}`;
+  return {
+    '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1'],
+    id: did,
+    verificationMethod: [
+      { id: verificationMethodId, type: 'Multikey', controller: did, publicKeyMultibase },
+    ],
+    authentication: [verificationMethodId],
+    assertionMethod: [verificationMethodId],
+    capabilityDelegation: [verificationMethodId],
+    capabilityInvocation: [verificationMethodId],
+  };
 }
 
 /**
- * The DID document that the did:key method defines for an Ed25519 key (W3C CCG did:key, with the
- * Ed25519VerificationKey2020 and X25519KeyAgreementKey2020 suites): resolving the DID anywhere gives
- * exactly this document, because everything in it is derived from the key.
+ * The DID document that the did:key method defines for an Ed25519 key with the
+ * Ed25519VerificationKey2020 and X25519KeyAgreementKey2020 suites (the did:key specification's
+ * `publicKeyFormat` Ed25519VerificationKey2020 with `enableEncryptionKeyDerivation`, and what Digital
+ * Bazaar's resolver derives with those suites): everything in it is derived from the key.
  */
 export function ed25519DidDocument(publicKey: Uint8Array): DidDocument {
   const { did, publicKeyMultibase } = ed25519DidKey(publicKey);

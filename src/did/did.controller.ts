@@ -1,4 +1,4 @@
-import { Controller, Get, Header } from '@nestjs/common';
+import { Controller, Get, Header, Query } from '@nestjs/common';
 import {
   ApiExtraModels,
   ApiOkResponse,
@@ -7,7 +7,12 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import { ApiProblems, ApiTenantSecurity, tenantScopedProblems } from '../common/openapi.js';
-import { DidDocumentDto, didDocumentExample } from './dto/did-document.dto.js';
+import {
+  DidDocumentDto,
+  DidDocumentQuery,
+  didDocumentExample,
+  multikeyDidDocumentExample,
+} from './dto/did-document.dto.js';
 import { CurrentTenant, TenantScoped } from '../auth/access.decorators.js';
 import { type DidDocument } from './did-key.js';
 import { DidService } from './did.service.js';
@@ -40,7 +45,11 @@ export class DidController {
   @ApiOperation({
     operationId: 'getDidDocument',
     summary: "The W3C DID document of the tenant's DID",
-    description: 'Exactly what any did:key resolver derives from the DID.',
+    description:
+      'What a did:key resolver derives from the DID, in the form `format` asks for: `multikey` is the ' +
+      "did:key specification's current form, `ed25519-2020` (the default, as before) the one with the " +
+      '2020 suites and a key agreement key. Each is identical to what Digital Bazaar’s did:key resolver ' +
+      'derives with the matching key suite; resolvers configured otherwise may differ.',
   })
   @ApiExtraModels(DidDocumentDto)
   @ApiOkResponse({
@@ -48,12 +57,18 @@ export class DidController {
     content: {
       'application/did+ld+json': {
         schema: { $ref: getSchemaPath(DidDocumentDto) },
-        example: didDocumentExample,
+        examples: {
+          'ed25519-2020': { value: didDocumentExample },
+          multikey: { value: multikeyDidDocumentExample },
+        },
       },
     },
   })
   @ApiProblems('/ctrl/api/v1.0/did/document', ...tenantScopedProblems)
-  getDocument(@CurrentTenant() tenantId: string): Promise<DidDocument> {
-    return this.dids.getDocument(tenantId);
+  getDocument(
+    @CurrentTenant() tenantId: string,
+    @Query() query: DidDocumentQuery,
+  ): Promise<DidDocument> {
+    return this.dids.getDocument(tenantId, query.format);
   }
 }

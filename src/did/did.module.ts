@@ -5,7 +5,6 @@ import { masterKeyOf } from '../config/local-mode.js';
 import { DidController } from './did.controller.js';
 import { DidService } from './did.service.js';
 import { KeyVault } from './key-vault.js';
-import { MasterKeyCheck } from './master-key-check.js';
 
 @Module({
   controllers: [DidController],
@@ -18,7 +17,6 @@ import { MasterKeyCheck } from './master-key-check.js';
         new KeyVault(masterKeyOf(config), config.previousMasterKeys),
       inject: [APP_CONFIG],
     },
-    MasterKeyCheck,
   ],
   exports: [DidService, KeyVault],
 })

@@ -5,7 +5,13 @@ import { promisify } from 'node:util';
 import { DataSource, type EntityManager } from 'typeorm';
 import { PreparedStatement } from '../database/prepared-statement.js';
 import { tenantNotFound } from '../tenants/tenant.errors.js';
-import { ed25519DidDocument, ed25519DidKey, type DidDocument } from './did-key.js';
+import {
+  ed25519DidDocument,
+  ed25519DidKey,
+  ed25519MultikeyDidDocument,
+  type DidDocument,
+  type DidDocumentFormat,
+} from './did-key.js';
 import { DidEntity } from './did.entity.js';
 import { type DidDto } from './dto/did.dto.js';
 import { KeyVault } from './key-vault.js';
@@ -133,8 +139,14 @@ export class DidService {
     };
   }
 
-  async getDocument(tenantId: string): Promise<DidDocument> {
-    return ed25519DidDocument((await this.find(tenantId)).publicKey);
+  async getDocument(
+    tenantId: string,
+    format: DidDocumentFormat = 'ed25519-2020',
+  ): Promise<DidDocument> {
+    const { publicKey } = await this.find(tenantId);
+    return format === 'multikey'
+      ? ed25519MultikeyDidDocument(publicKey)
+      : ed25519DidDocument(publicKey);
   }
 
   /** One prepared, indexed query, not TypeORM's find machinery: the hot path (docs/performance.md). */

@@ -23,6 +23,7 @@ export class DiscoveryController {
       issuer: this.issuerUrl,
       authorization_endpoint: `${base}/auth`,
       token_endpoint: `${base}/token`,
+      introspection_endpoint: `${base}/token/introspect`,
       userinfo_endpoint: `${base}/userinfo`,
       end_session_endpoint: `${base}/logout`,
       frontchannel_logout_session_supported: true,
@@ -41,6 +42,9 @@ export class DiscoveryController {
       userinfo_signing_alg_values_supported: ['RS256', 'none'],
       response_modes_supported: ['query', 'fragment'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      revocation_endpoint: `${base}/revoke`,
+      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       claims_supported: [
         'aud',
         'sub',

@@ -20,10 +20,11 @@ export interface PurgeCounts {
   sessions: number;
   codes: number;
   loginPages: number;
+  revokedTokens: number;
 }
 
 /**
- * Deletes the issuer's sessions, codes and pending login pages once past their expiry (by the issuer's
+ * Deletes the issuer's sessions, codes, pending login pages and revoked token ids once past their expiry (by the issuer's
  * clock and the realm's current lifetimes), and login failures Keycloak would forget, every
  * `purgeIntervalMs` while the app runs. Several
  * instances on one database may purge at once: each batch skips the rows another one has locked.
@@ -69,6 +70,10 @@ export class IssuerPurge implements OnApplicationBootstrap, OnModuleDestroy {
       ),
       codes: await this.deleteExpired('issuer_code', 'expires_at < $1', [new Date(now)]),
       loginPages: await this.deleteExpired('issuer_auth_session', 'expires_at < $1', [
+        new Date(now),
+      ]),
+      // Past its expiry a revoked access token is refused anyway.
+      revokedTokens: await this.deleteExpired('issuer_revoked_token', 'expires_at < $1', [
         new Date(now),
       ]),
     };

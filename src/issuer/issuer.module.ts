@@ -20,6 +20,10 @@ import { TokenController } from './token.controller.js';
 import { TokenFactory } from './token-factory.js';
 import { TokenGrants } from './token-grants.js';
 import { IssuerSessionEntity } from './issuer-session.entity.js';
+import { IssuerRevokedTokenEntity } from './issuer-revoked-token.entity.js';
+import { RevokedTokens } from './revoked-tokens.js';
+import { TokenIntrospection } from './token-introspection.js';
+import { TokenIntrospectionController } from './token-introspection.controller.js';
 import { defaultRealmFilePath, loadRealmFile } from './realm-file.js';
 import { Realm } from './realm.js';
 
@@ -42,9 +46,20 @@ export class IssuerModule {
     return {
       module: IssuerModule,
       imports: [
-        TypeOrmModule.forFeature([IssuerSessionEntity, IssuerCodeEntity, IssuerAuthSessionEntity]),
+        TypeOrmModule.forFeature([
+          IssuerSessionEntity,
+          IssuerCodeEntity,
+          IssuerAuthSessionEntity,
+          IssuerRevokedTokenEntity,
+        ]),
       ],
-      controllers: [DiscoveryController, TokenController, LogoutController, BrowserLoginController],
+      controllers: [
+        DiscoveryController,
+        TokenController,
+        TokenIntrospectionController,
+        LogoutController,
+        BrowserLoginController,
+      ],
       providers: [
         { provide: Realm, useValue: new Realm(file) },
         { provide: IssuerKeys, useValue: IssuerKeys.loadOrCreate(join(config.dataDir, 'issuer')) },
@@ -63,6 +78,8 @@ export class IssuerModule {
         OwnTokens,
         AuthSessionStore,
         IssuerPurge,
+        RevokedTokens,
+        TokenIntrospection,
       ],
     };
   }

@@ -87,6 +87,14 @@ export class Realm {
     return [...this.users.values()].find((user) => user.id === id);
   }
 
+  /** The tenants the realm's enabled users act for (their `tenant_ids` attribute), sorted. */
+  userTenantIds(): string[] {
+    const ids = [...this.users.values()]
+      .filter((user) => user.enabled)
+      .flatMap((user) => user.attributes.tenant_ids ?? []);
+    return [...new Set(ids)].sort();
+  }
+
   serviceAccountOf(clientId: string): RealmUserView | undefined {
     return [...this.users.values()].find((user) => user.serviceAccountClientId === clientId);
   }

@@ -8,6 +8,7 @@ import { IssuerSessions } from './issuer-sessions.js';
 import { OAuthError } from './oauth-error.js';
 import { OwnTokens } from './own-tokens.js';
 import { Realm } from './realm.js';
+import { RevokedTokens } from './revoked-tokens.js';
 import { TokenGrants } from './token-grants.js';
 import { type TokenResponse } from './token-response.js';
 
@@ -27,6 +28,7 @@ export class TokenController {
     private readonly grants: TokenGrants,
     private readonly ownTokens: OwnTokens,
     private readonly sessions: IssuerSessions,
+    private readonly revoked: RevokedTokens,
   ) {}
 
   @Options([
@@ -99,6 +101,15 @@ export class TokenController {
     try {
       payload = await this.ownTokens.verify(token, 'Bearer');
     } catch {
+      throw new OAuthError(
+        401,
+        'invalid_token',
+        'Token verification failed',
+        invalidTokenChallenge,
+      );
+    }
+    // Revoked at the revocation endpoint: refused as Keycloak's TokenRevocationCheck refuses it.
+    if (await this.revoked.isRevoked(payload.jti)) {
       throw new OAuthError(
         401,
         'invalid_token',

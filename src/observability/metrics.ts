@@ -26,7 +26,7 @@ export class Metrics {
 
   readonly tokenChecks = new Counter({
     name: 'auth_token_checks_total',
-    help: 'Bearer token checks: verified, remembered (verified moments ago) or refused, by reason',
+    help: 'Bearer token checks: verified, remembered (verified moments ago) or refused (with a reason)',
     labelNames: ['outcome', 'reason'] as const,
     registers: [this.registry],
   });
@@ -43,6 +43,20 @@ export class Metrics {
     help: 'Credentials issued and verified (and presentations verified), by cryptosuite and outcome',
     labelNames: ['operation', 'cryptosuite', 'outcome'] as const,
     buckets: durationBuckets,
+    registers: [this.registry],
+  });
+
+  readonly credentialStatusChanges = new Counter({
+    name: 'credential_status_changes_total',
+    help: 'Credential status changes applied, by change: revoked, suspended, unsuspended',
+    labelNames: ['change'] as const,
+    registers: [this.registry],
+  });
+
+  readonly webhookEvents = new Counter({
+    name: 'webhook_events_total',
+    help: 'Events written to the webhook outbox, by type (each then goes to every matching subscription)',
+    labelNames: ['type'] as const,
     registers: [this.registry],
   });
 

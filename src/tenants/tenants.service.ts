@@ -86,6 +86,16 @@ export class TenantsService {
     }
   }
 
+  /** Whether no tenant exists at all. */
+  async none(): Promise<boolean> {
+    const row: unknown = await this.tenants
+      .createQueryBuilder('tenant')
+      .select('tenant.id')
+      .limit(1)
+      .getRawOne();
+    return row === undefined;
+  }
+
   /** Changes the tenant in a transaction and answers with the row it wrote. */
   async update(id: string, changes: TenantChanges, actor: Actor): Promise<TenantDto> {
     if (changes.label === undefined && changes.imageUrl === undefined) {

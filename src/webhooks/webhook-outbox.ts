@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { type EntityManager } from 'typeorm';
+import { Metrics } from '../observability/metrics.js';
 
 export const webhookEventTypes = [
   'tenant.created',
@@ -26,8 +27,12 @@ export interface WebhookEvent {
  */
 @Injectable()
 export class WebhookOutbox {
+  constructor(private readonly metrics: Metrics) {}
+
+  // Counted when written: a caller's transaction that rolls back after it (rare) is counted too.
   async emit(manager: EntityManager, event: WebhookEvent): Promise<void> {
     await manager.query(`WITH ${eventStatements(1)} SELECT 1`, eventParameters(event));
+    this.metrics.webhookEvents.inc({ type: event.type });
   }
 
   /**
@@ -40,11 +45,13 @@ export class WebhookOutbox {
     event: WebhookEvent,
   ): Promise<Row[]> {
     const first = change.parameters.length + 1;
-    return runner.query<Row[]>(
+    const rows = await runner.query<Row[]>(
       `WITH change AS (${change.sql}), ${eventStatements(first, 'EXISTS (SELECT 1 FROM change)')}
        SELECT * FROM change`,
       [...change.parameters, ...eventParameters(event)],
     );
+    if (rows.length > 0) this.metrics.webhookEvents.inc({ type: event.type });
+    return rows;
   }
 
   /** An event for one subscription only (`webhook.test`); answers its delivery's id. */
@@ -63,6 +70,7 @@ export class WebhookOutbox {
       `INSERT INTO webhook_delivery (id, subscription_id, event_id) VALUES ($1, $2, $3)`,
       [deliveryId, subscriptionId, eventId],
     );
+    this.metrics.webhookEvents.inc({ type: event.type });
     return deliveryId;
   }
 }

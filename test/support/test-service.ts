@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { AgentClient, type AgentClientOptions } from '../../src/client/index.js';
+import { AgentClient, type AgentClientOptions } from '../../packages/client/src/index.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { createTestDatabase } from './database.js';
 
@@ -22,7 +22,7 @@ export interface TestService extends RunningService {
    */
   request<Body = unknown>(path: string, request?: ApiRequest): Promise<ApiResponse<Body>>;
   /**
-   * The typed client (`agent-service/client`) signed in as a realm user, for tests that are not about raw
+   * The typed client (`@agent-service/client`) signed in as a realm user, for tests that are not about raw
    * HTTP. Without options, one client per user is kept, so its token is reused across tests.
    */
   client(as?: 'admin' | 'demo', options?: Partial<AgentClientOptions>): AgentClient;

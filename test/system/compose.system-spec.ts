@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repositoryRoot } from './support/app-process.js';
+import { passwordGrant } from '../support/test-service.js';
+import { AppProcess, repositoryRoot } from './support/app-process.js';
 import { Cleanup } from './support/cleanup.js';
 import {
   renderTemplate,
@@ -19,7 +20,9 @@ import {
  * template (keycloak-compat.md, "Keycloak in docker-compose" and "nginx in front").
  */
 const composeFile = join(repositoryRoot, 'docker-compose.yml');
-const envExample = join(repositoryRoot, '.env.example');
+/** Compose's own settings file: local mode reads `.env`, which must not hold the stack's keys. */
+const envExample = join(repositoryRoot, 'compose.env.example');
+const localEnvExample = join(repositoryRoot, '.env.example');
 const publicOrigin = 'https://agent.example.com';
 
 interface ComposeService {
@@ -38,10 +41,10 @@ interface ComposeConfig {
   services: Record<string, ComposeService>;
 }
 
-/** Every variable .env.example names, set or commented out (`NAME=` or `# NAME=`). */
-function exampleVariables(): string[] {
+/** Every variable an example file names, set or commented out (`NAME=` or `# NAME=`). */
+function exampleVariables(file = envExample): string[] {
   const names = new Set<string>();
-  for (const line of readFileSync(envExample, 'utf8').split('\n')) {
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
     const match = /^#?\s*([A-Z][A-Z0-9_]*)=/.exec(line);
     if (match !== null) names.add(match[1]);
   }
@@ -71,6 +74,15 @@ function sampleValue(name: string): string {
       return 'development';
     case 'LOG_LEVEL':
       return 'info';
+    case 'NGINX_RATE':
+      return '50r/s';
+    case 'NGINX_BURST':
+      return '100';
+    case 'RATE_LIMIT_CALLER_PER_MINUTE':
+    case 'RATE_LIMIT_IP_PER_MINUTE':
+      return '600';
+    case 'OTEL_EXPORTER_OTLP_ENDPOINT':
+      return 'http://otel-collector:4318';
     default:
       // Passwords and secrets: distinct, so that a test can tell which went where.
       return `sample-${name.toLowerCase().replaceAll('_', '-')}-${randomBytes(4).toString('hex')}`;
@@ -139,12 +151,70 @@ describe('docker-compose stack', () => {
     ),
   ];
 
-  it('documents in .env.example every variable the compose file requires', () => {
+  it('documents in compose.env.example every variable the compose file reads', () => {
     expect(requiredVariables).toContain('AGENT_MASTER_KEY');
     expect(requiredVariables.filter((name) => !(name in sample))).toEqual([]);
+    const definitions = readFileSync(composeFile, 'utf8')
+      .split('\n')
+      .filter((line) => !line.trim().startsWith('#'))
+      .join('\n');
+    const read = new Set(
+      [...definitions.matchAll(/\$\{([A-Z][A-Z0-9_]*)[:}-]/g)].map((match) => match[1]),
+    );
+    expect([...read].filter((name) => !(name in sample))).toEqual([]);
   });
 
-  it('validates with the variables of .env.example set', () => {
+  it('lets a checkout hold a stack made as docs/operations.md says and run local mode beside it', async () => {
+    // The checkout: compose.env made by the documented commands, .env as local mode's example has it.
+    const checkout = cleanup.tempDir('checkout');
+    copyFileSync(envExample, join(checkout, 'compose.env'));
+    copyFileSync(localEnvExample, join(checkout, '.env'));
+    const operations = readFileSync(join(repositoryRoot, 'docs/operations.md'), 'utf8');
+    const secrets = [...operations.matchAll(/```bash\n([\s\S]*?)```/g)]
+      .map((match) => match[1])
+      .find((block) => block.includes('>> compose.env'));
+    expect(secrets).toBeDefined();
+    const made = spawnSync('bash', ['-e', '-c', secrets!], {
+      cwd: checkout,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
+    expect(made.status).toBe(0);
+    const composeEnv = Object.fromEntries(
+      readFileSync(join(checkout, 'compose.env'), 'utf8')
+        .split('\n')
+        .map((line) => /^([A-Z][A-Z0-9_]*)=(.+)$/.exec(line))
+        .filter((match) => match !== null)
+        .map((match) => [match[1], match[2]]),
+    );
+    // docker-compose validates with it alone.
+    const validated = composeConfig(composeEnv);
+    expect({ status: validated.status, stderr: validated.stderr }).toMatchObject({ status: 0 });
+    expect(parseYaml(validated.stdout).services.app.environment).toMatchObject({
+      AGENT_MASTER_KEY: composeEnv.AGENT_MASTER_KEY,
+    });
+    // Local mode in the same checkout reads .env only: the development users keep their passwords.
+    const local = await AppProcess.start(
+      { name: 'local', cwd: checkout, env: { DATA_DIR: join(checkout, '.data') } },
+      cleanup,
+      120_000,
+    );
+    const admin = await passwordGrant(local.url, 'admin', 'admin');
+    expect(admin.token_type).toBe('Bearer');
+    expect(existsSync(join(checkout, '.data', 'master.key'))).toBe(true);
+    await local.stop();
+  }, 180_000);
+
+  it('keeps the stack’s secrets out of .env.example, which local mode (npm start) reads as .env', () => {
+    const local = exampleVariables(localEnvExample);
+    expect(
+      requiredVariables.filter((name) => name !== 'AGENT_MASTER_KEY' && local.includes(name)),
+    ).toEqual([]);
+    // The local example may name AGENT_MASTER_KEY (a local setting), but commented out: unset by default.
+    expect(readFileSync(localEnvExample, 'utf8')).not.toMatch(/^AGENT_MASTER_KEY=/m);
+  });
+
+  it('validates with the variables of compose.env.example set', () => {
     expect(Object.keys(config.services).sort()).toEqual(['app', 'keycloak', 'nginx', 'postgres']);
   });
 
@@ -154,7 +224,11 @@ describe('docker-compose stack', () => {
     );
     expect(result.status).not.toBe(0);
     // The message ends with the `:?` text of the first missing variable.
-    expect(result.stderr).toMatch(new RegExp(`in service "[a-z]+": set ${name} in \\.env`));
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `in service "[a-z]+": set ${name} in compose\\.env \\(docker compose --env-file compose\\.env up\\)`,
+      ),
+    );
   });
 
   it('runs Keycloak 26.7, pinned to a patch release, with the realm imported, under /auth, behind the proxy, on the public hostname', () => {

@@ -142,7 +142,8 @@ describe('gateway: nginx from the template in front of the app in local mode', (
     const all = await call<{ content: Tenant[] }>(base, '/ctrl/api/v1.0/tenants', {
       headers: { authorization },
     });
-    expect(all.body.content.map((tenant) => tenant.id)).toEqual(['globex', 'acme']);
+    // demo, the demo user's tenant, was made by local mode on its first start.
+    expect(all.body.content.map((tenant) => tenant.id)).toEqual(['globex', 'acme', 'demo']);
 
     const missing = await call<{ code: string; type: string }>(base, '/ctrl/api/v1.0/did', {
       headers: { authorization, 'x-tenant-id': 'nobody' },

@@ -103,6 +103,11 @@ describe('graceful shutdown in local mode', () => {
     expect(postgresWorkers.filter(isAlive)).toEqual([]);
     expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
     expect(app.output.join('\n')).toMatch(/SIGTERM received/);
+    // The last line says that it stopped, after everything was closed.
+    expect(app.logRecords().at(-1)).toMatchObject({
+      event: 'service.stopped',
+      msg: expect.stringMatching(/^Stopped \(SIGTERM\)/) as unknown,
+    });
     const sentAfter = outcomes.filter((outcome) => outcome.startedAt >= signalledAt);
     console.log(
       `shutdown: ${sentBefore.length} requests sent before SIGTERM (${inFlight.length} in flight at ` +

@@ -55,6 +55,10 @@ async function signIn(
 ): Promise<void> {
   await authorizeButton(page).click();
   const oauth = schemeSection(page, 'oauth2');
+  await oauth.waitFor();
+  // One control for x-tenant-id, the Tenant box: the dialog offers no tenant field besides it.
+  expect(await schemeSection(page, 'tenant').count()).toBe(0);
+  expect(await page.locator('.dialog-ux input[name="x-tenant-id"]').count()).toBe(0);
   // Seed §5: client_id agent-client (preconfigured by initOAuth), no secret, nothing else.
   expect(await oauth.locator('#client_id_authorizationCode').inputValue()).toBe('agent-client');
   expect(await oauth.locator('#client_secret_authorizationCode').inputValue()).toBe('');
@@ -189,6 +193,15 @@ describe('Swagger UI in Chromium', () => {
       expect(page.url()).toBe(`${base}/ctrl/swagger-ui/`);
       await authorizeButton(page).waitFor();
       expect(await page.title()).toBe('Agent service API');
+      // What the service does, and what to do first.
+      const description = await page.locator('.information-container .description').innerText();
+      expect(description).toContain('W3C Verifiable Credentials');
+      expect(description).toContain('webhooks');
+      // Before sign-in the Tenant box is there already, and says what to do.
+      await page.locator('#agent-tenant-note', { hasText: 'sign in' }).waitFor();
+      expect(await page.locator('#agent-tenant-select').isDisabled()).toBe(true);
+      expect(await page.locator('#agent-tenant-note').innerText()).toMatch(/Authorize/);
+      await page.screenshot({ path: join(artifacts, 'before-sign-in.png') });
     });
 
     await step(page, 'sign-in', async () => {

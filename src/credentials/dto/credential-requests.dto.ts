@@ -27,10 +27,21 @@ export const credentialExample = {
 
 const exampleDid = 'did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2';
 
+const exampleStatusList =
+  'http://localhost:8080/ctrl/status-lists/acme/0b9e3c56-5c3d-4f4e-9a59-3f1d1c2b7a10';
+
 export const issuedExample = {
   ...credentialExample,
   id: 'urn:uuid:58172aac-d8ba-11ed-83dd-0b3aef56cc33',
   issuer: exampleDid,
+  // The entry every issued credential gets by default (CREDENTIAL_STATUS_DEFAULT, revocation).
+  credentialStatus: {
+    id: `${exampleStatusList}#94567`,
+    type: 'BitstringStatusListEntry',
+    statusPurpose: 'revocation',
+    statusListIndex: '94567',
+    statusListCredential: exampleStatusList,
+  },
   proof: {
     type: 'DataIntegrityProof',
     created: '2026-11-25T10:00:00Z',

@@ -6,6 +6,7 @@ import { APP_CONFIG } from '../../config/config.token.js';
 import { type AppConfig } from '../../config/app-config.js';
 import { DomainException } from '../../common/problem/domain.exception.js';
 import { WebhookOutbox } from '../../webhooks/webhook-outbox.js';
+import { Metrics } from '../../observability/metrics.js';
 import { DidService } from '../../did/did.service.js';
 import { signCredential } from '../data-integrity.js';
 import { DOCUMENT_LOADER } from '../document-loader.js';
@@ -29,6 +30,7 @@ export class StatusListsService {
     private readonly dids: DidService,
     @Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader,
     private readonly outbox: WebhookOutbox,
+    private readonly metrics: Metrics,
   ) {}
 
   listUrl(tenantId: string, listId: string): string {
@@ -85,6 +87,9 @@ export class StatusListsService {
         `The tenant issued no credential '${credentialId}' with a ${purpose} status entry.`,
       );
     }
+    this.metrics.credentialStatusChanges.inc({
+      change: purpose === 'revocation' ? 'revoked' : status ? 'suspended' : 'unsuspended',
+    });
   }
 
   /** The list as a BitstringStatusListCredential signed by the tenant's DID, with its version. */

@@ -1,19 +1,40 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { base58 } from '@scure/base';
-import { ed25519DidDocument } from '../did-key.js';
+import { IsIn, IsOptional } from 'class-validator';
+import {
+  didDocumentFormats,
+  ed25519DidDocument,
+  ed25519MultikeyDidDocument,
+  type DidDocumentFormat,
+} from '../did-key.js';
 
 const did = 'did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp';
 
 /** The document of the example DID, derived as the service derives every document (OpenAPI example). */
-export const didDocumentExample = ed25519DidDocument(
-  base58.decode('4zvwRjXUKGfvwnParsHAS3HuSVzV5cA4McphgmoCtajS'),
-);
+const examplePublicKey = base58.decode('4zvwRjXUKGfvwnParsHAS3HuSVzV5cA4McphgmoCtajS');
+export const didDocumentExample = ed25519DidDocument(examplePublicKey);
+export const multikeyDidDocumentExample = ed25519MultikeyDidDocument(examplePublicKey);
+
+export class DidDocumentQuery {
+  @ApiPropertyOptional({
+    description:
+      "`multikey`: the did:key specification's current form (one `Multikey` verification method, " +
+      'context `https://w3id.org/security/multikey/v1`, no key agreement key). `ed25519-2020` (the ' +
+      'default): Ed25519VerificationKey2020 with an X25519KeyAgreementKey2020 key agreement key.',
+    enum: didDocumentFormats,
+    default: 'ed25519-2020',
+    example: 'multikey',
+  })
+  @IsOptional()
+  @IsIn(didDocumentFormats, { message: `must be one of ${didDocumentFormats.join(', ')}` })
+  format?: DidDocumentFormat;
+}
 
 export class VerificationMethodDto {
   @ApiProperty({ example: `${did}#z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp` })
   id: string;
 
-  @ApiProperty({ enum: ['Ed25519VerificationKey2020', 'X25519KeyAgreementKey2020'] })
+  @ApiProperty({ enum: ['Ed25519VerificationKey2020', 'X25519KeyAgreementKey2020', 'Multikey'] })
   type: string;
 
   @ApiProperty({ example: did })
@@ -23,7 +44,7 @@ export class VerificationMethodDto {
   publicKeyMultibase: string;
 }
 
-/** The W3C DID document the did:key method defines for an Ed25519 key. */
+/** The W3C DID document the did:key method defines for an Ed25519 key, in either form. */
 export class DidDocumentDto {
   @ApiProperty({
     name: '@context',
@@ -54,6 +75,9 @@ export class DidDocumentDto {
   @ApiProperty({ type: [String] })
   capabilityInvocation: string[];
 
-  @ApiProperty({ type: [VerificationMethodDto] })
-  keyAgreement: VerificationMethodDto[];
+  @ApiPropertyOptional({
+    type: [VerificationMethodDto],
+    description: 'In the `ed25519-2020` form only.',
+  })
+  keyAgreement?: VerificationMethodDto[];
 }

@@ -121,7 +121,7 @@ export interface paths {
     };
     /**
      * The W3C DID document of the tenant's DID
-     * @description Exactly what any did:key resolver derives from the DID.
+     * @description What a did:key resolver derives from the DID, in the form `format` asks for: `multikey` is the did:key specification's current form, `ed25519-2020` (the default, as before) the one with the 2020 suites and a key agreement key. Each is identical to what Digital Bazaar’s did:key resolver derives with the matching key suite; resolvers configured otherwise may differ.
      */
     get: operations['getDidDocument'];
     put?: never;
@@ -921,7 +921,7 @@ export interface components {
       /** @example did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp#z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp */
       id: string;
       /** @enum {string} */
-      type: 'Ed25519VerificationKey2020' | 'X25519KeyAgreementKey2020';
+      type: 'Ed25519VerificationKey2020' | 'X25519KeyAgreementKey2020' | 'Multikey';
       /** @example did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp */
       controller: string;
       /** @example z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp */
@@ -943,7 +943,8 @@ export interface components {
       assertionMethod: string[];
       capabilityDelegation: string[];
       capabilityInvocation: string[];
-      keyAgreement: components['schemas']['VerificationMethodDto'][];
+      /** @description In the `ed25519-2020` form only. */
+      keyAgreement?: components['schemas']['VerificationMethodDto'][];
     };
     StatusStateDto: {
       /**
@@ -1432,9 +1433,11 @@ export interface operations {
         };
       };
       /**
-       * @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `QUERY_BODY_MISMATCH`: Query and body disagree
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `QUERY_BODY_MISMATCH`: Query and body disagree
        *
-       *     `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice.
+       *     - `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice.
        */
       400: {
         headers: {
@@ -1444,7 +1447,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -1455,7 +1458,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1465,9 +1468,9 @@ export interface operations {
         };
       };
       /**
-       * @description `TENANT_ALREADY_EXISTS`: Tenant already exists
+       * @description - `TENANT_ALREADY_EXISTS`: Tenant already exists
        *
-       *     `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds.
+       *     - `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds.
        */
       409: {
         headers: {
@@ -1477,7 +1480,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -1486,7 +1489,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
       415: {
         headers: {
           [name: string]: unknown;
@@ -1495,7 +1498,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours. */
+      /** @description - `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours. */
       422: {
         headers: {
           [name: string]: unknown;
@@ -1504,7 +1507,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -1515,7 +1518,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1524,7 +1527,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -1578,7 +1581,12 @@ export interface operations {
           'application/json': components['schemas']['TenantDto'];
         };
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `QUERY_BODY_MISMATCH`: Query and body disagree `NOTHING_TO_UPDATE`: Nothing to update */
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `QUERY_BODY_MISMATCH`: Query and body disagree
+       *     - `NOTHING_TO_UPDATE`: Nothing to update
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1587,7 +1595,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -1598,7 +1606,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1607,7 +1615,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1616,7 +1624,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -1625,7 +1633,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
       415: {
         headers: {
           [name: string]: unknown;
@@ -1634,7 +1642,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -1645,7 +1653,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1654,7 +1662,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -1686,7 +1694,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
+      /** @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1695,7 +1703,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -1706,7 +1714,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1715,7 +1723,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1724,7 +1732,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -1735,7 +1743,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1744,7 +1752,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -1814,7 +1822,7 @@ export interface operations {
           'application/json': components['schemas']['TenantPageDto'];
         };
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
+      /** @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1823,7 +1831,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -1834,7 +1842,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1843,7 +1851,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -1854,7 +1862,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1863,7 +1871,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -1907,7 +1915,7 @@ export interface operations {
           'application/json': components['schemas']['TenantDto'];
         };
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
+      /** @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1916,7 +1924,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -1927,7 +1935,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1936,7 +1944,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1945,7 +1953,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -1956,7 +1964,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1965,7 +1973,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2007,7 +2015,10 @@ export interface operations {
           'application/json': components['schemas']['DidDto'];
         };
       };
-      /** @description `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2016,7 +2027,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -2027,7 +2038,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2036,7 +2047,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2045,7 +2056,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2056,7 +2067,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2065,7 +2076,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2080,7 +2091,10 @@ export interface operations {
   };
   getDidDocument: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description `multikey`: the did:key specification's current form (one `Multikey` verification method, context `https://w3id.org/security/multikey/v1`, no key agreement key). `ed25519-2020` (the default): Ed25519VerificationKey2020 with an X25519KeyAgreementKey2020 key agreement key. */
+        format?: 'ed25519-2020' | 'multikey';
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -2093,48 +2107,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "@context": [
-           *         "https://www.w3.org/ns/did/v1",
-           *         "https://w3id.org/security/suites/ed25519-2020/v1",
-           *         "https://w3id.org/security/suites/x25519-2020/v1"
-           *       ],
-           *       "id": "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp",
-           *       "verificationMethod": [
-           *         {
-           *           "id": "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp#z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp",
-           *           "type": "Ed25519VerificationKey2020",
-           *           "controller": "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp",
-           *           "publicKeyMultibase": "z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp"
-           *         }
-           *       ],
-           *       "authentication": [
-           *         "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp#z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp"
-           *       ],
-           *       "assertionMethod": [
-           *         "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp#z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp"
-           *       ],
-           *       "capabilityDelegation": [
-           *         "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp#z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp"
-           *       ],
-           *       "capabilityInvocation": [
-           *         "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp#z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp"
-           *       ],
-           *       "keyAgreement": [
-           *         {
-           *           "id": "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp#z6LShs9GGnqk85isEBzzshkuVWrVKsRp24GnDuHk8QWkARMW",
-           *           "type": "X25519KeyAgreementKey2020",
-           *           "controller": "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp",
-           *           "publicKeyMultibase": "z6LShs9GGnqk85isEBzzshkuVWrVKsRp24GnDuHk8QWkARMW"
-           *         }
-           *       ]
-           *     }
-           */
           'application/did+ld+json': components['schemas']['DidDocumentDto'];
         };
       };
-      /** @description `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2143,7 +2122,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -2154,7 +2133,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2163,7 +2142,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2172,7 +2151,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2183,7 +2162,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2192,7 +2171,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2260,7 +2239,11 @@ export interface operations {
           'application/json': components['schemas']['IssuedCredentialPageDto'];
         };
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2269,7 +2252,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -2280,7 +2263,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2289,7 +2272,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2298,7 +2281,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2309,7 +2292,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2318,7 +2301,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2372,7 +2355,10 @@ export interface operations {
           'application/json': components['schemas']['IssuedCredentialRecordDto'];
         };
       };
-      /** @description `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2381,7 +2367,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -2392,7 +2378,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2401,7 +2387,10 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `CREDENTIAL_NOT_FOUND`: Credential not found `TENANT_NOT_FOUND`: No such tenant. */
+      /**
+       * @description - `CREDENTIAL_NOT_FOUND`: Credential not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2410,7 +2399,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2421,7 +2410,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2430,7 +2419,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2484,6 +2473,13 @@ export interface operations {
            *         },
            *         "id": "urn:uuid:58172aac-d8ba-11ed-83dd-0b3aef56cc33",
            *         "issuer": "did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2",
+           *         "credentialStatus": {
+           *           "id": "http://localhost:8080/ctrl/status-lists/acme/0b9e3c56-5c3d-4f4e-9a59-3f1d1c2b7a10#94567",
+           *           "type": "BitstringStatusListEntry",
+           *           "statusPurpose": "revocation",
+           *           "statusListIndex": "94567",
+           *           "statusListCredential": "http://localhost:8080/ctrl/status-lists/acme/0b9e3c56-5c3d-4f4e-9a59-3f1d1c2b7a10"
+           *         },
            *         "proof": {
            *           "type": "DataIntegrityProof",
            *           "created": "2026-11-25T10:00:00Z",
@@ -2499,9 +2495,14 @@ export interface operations {
         };
       };
       /**
-       * @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `CREDENTIAL_INVALID`: Credential invalid `JSONLD_CONTEXT_UNKNOWN`: JSON-LD context unknown `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `CREDENTIAL_INVALID`: Credential invalid
+       *     - `JSONLD_CONTEXT_UNKNOWN`: JSON-LD context unknown
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
        *
-       *     `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice.
+       *     - `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice.
        */
       400: {
         headers: {
@@ -2511,7 +2512,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -2522,7 +2523,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2531,7 +2532,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2540,7 +2541,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds. */
+      /** @description - `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds. */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2549,7 +2550,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2558,7 +2559,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
       415: {
         headers: {
           [name: string]: unknown;
@@ -2567,7 +2568,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours. */
+      /** @description - `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours. */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2576,7 +2577,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2587,7 +2588,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2596,7 +2597,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2629,7 +2630,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2638,7 +2644,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -2649,7 +2655,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2658,7 +2664,10 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `CREDENTIAL_NOT_FOUND`: Credential not found `TENANT_NOT_FOUND`: No such tenant. */
+      /**
+       * @description - `CREDENTIAL_NOT_FOUND`: Credential not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2667,7 +2676,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2676,7 +2685,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
       415: {
         headers: {
           [name: string]: unknown;
@@ -2685,7 +2694,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2696,7 +2705,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2705,7 +2714,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2761,7 +2770,14 @@ export interface operations {
           'application/json': components['schemas']['VerificationDto'];
         };
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `CREDENTIAL_INVALID`: Credential invalid `JSONLD_CONTEXT_UNKNOWN`: JSON-LD context unknown `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `CREDENTIAL_INVALID`: Credential invalid
+       *     - `JSONLD_CONTEXT_UNKNOWN`: JSON-LD context unknown
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2770,7 +2786,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -2781,7 +2797,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2790,7 +2806,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2799,7 +2815,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2808,7 +2824,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
       415: {
         headers: {
           [name: string]: unknown;
@@ -2817,7 +2833,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `CREDENTIAL_NOT_VERIFIED`: Credential not verified */
+      /** @description - `CREDENTIAL_NOT_VERIFIED`: Credential not verified */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2826,7 +2842,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2837,7 +2853,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2846,7 +2862,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2910,7 +2926,14 @@ export interface operations {
           'application/json': components['schemas']['PresentationVerificationDto'];
         };
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `CREDENTIAL_INVALID`: Credential invalid `JSONLD_CONTEXT_UNKNOWN`: JSON-LD context unknown `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `CREDENTIAL_INVALID`: Credential invalid
+       *     - `JSONLD_CONTEXT_UNKNOWN`: JSON-LD context unknown
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2919,7 +2942,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -2930,7 +2953,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2939,7 +2962,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2948,7 +2971,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2957,7 +2980,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
       415: {
         headers: {
           [name: string]: unknown;
@@ -2966,7 +2989,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `CREDENTIAL_NOT_VERIFIED`: Credential not verified */
+      /** @description - `CREDENTIAL_NOT_VERIFIED`: Credential not verified */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2975,7 +2998,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2986,7 +3009,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2995,7 +3018,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3066,7 +3089,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
+      /** @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3075,7 +3098,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `STATUS_LIST_NOT_FOUND`: Status list not found */
+      /** @description - `STATUS_LIST_NOT_FOUND`: Status list not found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3084,7 +3107,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3095,7 +3118,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3104,7 +3127,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3138,7 +3161,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
+      /** @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3147,7 +3170,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -3158,7 +3181,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3167,7 +3190,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `STATUS_LIST_NOT_FOUND`: Status list not found */
+      /** @description - `STATUS_LIST_NOT_FOUND`: Status list not found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3176,7 +3199,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3187,7 +3210,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3196,7 +3219,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3306,7 +3329,7 @@ export interface operations {
           };
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3315,7 +3338,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3371,9 +3394,12 @@ export interface operations {
         };
       };
       /**
-       * @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
        *
-       *     `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice.
+       *     - `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice.
        */
       400: {
         headers: {
@@ -3383,7 +3409,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -3394,7 +3420,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3403,7 +3429,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3412,7 +3438,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds. */
+      /** @description - `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds. */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3421,7 +3447,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -3430,7 +3456,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
       415: {
         headers: {
           [name: string]: unknown;
@@ -3439,7 +3465,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours. */
+      /** @description - `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours. */
       422: {
         headers: {
           [name: string]: unknown;
@@ -3448,7 +3474,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3459,7 +3485,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3468,7 +3494,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3528,7 +3554,11 @@ export interface operations {
           'application/json': components['schemas']['WebhookPageDto'];
         };
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3537,7 +3567,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -3548,7 +3578,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3557,7 +3587,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `TENANT_NOT_FOUND`: No such tenant. */
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3566,7 +3596,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3577,7 +3607,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3586,7 +3616,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3636,7 +3666,10 @@ export interface operations {
           'application/json': components['schemas']['WebhookDto'];
         };
       };
-      /** @description `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3645,7 +3678,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -3656,7 +3689,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3665,7 +3698,10 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `TENANT_NOT_FOUND`: No such tenant. */
+      /**
+       * @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3674,7 +3710,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3685,7 +3721,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3694,7 +3730,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3748,7 +3784,13 @@ export interface operations {
           'application/json': components['schemas']['WebhookDto'];
         };
       };
-      /** @description `NOTHING_TO_UPDATE`: Nothing to update `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `NOTHING_TO_UPDATE`: Nothing to update
+       *     - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3757,7 +3799,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -3768,7 +3810,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3777,7 +3819,10 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `TENANT_NOT_FOUND`: No such tenant. */
+      /**
+       * @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3786,7 +3831,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -3795,7 +3840,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
       415: {
         headers: {
           [name: string]: unknown;
@@ -3804,7 +3849,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3815,7 +3860,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3824,7 +3869,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3868,9 +3913,10 @@ export interface operations {
         };
       };
       /**
-       * @description `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
        *
-       *     `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice.
+       *     - `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice.
        */
       400: {
         headers: {
@@ -3880,7 +3926,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -3891,7 +3937,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3900,7 +3946,10 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `TENANT_NOT_FOUND`: No such tenant. */
+      /**
+       * @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3909,7 +3958,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds. */
+      /** @description - `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds. */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3918,7 +3967,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours. */
+      /** @description - `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours. */
       422: {
         headers: {
           [name: string]: unknown;
@@ -3927,7 +3976,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3938,7 +3987,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3947,7 +3996,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3979,7 +4028,10 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3988,7 +4040,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -3999,7 +4051,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4008,7 +4060,10 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `TENANT_NOT_FOUND`: No such tenant. */
+      /**
+       * @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4017,7 +4072,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4028,7 +4083,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4037,7 +4092,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4080,9 +4135,10 @@ export interface operations {
         };
       };
       /**
-       * @description `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
        *
-       *     `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice.
+       *     - `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice.
        */
       400: {
         headers: {
@@ -4092,7 +4148,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -4103,7 +4159,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4112,7 +4168,10 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `TENANT_NOT_FOUND`: No such tenant. */
+      /**
+       * @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4121,7 +4180,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds. */
+      /** @description - `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds. */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4130,7 +4189,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours. */
+      /** @description - `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours. */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4139,7 +4198,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4150,7 +4209,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4159,7 +4218,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4235,7 +4294,11 @@ export interface operations {
           'application/json': components['schemas']['WebhookDeliveryPageDto'];
         };
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4244,7 +4307,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -4255,7 +4318,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4264,7 +4327,10 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `TENANT_NOT_FOUND`: No such tenant. */
+      /**
+       * @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4273,7 +4339,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4284,7 +4350,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4293,7 +4359,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4334,7 +4400,10 @@ export interface operations {
           'application/json': components['schemas']['TestDeliveryDto'];
         };
       };
-      /** @description `TENANT_HEADER_MISSING`: Tenant header missing `TENANT_HEADER_INVALID`: Tenant header invalid */
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4343,7 +4412,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -4354,7 +4423,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4363,7 +4432,11 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `WEBHOOK_DELIVERY_NOT_FOUND`: Webhook delivery not found `TENANT_NOT_FOUND`: No such tenant. */
+      /**
+       * @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found
+       *     - `WEBHOOK_DELIVERY_NOT_FOUND`: Webhook delivery not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4372,7 +4445,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4383,7 +4456,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4392,7 +4465,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4448,9 +4521,10 @@ export interface operations {
         };
       };
       /**
-       * @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
        *
-       *     `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice.
+       *     - `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice.
        */
       400: {
         headers: {
@@ -4460,7 +4534,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -4471,7 +4545,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4480,7 +4554,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds. */
+      /** @description - `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds. */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4489,7 +4563,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -4498,7 +4572,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
       415: {
         headers: {
           [name: string]: unknown;
@@ -4507,7 +4581,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours. */
+      /** @description - `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours. */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4516,7 +4590,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4527,7 +4601,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4536,7 +4610,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4596,7 +4670,7 @@ export interface operations {
           'application/json': components['schemas']['WebhookPageDto'];
         };
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
+      /** @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4605,7 +4679,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -4616,7 +4690,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4625,7 +4699,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4636,7 +4710,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4645,7 +4719,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4695,7 +4769,7 @@ export interface operations {
           'application/json': components['schemas']['WebhookDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -4706,7 +4780,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4715,7 +4789,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
+      /** @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4724,7 +4798,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4735,7 +4809,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4744,7 +4818,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4798,7 +4872,11 @@ export interface operations {
           'application/json': components['schemas']['WebhookDto'];
         };
       };
-      /** @description `NOTHING_TO_UPDATE`: Nothing to update `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. `MALFORMED_JSON`: Malformed JSON body */
+      /**
+       * @description - `NOTHING_TO_UPDATE`: Nothing to update
+       *     - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4807,7 +4885,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -4818,7 +4896,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4827,7 +4905,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
+      /** @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4836,7 +4914,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -4845,7 +4923,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
       415: {
         headers: {
           [name: string]: unknown;
@@ -4854,7 +4932,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4865,7 +4943,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4874,7 +4952,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4917,7 +4995,7 @@ export interface operations {
           'application/json': components['schemas']['RotatedSecretDto'];
         };
       };
-      /** @description `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice. */
+      /** @description - `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4926,7 +5004,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -4937,7 +5015,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4946,7 +5024,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
+      /** @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4955,7 +5033,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds. */
+      /** @description - `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds. */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4964,7 +5042,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours. */
+      /** @description - `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours. */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4973,7 +5051,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4984,7 +5062,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -4993,7 +5071,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5025,7 +5103,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -5036,7 +5114,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5045,7 +5123,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
+      /** @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5054,7 +5132,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5065,7 +5143,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -5074,7 +5152,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5116,7 +5194,7 @@ export interface operations {
           'application/json': components['schemas']['TestDeliveryDto'];
         };
       };
-      /** @description `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice. */
+      /** @description - `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5125,7 +5203,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -5136,7 +5214,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5145,7 +5223,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
+      /** @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5154,7 +5232,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds. */
+      /** @description - `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds. */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5163,7 +5241,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours. */
+      /** @description - `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours. */
       422: {
         headers: {
           [name: string]: unknown;
@@ -5172,7 +5250,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5183,7 +5261,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -5192,7 +5270,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5268,7 +5346,7 @@ export interface operations {
           'application/json': components['schemas']['WebhookDeliveryPageDto'];
         };
       };
-      /** @description `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
+      /** @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5277,7 +5355,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -5288,7 +5366,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5297,7 +5375,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
+      /** @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5306,7 +5384,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5317,7 +5395,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -5326,7 +5404,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5367,7 +5445,7 @@ export interface operations {
           'application/json': components['schemas']['TestDeliveryDto'];
         };
       };
-      /** @description `UNAUTHORIZED`: No valid access token. */
+      /** @description - `UNAUTHORIZED`: No valid access token. */
       401: {
         headers: {
           /** @description RFC 6750 Bearer challenge */
@@ -5378,7 +5456,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5387,7 +5465,10 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found `WEBHOOK_DELIVERY_NOT_FOUND`: Webhook delivery not found */
+      /**
+       * @description - `WEBHOOK_NOT_FOUND`: Webhook subscription not found
+       *     - `WEBHOOK_DELIVERY_NOT_FOUND`: Webhook delivery not found
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5396,7 +5477,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5407,7 +5488,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `INTERNAL_ERROR`: Internal server error */
+      /** @description - `INTERNAL_ERROR`: Internal server error */
       500: {
         headers: {
           [name: string]: unknown;
@@ -5416,7 +5497,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */

@@ -7,6 +7,7 @@ import {
   type CredentialStatusChange,
   type Did,
   type DidDocument,
+  type DidDocumentQuery,
   type IssueCredentialRequest,
   type IssuedCredential,
   type IssuedCredentialPage,
@@ -110,7 +111,7 @@ export class AgentClient {
 
   /** Creates a tenant and its DID (agent-admin). */
   async createTenant(tenant: NewTenant, options: IdempotencyOptions = {}): Promise<Tenant> {
-    return this.result(
+    return this.#result(
       'POST /ctrl/api/v1.0/tenants/create',
       await this.api.POST('/ctrl/api/v1.0/tenants/create', {
         headers: keyHeader(options),
@@ -121,7 +122,7 @@ export class AgentClient {
 
   /** Changes a tenant's label or image; `imageUrl: null` removes the image (agent-admin). */
   async updateTenant(id: string, changes: TenantChanges): Promise<Tenant> {
-    return this.result(
+    return this.#result(
       `POST /ctrl/api/v1.0/tenants/${id}/update`,
       await this.api.POST('/ctrl/api/v1.0/tenants/{id}/update', {
         params: { path: { id } },
@@ -132,7 +133,7 @@ export class AgentClient {
 
   /** Deletes a tenant and destroys its keys (agent-admin). */
   async deleteTenant(id: string): Promise<void> {
-    this.result(
+    this.#result(
       `POST /ctrl/api/v1.0/tenants/${id}/delete`,
       await this.api.POST('/ctrl/api/v1.0/tenants/{id}/delete', { params: { path: { id } } }),
     );
@@ -140,14 +141,14 @@ export class AgentClient {
 
   /** One page of tenants: all of them for agent-admin, its own for an agent-user. */
   async listTenants(query: ListTenantsQuery = {}): Promise<TenantPage> {
-    return this.result(
+    return this.#result(
       'GET /ctrl/api/v1.0/tenants',
       await this.api.GET('/ctrl/api/v1.0/tenants', { params: { query } }),
     );
   }
 
   async getTenant(id: string): Promise<Tenant> {
-    return this.result(
+    return this.#result(
       `GET /ctrl/api/v1.0/tenants/${id}`,
       await this.api.GET('/ctrl/api/v1.0/tenants/{id}', { params: { path: { id } } }),
     );
@@ -155,18 +156,22 @@ export class AgentClient {
 
   /** The DID of a tenant (sent as the `x-tenant-id` header). */
   async getDid(tenantId: string): Promise<Did> {
-    return this.result(
+    return this.#result(
       'GET /ctrl/api/v1.0/did',
       await this.api.GET('/ctrl/api/v1.0/did', { headers: { [tenantHeader]: tenantId } }),
     );
   }
 
-  /** The W3C DID document of a tenant's DID (`application/did+ld+json`). */
-  async getDidDocument(tenantId: string): Promise<DidDocument> {
-    return this.result(
+  /**
+   * The W3C DID document of a tenant's DID (`application/did+ld+json`); `{ format: 'multikey' }` gives
+   * the did:key specification's current form.
+   */
+  async getDidDocument(tenantId: string, query: DidDocumentQuery = {}): Promise<DidDocument> {
+    return this.#result(
       'GET /ctrl/api/v1.0/did/document',
       await this.api.GET('/ctrl/api/v1.0/did/document', {
         headers: { [tenantHeader]: tenantId },
+        params: { query },
       }),
     );
   }
@@ -177,7 +182,7 @@ export class AgentClient {
     request: IssueCredentialRequest,
     options: IdempotencyOptions = {},
   ): Promise<VerifiableCredential> {
-    const issued = this.result(
+    const issued = this.#result(
       'POST /ctrl/api/v1.0/credentials/issue',
       await this.api.POST('/ctrl/api/v1.0/credentials/issue', {
         headers: { [tenantHeader]: tenantId, ...keyHeader(options) },
@@ -192,7 +197,7 @@ export class AgentClient {
     tenantId: string,
     verifiableCredential: VerifiableCredential,
   ): Promise<Verification> {
-    return this.result(
+    return this.#result(
       'POST /ctrl/api/v1.0/credentials/verify',
       await this.api.POST('/ctrl/api/v1.0/credentials/verify', {
         headers: { [tenantHeader]: tenantId },
@@ -206,7 +211,7 @@ export class AgentClient {
     tenantId: string,
     query: ListCredentialsQuery = {},
   ): Promise<IssuedCredentialPage> {
-    return this.result(
+    return this.#result(
       'GET /ctrl/api/v1.0/credentials',
       await this.api.GET('/ctrl/api/v1.0/credentials', {
         headers: { [tenantHeader]: tenantId },
@@ -217,7 +222,7 @@ export class AgentClient {
 
   /** One credential a tenant issued, by its id. */
   async getCredential(tenantId: string, id: string): Promise<IssuedCredential> {
-    return this.result(
+    return this.#result(
       'GET /ctrl/api/v1.0/credentials/{id}',
       await this.api.GET('/ctrl/api/v1.0/credentials/{id}', {
         headers: { [tenantHeader]: tenantId },
@@ -228,7 +233,7 @@ export class AgentClient {
 
   /** Revokes, suspends or unsuspends a credential the tenant issued. */
   async updateCredentialStatus(tenantId: string, change: CredentialStatusChange): Promise<void> {
-    this.result(
+    this.#result(
       'POST /ctrl/api/v1.0/credentials/status',
       await this.api.POST('/ctrl/api/v1.0/credentials/status', {
         headers: { [tenantHeader]: tenantId },
@@ -247,7 +252,7 @@ export class AgentClient {
     options: IdempotencyOptions = {},
   ): Promise<CreatedWebhook> {
     const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks/create');
-    return this.result(
+    return this.#result(
       `POST ${route.path}`,
       await this.api.POST(route.path, {
         headers: { ...route.headers, ...keyHeader(options) },
@@ -259,7 +264,7 @@ export class AgentClient {
   /** A tenant's subscriptions, newest first, without their secrets. */
   async listWebhooks(tenantId: string | null, query: ListWebhooksQuery = {}): Promise<WebhookPage> {
     const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks');
-    return this.result(
+    return this.#result(
       `GET ${route.path}`,
       await this.api.GET(route.path, {
         headers: route.headers,
@@ -270,7 +275,7 @@ export class AgentClient {
 
   async getWebhook(tenantId: string | null, id: string): Promise<Webhook> {
     const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks/{id}');
-    return this.result(
+    return this.#result(
       `GET ${route.path}`,
       await this.api.GET(route.path, {
         headers: route.headers,
@@ -286,7 +291,7 @@ export class AgentClient {
     changes: WebhookChanges,
   ): Promise<Webhook> {
     const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks/{id}/update');
-    return this.result(
+    return this.#result(
       `POST ${route.path}`,
       await this.api.POST(route.path, {
         headers: route.headers,
@@ -303,7 +308,7 @@ export class AgentClient {
     options: IdempotencyOptions = {},
   ): Promise<RotatedWebhookSecret> {
     const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks/{id}/rotate-secret');
-    return this.result(
+    return this.#result(
       `POST ${route.path}`,
       await this.api.POST(route.path, {
         headers: { ...route.headers, ...keyHeader(options) },
@@ -319,7 +324,7 @@ export class AgentClient {
     options: IdempotencyOptions = {},
   ): Promise<{ deliveryId: string }> {
     const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks/{id}/test');
-    return this.result(
+    return this.#result(
       `POST ${route.path}`,
       await this.api.POST(route.path, {
         headers: { ...route.headers, ...keyHeader(options) },
@@ -335,7 +340,7 @@ export class AgentClient {
     query: ListWebhooksQuery = {},
   ): Promise<WebhookDeliveryPage> {
     const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks/{id}/deliveries');
-    return this.result(
+    return this.#result(
       `GET ${route.path}`,
       await this.api.GET(route.path, {
         headers: route.headers,
@@ -354,7 +359,7 @@ export class AgentClient {
       tenantId,
       '/ctrl/api/v1.0/webhooks/{id}/deliveries/{deliveryId}/redeliver',
     );
-    return this.result(
+    return this.#result(
       `POST ${route.path}`,
       await this.api.POST(route.path, {
         headers: route.headers,
@@ -365,7 +370,7 @@ export class AgentClient {
 
   async deleteWebhook(tenantId: string | null, id: string): Promise<void> {
     const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks/{id}/delete');
-    this.result(
+    this.#result(
       `POST ${route.path}`,
       await this.api.POST(route.path, {
         headers: route.headers,
@@ -380,7 +385,7 @@ export class AgentClient {
     verifiablePresentation: Record<string, unknown>,
     options: { challenge?: string; domain?: string } = {},
   ): Promise<PresentationVerification> {
-    return this.result(
+    return this.#result(
       'POST /ctrl/api/v1.0/presentations/verify',
       await this.api.POST('/ctrl/api/v1.0/presentations/verify', {
         headers: { [tenantHeader]: tenantId },
@@ -389,7 +394,8 @@ export class AgentClient {
     );
   }
 
-  private result<Data>(request: string, answer: Answer<Data>): Data {
+  // An ES private method: the prototype shows the API methods only.
+  #result<Data>(request: string, answer: Answer<Data>): Data {
     if (!answer.response.ok) throw AgentApiError.from(answer.response, answer.error, request);
     return answer.data as Data;
   }

@@ -1,4 +1,4 @@
-/** The typed client of the agent service: `import { AgentClient } from 'agent-service/client'`. */
+/** The typed client of the agent service: `import { AgentClient } from '@agent-service/client'`. */
 export {
   AgentClient,
   tokenUrlOf,
@@ -25,6 +25,7 @@ export type {
   CredentialStatusChange,
   Did,
   DidDocument,
+  DidDocumentQuery,
   ErrorCode,
   IssueCredentialRequest,
   IssuedCredential,

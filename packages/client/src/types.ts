@@ -10,6 +10,8 @@ export type TenantPage = Schemas['TenantPageDto'];
 export type Did = Schemas['DidDto'];
 /** The W3C DID document of a tenant's DID. */
 export type DidDocument = Schemas['DidDocumentDto'];
+/** Which form of the DID document: `multikey` (did:key's current form) or `ed25519-2020` (default). */
+export type DidDocumentQuery = NonNullable<operations['getDidDocument']['parameters']['query']>;
 /** RFC 9457 problem details, the body of every error. */
 export type Problem = Schemas['ProblemDto'];
 /** The stable, machine-readable `code` of a problem. */

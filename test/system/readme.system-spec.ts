@@ -1,0 +1,120 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { passwordGrant, call } from '../support/test-service.js';
+import { AppProcess, repositoryRoot } from './support/app-process.js';
+import { Cleanup } from './support/cleanup.js';
+import { freePort } from './support/ports.js';
+
+/**
+ * The README's walk-through as a newcomer runs it: its curl block, unchanged but for the origin and the
+ * webhook receiver's port, in bash from the repository root, against `node dist/src/main.js` in local
+ * mode on a fresh DATA_DIR. It has to leave nothing behind: no receiver, no subscription.
+ */
+
+/** The first bash block under "Walk-through with curl". */
+function walkThrough(): string {
+  const readme = readFileSync(join(repositoryRoot, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Walk-through with curl'));
+  const start = section.indexOf('```bash\n') + '```bash\n'.length;
+  return section.slice(start, section.indexOf('\n```', start));
+}
+
+function portAnswers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+describe('the README walk-through', () => {
+  const cleanup = new Cleanup();
+  let app: AppProcess;
+  let receiverPort: number;
+  let output: string;
+  let exitCode: number | null;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    app = await AppProcess.start(
+      {
+        name: 'readme',
+        port,
+        cwd: cleanup.tempDir('readme-cwd'),
+        env: {
+          PUBLIC_BASE_URL: `http://localhost:${port}`,
+          DATA_DIR: cleanup.tempDir('readme-data'),
+        },
+      },
+      cleanup,
+      120_000,
+    );
+    receiverPort = await freePort();
+    const block = walkThrough();
+    expect(block).toContain('BASE=http://localhost:8080\n');
+    expect(block).toContain('.listen(9000,');
+    const script = block
+      .replace('BASE=http://localhost:8080\n', `BASE=http://localhost:${port}\n`)
+      .replaceAll('127.0.0.1:9000/', `127.0.0.1:${receiverPort}/`)
+      .replace('.listen(9000,', `.listen(${receiverPort},`);
+    // Its own process group, so that whatever it left running can be stopped by the group's id.
+    const shell = spawn('bash', ['-e', '-o', 'pipefail', '-c', script], {
+      cwd: repositoryRoot,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    cleanup.add('stop what the walk-through left running', () => {
+      try {
+        process.kill(-shell.pid!, 'SIGKILL');
+      } catch {
+        // Nothing left.
+      }
+    });
+    const chunks: Buffer[] = [];
+    shell.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    shell.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
+    // The pipes close when the shell and its background receiver are both gone.
+    exitCode = await new Promise((resolve) => shell.on('close', (code) => resolve(code)));
+    output = Buffer.concat(chunks).toString('utf8');
+  }, 240_000);
+
+  afterAll(() => cleanup.run(), 60_000);
+
+  it('runs to its end without an error', () => {
+    expect({ exitCode, output }).toMatchObject({ exitCode: 0 });
+  });
+
+  it('answers each step as the README shows', () => {
+    expect(output).toMatch(/"id":"acme","label":"ACME Corp","imageUrl":null,"did":"did:key:z6Mk/);
+    expect(output).toMatch(/"id":"did:key:z6Mk\w+","public":true,"verkey":"\w+","method":"key"/);
+    expect(output).toContain('"verified":true');
+    expect(output).toContain('"code":"CREDENTIAL_NOT_VERIFIED"');
+    expect(output).toContain('"detail":"the credential is revoked"');
+    // curl prints no newline after a body: lines run together, the receiver's own line ends with one.
+    expect(output).toMatch(/verified [0-9a-f-]{36} webhook\.test\n/);
+    expect(output).toMatch(/"eventType":"webhook\.test","state":"delivered"/);
+    expect(output).toContain('"code":"TENANT_NOT_FOUND"');
+    // Tenant deleted, credential revoked, subscription deleted.
+    expect(output.match(/(?<![\d])204\n/g)).toHaveLength(3);
+  });
+
+  it('leaves no receiver running and no subscription retrying', async () => {
+    expect(await portAnswers(receiverPort)).toBe(false);
+    const { access_token: token } = await passwordGrant(app.url, 'admin', 'admin');
+    const subscriptions = await call<{ totalElements: number }>(
+      app.url,
+      '/ctrl/api/v1.0/webhooks',
+      {
+        headers: { authorization: `Bearer ${token}`, 'x-tenant-id': 'globex' },
+      },
+    );
+    expect(subscriptions.status).toBe(200);
+    expect(subscriptions.body.totalElements).toBe(0);
+  });
+});
