@@ -22,7 +22,7 @@ describe('migrations', () => {
 
   it('apply once when several instances start at the same time', async () => {
     const url = await createEmptyDatabase();
-    const instances = Array.from({ length: 4 }, () => createDataSource(url));
+    const instances = Array.from({ length: 4 }, () => createDataSource(url, 'migrations'));
     await Promise.all(instances.map((instance) => instance.initialize()));
     try {
       const applied = await Promise.all(instances.map((instance) => runMigrationsLocked(instance)));
