@@ -469,7 +469,7 @@ export interface paths {
     };
     /**
      * A subscription's deliveries, newest first
-     * @description Each with its state and every attempt: when, the status code, how long, the error, the first kilobyte of the answer. Delivered and failed ones are pruned after the retention period.
+     * @description Each with its state and every attempt: when, the status code, how long, the error, the first 256 bytes of a text or JSON answer. Delivered and failed ones are pruned after the retention period.
      */
     get: operations['listWebhookDeliveries'];
     put?: never;
@@ -643,7 +643,7 @@ export interface paths {
     };
     /**
      * A subscription's deliveries, newest first
-     * @description Each with its state and every attempt: when, the status code, how long, the error, the first kilobyte of the answer. Delivered and failed ones are pruned after the retention period.
+     * @description Each with its state and every attempt: when, the status code, how long, the error, the first 256 bytes of a text or JSON answer. Delivered and failed ones are pruned after the retention period.
      */
     get: operations['listAdminWebhookDeliveries'];
     put?: never;
@@ -1329,15 +1329,20 @@ export interface components {
       /** @example 41 */
       durationMs: number;
       /**
-       * @description Why no answer came (refused target, timeout, connection error).
+       * @description Why no answer came: the refused target and why, `timed out` (connecting within 3 s, answering within 10 s) or `connection failed`.
        * @example null
        */
       error: string | null;
       /**
-       * @description The first kilobyte of the answer.
+       * @description The first 256 bytes of a plain text or JSON answer; null for any other answer, or none.
        * @example Service Unavailable
        */
       responseExcerpt: string | null;
+      /**
+       * @description The media type of the answer whose excerpt is kept; null when none is.
+       * @example text/plain
+       */
+      responseContentType: string | null;
     };
     WebhookDeliveryDto: {
       /**
@@ -4090,7 +4095,8 @@ export interface operations {
            *               "statusCode": 503,
            *               "durationMs": 41,
            *               "error": null,
-           *               "responseExcerpt": "Service Unavailable"
+           *               "responseExcerpt": "Service Unavailable",
+           *               "responseContentType": "text/plain"
            *             },
            *             {
            *               "attempt": 2,
@@ -4098,7 +4104,8 @@ export interface operations {
            *               "statusCode": 204,
            *               "durationMs": 32,
            *               "error": null,
-           *               "responseExcerpt": ""
+           *               "responseExcerpt": null,
+           *               "responseContentType": null
            *             }
            *           ]
            *         }
@@ -5038,7 +5045,8 @@ export interface operations {
            *               "statusCode": 503,
            *               "durationMs": 41,
            *               "error": null,
-           *               "responseExcerpt": "Service Unavailable"
+           *               "responseExcerpt": "Service Unavailable",
+           *               "responseContentType": "text/plain"
            *             },
            *             {
            *               "attempt": 2,
@@ -5046,7 +5054,8 @@ export interface operations {
            *               "statusCode": 204,
            *               "durationMs": 32,
            *               "error": null,
-           *               "responseExcerpt": ""
+           *               "responseExcerpt": null,
+           *               "responseContentType": null
            *             }
            *           ]
            *         }

@@ -10,6 +10,7 @@ import { IssuedCredentials1795600100000 } from '../../migrations/1795600100000-i
 import { Webhooks1795700000000 } from '../../migrations/1795700000000-webhooks.js';
 import { WebhookSecretKeyIds1795770000000 } from '../../migrations/1795770000000-webhook-secret-key-ids.js';
 import { IssuerLoginFailures1795780000000 } from '../../migrations/1795780000000-issuer-login-failures.js';
+import { WebhookFairness1795790000000 } from '../../migrations/1795790000000-webhook-fairness.js';
 import { IssuedCredentialEntity } from '../credentials/issued-credential.entity.js';
 import { StatusEntryEntity } from '../credentials/status/status-entry.entity.js';
 import { StatusListEntity } from '../credentials/status/status-list.entity.js';
@@ -51,6 +52,7 @@ export const migrations = [
   Webhooks1795700000000,
   WebhookSecretKeyIds1795770000000,
   IssuerLoginFailures1795780000000,
+  WebhookFairness1795790000000,
 ];
 
 /**
