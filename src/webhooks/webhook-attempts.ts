@@ -5,6 +5,7 @@ import { type DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
 import { type OutboundResponse } from '../common/outbound.js';
+import { PreparedStatement } from '../database/prepared-statement.js';
 import { rowsOf } from '../database/rows-of.js';
 import { Metrics } from '../observability/metrics.js';
 
@@ -42,12 +43,16 @@ interface CountedFailure {
 @Injectable()
 export class WebhookAttempts {
   private readonly logger = new Logger('Webhooks');
+  /** The common case, once per delivery: prepared, so that PostgreSQL plans it once per connection. */
+  private readonly delivered: PreparedStatement<{ count: number }>;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
-  ) {}
+  ) {
+    this.delivered = new PreparedStatement(dataSource, 'webhook-delivered', recordDelivered);
+  }
 
   /** The attempt's row, and what it means for the delivery and its subscription, in one transaction. */
   async record(
@@ -78,32 +83,8 @@ export class WebhookAttempts {
       finalState,
       waitMs,
     ];
-    // The delivery's new state and, if it still exists, the attempt's row: one statement.
-    const recordAttempt = `
-         delivery AS (
-           UPDATE webhook_delivery
-              SET state = coalesce($9, state), lease_until = NULL,
-                  finished_at = CASE WHEN $9 IS NULL THEN NULL ELSE now() END,
-                  next_attempt_at = now() + make_interval(secs => $10::double precision / 1000)
-            WHERE id = $1 RETURNING id),
-         attempt AS (
-           INSERT INTO webhook_attempt (delivery_id, attempt, started_at, status_code, duration_ms,
-                                        error, response_excerpt, response_content_type)
-           SELECT id, $2::int, $3::timestamptz, $4::int, $5::int, $6::varchar, $7::varchar, $8::varchar
-             FROM delivery)`;
     if (delivered) {
-      // Closes the circuit, unless another transaction holds the subscription (a failure being
-      // recorded, a change, a delete): never waiting for it keeps this free of deadlocks.
-      const [recorded] = await this.dataSource.query<{ count: number }[]>(
-        `WITH ${recordAttempt},
-         closed AS (
-           UPDATE webhook_subscription SET consecutive_failures = 0, backoff_ms = 0, backoff_until = NULL
-            WHERE id IN (SELECT id FROM webhook_subscription
-                          WHERE id = $11 AND (consecutive_failures > 0 OR backoff_ms > 0)
-                            FOR NO KEY UPDATE SKIP LOCKED))
-         SELECT count(*)::int AS count FROM delivery`,
-        [...attempt, delivery.subscription_id],
-      );
+      const [recorded] = await this.delivered.rows([...attempt, delivery.subscription_id]);
       if (recorded?.count === 0) this.gone(delivery);
       return;
     }
@@ -181,6 +162,37 @@ export class WebhookAttempts {
     });
   }
 }
+
+/**
+ * The delivery's new state and, if the delivery still exists, the attempt's row, from parameters $1 to
+ * $10 (`record`'s `attempt`).
+ */
+const recordAttempt = `
+  delivery AS (
+    UPDATE webhook_delivery
+       SET state = coalesce($9::varchar, state), lease_until = NULL,
+           finished_at = CASE WHEN $9::varchar IS NULL THEN NULL ELSE now() END,
+           next_attempt_at = now() + make_interval(secs => $10::double precision / 1000)
+     WHERE id = $1::uuid RETURNING id),
+  attempt AS (
+    INSERT INTO webhook_attempt (delivery_id, attempt, started_at, status_code, duration_ms, error,
+                                 response_excerpt, response_content_type)
+    SELECT id, $2::int, $3::timestamptz, $4::int, $5::int, $6::varchar, $7::varchar, $8::varchar
+      FROM delivery)`;
+
+/**
+ * A delivered attempt, which also closes the subscription's circuit ($11), unless another transaction
+ * holds the subscription (a failure being recorded, a change, a delete): never waiting for it keeps this
+ * free of deadlocks. Answers 0 when the delivery is gone.
+ */
+const recordDelivered = `
+  WITH ${recordAttempt},
+  closed AS (
+    UPDATE webhook_subscription SET consecutive_failures = 0, backoff_ms = 0, backoff_until = NULL
+     WHERE id IN (SELECT id FROM webhook_subscription
+                   WHERE id = $11::uuid AND (consecutive_failures > 0 OR backoff_ms > 0)
+                     FOR NO KEY UPDATE SKIP LOCKED))
+  SELECT count(*)::int AS count FROM delivery`;
 
 /** The circuit opens (again) with this failure: enough in a row, and not paused already. */
 const opens = `s.consecutive_failures + 1 >= $2 AND (s.backoff_until IS NULL OR s.backoff_until <= now())`;

@@ -39,8 +39,8 @@ export async function claimDue(
   const client = await poolOf(dataSource).connect();
   let failure: Error | undefined;
   try {
-    await client.query('BEGIN');
-    await client.query(`SELECT pg_advisory_xact_lock(hashtext('webhook-claim'))`);
+    // Both in one round trip (the simple protocol runs them in turn); the lock lasts until COMMIT.
+    await client.query(`BEGIN; SELECT pg_advisory_xact_lock(hashtext('webhook-claim'))`);
     const { rows } = await client.query<Claimed>({
       name: 'webhook-claim',
       text: claimStatement,
