@@ -25,9 +25,8 @@ describe('Webhook fairness', () => {
   let origin: string;
   /** Requests to /hang/... and /hold/... wait here until a test answers or drops them. */
   const held: Held[] = [];
-  /** Arrival times by path, and every webhook-id each path received. */
+  /** Arrival times by path. */
   const arrivals = new Map<string, number[]>();
-  const idsAt = new Map<string, string[]>();
   /** Per path prefix: what /fail/... answers now. */
   const failing = new Map<string, boolean>();
   /** Most requests held at once, per tenant (`/hang/<tenant>/`) and per path. */
@@ -105,7 +104,6 @@ describe('Webhook fairness', () => {
         const path = request.url ?? '';
         const id = String(request.headers['webhook-id']);
         arrivals.set(path, [...(arrivals.get(path) ?? []), Date.now()]);
-        idsAt.set(path, [...(idsAt.get(path) ?? []), id]);
         if (path.startsWith('/hang/') || path.startsWith('/hold/')) {
           held.push({ path, id, response });
           for (const key of [path.split('/').slice(0, 3).join('/') + '/', path]) {
@@ -156,10 +154,11 @@ describe('Webhook fairness', () => {
     // The dead receiver holds what the dispatcher gave it: its share, not every slot.
     await waitFor(() => (heldAt('/hang/alpha/') >= perSubscription ? true : undefined));
 
-    const sent = Date.now();
     await events('beta', 1);
+    // Committed now: from here the dispatcher's poll (250 ms) and one claim, not alpha's 10 s timeouts.
+    const committed = Date.now();
     const [arrived] = await waitFor(() => arrivals.get('/ok/beta'), 5_000);
-    expect(arrived - sent).toBeLessThan(1_500);
+    expect(arrived - committed).toBeLessThan(1_500);
     // Nothing of alpha's timed out or was answered first: beta did not wait for alpha's slots.
     expect(heldAt('/hang/alpha/')).toBe(perSubscription);
     expect(most.get('/hang/alpha/')).toBe(perSubscription);
@@ -178,13 +177,13 @@ describe('Webhook fairness', () => {
     await events('gamma', 12);
     await waitFor(() => (heldAt('/hang/gamma/') >= perTenant ? true : undefined));
 
-    const sent = Date.now();
     await events('beta', 1);
+    const committed = Date.now();
     const got = await waitFor(() => {
       const list = arrivals.get('/ok/beta') ?? [];
       return list.length >= 2 ? list : undefined;
     }, 5_000);
-    expect(got[1] - sent).toBeLessThan(1_500);
+    expect(got[1] - committed).toBeLessThan(1_500);
     expect(most.get('/hang/gamma/')).toBe(perTenant);
     for (const path of ['/hang/gamma/1', '/hang/gamma/2', '/hang/gamma/3']) {
       expect(most.get(path)).toBeLessThanOrEqual(perSubscription);
@@ -197,12 +196,11 @@ describe('Webhook fairness', () => {
     await backlog('delta', id, 48);
     const paused = await waitFor(() => logged().find((line) => line.event === 'webhook.paused'));
     expect(paused).toMatchObject({ level: 'info', failures: pauseAfterFailures });
-    // What was in flight when it paused finishes; the rest waits for the pause, untried.
-    const tried = new Set(idsAt.get('/fail/delta'));
-    expect(tried.size).toBeLessThanOrEqual(pauseAfterFailures + perSubscription);
+    // What was claimed before it paused finishes; the rest waits for the pause, untried.
     const { content } = await service.client().listWebhookDeliveries('delta', id, { size: 100 });
     const waiting = content.filter((delivery) => delivery.attempts === 0);
-    expect(waiting).toHaveLength(48 - tried.size);
+    expect(content).toHaveLength(48);
+    expect(48 - waiting.length).toBeLessThanOrEqual(pauseAfterFailures + perSubscription);
     for (const delivery of waiting) {
       expect(Date.parse(delivery.nextAttemptAt ?? '')).toBeGreaterThanOrEqual(
         Date.parse(paused.until ?? ''),

@@ -61,7 +61,8 @@ export async function claimDue(
  * In flight: the leased deliveries, counted per subscription and per owner. Candidates: due deliveries
  * of enabled subscriptions that are not paused and below both caps, in due order (the due index), the
  * first `limit × perSubscription` of them; of those, each subscription's and then each owner's oldest up
- * to its room, and of those the oldest `limit`.
+ * to its room, and of those the oldest `limit`. The scan steps over the due backlog of subscriptions at
+ * their cap (a failing one's is moved out of the due range when it pauses).
  */
 const claimStatement = `
   WITH leased AS (
