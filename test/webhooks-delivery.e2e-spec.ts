@@ -55,7 +55,11 @@ describe('Webhook deliveries', () => {
         });
         const next = scripts.get(path)?.shift() ?? 204;
         const [status, headers] = Array.isArray(next) ? next : [next, {}];
-        response.writeHead(status, headers);
+        // A failure says why in plain text, which the delivery log keeps.
+        response.writeHead(
+          status,
+          status >= 400 ? { 'content-type': 'text/plain', ...headers } : headers,
+        );
         response.end(status >= 400 ? 'receiver says no' : '');
       });
     });

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { KeyVault } from '../src/did/key-vault.js';
 import { startTestService, type TestService } from './support/test-service.js';
 
 const webhooks = '/ctrl/api/v1.0/webhooks';
@@ -55,6 +56,45 @@ describe('Webhook subscriptions', () => {
     const stored = rows[0].secret_sealed;
     expect(stored.includes(Buffer.from(secret))).toBe(false);
     expect(stored.includes(Buffer.from(secret.slice(6), 'base64'))).toBe(false);
+  });
+
+  it('loses no rotation: of two at once, one secret is the current one and the other the previous', async () => {
+    const id = String((await create('demo', { url: publicTarget })).body.id);
+    const client = service.client('demo');
+    const vault = service.app.get(KeyVault);
+    /** The secrets that sign now, opened as the dispatcher opens them. */
+    const signing = async () => {
+      const { rows } = await database.query<Record<string, Buffer | string | null>>(
+        `SELECT secret_sealed, secret_master_key_id, previous_secret_sealed,
+                previous_secret_master_key_id FROM webhook_subscription WHERE id = $1`,
+        [id],
+      );
+      const [row] = rows;
+      const open = (sealed: unknown, keyId: unknown) =>
+        vault.open(id, sealed as Buffer, 'webhook-secret', keyId as string).toString('utf8');
+      return {
+        current: open(row.secret_sealed, row.secret_master_key_id),
+        previous: open(row.previous_secret_sealed, row.previous_secret_master_key_id),
+      };
+    };
+    for (let round = 0; round < 10; round++) {
+      const rotated = await Promise.all([
+        client.rotateWebhookSecret('demo', id),
+        client.rotateWebhookSecret('demo', id),
+      ]);
+      const { current, previous } = await signing();
+      expect([current, previous].sort()).toEqual(rotated.map((one) => one.secret).sort());
+    }
+    // A change made while a rotation runs undoes neither.
+    for (let round = 0; round < 10; round++) {
+      const [changed, rotated] = await Promise.all([
+        client.updateWebhook('demo', id, { description: `round ${round}` }),
+        client.rotateWebhookSecret('demo', id),
+      ]);
+      expect(changed.description).toBe(`round ${round}`);
+      expect((await signing()).current).toBe(rotated.secret);
+      expect((await client.getWebhook('demo', id)).description).toBe(`round ${round}`);
+    }
   });
 
   it("keeps one tenant's subscriptions from another", async () => {
@@ -174,6 +214,18 @@ describe('Webhook subscriptions', () => {
     expect(answer.body).toMatchObject({ code: 'VALIDATION_FAILED' });
     const errors = answer.body.errors as { field: string; message: string }[];
     expect(errors).toEqual([{ field: 'url', message: expect.stringContaining(reason) }]);
+  });
+
+  it('refuses enabled: null with a 400 naming the field, and changes nothing', async () => {
+    const id = String((await create('demo', { url: publicTarget })).body.id);
+    const answer = await service.request<Record<string, unknown>>(`${webhooks}/${id}/update`, {
+      method: 'POST',
+      headers: { 'x-tenant-id': 'demo' },
+      body: { enabled: null },
+    });
+    expect(answer.status).toBe(400);
+    expect(JSON.stringify(answer.body.errors)).toContain('enabled');
+    expect((await service.client().getWebhook('demo', id)).enabled).toBe(true);
   });
 
   it('refuses unknown event types, naming them', async () => {

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { type AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import {
   addressProblem,
   guardedRequest,
@@ -192,6 +192,53 @@ describe(guardedRequest.name, () => {
     await expect(
       guardedRequest(`${origin}/silent`, relaxed, { ...limits, timeoutMs: 200 }),
     ).rejects.toThrow('no complete answer within 200 ms');
+  });
+
+  it('gives up on a server that takes the connection but never completes TLS, at the connect timeout', async () => {
+    const sockets: Socket[] = [];
+    const mute = createTcpServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+    const port = (mute.address() as AddressInfo).port;
+    try {
+      const attempt = guardedRequest(`https://127.0.0.1:${port}/`, relaxed, {
+        ...limits,
+        timeoutMs: 30_000,
+        connectTimeoutMs: 200,
+      });
+      await expect(attempt).rejects.toThrow('no connection within 200 ms');
+      await expect(attempt).rejects.toMatchObject({ failure: 'timeout' });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => mute.close(resolve));
+    }
+  });
+
+  it('keeps the connect timeout apart from the whole request: a connected silent server runs into the latter', async () => {
+    const attempt = guardedRequest(`${origin}/silent`, relaxed, {
+      ...limits,
+      timeoutMs: 1_500,
+      connectTimeoutMs: 1_000,
+    });
+    await expect(attempt).rejects.toThrow('no complete answer within 1500 ms');
+    await expect(attempt).rejects.toMatchObject({ failure: 'timeout' });
+  });
+
+  it('says what kind of failure it was: refused, connection, too large', async () => {
+    const closed = createTcpServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    await expect(
+      guardedRequest(`http://127.0.0.1:${port}/`, relaxed, limits),
+    ).rejects.toMatchObject({
+      failure: 'connection',
+    });
+    await expect(guardedRequest(`${origin}/small`, strict, limits)).rejects.toMatchObject({
+      failure: 'refused',
+    });
+    await expect(guardedRequest(`${origin}/big`, relaxed, limits)).rejects.toMatchObject({
+      failure: 'too-large',
+    });
   });
 
   it('refuses a name that resolves to loopback, without connecting', async () => {

@@ -19,6 +19,8 @@ export interface OutboundRequest {
   readonly headers?: Record<string, string>;
   readonly body?: string;
   readonly timeoutMs: number;
+  /** Connecting (name lookup, TCP and TLS) must be done within this; the whole request within `timeoutMs`. */
+  readonly connectTimeoutMs?: number;
   /** The most of the answer read: beyond it the request fails, or with `truncate` stops reading. */
   readonly maxBytes: number;
   readonly truncate?: boolean;
@@ -30,9 +32,22 @@ export interface OutboundResponse {
   readonly body: Buffer;
 }
 
+/**
+ * Why an outgoing request failed: refused by the policy (or the URL), no connection (lookup, TCP, TLS,
+ * reset), no complete answer in time, or an answer over the size cap.
+ */
+export type OutboundFailure = 'refused' | 'connection' | 'timeout' | 'too-large';
+
 /** An outgoing request this service will not make or could not complete; the message says why. */
 export class OutboundError extends Error {
   override name = 'OutboundError';
+
+  constructor(
+    message: string,
+    readonly failure: OutboundFailure = 'refused',
+  ) {
+    super(message);
+  }
 }
 
 /** Ranges a target may be in beyond public unicast, by what the policy allows. */
@@ -157,15 +172,18 @@ export async function guardedRequest(
   const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
   const signal = AbortSignal.timeout(limits.timeoutMs);
   return new Promise<OutboundResponse>((resolve, reject) => {
+    let connectTimer: NodeJS.Timeout | undefined;
     const fail = (error: unknown): void => {
+      clearTimeout(connectTimer);
       reject(
         error instanceof OutboundError
           ? error
-          : new OutboundError(
-              signal.aborted
-                ? `no complete answer within ${limits.timeoutMs} ms`
-                : `the request failed: ${error instanceof Error ? error.message : String(error)}`,
-            ),
+          : signal.aborted
+            ? new OutboundError(`no complete answer within ${limits.timeoutMs} ms`, 'timeout')
+            : new OutboundError(
+                `the request failed: ${error instanceof Error ? error.message : String(error)}`,
+                'connection',
+              ),
       );
     };
     const outgoing = request(
@@ -193,7 +211,7 @@ export async function guardedRequest(
             response.destroy();
           } else {
             response.destroy(
-              new OutboundError(`the answer is larger than ${limits.maxBytes} bytes`),
+              new OutboundError(`the answer is larger than ${limits.maxBytes} bytes`, 'too-large'),
             );
           }
         });
@@ -201,6 +219,22 @@ export async function guardedRequest(
         response.on('end', () => resolve(answer()));
       },
     );
+    const connectTimeoutMs = limits.connectTimeoutMs;
+    if (connectTimeoutMs !== undefined) {
+      outgoing.on('socket', (socket) => {
+        // A kept-alive socket is connected already; a new one has until then for lookup, TCP and TLS.
+        if (!socket.connecting) return;
+        connectTimer = setTimeout(() => {
+          outgoing.destroy(
+            new OutboundError(`no connection within ${connectTimeoutMs} ms`, 'timeout'),
+          );
+        }, connectTimeoutMs);
+        socket.once(target.protocol === 'https:' ? 'secureConnect' : 'connect', () =>
+          clearTimeout(connectTimer),
+        );
+      });
+    }
+    outgoing.on('close', () => clearTimeout(connectTimer));
     outgoing.on('error', fail);
     outgoing.end(limits.body);
   });

@@ -12,6 +12,7 @@ import { WebhookSecretKeyIds1795770000000 } from '../../migrations/1795770000000
 import { IssuerLoginFailures1795780000000 } from '../../migrations/1795780000000-issuer-login-failures.js';
 import { IdempotencyKeys1795790000000 } from '../../migrations/1795790000000-idempotency-keys.js';
 import { IssuerRevokedTokens1795791000000 } from '../../migrations/1795791000000-issuer-revoked-tokens.js';
+import { WebhookFairness1795792000000 } from '../../migrations/1795792000000-webhook-fairness.js';
 import { IssuedCredentialEntity } from '../credentials/issued-credential.entity.js';
 import { StatusEntryEntity } from '../credentials/status/status-entry.entity.js';
 import { StatusListEntity } from '../credentials/status/status-list.entity.js';
@@ -59,6 +60,7 @@ export const migrations = [
   IssuerLoginFailures1795780000000,
   IdempotencyKeys1795790000000,
   IssuerRevokedTokens1795791000000,
+  WebhookFairness1795792000000,
 ];
 
 /**

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** Seconds: from a loopback read (a few hundred µs) to a slow signature or webhook (15 s timeout). */
+/** Seconds: from a loopback read (a few hundred µs) to a slow signature or webhook (10 s timeout). */
 const durationBuckets = [
   0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15,
 ];

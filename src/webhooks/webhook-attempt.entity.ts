@@ -41,6 +41,11 @@ export class WebhookAttemptEntity {
   @Column({ type: 'varchar', length: 500, nullable: true })
   error: string | null;
 
+  /** The first 256 bytes of a text or JSON answer (1 kB of any answer before); null for others. */
   @Column({ name: 'response_excerpt', type: 'varchar', length: 1024, nullable: true })
   responseExcerpt: string | null;
+
+  /** The media type of the answer whose excerpt is kept. */
+  @Column({ name: 'response_content_type', type: 'varchar', length: 100, nullable: true })
+  responseContentType: string | null;
 }

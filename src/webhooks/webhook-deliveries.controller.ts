@@ -47,7 +47,7 @@ export function webhookDeliveriesController(scope: WebhookScope) {
       operationId: scope.operationId('listWebhookDeliveries'),
       summary: "A subscription's deliveries, newest first",
       description:
-        'Each with its state and every attempt: when, the status code, how long, the error, the first kilobyte of the answer. Delivered and failed ones are pruned after the retention period.',
+        'Each with its state and every attempt: when, the status code, how long, the error, the first 256 bytes of a text or JSON answer. Delivered and failed ones are pruned after the retention period.',
     })
     @ApiParam(idParameter)
     @ApiOkResponse({

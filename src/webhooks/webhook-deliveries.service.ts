@@ -24,6 +24,7 @@ interface DeliveryRow {
     durationMs: number;
     error: string | null;
     responseExcerpt: string | null;
+    responseContentType: string | null;
   }[];
 }
 
@@ -60,7 +61,8 @@ export class WebhookDeliveriesService {
         `SELECT d.id, e.type, d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at,
                 coalesce((SELECT json_agg(json_build_object(
                    'attempt', a.attempt, 'startedAt', a.started_at, 'statusCode', a.status_code,
-                   'durationMs', a.duration_ms, 'error', a.error, 'responseExcerpt', a.response_excerpt)
+                   'durationMs', a.duration_ms, 'error', a.error, 'responseExcerpt', a.response_excerpt,
+                   'responseContentType', a.response_content_type)
                    ORDER BY a.attempt)
                    FROM webhook_attempt a WHERE a.delivery_id = d.id), '[]') AS log
            FROM webhook_delivery d JOIN webhook_event e ON e.id = d.event_id

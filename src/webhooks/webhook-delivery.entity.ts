@@ -16,6 +16,7 @@ import { WebhookSubscriptionEntity } from './webhook-subscription.entity.js';
 @Index('webhook_delivery_due_idx', ['nextAttemptAt'], { where: `"state" = 'pending'` })
 @Index('webhook_delivery_subscription_idx', ['subscriptionId', 'createdAt'])
 @Index('webhook_delivery_event_idx', ['eventId'])
+@Index('webhook_delivery_leased_idx', ['leaseUntil'], { where: `"lease_until" IS NOT NULL` })
 export class WebhookDeliveryEntity {
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'webhook_delivery_pkey' })
   id: string;

@@ -13,30 +13,21 @@ import { guardedRequest, OutboundError, type OutboundResponse } from '../common/
 import { KeyVault, UnknownMasterKeyError } from '../did/key-vault.js';
 import { signatureOf } from './signature.js';
 import { excerptBytes, WebhookAttempts } from './webhook-attempts.js';
-
-interface Claimed {
-  id: string;
-  attempts: number;
-  subscription_id: string;
-  url: string;
-  secret_sealed: Buffer;
-  secret_master_key_id: string | null;
-  previous_secret_sealed: Buffer | null;
-  previous_secret_master_key_id: string | null;
-  previous_secret_until: Date | null;
-  body: string;
-}
+import { claimDue, type Claimed } from './webhook-claim.js';
 
 /** How often an idle instance looks for due deliveries, and how many it sends at once. */
 const pollIntervalMs = 250;
-const maxInFlight = 16;
+const maxInFlight = 32;
+/** Standard Webhooks receivers answer at once; a receiver that cannot connect fails sooner. */
+const connectTimeoutMs = 3_000;
+const requestTimeoutMs = 10_000;
 /** A claimed delivery is this instance's for twice the request timeout; then another may take it. */
-const leaseSeconds = 30;
-const requestTimeoutMs = 15_000;
+const leaseSeconds = 20;
 
 /**
  * Sends due deliveries, in every instance: each claims a batch with FOR UPDATE SKIP LOCKED and a lease,
- * so one delivery is sent by one instance at a time, and one that dies mid-delivery loses nothing.
+ * so one delivery is sent by one instance at a time, and one that dies mid-delivery loses nothing; the
+ * claim keeps each subscription and tenant within its share (webhook-claim.ts).
  */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -45,6 +36,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private ticking = false;
+  private woken = false;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -69,22 +61,28 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     this.timer = setTimeout(() => void this.tick(), delayMs);
   }
 
-  /** A delivery finished: claim more now rather than at the next poll, unless a claim is under way. */
+  /** A delivery finished: claim more now rather than at the next poll, or right after the claim under way. */
   private wake(): void {
-    if (this.stopped || this.ticking) return;
+    if (this.stopped) return;
+    if (this.ticking) {
+      this.woken = true;
+      return;
+    }
     clearTimeout(this.timer);
     this.schedule(0);
   }
 
   private async tick(): Promise<void> {
     this.ticking = true;
+    this.woken = false;
     let next = pollIntervalMs;
     try {
       const room = maxInFlight - this.inFlight.size;
       if (room > 0) {
-        const claimed = await this.claim(room);
+        const claimed = await claimDue(this.dataSource, room, leaseSeconds);
         for (const delivery of claimed) this.track(this.deliver(delivery));
-        if (claimed.length === room) next = 0;
+        // Room left, or freed while claiming (the caps may have held back what was due): claim again.
+        if (claimed.length === room || this.woken) next = 0;
       }
     } catch (error) {
       this.logger.warn({ event: 'webhook.claim-failed', error: (error as Error).message });
@@ -103,29 +101,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       this.inFlight.delete(tracked);
       this.wake();
     });
-  }
-
-  private async claim(limit: number): Promise<Claimed[]> {
-    return this.dataSource.query<Claimed[]>(
-      `WITH claimed AS (
-         UPDATE webhook_delivery d
-            SET attempts = d.attempts + 1,
-                lease_until = now() + make_interval(secs => $2),
-                next_attempt_at = now() + make_interval(secs => $2)
-          WHERE d.id IN (
-            SELECT w.id FROM webhook_delivery w
-              JOIN webhook_subscription s ON s.id = w.subscription_id AND s.enabled
-             WHERE w.state = 'pending' AND w.next_attempt_at <= now()
-             ORDER BY w.next_attempt_at LIMIT $1 FOR UPDATE OF w SKIP LOCKED)
-         RETURNING d.id, d.attempts, d.subscription_id, d.event_id)
-       SELECT c.id, c.attempts, c.subscription_id, s.url, s.secret_sealed, s.secret_master_key_id,
-              s.previous_secret_sealed, s.previous_secret_master_key_id, s.previous_secret_until,
-              e.body
-         FROM claimed c
-         JOIN webhook_subscription s ON s.id = c.subscription_id
-         JOIN webhook_event e ON e.id = c.event_id`,
-      [limit, leaseSeconds],
-    );
   }
 
   private async deliver(delivery: Claimed): Promise<void> {
@@ -160,6 +135,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
             'webhook-timestamp': String(timestamp),
             'webhook-signature': signature,
           },
+          connectTimeoutMs,
           timeoutMs: requestTimeoutMs,
           maxBytes: excerptBytes,
           truncate: true,
@@ -167,7 +143,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       );
     } catch (caught) {
       if (!(caught instanceof OutboundError)) throw caught;
-      error = caught.message;
+      error = attemptError(caught);
     }
     await this.attempts.record(delivery, started, response, error);
   }
@@ -214,4 +190,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       ? 'not sent: the signing secret is sealed under a master key this service is not configured with'
       : 'not sent: the signing secret could not be opened';
   }
+}
+
+/**
+ * The attempt's error as the subscriber reads it: what the guard refused, or only that the connection
+ * failed or timed out, not why (refused, reset, unreachable) nor which phase (docs/webhooks.md).
+ */
+function attemptError(error: OutboundError): string {
+  if (error.failure === 'connection') return 'connection failed';
+  if (error.failure === 'timeout') return 'timed out';
+  return error.message;
 }

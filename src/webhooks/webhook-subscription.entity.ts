@@ -14,6 +14,9 @@ import { TenantEntity } from '../tenants/tenant.entity.js';
 /** Where a tenant's events go (or every tenant's, when `tenantId` is null), with its sealed secret. */
 @Entity({ name: 'webhook_subscription' })
 @Index('webhook_subscription_tenant_idx', ['tenantId', 'createdAt'])
+@Index('webhook_subscription_paused_idx', ['backoffUntil'], {
+  where: `"backoff_until" IS NOT NULL`,
+})
 export class WebhookSubscriptionEntity {
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'webhook_subscription_pkey' })
   id: string;
@@ -60,6 +63,14 @@ export class WebhookSubscriptionEntity {
 
   @Column({ name: 'consecutive_failures', type: 'integer', default: 0 })
   consecutiveFailures: number;
+
+  /** The circuit: no delivery of it is sent before then (docs/webhooks.md). */
+  @Column({ name: 'backoff_until', type: 'timestamptz', nullable: true })
+  backoffUntil: Date | null;
+
+  /** The last pause, doubled at the next failed probe; 0 once a delivery succeeds. */
+  @Column({ name: 'backoff_ms', type: 'integer', default: 0 })
+  backoffMs: number;
 
   @Column({ name: 'disabled_reason', type: 'varchar', length: 200, nullable: true })
   disabledReason: string | null;

@@ -8,6 +8,7 @@ import { type AppConfig } from '../config/app-config.js';
 import { targetProblem } from '../common/outbound.js';
 import { DomainException } from '../common/problem/domain.exception.js';
 import { type FieldError } from '../common/problem/problem.js';
+import { rowsOf } from '../database/rows-of.js';
 import { KeyVault } from '../did/key-vault.js';
 import { pageWindow, springPage, type PageQuery } from '../common/page-query.js';
 import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
@@ -86,15 +87,16 @@ export class WebhooksService {
   }
 
   /**
-   * Changes what is given; a changed URL is checked like a new one, and enabling a subscription again
-   * clears its failure count.
+   * Changes what is given, in one statement (a concurrent change or rotation is never undone); a changed
+   * URL is checked like a new one and tried at once, and enabling a subscription again clears its
+   * failure count and pause.
    */
   async update(
     owner: string | null,
     id: string,
     changes: SubscriptionChanges,
   ): Promise<SubscriptionView> {
-    const entity = await this.find(owner, id);
+    const subscriptionId = (await this.find(owner, id)).id;
     if (Object.values(changes).every((value) => value === undefined)) {
       throw new DomainException(
         'NOTHING_TO_UPDATE',
@@ -102,49 +104,75 @@ export class WebhooksService {
         [{ field: 'url', message: 'or events, description or enabled is required' }],
       );
     }
+    const parameters: unknown[] = [subscriptionId, owner];
+    const assignments: string[] = ['updated_at = now()'];
+    const assign = (column: string, value: unknown, cast = ''): void => {
+      parameters.push(value);
+      assignments.push(`${column} = $${parameters.length}${cast}`);
+    };
     if (changes.url !== undefined) {
       await this.checkTarget(changes.url);
-      entity.url = changes.url;
+      assign('url', changes.url);
+      assignments.push('backoff_until = NULL');
     }
-    if (changes.events !== undefined) entity.events = [...new Set(changes.events)];
-    if (changes.description !== undefined) entity.description = changes.description;
-    if (changes.enabled === true && !entity.enabled) {
-      entity.consecutiveFailures = 0;
-      entity.disabledReason = null;
+    if (changes.events !== undefined) assign('events', [...new Set(changes.events)], '::text[]');
+    if (changes.description !== undefined) assign('description', changes.description);
+    if (changes.enabled === true) {
+      for (const [column, reset] of resetOnEnable) {
+        assignments.push(`${column} = CASE WHEN enabled THEN ${column} ELSE ${reset} END`);
+      }
     }
-    if (changes.enabled !== undefined) entity.enabled = changes.enabled;
-    const saved = await this.subscriptions().save(entity);
+    if (changes.enabled !== undefined) assign('enabled', changes.enabled);
+    const [updated] = rowsOf<ViewColumns>(
+      await this.dataSource.query(
+        `UPDATE webhook_subscription SET ${assignments.join(', ')}
+          WHERE id = $1 AND tenant_id IS NOT DISTINCT FROM $2::varchar
+          RETURNING ${viewColumns}`,
+        parameters,
+      ),
+    );
+    if (updated === undefined) throw webhookNotFound(owner, id);
     this.logger.log({
       msg: `webhook.updated ${id}`,
       event: 'webhook.updated',
       tenantId: owner,
       id,
     });
-    return viewOf(saved);
+    return viewOf(updated);
   }
 
   /**
    * A new secret signs from now on; the old one signs too (a second signature) for a day, so that
-   * receivers can switch without losing a delivery.
+   * receivers can switch without losing a delivery. One statement: of two rotations at once, the
+   * second moves the first one's secret to the previous one.
    */
   async rotateSecret(
     owner: string | null,
     id: string,
   ): Promise<{ secret: string; previousSecretExpiresAt: string }> {
-    const entity = await this.find(owner, id);
+    const subscriptionId = await this.idOf(owner, id);
     const secret = newSecret();
     const until = new Date(Date.now() + secretGraceMs);
-    await this.subscriptions().update(
-      { id: entity.id },
-      {
-        // Each box moves with the id of the key that sealed it.
-        previousSecretSealed: entity.secretSealed,
-        previousSecretMasterKeyId: entity.secretMasterKeyId,
-        previousSecretUntil: until,
-        secretSealed: this.vault.seal(entity.id, Buffer.from(secret, 'utf8'), 'webhook-secret'),
-        secretMasterKeyId: this.vault.masterKeyId,
-      },
+    // Each box moves with the id of the key that sealed it.
+    const rotated = rowsOf(
+      await this.dataSource.query(
+        `UPDATE webhook_subscription
+            SET previous_secret_sealed = secret_sealed,
+                previous_secret_master_key_id = secret_master_key_id,
+                previous_secret_until = $3, secret_sealed = $4, secret_master_key_id = $5,
+                updated_at = now()
+          WHERE id = $1 AND tenant_id IS NOT DISTINCT FROM $2::varchar
+          RETURNING id`,
+        [
+          subscriptionId,
+          owner,
+          until,
+          this.vault.seal(subscriptionId, Buffer.from(secret, 'utf8'), 'webhook-secret'),
+          this.vault.masterKeyId,
+        ],
+      ),
     );
+    if (rotated.length === 0) throw webhookNotFound(owner, id);
     this.logger.log({ msg: `webhook.secret-rotated ${id}`, event: 'webhook.secret-rotated', id });
     return { secret, previousSecretExpiresAt: until.toISOString() };
   }
@@ -219,6 +247,19 @@ export class WebhooksService {
   }
 }
 
+/** What enabling a disabled subscription again resets: its failures, its pause and why it stopped. */
+const resetOnEnable = [
+  ['consecutive_failures', '0'],
+  ['backoff_ms', '0'],
+  ['backoff_until', 'NULL'],
+  ['disabled_reason', 'NULL'],
+] as const;
+
+/** The columns of a subscription's view, named as the entity names them. */
+const viewColumns = `id, tenant_id AS "tenantId", url, events, description, enabled,
+  disabled_reason AS "disabledReason", created_at AS "createdAt", updated_at AS "updatedAt"`;
+type ViewColumns = Pick<WebhookSubscriptionEntity, keyof SubscriptionView>;
+
 /** How long the secret before a rotation still signs. */
 const secretGraceMs = 24 * 60 * 60 * 1000;
 
@@ -229,7 +270,7 @@ function webhookNotFound(owner: string | null, id: string): DomainException {
   return new DomainException('WEBHOOK_NOT_FOUND', `${whose} webhook subscription '${id}'.`);
 }
 
-export function viewOf(entity: WebhookSubscriptionEntity): SubscriptionView {
+export function viewOf(entity: ViewColumns): SubscriptionView {
   return {
     id: entity.id,
     tenantId: entity.tenantId,

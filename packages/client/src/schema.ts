@@ -469,7 +469,7 @@ export interface paths {
     };
     /**
      * A subscription's deliveries, newest first
-     * @description Each with its state and every attempt: when, the status code, how long, the error, the first kilobyte of the answer. Delivered and failed ones are pruned after the retention period.
+     * @description Each with its state and every attempt: when, the status code, how long, the error, the first 256 bytes of a text or JSON answer. Delivered and failed ones are pruned after the retention period.
      */
     get: operations['listWebhookDeliveries'];
     put?: never;
@@ -643,7 +643,7 @@ export interface paths {
     };
     /**
      * A subscription's deliveries, newest first
-     * @description Each with its state and every attempt: when, the status code, how long, the error, the first kilobyte of the answer. Delivered and failed ones are pruned after the retention period.
+     * @description Each with its state and every attempt: when, the status code, how long, the error, the first 256 bytes of a text or JSON answer. Delivered and failed ones are pruned after the retention period.
      */
     get: operations['listAdminWebhookDeliveries'];
     put?: never;
@@ -1333,15 +1333,20 @@ export interface components {
       /** @example 41 */
       durationMs: number;
       /**
-       * @description Why no answer came (refused target, timeout, connection error).
+       * @description Why no answer came: the refused target and why, `timed out` (connecting within 3 s, answering within 10 s) or `connection failed`.
        * @example null
        */
       error: string | null;
       /**
-       * @description The first kilobyte of the answer.
+       * @description The first 256 bytes of a plain text or JSON answer; null for any other answer, or none.
        * @example Service Unavailable
        */
       responseExcerpt: string | null;
+      /**
+       * @description The media type of the answer whose excerpt is kept; null when none is.
+       * @example text/plain
+       */
+      responseContentType: string | null;
     };
     WebhookDeliveryDto: {
       /**
@@ -4272,7 +4277,8 @@ export interface operations {
            *               "statusCode": 503,
            *               "durationMs": 41,
            *               "error": null,
-           *               "responseExcerpt": "Service Unavailable"
+           *               "responseExcerpt": "Service Unavailable",
+           *               "responseContentType": "text/plain"
            *             },
            *             {
            *               "attempt": 2,
@@ -4280,7 +4286,8 @@ export interface operations {
            *               "statusCode": 204,
            *               "durationMs": 32,
            *               "error": null,
-           *               "responseExcerpt": ""
+           *               "responseExcerpt": null,
+           *               "responseContentType": null
            *             }
            *           ]
            *         }
@@ -5324,7 +5331,8 @@ export interface operations {
            *               "statusCode": 503,
            *               "durationMs": 41,
            *               "error": null,
-           *               "responseExcerpt": "Service Unavailable"
+           *               "responseExcerpt": "Service Unavailable",
+           *               "responseContentType": "text/plain"
            *             },
            *             {
            *               "attempt": 2,
@@ -5332,7 +5340,8 @@ export interface operations {
            *               "statusCode": 204,
            *               "durationMs": 32,
            *               "error": null,
-           *               "responseExcerpt": ""
+           *               "responseExcerpt": null,
+           *               "responseContentType": null
            *             }
            *           ]
            *         }

@@ -16,6 +16,7 @@ export const deliveryExample = {
       durationMs: 41,
       error: null,
       responseExcerpt: 'Service Unavailable',
+      responseContentType: 'text/plain',
     },
     {
       attempt: 2,
@@ -23,7 +24,8 @@ export const deliveryExample = {
       statusCode: 204,
       durationMs: 32,
       error: null,
-      responseExcerpt: '',
+      responseExcerpt: null,
+      responseContentType: null,
     },
   ],
 };
@@ -49,7 +51,8 @@ export class WebhookAttemptDto {
   @ApiProperty({
     type: 'string',
     nullable: true,
-    description: 'Why no answer came (refused target, timeout, connection error).',
+    description:
+      'Why no answer came: the refused target and why, `timed out` (connecting within 3 s, answering within 10 s) or `connection failed`.',
     example: null,
   })
   error!: string | null;
@@ -57,10 +60,19 @@ export class WebhookAttemptDto {
   @ApiProperty({
     type: 'string',
     nullable: true,
-    description: 'The first kilobyte of the answer.',
+    description:
+      'The first 256 bytes of a plain text or JSON answer; null for any other answer, or none.',
     example: 'Service Unavailable',
   })
   responseExcerpt!: string | null;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'The media type of the answer whose excerpt is kept; null when none is.',
+    example: 'text/plain',
+  })
+  responseContentType!: string | null;
 }
 
 export class WebhookDeliveryDto {

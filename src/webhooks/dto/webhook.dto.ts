@@ -8,6 +8,7 @@ import {
   IsString,
   MaxLength,
   MinLength,
+  ValidateIf,
 } from 'class-validator';
 import { PageQuery } from '../../common/page-query.js';
 import { webhookEventTypes } from '../webhook-outbox.js';
@@ -64,7 +65,8 @@ export class UpdateWebhookDto extends PartialType(CreateWebhookDto) {
     description: 'false pauses deliveries; true resumes them and clears the failure count.',
     example: true,
   })
-  @IsOptional()
+  // Absent leaves it as it is; null is no boolean (IsOptional would let it through).
+  @ValidateIf((_object, value) => value !== undefined)
   @IsBoolean()
   enabled?: boolean;
 }
