@@ -241,6 +241,62 @@ describe('Idempotency keys', () => {
     await expectNotStored(first.body.secret.slice(6));
   });
 
+  it('replays a rotation and a test event whose COMMIT answer was lost: each was done once', async () => {
+    const headers = { 'x-tenant-id': 'demo' };
+    const created = await service.request<{ id: string }>(`${webhooksPath}/create`, {
+      method: 'POST',
+      headers,
+      body: { url: publicTarget },
+    });
+    const sealed = async () =>
+      (
+        await database.query<{ secret: Buffer; previous: Buffer | null }>(
+          `SELECT secret_sealed AS secret, previous_secret_sealed AS previous
+             FROM webhook_subscription WHERE id = $1`,
+          [created.body.id],
+        )
+      ).rows[0];
+    proxy.arm('UPDATE webhook_subscription');
+    const rotate = () =>
+      service.request<{ secret: string }>(
+        `${webhooksPath}/${created.body.id}/rotate-secret`,
+        withKey('rotate-lost', { headers }),
+      );
+    const lost = await rotate();
+    await proxy.stalled();
+    expect(lost.status).toBe(503);
+    const afterLost = await sealed();
+    const retry = await rotate();
+    expect({ status: retry.status, replayed: replayed(retry) }).toEqual({
+      status: 200,
+      replayed: 'true',
+    });
+    // Rotated once: a second rotation would have moved the lost answer's secret to previous.
+    expect(await sealed()).toEqual(afterLost);
+
+    const testEvents = () =>
+      count(
+        `SELECT count(*)::int AS count FROM webhook_delivery d JOIN webhook_event e ON e.id = d.event_id
+          WHERE d.subscription_id = $1 AND e.type = 'webhook.test'`,
+        [created.body.id],
+      );
+    proxy.arm('INSERT INTO webhook_delivery');
+    const send = () =>
+      service.request<{ deliveryId: string }>(
+        `${webhooksPath}/${created.body.id}/test`,
+        withKey('test-lost', { headers }),
+      );
+    const lostTest = await send();
+    await proxy.stalled();
+    expect(lostTest.status).toBe(503);
+    const testRetry = await send();
+    expect({ status: testRetry.status, replayed: replayed(testRetry) }).toEqual({
+      status: 202,
+      replayed: 'true',
+    });
+    expect(await testEvents()).toBe(1);
+  });
+
   it('replays an issued credential: the same proof, one issuance record, no claim stored in the clear', async () => {
     const credential = alumniCredential({
       credentialSubject: { id: 'did:example:replay', alumniOf: 'Replay University' },

@@ -5,6 +5,7 @@ import { type DataSource } from 'typeorm';
 import { pageWindow, springPage, type PageQuery } from '../common/page-query.js';
 import { DomainException } from '../common/problem/domain.exception.js';
 import { rowsOf } from '../database/rows-of.js';
+import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
 import { type WebhookDeliveryPageDto } from './dto/webhook-delivery.dto.js';
 import { WebhookOutbox } from './webhook-outbox.js';
 import { WebhooksService } from './webhooks.service.js';
@@ -42,14 +43,16 @@ export class WebhookDeliveriesService {
   /** A `webhook.test` event for this subscription only, delivered like any other. */
   async test(owner: string | null, id: string): Promise<{ deliveryId: string }> {
     const subscription = await this.subscriptions.find(owner, id);
-    const deliveryId = await this.dataSource.transaction((manager) =>
-      this.outbox.emitTo(manager, subscription.id, {
+    return this.dataSource.transaction(async (manager) => {
+      const deliveryId = await this.outbox.emitTo(manager, subscription.id, {
         type: 'webhook.test',
         tenantId: owner,
         data: { subscriptionId: subscription.id },
-      }),
-    );
-    return { deliveryId };
+      });
+      // Kept with the event, so a retry after an ambiguous 503 replays it (docs/api.md).
+      await keepIdempotentAnswer(manager, { deliveryId });
+      return { deliveryId };
+    });
   }
 
   /** Newest first, each with its attempts. */

@@ -153,28 +153,34 @@ export class WebhooksService {
     const subscriptionId = await this.idOf(owner, id);
     const secret = newSecret();
     const until = new Date(Date.now() + secretGraceMs);
-    // Each box moves with the id of the key that sealed it.
-    const rotated = rowsOf(
-      await this.dataSource.query(
-        `UPDATE webhook_subscription
-            SET previous_secret_sealed = secret_sealed,
-                previous_secret_master_key_id = secret_master_key_id,
-                previous_secret_until = $3, secret_sealed = $4, secret_master_key_id = $5,
-                updated_at = now()
-          WHERE id = $1 AND tenant_id IS NOT DISTINCT FROM $2::varchar
-          RETURNING id`,
-        [
-          subscriptionId,
-          owner,
-          until,
-          this.vault.seal(subscriptionId, Buffer.from(secret, 'utf8'), 'webhook-secret'),
-          this.vault.masterKeyId,
-        ],
-      ),
-    );
+    const answer = { secret, previousSecretExpiresAt: until.toISOString() };
+    // The answer is kept with the rotation, so a retry after an ambiguous 503 replays it (docs/api.md).
+    const rotated = await this.dataSource.transaction(async (manager) => {
+      // Each box moves with the id of the key that sealed it.
+      const rows = rowsOf(
+        await manager.query(
+          `UPDATE webhook_subscription
+              SET previous_secret_sealed = secret_sealed,
+                  previous_secret_master_key_id = secret_master_key_id,
+                  previous_secret_until = $3, secret_sealed = $4, secret_master_key_id = $5,
+                  updated_at = now()
+            WHERE id = $1 AND tenant_id IS NOT DISTINCT FROM $2::varchar
+            RETURNING id`,
+          [
+            subscriptionId,
+            owner,
+            until,
+            this.vault.seal(subscriptionId, Buffer.from(secret, 'utf8'), 'webhook-secret'),
+            this.vault.masterKeyId,
+          ],
+        ),
+      );
+      if (rows.length > 0) await keepIdempotentAnswer(manager, answer);
+      return rows;
+    });
     if (rotated.length === 0) throw webhookNotFound(owner, id);
     this.logger.log({ msg: `webhook.secret-rotated ${id}`, event: 'webhook.secret-rotated', id });
-    return { secret, previousSecretExpiresAt: until.toISOString() };
+    return answer;
   }
 
   /** The owner's subscription, or 404 (also for another tenant's, or a tenant's to the admin path). */
