@@ -8,11 +8,7 @@ import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
 import { statusListContext, statusPurposes, type StatusPurpose } from './status/bitstring.js';
 import { StatusListsService } from './status/status-lists.service.js';
-import {
-  StatusIndexAllocator,
-  StatusIndexTaken,
-  type StatusEntry,
-} from './status/status-index-allocator.js';
+import { StatusIndexAllocator, type StatusEntry } from './status/status-index-allocator.js';
 import { IssuedCredentialsService } from './issued-credentials.service.js';
 import { DidService } from '../did/did.service.js';
 import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
@@ -116,9 +112,7 @@ export class CredentialsService {
       }
       return this.sign(credential, tenant.signer, cryptosuite);
     };
-    const signed =
-      (await this.issueClaimingLast(issuance, sign)) ??
-      (await this.issueHoldingList(issuance, sign));
+    const signed = await this.issueInTransaction(issuance, sign);
     this.logger.log({
       reqId: actor.requestId,
       msg: `audit credential.issue ${tenantId} by ${actor.username ?? actor.subject}`,
@@ -133,37 +127,14 @@ export class CredentialsService {
   }
 
   /**
-   * Picks free indices, signs, and takes them in the transaction's last statement, so the list's row is
-   * locked only for the commit; undefined when a list was full or an index was taken meanwhile.
+   * Record, status indices (an entry row each, no shared row updated: docs/performance.md), signature
+   * and the idempotent answer in one transaction.
    */
-  private async issueClaimingLast(
-    issuance: Issuance,
-    sign: (entries: StatusEntry[]) => Promise<Json>,
-  ): Promise<Json | undefined> {
-    const { tenantId, credentialId, purposes } = issuance;
-    try {
-      return await this.dataSource.transaction(async (manager) => {
-        const picked = await this.statusIndices.pickFree(manager, tenantId, purposes);
-        if (picked === undefined) return undefined;
-        const signed = await sign(this.statusIndices.entriesOf(tenantId, picked));
-        await this.recordIssue(manager, issuance);
-        await keepIdempotentAnswer(manager, { verifiableCredential: signed });
-        await this.statusIndices.claim(manager, tenantId, credentialId, picked);
-        return signed;
-      });
-    } catch (error) {
-      if (error instanceof StatusIndexTaken) return undefined;
-      throw error;
-    }
-  }
-
-  /** Takes the indices under the list's row lock, then signs: for a tenant's first list and full ones. */
-  private issueHoldingList(
+  private issueInTransaction(
     issuance: Issuance,
     sign: (entries: StatusEntry[]) => Promise<Json>,
   ): Promise<Json> {
     return this.dataSource.transaction(async (manager) => {
-      await manager.query(`SET LOCAL lock_timeout = '2s'`);
       await this.recordIssue(manager, issuance);
       const { tenantId, credentialId, purposes } = issuance;
       const signed = await sign(

@@ -13,6 +13,7 @@ import { IssuerLoginFailures1795780000000 } from '../../migrations/1795780000000
 import { IdempotencyKeys1795790000000 } from '../../migrations/1795790000000-idempotency-keys.js';
 import { IssuerRevokedTokens1795791000000 } from '../../migrations/1795791000000-issuer-revoked-tokens.js';
 import { WebhookFairness1795792000000 } from '../../migrations/1795792000000-webhook-fairness.js';
+import { StatusAllocationByEntry1795794000000 } from '../../migrations/1795794000000-status-allocation-by-entry.js';
 import { IssuedCredentialEntity } from '../credentials/issued-credential.entity.js';
 import { StatusEntryEntity } from '../credentials/status/status-entry.entity.js';
 import { StatusListEntity } from '../credentials/status/status-list.entity.js';
@@ -61,6 +62,7 @@ export const migrations = [
   IdempotencyKeys1795790000000,
   IssuerRevokedTokens1795791000000,
   WebhookFairness1795792000000,
+  StatusAllocationByEntry1795794000000,
 ];
 
 /**
