@@ -167,8 +167,16 @@ async function main() {
     },
   });
 
-  log('starting the credential baseline');
-  await measureCredentials(context, smallIds, await startCredentialBaseline());
+  log('starting the credential baselines');
+  const fairBaseline =
+    databaseUrl === undefined
+      ? undefined
+      : await startCredentialBaseline({
+          databaseUrl,
+          jwksUrl: openIdConfiguration.jwks_uri,
+          issuer: openIdConfiguration.issuer,
+        });
+  await measureCredentials(context, smallIds, await startCredentialBaseline(), fairBaseline);
   await measureWebhooks(context, smallIds[1]);
 
   // The large size: seeded in SQL.
