@@ -4,7 +4,13 @@ import { DataSource, QueryFailedError, type EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
 import { DomainException } from '../common/problem/domain.exception.js';
-import { pageWindow, springPage } from '../common/page-query.js';
+import {
+  afterCursorSql,
+  cursorPage,
+  cursorTimeSql,
+  cursorWindow,
+  type Cursor,
+} from '../common/cursor-page.js';
 import { entryBitSql } from './status/bitstring.js';
 import {
   type CredentialState,
@@ -18,8 +24,12 @@ interface RecordRow {
   types: string[];
   cryptosuite: string;
   created_at: Date;
+  cursor_at: string;
   status: { statusPurpose: string; listId: string; statusListIndex: number; set: boolean }[];
 }
+
+/** Any credential id PostgreSQL text can hold (no NUL), as long as the service accepts. */
+const credentialIdPattern = /^[^\u0000]{1,2048}$/;
 
 /** A credential's state from its entries' bits: revoked wins over suspended. */
 const entrySetSql = `get_bit(l.bits, ${entryBitSql}) = 1`;
@@ -63,58 +73,86 @@ export class IssuedCredentialsService {
     }
   }
 
+  /** Newest first, by page number or after a cursor (docs/api.md, Pages); one more row tells if more follow. */
   async list(tenantId: string, query: ListCredentialsQuery): Promise<IssuedCredentialPageDto> {
-    const window = pageWindow(query);
-    const rows = await this.select(tenantId, query, { limit: window.size, offset: window.offset });
-    const [{ total }] = await this.dataSource.query<[{ total: number }]>(
-      `SELECT count(*)::int AS total FROM (${this.selectSql(query)}) matching`,
-      this.parameters(tenantId, query),
+    const window = cursorWindow(query, credentialIdPattern);
+    const rows = await this.select(tenantId, query, {
+      limit: window.size + 1,
+      offset: window.offset,
+      after: window.after,
+    });
+    const content = rows.slice(0, window.size);
+    const total =
+      window.after === undefined
+        ? (
+            await this.dataSource.query<[{ total: number }]>(
+              `SELECT count(*)::int AS total FROM (${this.selectSql(query)}) matching`,
+              this.parameters(tenantId, query),
+            )
+          )[0].total
+        : undefined;
+    const last = content.at(-1);
+    return cursorPage(
+      content.map((row) => row.record),
+      window,
+      total,
+      last?.cursor,
+      rows.length > window.size,
     );
-    return springPage(rows, window, total);
   }
 
   async get(tenantId: string, id: string): Promise<IssuedCredentialRecordDto> {
-    const [record] = await this.select(tenantId, {}, { limit: 1, offset: 0, id });
-    if (record === undefined) {
+    const [found] = await this.select(tenantId, {}, { limit: 1, offset: 0, id });
+    if (found === undefined) {
       throw new DomainException('CREDENTIAL_NOT_FOUND', `The tenant issued no credential '${id}'.`);
     }
-    return record;
+    return found.record;
   }
 
   private async select(
     tenantId: string,
     query: ListCredentialsQuery,
-    window: { limit: number; offset: number; id?: string },
-  ): Promise<IssuedCredentialRecordDto[]> {
-    const parameters = this.parameters(tenantId, query, window.id);
+    window: { limit: number; offset: number; id?: string; after?: Cursor },
+  ): Promise<{ record: IssuedCredentialRecordDto; cursor: Cursor }[]> {
+    const parameters = [
+      ...this.parameters(tenantId, query, window.id),
+      ...(window.after === undefined ? [] : [window.after.at, window.after.id]),
+    ];
     const rows = await this.dataSource.query<(RecordRow & { state: CredentialState })[]>(
-      `${this.selectSql(query, window.id !== undefined)}
+      `${this.selectSql(query, window.id !== undefined, window.after !== undefined)}
        ORDER BY c.created_at DESC, c.id LIMIT ${window.limit} OFFSET ${window.offset}`,
       parameters,
     );
     return rows.map((row) => ({
-      id: row.id,
-      types: row.types,
-      cryptosuite: row.cryptosuite,
-      issuedAt: row.created_at.toISOString(),
-      state: row.state,
-      status: row.status.map((entry) => ({
-        statusPurpose: entry.statusPurpose,
-        statusListCredential: `${this.config.publicBaseUrl}/ctrl/status-lists/${tenantId}/${entry.listId}`,
-        statusListIndex: String(entry.statusListIndex),
-        set: entry.set,
-      })),
+      cursor: { at: row.cursor_at, id: row.id },
+      record: {
+        id: row.id,
+        types: row.types,
+        cryptosuite: row.cryptosuite,
+        issuedAt: row.created_at.toISOString(),
+        state: row.state,
+        status: row.status.map((entry) => ({
+          statusPurpose: entry.statusPurpose,
+          statusListCredential: `${this.config.publicBaseUrl}/ctrl/status-lists/${tenantId}/${entry.listId}`,
+          statusListIndex: String(entry.statusListIndex),
+          set: entry.set,
+        })),
+      },
     }));
   }
 
-  /** $1 the tenant, then the filters in order: type, status, id. */
-  private selectSql(query: ListCredentialsQuery, byId = false): string {
+  /** $1 the tenant, then the filters in order: type, status, id, then the cursor's time and id. */
+  private selectSql(query: ListCredentialsQuery, byId = false, afterCursor = false): string {
     let next = 2;
     const where = ['c.tenant_id = $1'];
     if (query.type !== undefined) where.push(`$${next++} = ANY(c.types)`);
     const having = query.status === undefined ? '' : `HAVING ${stateSql} = $${next++}`;
-    if (byId) where.push(`c.id = $${next}`);
+    if (byId) where.push(`c.id = $${next++}`);
+    if (afterCursor) {
+      where.push(afterCursorSql('c.created_at', 'c.id', `$${next}`, `$${next + 1}`));
+    }
     return `SELECT c.id, c.types, c.cryptosuite, c.created_at, ${stateSql} AS state,
+              ${cursorTimeSql('c.created_at')} AS cursor_at,
               coalesce(json_agg(json_build_object(
                 'statusPurpose', e.purpose, 'listId', e.list_id, 'statusListIndex', e.list_index,
                 'set', ${entrySetSql}

@@ -985,14 +985,28 @@ export interface components {
     };
     IssuedCredentialPageDto: {
       content: components['schemas']['IssuedCredentialRecordDto'][];
-      /** @example 0 */
-      number: number;
+      /**
+       * @description The page number; null on a page by cursor (`after`).
+       * @example 0
+       */
+      number: number | null;
       /** @example 20 */
       size: number;
-      /** @example 1 */
-      totalElements: number;
-      /** @example 1 */
-      totalPages: number;
+      /**
+       * @description null on a page by cursor (`after`), which counts nothing.
+       * @example 1
+       */
+      totalElements: number | null;
+      /**
+       * @description null on a page by cursor (`after`).
+       * @example 1
+       */
+      totalPages: number | null;
+      /**
+       * @description Opaque cursor of the last item: pass it as `after` for the next page; null when none follows.
+       * @example WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMDAwMFoiLCJ1cm46dXVpZDoxIl0
+       */
+      after: string | null;
     };
     IssueOptionsDto: {
       /**
@@ -1260,14 +1274,28 @@ export interface components {
     };
     WebhookPageDto: {
       content: components['schemas']['WebhookDto'][];
-      /** @example 0 */
-      number: number;
+      /**
+       * @description The page number; null on a page by cursor (`after`).
+       * @example 0
+       */
+      number: number | null;
       /** @example 20 */
       size: number;
-      /** @example 1 */
-      totalElements: number;
-      /** @example 1 */
-      totalPages: number;
+      /**
+       * @description null on a page by cursor (`after`), which counts nothing.
+       * @example 1
+       */
+      totalElements: number | null;
+      /**
+       * @description null on a page by cursor (`after`).
+       * @example 1
+       */
+      totalPages: number | null;
+      /**
+       * @description Opaque cursor of the last item: pass it as `after` for the next page; null when none follows.
+       * @example WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMDAwMFoiLCJ1cm46dXVpZDoxIl0
+       */
+      after: string | null;
     };
     UpdateWebhookDto: {
       /**
@@ -1376,14 +1404,28 @@ export interface components {
     };
     WebhookDeliveryPageDto: {
       content: components['schemas']['WebhookDeliveryDto'][];
-      /** @example 0 */
-      number: number;
+      /**
+       * @description The page number; null on a page by cursor (`after`).
+       * @example 0
+       */
+      number: number | null;
       /** @example 20 */
       size: number;
-      /** @example 1 */
-      totalElements: number;
-      /** @example 1 */
-      totalPages: number;
+      /**
+       * @description null on a page by cursor (`after`), which counts nothing.
+       * @example 1
+       */
+      totalElements: number | null;
+      /**
+       * @description null on a page by cursor (`after`).
+       * @example 1
+       */
+      totalPages: number | null;
+      /**
+       * @description Opaque cursor of the last item: pass it as `after` for the next page; null when none follows.
+       * @example WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMDAwMFoiLCJ1cm46dXVpZDoxIl0
+       */
+      after: string | null;
     };
   };
   responses: never;
@@ -2196,6 +2238,8 @@ export interface operations {
         page?: number;
         /** @description Page size. */
         size?: number;
+        /** @description Opaque cursor: the `after` of the previous answer. The page of `size` items after it, newest first, as cheap however deep; `page` must then be absent or 0 (docs/api.md, Pages). */
+        after?: string;
         /** @description Only credentials with this type. */
         type?: string;
         /** @description Only credentials in this state (revoked wins over suspended). */
@@ -3519,6 +3563,8 @@ export interface operations {
         page?: number;
         /** @description Page size. */
         size?: number;
+        /** @description Opaque cursor: the `after` of the previous answer. The page of `size` items after it, newest first, as cheap however deep; `page` must then be absent or 0 (docs/api.md, Pages). */
+        after?: string;
       };
       header?: never;
       path?: never;
@@ -4243,6 +4289,8 @@ export interface operations {
         page?: number;
         /** @description Page size. */
         size?: number;
+        /** @description Opaque cursor: the `after` of the previous answer. The page of `size` items after it, newest first, as cheap however deep; `page` must then be absent or 0 (docs/api.md, Pages). */
+        after?: string;
       };
       header?: never;
       path: {
@@ -4637,6 +4685,8 @@ export interface operations {
         page?: number;
         /** @description Page size. */
         size?: number;
+        /** @description Opaque cursor: the `after` of the previous answer. The page of `size` items after it, newest first, as cheap however deep; `page` must then be absent or 0 (docs/api.md, Pages). */
+        after?: string;
       };
       header?: never;
       path?: never;
@@ -5297,6 +5347,8 @@ export interface operations {
         page?: number;
         /** @description Page size. */
         size?: number;
+        /** @description Opaque cursor: the `after` of the previous answer. The page of `size` items after it, newest first, as cheap however deep; `page` must then be absent or 0 (docs/api.md, Pages). */
+        after?: string;
       };
       header?: never;
       path: {
