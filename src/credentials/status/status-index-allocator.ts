@@ -15,11 +15,15 @@ export interface StatusEntry {
 
 type Taken = { list_id: string; list_index: number };
 
-/** The first of the candidate indices (an int[]) that list `listId` has not given out. */
+/**
+ * The first of the candidate indices (an int[]) that list `listId` has not given out. A scalar
+ * subquery per candidate is an index probe each, stopped at the first free one; as NOT EXISTS the
+ * planner may join all the list's entries instead, which grows with the table.
+ */
 const freeCandidateSql = (listId: string, candidates: string) =>
   `SELECT i FROM unnest(${candidates}::int[]) i
-    WHERE NOT EXISTS (SELECT 1 FROM credential_status_entry e
-                       WHERE e.list_id = ${listId} AND e.list_index = i)
+    WHERE (SELECT true FROM credential_status_entry e
+            WHERE e.list_id = ${listId} AND e.list_index = i) IS NULL
     LIMIT 1`;
 
 /**
