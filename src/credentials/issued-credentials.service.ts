@@ -28,8 +28,8 @@ interface RecordRow {
   status: { statusPurpose: string; listId: string; statusListIndex: number; set: boolean }[];
 }
 
-/** Any credential id PostgreSQL text can hold (no NUL), as long as the service accepts. */
-const credentialIdPattern = /^[^\u0000]{1,2048}$/;
+/** A credential id as a cursor may hold it: a URL, so printable and without spaces (never NUL). */
+const credentialIdPattern = /^[!-~\u00a0-\uffff]{1,2048}$/;
 
 /** A credential's state from its entries' bits: revoked wins over suspended. */
 const entrySetSql = `get_bit(l.bits, ${entryBitSql}) = 1`;
