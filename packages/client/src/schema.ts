@@ -2282,7 +2282,8 @@ export interface operations {
            *       "number": 0,
            *       "size": 20,
            *       "totalElements": 1,
-           *       "totalPages": 1
+           *       "totalPages": 1,
+           *       "after": null
            *     }
            */
           'application/json': components['schemas']['IssuedCredentialPageDto'];
@@ -3599,7 +3600,8 @@ export interface operations {
            *       "number": 0,
            *       "size": 20,
            *       "totalElements": 1,
-           *       "totalPages": 1
+           *       "totalPages": 1,
+           *       "after": null
            *     }
            */
           'application/json': components['schemas']['WebhookPageDto'];
@@ -4343,7 +4345,8 @@ export interface operations {
            *       "number": 0,
            *       "size": 20,
            *       "totalElements": 1,
-           *       "totalPages": 1
+           *       "totalPages": 1,
+           *       "after": null
            *     }
            */
           'application/json': components['schemas']['WebhookDeliveryPageDto'];
@@ -4721,7 +4724,8 @@ export interface operations {
            *       "number": 0,
            *       "size": 20,
            *       "totalElements": 1,
-           *       "totalPages": 1
+           *       "totalPages": 1,
+           *       "after": null
            *     }
            */
           'application/json': components['schemas']['WebhookPageDto'];
@@ -5401,7 +5405,8 @@ export interface operations {
            *       "number": 0,
            *       "size": 20,
            *       "totalElements": 1,
-           *       "totalPages": 1
+           *       "totalPages": 1,
+           *       "after": null
            *     }
            */
           'application/json': components['schemas']['WebhookDeliveryPageDto'];
