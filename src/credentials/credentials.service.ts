@@ -8,7 +8,11 @@ import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
 import { statusListContext, statusPurposes, type StatusPurpose } from './status/bitstring.js';
 import { StatusListsService } from './status/status-lists.service.js';
-import { StatusIndexAllocator, type StatusEntry } from './status/status-index-allocator.js';
+import {
+  StatusIndexAllocator,
+  type StatusEntry,
+  type Taken,
+} from './status/status-index-allocator.js';
 import { IssuedCredentialsService } from './issued-credentials.service.js';
 import { DidService } from '../did/did.service.js';
 import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
@@ -127,33 +131,58 @@ export class CredentialsService {
   }
 
   /**
-   * Record, status indices (an entry row each, no shared row updated: docs/performance.md), signature
-   * and the idempotent answer in one transaction.
+   * Record, event and status indices (an entry row each, no shared row updated: docs/performance.md)
+   * in one statement, then the signature and the idempotent answer, in one transaction.
    */
   private issueInTransaction(
     issuance: Issuance,
     sign: (entries: StatusEntry[]) => Promise<Json>,
   ): Promise<Json> {
     return this.dataSource.transaction(async (manager) => {
-      await this.recordIssue(manager, issuance);
-      const { tenantId, credentialId, purposes } = issuance;
-      const signed = await sign(
-        await this.statusIndices.allocate(manager, tenantId, credentialId, purposes),
-      );
+      const signed = await sign(await this.recordIssue(manager, issuance));
       await keepIdempotentAnswer(manager, { verifiableCredential: signed });
       return signed;
     });
   }
 
-  /** The issuance record and its credential.issued event, inside the issuing transaction. */
-  private async recordIssue(manager: EntityManager, issuance: Issuance): Promise<void> {
+  /**
+   * The issuance record, its credential.issued event and, the usual way, its status entries, in one
+   * statement; an entry that statement could not take is taken the slow way after it.
+   */
+  private async recordIssue(manager: EntityManager, issuance: Issuance): Promise<StatusEntry[]> {
     const { tenantId, credentialId, types, cryptosuite, issuedBy, purposes } = issuance;
-    await this.issued.record(manager, tenantId, { id: credentialId, types, cryptosuite, issuedBy });
-    await this.outbox.emit(manager, {
-      type: 'credential.issued',
+    const record = this.issued.recordSql(
       tenantId,
-      data: { tenantId, credentialId, types, cryptosuite, statusPurposes: purposes },
-    });
+      { id: credentialId, types, cryptosuite, issuedBy },
+      1,
+    );
+    const entries = this.statusIndices.takeRandomItems(
+      tenantId,
+      credentialId,
+      purposes,
+      record.parameters.length + 1,
+    );
+    let rows: Record<string, Taken | null>[];
+    try {
+      rows = await this.outbox.withChange<Record<string, Taken | null>>(
+        manager,
+        {
+          before: purposes.length === 0 ? undefined : entries.items,
+          sql: record.sql,
+          parameters: [...record.parameters, ...entries.parameters],
+          select: purposes.length === 0 ? undefined : `SELECT ${entries.select} FROM change`,
+        },
+        {
+          type: 'credential.issued',
+          tenantId,
+          data: { tenantId, credentialId, types, cryptosuite, statusPurposes: purposes },
+        },
+      );
+    } catch (error) {
+      throw this.issued.duplicateOf(error, credentialId) ?? error;
+    }
+    const taken = purposes.map((_, n) => rows[0]?.[`status_entry_${n}`] ?? null);
+    return this.statusIndices.complete(manager, tenantId, credentialId, purposes, taken);
   }
 
   private async sign(

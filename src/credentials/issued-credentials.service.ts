@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, QueryFailedError, type EntityManager } from 'typeorm';
+import { DataSource, QueryFailedError } from 'typeorm';
 import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
 import { DomainException } from '../common/problem/domain.exception.js';
@@ -28,6 +28,9 @@ interface RecordRow {
   status: { statusPurpose: string; listId: string; statusListIndex: number; set: boolean }[];
 }
 
+/** The keys a credential id the tenant already used breaks. */
+const duplicateConstraints = ['issued_credential_pkey', 'credential_status_entry_credential_idx'];
+
 /** A credential id as a cursor may hold it: a URL, so printable and without spaces (never NUL). */
 const credentialIdPattern = /^[!-~\u00a0-\uffff]{1,2048}$/;
 
@@ -46,31 +49,42 @@ export class IssuedCredentialsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Inside the issuing transaction; a credential id the tenant already used is 409. */
-  async record(
-    manager: EntityManager,
+  /** The record's INSERT, its parameters numbered from `$first`, for a statement of the caller's. */
+  recordSql(
     tenantId: string,
     credential: { id: string; types: string[]; cryptosuite: string; issuedBy: string },
-  ): Promise<void> {
-    try {
-      await manager.query(
-        `INSERT INTO issued_credential (tenant_id, id, types, cryptosuite, issued_by)
-         VALUES ($1, $2, $3, $4, $5)`,
-        [tenantId, credential.id, credential.types, credential.cryptosuite, credential.issuedBy],
+    first: number,
+  ): { sql: string; parameters: unknown[] } {
+    const [tenant, id, types, cryptosuite, issuedBy] = [0, 1, 2, 3, 4].map((n) => `$${first + n}`);
+    return {
+      sql: `INSERT INTO issued_credential (tenant_id, id, types, cryptosuite, issued_by)
+            VALUES (${tenant}, ${id}, ${types}::text[], ${cryptosuite}, ${issuedBy}) RETURNING id`,
+      parameters: [
+        tenantId,
+        credential.id,
+        credential.types,
+        credential.cryptosuite,
+        credential.issuedBy,
+      ],
+    };
+  }
+
+  /**
+   * A credential id the tenant already used, as the statement writing `recordSql` failed with it: 409.
+   * Its record's key, or that of a status entry of it, whichever the statement wrote first.
+   */
+  duplicateOf(error: unknown, id: string): DomainException | undefined {
+    if (
+      error instanceof QueryFailedError &&
+      duplicateConstraints.includes((error.driverError as { constraint?: string }).constraint ?? '')
+    ) {
+      return new DomainException(
+        'CREDENTIAL_ALREADY_EXISTS',
+        `The tenant already issued a credential with id '${id}'.`,
+        [{ field: 'credential.id', message: 'is already taken by an issued credential' }],
       );
-    } catch (error) {
-      if (
-        error instanceof QueryFailedError &&
-        (error.driverError as { constraint?: string }).constraint === 'issued_credential_pkey'
-      ) {
-        throw new DomainException(
-          'CREDENTIAL_ALREADY_EXISTS',
-          `The tenant already issued a credential with id '${credential.id}'.`,
-          [{ field: 'credential.id', message: 'is already taken by an issued credential' }],
-        );
-      }
-      throw error;
     }
+    return undefined;
   }
 
   /** Newest first, by page number or after a cursor (docs/api.md, Pages); one more row tells if more follow. */

@@ -13,7 +13,7 @@ export interface StatusEntry {
   statusListCredential: string;
 }
 
-type Taken = { list_id: string; list_index: number };
+export type Taken = { list_id: string; list_index: number };
 
 /**
  * The first of the candidate indices (an int[]) that list `listId` has not given out. A scalar
@@ -27,17 +27,24 @@ const freeCandidateSql = (listId: string, candidates: string) =>
     LIMIT 1`;
 
 /**
- * The entry of credential $3 (tenant $1, purpose $2) at the first free of the random indices $4 in the
- * open list: an insert under the entry's primary key, which a concurrent issue's same pick makes a
- * no-op. No row when there is no open list, all candidates were taken, or the pick was lost.
+ * The entry of credential $c (tenant $t, purpose $p) at the first free of the random indices $r in the
+ * open list, the parameters numbered from `$first` in that order: an insert under the entry's primary
+ * key, which a concurrent issue's same pick makes a no-op. No row when there is no open list, all
+ * candidates were taken, or the pick was lost.
  */
-const takeRandomSql = `INSERT INTO credential_status_entry
-    (list_id, list_index, tenant_id, credential_id, purpose)
-  SELECT l.id, c.i, l.tenant_id, $3, l.purpose FROM credential_status_list l
-   CROSS JOIN LATERAL (${freeCandidateSql('l.id', '$4')}) c
-   WHERE l.tenant_id = $1 AND l.purpose = $2 AND l.filled_at IS NULL
-  ON CONFLICT (list_id, list_index) DO NOTHING
-  RETURNING list_id, list_index`;
+const takeRandomSql = (first: number) => {
+  const [tenant, purpose, credential, candidates] = [0, 1, 2, 3].map((n) => `$${first + n}`);
+  return `INSERT INTO credential_status_entry
+      (list_id, list_index, tenant_id, credential_id, purpose)
+    SELECT l.id, c.i, l.tenant_id, ${credential}::text, l.purpose FROM credential_status_list l
+     CROSS JOIN LATERAL (${freeCandidateSql('l.id', candidates)}) c
+     WHERE l.tenant_id = ${tenant} AND l.purpose = ${purpose} AND l.filled_at IS NULL
+    ON CONFLICT (list_id, list_index) DO NOTHING
+    RETURNING list_id, list_index`;
+};
+
+/** Entries taken by the caller's statement (`takeRandomItems`), per purpose; null where none was. */
+export type TakenEntries = (Taken | null)[];
 
 /** A free index of list $1 (length $2) at random, searched for: only once random tries failed. */
 const searchFreeSql = `SELECT i FROM generate_series(0, $2::int - 1) i
@@ -73,16 +80,60 @@ export class StatusIndexAllocator {
     credentialId: string,
     purposes: StatusPurpose[],
   ): Promise<StatusEntry[]> {
-    const entries: StatusEntry[] = [];
+    const taken: TakenEntries = [];
     for (const purpose of purposes) {
-      const [taken] = await manager.query<Taken[]>(takeRandomSql, [
+      const [entry] = await manager.query<Taken[]>(takeRandomSql(1), [
         tenantId,
         purpose,
         credentialId,
         randomCandidates(),
       ]);
+      taken.push(entry ?? null);
+    }
+    return this.complete(manager, tenantId, credentialId, purposes, taken);
+  }
+
+  /**
+   * The usual statement of `allocate` for each purpose, as WITH items (`status_entry_<n>`) of a
+   * statement of the caller's, parameters numbered from `$first`; `select` reads what they took, one
+   * column per purpose (`status_entry_<n>`, null when the slow way must take it: `complete`).
+   */
+  takeRandomItems(
+    tenantId: string,
+    credentialId: string,
+    purposes: StatusPurpose[],
+    first: number,
+  ): { items: string; parameters: unknown[]; select: string } {
+    const names = purposes.map((_, n) => `status_entry_${n}`);
+    return {
+      items: names.map((name, n) => `${name} AS (${takeRandomSql(first + 4 * n)})`).join(',\n'),
+      parameters: purposes.flatMap((purpose) => [
+        tenantId,
+        purpose,
+        credentialId,
+        randomCandidates(),
+      ]),
+      select: names
+        .map(
+          (name) => `(SELECT json_build_object('list_id', list_id, 'list_index', list_index)
+                           FROM ${name}) AS ${name}`,
+        )
+        .join(', '),
+    };
+  }
+
+  /** The status entries of `taken` (`takeRandomItems`), each purpose none took taken the slow way. */
+  async complete(
+    manager: EntityManager,
+    tenantId: string,
+    credentialId: string,
+    purposes: StatusPurpose[],
+    taken: TakenEntries,
+  ): Promise<StatusEntry[]> {
+    const entries: StatusEntry[] = [];
+    for (const [n, purpose] of purposes.entries()) {
       const { list_id, list_index } =
-        taken ?? (await this.takeSlowly(manager, tenantId, credentialId, purpose));
+        taken[n] ?? (await this.takeSlowly(manager, tenantId, credentialId, purpose));
       entries.push(this.entry(tenantId, list_id, list_index, purpose));
     }
     return entries;
