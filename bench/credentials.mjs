@@ -1,6 +1,6 @@
 // @ts-check
 /** The credential scenarios: issue (each cryptosuite), verify and status update, beside the baseline. */
-import { compareProcess, interleaved, scenario } from './load.mjs';
+import { compareProcess, interleaved } from './load.mjs';
 import { apiPath, log, settings } from './settings.mjs';
 
 export const credentialBaselineProcess = 'credential baseline';
@@ -171,26 +171,35 @@ export async function measureCredentials(context, tenantIds, baseline, fairBasel
   );
 
   const poolSize = 64;
-  log(`issuing ${poolSize} credentials with a suspension entry`);
-  const issueSuspendable = issueRequests(cryptosuites[0], [tenant], 'suspension');
-  const pool = [];
-  for (let n = 0; n < poolSize; n++) {
-    pool.push(
-      (await post(service.url, await token(), issueSuspendable(n))).verifiableCredential.id,
-    );
-  }
-  await scenario(context, {
-    ...serviceSpec,
-    name: statusScenario,
-    requestFor: (counter) => ({
-      method: 'POST',
-      path: `${apiPath}/credentials/status`,
-      headers: { 'x-tenant-id': tenant },
-      body: {
-        credentialId: pool[counter % poolSize],
-        credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'suspension' },
-        status: Math.floor(counter / poolSize) % 2 === 0,
-      },
-    }),
-  });
+  /** Suspension set and cleared in turns over `poolSize` credentials the service at `url` issued. */
+  const statusSpec = async (spec, url, tokenOf = token) => {
+    log(`issuing ${poolSize} credentials with a suspension entry (${spec.process})`);
+    const issueSuspendable = issueRequests(cryptosuites[0], [tenant], 'suspension');
+    const pool = [];
+    for (let n = 0; n < poolSize; n++) {
+      pool.push((await post(url, await tokenOf(), issueSuspendable(n))).verifiableCredential.id);
+    }
+    return {
+      ...spec,
+      name: statusScenario,
+      requestFor: (counter) => ({
+        method: 'POST',
+        path: `${apiPath}/credentials/status`,
+        headers: { 'x-tenant-id': tenant },
+        body: {
+          credentialId: pool[counter % poolSize],
+          credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'suspension' },
+          status: Math.floor(counter / poolSize) % 2 === 0,
+        },
+      }),
+    };
+  };
+  await interleaved(
+    context,
+    [
+      await statusSpec(serviceSpec, service.url),
+      ...(compareSpec ? [await statusSpec(compareSpec, compareSpec.url, compareSpec.token)] : []),
+    ],
+    compareSpec ? settings.slices : 1,
+  );
 }

@@ -14,6 +14,7 @@ import {
   fairBaselineProcess,
   issueNoStatusScenario,
   issueScenario,
+  statusScenario,
   verifyScenario,
 } from './credentials.mjs';
 import { settings, targets } from './settings.mjs';
@@ -229,9 +230,12 @@ export function report(result) {
     // BENCH_COMPARE: each scenario of this checkout against the same scenario of the other.
     ...[
       ...didScenarios,
+      'GET /tenants (page 0)',
+      'POST /tenants/create',
       ...cryptosuites.map(issueScenario),
       ...cryptosuites.map(issueNoStatusScenario),
       verifyScenario,
+      statusScenario,
     ].flatMap((name) =>
       ratioRow(
         name,
