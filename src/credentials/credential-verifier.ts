@@ -15,6 +15,7 @@ import {
 } from './credential-checks.js';
 import { verifyProofs } from './data-integrity.js';
 import { DOCUMENT_LOADER } from './document-loader.js';
+import { resolvedDidMethods, UnresolvableDidError } from './did-resolution/unresolvable-did.js';
 import { entryBit } from './status/bitstring.js';
 import { RemoteStatusLists } from './status/remote-status-lists.js';
 import { StatusListsService } from './status/status-lists.service.js';
@@ -207,9 +208,9 @@ export class CredentialVerifier {
     try {
       document = (await this.documentLoader(controller)).document as Json;
     } catch (error) {
-      return error instanceof Error && error.name === 'UnresolvableDidError'
+      return error instanceof UnresolvableDidError
         ? error.message
-        : `'${controller}' is not a DID this service resolves (only did:key)`;
+        : `'${controller}' is not a DID this service resolves (${resolvedDidMethods.map((name) => `did:${name}`).join(', ')})`;
     }
     const listed = document[relationship];
     const allowed = new Set(

@@ -1,4 +1,6 @@
 import { DataIntegrityProof } from '@digitalbazaar/data-integrity';
+import { cryptosuite as ecdsaRdfc2019 } from '@digitalbazaar/ecdsa-rdfc-2019-cryptosuite';
+import { createVerifyCryptosuite as ecdsaJcs2019Verifying } from '@digitalbazaar/ecdsa-jcs-2019-cryptosuite';
 import { Ed25519Signature2020 } from '@digitalbazaar/ed25519-signature-2020';
 import { cryptosuite as eddsaRdfc2022 } from '@digitalbazaar/eddsa-rdfc-2022-cryptosuite';
 import {
@@ -59,6 +61,12 @@ export async function verifyProofs(
   const proofs = asArray(proof).filter(isJsonObject);
   const results: ProofResult[] = [];
   for (const current of proofs) {
+    // A did:web key is fetched here, outside the step: a step waiting on the network would hold every
+    // other verification; inside, the loader finds it remembered.
+    const method = current.verificationMethod;
+    if (typeof method === 'string' && method.startsWith('did:')) {
+      await documentLoader(method).catch(() => undefined);
+    }
     results.push(
       await oneStepAtATime(() => verifyProof(current, proofs, unsecured, documentLoader)),
     );
@@ -111,6 +119,13 @@ function suiteFor(proof: Json): LinkedDataSuite | undefined {
   }
   if (proof.cryptosuite === 'eddsa-jcs-2022') {
     return new DataIntegrityProof({ cryptosuite: eddsaJcs2022Verifying() });
+  }
+  // P-256 keys (the cryptosuites also take P-384, which the DID resolution refuses).
+  if (proof.cryptosuite === 'ecdsa-rdfc-2019') {
+    return new DataIntegrityProof({ cryptosuite: ecdsaRdfc2019 });
+  }
+  if (proof.cryptosuite === 'ecdsa-jcs-2019') {
+    return new DataIntegrityProof({ cryptosuite: ecdsaJcs2019Verifying() });
   }
   return undefined;
 }

@@ -40,7 +40,7 @@ export class RemoteStatusLists {
   private readonly reading = new Map<string, Promise<ReadResult>>();
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.policy = { allowPrivate: config.statusListAllowPrivateTargets };
+    this.policy = { allowPrivate: config.statusListAllowPrivateTargets, ca: config.outboundCa };
   }
 
   /**

@@ -1,0 +1,126 @@
+import { LRUCache } from 'lru-cache';
+import {
+  parse,
+  Resolver,
+  type DIDDocument,
+  type DIDResolutionResult,
+  type DIDResolver,
+  type ParsedDID,
+  type WrappedResolver,
+} from 'did-resolver';
+import { type OutboundPolicy } from '../../common/outbound.js';
+import {
+  ed25519DidDocument,
+  ed25519PublicKeyOfDidKey,
+  p256MultikeyDidDocument,
+  p256PublicKeyOfDidKey,
+} from '../../did/did-key.js';
+import { verificationLimits } from '../verification-limits.js';
+import { dereferenceMethod, type DidDocumentJson } from './did-document.js';
+import { didJwkDocument } from './did-jwk.js';
+import { didWebLimits, readDidWeb } from './did-web.js';
+import { UnresolvableDidError, unsupportedMethod } from './unresolvable-did.js';
+
+type Json = Record<string, unknown>;
+
+/** A DID document, or one of its verification methods when the URL has a fragment. */
+export type DidDereferencer = (url: string) => Promise<Json>;
+
+/**
+ * The DIDs verification resolves (did-resolver's registry): did:key and did:jwk from the DID itself,
+ * did:web over https through the outbound guard when a policy is given. Every DID is remembered in
+ * one bounded cache (did:web for its Cache-Control, within didWebLimits), and concurrent reads of one
+ * did:web share one fetch. Anything else is refused, naming the method.
+ */
+export class DidResolution {
+  private readonly resolver: Resolver;
+  private readonly remembered = new LRUCache<string, DIDResolutionResult>({
+    max: didWebLimits.remembered,
+  });
+  private readonly reading = new Map<string, Promise<DIDResolutionResult>>();
+
+  /** Without `webPolicy`, did:web is not resolved: nothing is fetched. */
+  constructor(webPolicy?: OutboundPolicy) {
+    const registry: Record<string, DIDResolver> = {
+      key: (did) => Promise.resolve(resolution(didKeyDocument(did))),
+      jwk: (did) => Promise.resolve(resolution(didJwkDocument(did))),
+    };
+    if (webPolicy !== undefined) {
+      registry.web = async (did) => {
+        const read = await readDidWeb(did, webPolicy);
+        return resolution(read.document, read.ttlMs);
+      };
+    }
+    this.resolver = new Resolver(registry, {
+      cache: (parsed, resolve) => this.cached(parsed, resolve),
+    });
+  }
+
+  /** What the document loader answers for a DID URL: the DID document or a verification method. */
+  readonly dereference: DidDereferencer = async (url) => {
+    if (url.length > verificationLimits.urlChars) {
+      throw new UnresolvableDidError(
+        url.slice(0, 100),
+        `longer than ${verificationLimits.urlChars} characters`,
+      );
+    }
+    const parsed = parse(url);
+    if (parsed === null) throw unsupportedMethod(url);
+    if (parsed.path !== undefined || parsed.query !== undefined) {
+      throw new UnresolvableDidError(url, 'a DID URL with a path or query is not dereferenced');
+    }
+    const result = await this.resolver.resolve(parsed.did);
+    const { error, message } = result.didResolutionMetadata as { error?: string; message?: string };
+    if (error === 'unsupportedDidMethod' || error === 'invalidDid') throw unsupportedMethod(url);
+    if (result.didDocument === null) {
+      throw new UnresolvableDidError(parsed.did, message ?? error ?? 'no DID document');
+    }
+    // A copy: a caller that changes what it loaded must not change what the next one loads.
+    const document = structuredClone(result.didDocument) as DidDocumentJson;
+    if (parsed.fragment === undefined) return document;
+    const method = dereferenceMethod(document, url);
+    if (typeof method === 'string') throw new UnresolvableDidError(url, method);
+    return method;
+  };
+
+  private cached(parsed: ParsedDID, resolve: WrappedResolver): Promise<DIDResolutionResult> {
+    const remembered = this.remembered.get(parsed.did);
+    if (remembered !== undefined) return Promise.resolve(remembered);
+    let reading = this.reading.get(parsed.did);
+    if (reading === undefined) {
+      reading = resolve()
+        .then((result) => {
+          const ttl = (result.didResolutionMetadata as { ttlMs?: number }).ttlMs;
+          this.remembered.set(parsed.did, result, ttl === undefined ? {} : { ttl });
+          return result;
+        })
+        .finally(() => this.reading.delete(parsed.did));
+      this.reading.set(parsed.did, reading);
+    }
+    return reading;
+  }
+}
+
+/** The document of a did:key of an Ed25519 key (2020 suites form) or a P-256 key (Multikey). */
+function didKeyDocument(did: string): DidDocumentJson | string {
+  const ed25519 = ed25519PublicKeyOfDidKey(did);
+  if (ed25519 !== undefined) return ed25519DidDocument(ed25519) as unknown as DidDocumentJson;
+  const p256 = p256PublicKeyOfDidKey(did);
+  if (p256 !== undefined) return p256MultikeyDidDocument(p256) as unknown as DidDocumentJson;
+  return 'only did:key DIDs of an Ed25519 (z6Mk…) or P-256 (zDn…) key are resolved';
+}
+
+/** did-resolver's result for a document or the reason there is none; `ttlMs` is how long it holds. */
+function resolution(document: DidDocumentJson | string, ttlMs?: number): DIDResolutionResult {
+  return typeof document === 'string'
+    ? {
+        didResolutionMetadata: { error: 'notFound', message: document, ttlMs },
+        didDocument: null,
+        didDocumentMetadata: {},
+      }
+    : {
+        didResolutionMetadata: { contentType: 'application/did+json', ttlMs },
+        didDocument: document as unknown as DIDDocument,
+        didDocumentMetadata: {},
+      };
+}
