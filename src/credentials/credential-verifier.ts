@@ -16,7 +16,7 @@ import {
 import { verifyProofs } from './data-integrity.js';
 import { DOCUMENT_LOADER } from './document-loader.js';
 import { resolvedDidMethods, UnresolvableDidError } from './did-resolution/unresolvable-did.js';
-import { entryBit } from './status/bitstring.js';
+import { entryStatus } from './status/entry-status.js';
 import { RemoteStatusLists } from './status/remote-status-lists.js';
 import { StatusListsService } from './status/status-lists.service.js';
 import { documentLimitErrors, remoteStatusListLimits } from './verification-limits.js';
@@ -159,27 +159,30 @@ export class CredentialVerifier {
     if (!list.purposes.includes(String(statusPurpose))) {
       return `the status list ${url} is for ${list.purposes.join(', ')}, not ${String(statusPurpose)}`;
     }
-    return entryBit(list.bits, statusListIndex);
+    const status = entryStatus(entry, list.bits);
+    if (typeof status === 'string') return `the status list ${url}: ${status}`;
+    // Only these purposes invalidate: a message or refresh status informs, it does not fail.
+    return (statusPurpose === 'revocation' || statusPurpose === 'suspension') && status !== 0;
   }
 
   /** What is wrong with a status list credential from elsewhere: limits, terms, proofs, key, dates. */
   private async listProblem(list: Json): Promise<string | undefined> {
     const beyond = documentLimitErrors(list, 'statusListCredential');
     if (beyond.length > 0)
-      return beyond.map((error) => `${error.field} ${error.message}`).join('; ');
+      return `does not verify: ${beyond.map((error) => `${error.field} ${error.message}`).join('; ')}`;
     try {
       await this.expand(list, 'statusListCredential');
     } catch (error) {
-      if (error instanceof DomainException) return error.message;
+      if (error instanceof DomainException) return `does not verify: ${error.message}`;
       throw error;
     }
     const { proofs, problems } = await this.inspectProofs(list);
     const issuer = issuerIdOf(list) ?? '';
-    return (
-      problems[0]?.detail ??
-      (await this.keyProblem(issuer, proofs, 'assertionMethod')) ??
-      validityProblem(list, new Date())
-    );
+    const unsigned =
+      problems[0]?.detail ?? (await this.keyProblem(issuer, proofs, 'assertionMethod'));
+    if (unsigned !== undefined) return `does not verify: ${unsigned}`;
+    const validity = validityProblem(list, new Date());
+    return validity === undefined ? undefined : `is outside its validity period: ${validity}`;
   }
 
   /** Every proof's signature (sets and chains); a document without a proof object fails. */

@@ -79,18 +79,20 @@ declare module '@digitalbazaar/ecdsa-jcs-2019-cryptosuite' {
   export function createVerifyCryptosuite(): { name: string };
 }
 
+interface MultikeyPair {
+  id: string;
+  controller: string;
+  publicKeyMultibase: string;
+  signer(): Signer;
+}
+
 declare module '@digitalbazaar/ecdsa-multikey' {
   export function generate(options: {
     curve: 'P-256' | 'P-384';
     id?: string;
     controller?: string;
-  }): Promise<{
-    id: string;
-    controller: string;
-    publicKeyMultibase: string;
-    signer(): Signer;
-    export(options: { publicKey: boolean; includeContext?: boolean }): Promise<JsonObject>;
-  }>;
+  }): Promise<MultikeyPair>;
+  export function toJwk(options: { keyPair: MultikeyPair }): Promise<JsonObject>;
 }
 
 declare module '@digitalbazaar/ed25519-signature-2020' {
@@ -165,10 +167,6 @@ declare module '@digitalbazaar/vc-bitstring-status-list' {
 }
 
 declare module '@digitalbazaar/ed25519-multikey' {
-  export function generate(options?: { id?: string; controller?: string }): Promise<{
-    id: string;
-    controller: string;
-    publicKeyMultibase: string;
-    signer(): Signer;
-  }>;
+  export function generate(options?: { id?: string; controller?: string }): Promise<MultikeyPair>;
+  export function toJwk(options: { keyPair: MultikeyPair }): Promise<JsonObject>;
 }
