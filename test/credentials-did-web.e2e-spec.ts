@@ -207,6 +207,24 @@ describe('did:web issuers and their status lists', () => {
     expect(details.find((detail) => detail.startsWith('issuer: '))).toMatch(reason);
   });
 
+  it('verifies other credentials while a did:web server keeps a verification waiting, then fails it', async () => {
+    const key = await foreignKey('P-256');
+    const did = `did:web:${dids.didWebHost}:issuers:tarpit`;
+    // Answers nothing: the fetch waits for its 5 s timeout.
+    dids.routes.set('/issuers/tarpit/did.json', () => undefined);
+    const slow = outcome(await key.issue(alumniCredential(), did, `${did}#key-1`));
+    let slowSettled = false;
+    void slow.then(() => (slowSettled = true));
+    const quick = await webIssuer('Ed25519', ['issuers', 'quick']);
+    expect(await outcome(await credentialOf(quick))).toEqual({ status: 200, details: [] });
+    expect(slowSettled).toBe(false);
+    const { status, details } = await slow;
+    expect(status).toBe(422);
+    expect(details.find((detail) => detail.startsWith('issuer: '))).toMatch(
+      /could not be fetched: no complete answer within 5000 ms|not read in the time a verification has/,
+    );
+  });
+
   it('names the method it does not resolve', async () => {
     const key = await foreignKey('Ed25519');
     const did = 'did:ion:EiClkZMDxPKqC9c-umQfTkR8vvZ9JPhl_xLDI9Nfk38w5w';

@@ -49,7 +49,8 @@ import { DidResolution } from './did-resolution/did-resolution.js';
               ? []
               : contextsFromFolder(config.credentialContextsDir)),
           ]),
-          dids.dereference,
+          // Inside a verification step nothing is fetched: the verifier prefetches did:web documents.
+          dids.rememberedOnly,
         ),
       inject: [APP_CONFIG, DidResolution],
     },

@@ -61,12 +61,6 @@ export async function verifyProofs(
   const proofs = asArray(proof).filter(isJsonObject);
   const results: ProofResult[] = [];
   for (const current of proofs) {
-    // A did:web key is fetched here, outside the step: a step waiting on the network would hold every
-    // other verification; inside, the loader finds it remembered.
-    const method = current.verificationMethod;
-    if (typeof method === 'string' && method.startsWith('did:')) {
-      await documentLoader(method).catch(() => undefined);
-    }
     results.push(
       await oneStepAtATime(() => verifyProof(current, proofs, unsecured, documentLoader)),
     );

@@ -31,9 +31,14 @@ export type DidDereferencer = (url: string) => Promise<Json>;
  * did:web over https through the outbound guard when a policy is given. Every DID is remembered in
  * one bounded cache (did:web for its Cache-Control, within didWebLimits), and concurrent reads of one
  * did:web share one fetch. Anything else is refused, naming the method.
+ *
+ * Two ways in: `prefetch` fetches (before a verification step, within the request's deadline), and
+ * `remembered`, what the document loader uses inside a step, never fetches: a step waiting on the
+ * network would hold every other request's steps (verification-steps.ts).
  */
 export class DidResolution {
-  private readonly resolver: Resolver;
+  private readonly fetching: Resolver;
+  private readonly remembering: Resolver;
   private readonly remembered = new LRUCache<string, DIDResolutionResult>({
     max: didWebLimits.remembered,
   });
@@ -41,47 +46,67 @@ export class DidResolution {
 
   /** Without `webPolicy`, did:web is not resolved: nothing is fetched. */
   constructor(webPolicy?: OutboundPolicy) {
-    const registry: Record<string, DIDResolver> = {
+    const local: Record<string, DIDResolver> = {
       key: (did) => Promise.resolve(resolution(didKeyDocument(did))),
       jwk: (did) => Promise.resolve(resolution(didJwkDocument(did))),
     };
-    if (webPolicy !== undefined) {
-      registry.web = async (did) => {
-        const read = await readDidWeb(did, webPolicy);
-        return resolution(read.document, read.ttlMs);
-      };
-    }
-    this.resolver = new Resolver(registry, {
-      cache: (parsed, resolve) => this.cached(parsed, resolve),
-    });
+    const web: Record<string, DIDResolver> =
+      webPolicy === undefined
+        ? {}
+        : {
+            web: async (did) => {
+              const read = await readDidWeb(did, webPolicy);
+              return resolution(read.document, read.ttlMs);
+            },
+          };
+    this.fetching = new Resolver(
+      { ...local, ...web },
+      { cache: (parsed, resolve) => this.cached(parsed, resolve) },
+    );
+    const notFetched: DIDResolver = () =>
+      Promise.resolve(
+        resolution(
+          `its document was not read in the time a verification has for the documents it fetches (${didWebLimits.timeoutMs} ms)`,
+        ),
+      );
+    this.remembering = new Resolver(
+      { ...local, ...(webPolicy === undefined ? {} : { web: notFetched }) },
+      {
+        cache: (parsed, resolve) =>
+          parsed.method === 'web'
+            ? Promise.resolve(this.remembered.get(parsed.did) ?? resolve())
+            : this.cached(parsed, resolve),
+      },
+    );
   }
 
-  /** What the document loader answers for a DID URL: the DID document or a verification method. */
-  readonly dereference: DidDereferencer = async (url) => {
-    if (url.length > verificationLimits.urlChars) {
-      throw new UnresolvableDidError(
-        url.slice(0, 100),
-        `longer than ${verificationLimits.urlChars} characters`,
-      );
-    }
-    const parsed = parse(url);
-    if (parsed === null) throw unsupportedMethod(url);
-    if (parsed.path !== undefined || parsed.query !== undefined) {
-      throw new UnresolvableDidError(url, 'a DID URL with a path or query is not dereferenced');
-    }
-    const result = await this.resolver.resolve(parsed.did);
-    const { error, message } = result.didResolutionMetadata as { error?: string; message?: string };
-    if (error === 'unsupportedDidMethod' || error === 'invalidDid') throw unsupportedMethod(url);
-    if (result.didDocument === null) {
-      throw new UnresolvableDidError(parsed.did, message ?? error ?? 'no DID document');
-    }
-    // A copy: a caller that changes what it loaded must not change what the next one loads.
-    const document = structuredClone(result.didDocument) as DidDocumentJson;
-    if (parsed.fragment === undefined) return document;
-    const method = dereferenceMethod(document, url);
-    if (typeof method === 'string') throw new UnresolvableDidError(url, method);
-    return method;
-  };
+  /** The DID document or verification method a DID URL names, fetching a did:web's when needed. */
+  readonly dereference: DidDereferencer = (url) => dereferenceWith(this.fetching, url);
+
+  /** Like `dereference`, with a did:web's document only when it is remembered: never fetches. */
+  readonly rememberedOnly: DidDereferencer = (url) => dereferenceWith(this.remembering, url);
+
+  /**
+   * Each of `urls` that is a DID URL, dereferenced at the same time, by `deadline` at the latest:
+   * what resolved, to pin for the verification step that follows. What did not is left out; the
+   * step's loader then answers why (remembered failure, or not read in time).
+   */
+  async prefetch(urls: readonly string[], deadline: AbortSignal): Promise<Map<string, Json>> {
+    const pinned = new Map<string, Json>();
+    const dids = [...new Set(urls.filter((url) => url.startsWith('did:')))];
+    const work = Promise.all(
+      dids.map(async (url) => {
+        try {
+          pinned.set(url, await this.dereference(url));
+        } catch (error) {
+          if (!(error instanceof UnresolvableDidError)) throw error;
+        }
+      }),
+    );
+    await byDeadline(work, deadline);
+    // A copy: what resolves after the deadline must not change what the step sees.
+    return new Map(pinned);
+  }
 
   private cached(parsed: ParsedDID, resolve: WrappedResolver): Promise<DIDResolutionResult> {
     const remembered = this.remembered.get(parsed.did);
@@ -99,6 +124,47 @@ export class DidResolution {
     }
     return reading;
   }
+}
+
+async function dereferenceWith(resolver: Resolver, url: string): Promise<Json> {
+  if (url.length > verificationLimits.urlChars) {
+    throw new UnresolvableDidError(
+      url.slice(0, 100),
+      `longer than ${verificationLimits.urlChars} characters`,
+    );
+  }
+  const parsed = parse(url);
+  if (parsed === null) throw unsupportedMethod(url);
+  if (parsed.path !== undefined || parsed.query !== undefined) {
+    throw new UnresolvableDidError(url, 'a DID URL with a path or query is not dereferenced');
+  }
+  const result = await resolver.resolve(parsed.did);
+  const { error, message } = result.didResolutionMetadata as { error?: string; message?: string };
+  if (error === 'unsupportedDidMethod' || error === 'invalidDid') throw unsupportedMethod(url);
+  if (result.didDocument === null) {
+    throw new UnresolvableDidError(parsed.did, message ?? error ?? 'no DID document');
+  }
+  // A copy: a caller that changes what it loaded must not change what the next one loads.
+  const document = structuredClone(result.didDocument) as DidDocumentJson;
+  if (parsed.fragment === undefined) return document;
+  const method = dereferenceMethod(document, url);
+  if (typeof method === 'string') throw new UnresolvableDidError(url, method);
+  return method;
+}
+
+/** Settles when `work` does or `deadline` aborts, whichever is first. */
+function byDeadline(work: Promise<unknown>, deadline: AbortSignal): Promise<void> {
+  if (deadline.aborted) return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    const abort = () => resolve();
+    deadline.addEventListener('abort', abort, { once: true });
+    work
+      .then(
+        () => resolve(),
+        (error: unknown) => reject(error instanceof Error ? error : new Error(String(error))),
+      )
+      .finally(() => deadline.removeEventListener('abort', abort));
+  });
 }
 
 /** The document of a did:key of an Ed25519 key (2020 suites form) or a P-256 key (Multikey). */
