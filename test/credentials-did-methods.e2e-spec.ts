@@ -76,6 +76,21 @@ describe('did:jwk and P-256 did:key issuers and holders', () => {
     },
   );
 
+  it('refuses an ecdsa proofValue beyond the limit before any library reads it', async () => {
+    const key = await foreignKey('P-256');
+    const did = didJwkOf(key);
+    const credential = await key.issue(alumniCredential(), did, `${did}#0`);
+    (credential.proof as Json).proofValue = `z${'2'.repeat(5_000)}`;
+    const answer = await verifyCredential(service, 'demo', credential);
+    expect(answer.status).toBe(400);
+    expect(answer.body.errors).toEqual([
+      {
+        field: 'verifiableCredential.proof.proofValue',
+        message: 'is longer than 100 characters: an Ed25519 or P-256 signature has 86-88',
+      },
+    ]);
+  });
+
   it('verifies a presentation of a did:jwk holder carrying a P-256 did:key credential', async () => {
     const issuerKey = await foreignKey('P-256');
     const issuer = didKeyOf(issuerKey);

@@ -99,6 +99,19 @@ describe('did:web issuers and their status lists', () => {
     };
   }
 
+  async function presentationOutcome(presentation: Json, challenge: string) {
+    const answer = await service.request<Json>('/ctrl/api/v1.0/presentations/verify', {
+      method: 'POST',
+      headers: { 'x-tenant-id': 'demo' },
+      body: { verifiablePresentation: presentation, options: { challenge } },
+    });
+    const details = (answer.body.problemDetails ?? []) as Json[];
+    return {
+      status: answer.status,
+      details: details.map((one) => `${String(one.check)}: ${String(one.detail)}`),
+    };
+  }
+
   beforeAll(async () => {
     ca = await createTestCa();
     [dids, lists] = await Promise.all([startHttpsOrigin(ca), startHttpsOrigin(ca)]);
@@ -306,6 +319,107 @@ describe('did:web issuers and their status lists', () => {
       expect(details).toHaveLength(1);
       expect(details[0]).toMatch(/^status: /);
       expect(details[0]).toMatch(reason);
+    });
+  });
+
+  describe('entries of several bits (statusSize, statusMessage)', () => {
+    let issuer: WebIssuer;
+    const messages = [0, 1, 2, 3].map((value) => ({
+      status: `0x${value}`,
+      message: value === 0 ? 'valid' : `code ${value}`,
+    }));
+
+    /** A list of 2-bit entries of `purpose` where entry 7 holds 0b10, and a credential with `entry`. */
+    async function twoBitCase(purpose: string, entry: Json): Promise<Json> {
+      issuer ??= await webIssuer('Ed25519', ['issuers', 'two-bit']);
+      const path = `/two-bit/${purpose}-${crypto.randomUUID()}`;
+      const url = `${lists.origin}${path}`;
+      const list = await createList({ length: 2 * 131_072 });
+      list.setStatus(2 * 7, true);
+      lists.json(
+        path,
+        await issuer.sign(await createCredential({ id: url, list, statusPurpose: purpose })),
+      );
+      return issuer.sign(
+        alumniCredential({
+          credentialStatus: {
+            id: `${url}#7`,
+            type: 'BitstringStatusListEntry',
+            statusPurpose: purpose,
+            statusListIndex: '7',
+            statusListCredential: url,
+            ...entry,
+          },
+        }),
+      );
+    }
+
+    it('fails a revocation whose 2-bit status is not zero', async () => {
+      const credential = await twoBitCase('revocation', { statusSize: 2, statusMessage: messages });
+      expect(await outcome(credential)).toEqual({
+        status: 422,
+        details: ['status: the credential is revoked'],
+      });
+    });
+
+    it('does not fail a message status: it informs', async () => {
+      const credential = await twoBitCase('message', { statusSize: 2, statusMessage: messages });
+      expect(await outcome(credential)).toEqual({ status: 200, details: [] });
+    });
+
+    it.each<[string, Json, RegExp]>([
+      [
+        'statusSize 2 without statusMessage',
+        { statusSize: 2 },
+        /the entry has statusSize 2 but no statusMessage/,
+      ],
+      [
+        'too few messages',
+        { statusSize: 2, statusMessage: messages.slice(0, 2) },
+        /must list 4 messages/,
+      ],
+      [
+        'a list too short for its size',
+        {
+          statusSize: 4,
+          statusMessage: Array.from({ length: 16 }, (_, value) => ({
+            status: `0x${value.toString(16)}`,
+            message: 'm',
+          })),
+        },
+        /holds 65536 entries of 4 bits, fewer than the 131072/,
+      ],
+    ])('fails the status check for an entry with %s', async (_name, entry, reason) => {
+      const { status, details } = await outcome(await twoBitCase('revocation', entry));
+      expect(status).toBe(422);
+      expect(details).toEqual([expect.stringMatching(reason)]);
+    });
+  });
+
+  describe('did:web holders', () => {
+    it('verifies a presentation whose holder is a did:web with an authentication key', async () => {
+      const holder = await webIssuer('P-256', ['holders', 'alice']);
+      const credential = await credentialOf(await webIssuer('Ed25519', ['issuers', 'for-alice']));
+      const presentation = await holder.key.present(
+        [credential],
+        holder.did,
+        holder.methodId,
+        'c-1',
+      );
+      expect(await presentationOutcome(presentation, 'c-1')).toEqual({ status: 200, details: [] });
+    });
+
+    it('refuses one whose key the did:web lists for assertionMethod only', async () => {
+      const holder = await webIssuer('Ed25519', ['holders', 'bob'], 'Multikey', [
+        'assertionMethod',
+      ]);
+      const presentation = await holder.key.present([], holder.did, holder.methodId, 'c-2');
+      expect(await presentationOutcome(presentation, 'c-2')).toEqual({
+        status: 422,
+        details: [
+          `holder: proof (eddsa-rdfc-2022): the key '${holder.methodId}' is not an authentication key of ${holder.did}`,
+        ],
+      });
     });
   });
 
