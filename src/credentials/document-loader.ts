@@ -1,4 +1,4 @@
-import { DidResolution, type DidDereferencer } from './did-resolution/did-resolution.js';
+import { dereferenceLocally, type DidDereferencer } from './did-resolution/local-dids.js';
 
 /** Nest's token for the one document loader the credential operations share. */
 export const DOCUMENT_LOADER = Symbol('DOCUMENT_LOADER');
@@ -18,7 +18,7 @@ export class ContextNotAllowedError extends Error {
  */
 export function createDocumentLoader(
   contexts: ReadonlyMap<string, unknown>,
-  dids: DidDereferencer = new DidResolution().dereference,
+  dids: DidDereferencer = dereferenceLocally,
 ): DocumentLoader {
   return async (url) => {
     const context = contexts.get(url);

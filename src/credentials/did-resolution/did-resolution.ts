@@ -1,6 +1,5 @@
 import { LRUCache } from 'lru-cache';
 import {
-  parse,
   Resolver,
   type DIDDocument,
   type DIDResolutionResult,
@@ -9,22 +8,13 @@ import {
   type WrappedResolver,
 } from 'did-resolver';
 import { type OutboundPolicy } from '../../common/outbound.js';
-import {
-  ed25519DidDocument,
-  ed25519PublicKeyOfDidKey,
-  p256MultikeyDidDocument,
-  p256PublicKeyOfDidKey,
-} from '../../did/did-key.js';
-import { verificationLimits } from '../verification-limits.js';
-import { dereferenceMethod, type DidDocumentJson } from './did-document.js';
+import { type DidDocumentJson } from './did-document.js';
 import { didJwkDocument } from './did-jwk.js';
 import { didWebLimits, readDidWeb } from './did-web.js';
+import { dereferenceIn, didKeyDocument, parseDidUrl, type DidDereferencer } from './local-dids.js';
 import { UnresolvableDidError, unsupportedMethod } from './unresolvable-did.js';
 
 type Json = Record<string, unknown>;
-
-/** A DID document, or one of its verification methods when the URL has a fragment. */
-export type DidDereferencer = (url: string) => Promise<Json>;
 
 /**
  * The DIDs verification resolves (did-resolver's registry): did:key and did:jwk from the DID itself,
@@ -46,38 +36,32 @@ export class DidResolution {
 
   /** Without `webPolicy`, did:web is not resolved: nothing is fetched. */
   constructor(webPolicy?: OutboundPolicy) {
-    const local: Record<string, DIDResolver> = {
+    const fetching: Record<string, DIDResolver> = {
       key: (did) => Promise.resolve(resolution(didKeyDocument(did))),
       jwk: (did) => Promise.resolve(resolution(didJwkDocument(did))),
     };
-    const web: Record<string, DIDResolver> =
-      webPolicy === undefined
-        ? {}
-        : {
-            web: async (did) => {
-              const read = await readDidWeb(did, webPolicy);
-              return resolution(read.document, read.ttlMs);
-            },
-          };
-    this.fetching = new Resolver(
-      { ...local, ...web },
-      { cache: (parsed, resolve) => this.cached(parsed, resolve) },
-    );
-    const notFetched: DIDResolver = () =>
-      Promise.resolve(
-        resolution(
-          `its document was not read in the time a verification has for the documents it fetches (${didWebLimits.timeoutMs} ms)`,
-        ),
-      );
-    this.remembering = new Resolver(
-      { ...local, ...(webPolicy === undefined ? {} : { web: notFetched }) },
-      {
-        cache: (parsed, resolve) =>
-          parsed.method === 'web'
-            ? Promise.resolve(this.remembered.get(parsed.did) ?? resolve())
-            : this.cached(parsed, resolve),
-      },
-    );
+    const remembering: Record<string, DIDResolver> = { ...fetching };
+    if (webPolicy !== undefined) {
+      fetching.web = async (did) => {
+        const read = await readDidWeb(did, webPolicy);
+        return resolution(read.document, read.ttlMs);
+      };
+      remembering.web = () =>
+        Promise.resolve(
+          resolution(
+            `its document was not read in the time a verification has for the documents it fetches (${didWebLimits.timeoutMs} ms)`,
+          ),
+        );
+    }
+    this.fetching = new Resolver(fetching, {
+      cache: (parsed, resolve) => this.cached(parsed, resolve),
+    });
+    this.remembering = new Resolver(remembering, {
+      cache: (parsed, resolve) =>
+        parsed.method === 'web'
+          ? Promise.resolve(this.remembered.get(parsed.did) ?? resolve())
+          : this.cached(parsed, resolve),
+    });
   }
 
   /** The DID document or verification method a DID URL names, fetching a did:web's when needed. */
@@ -127,29 +111,14 @@ export class DidResolution {
 }
 
 async function dereferenceWith(resolver: Resolver, url: string): Promise<Json> {
-  if (url.length > verificationLimits.urlChars) {
-    throw new UnresolvableDidError(
-      url.slice(0, 100),
-      `longer than ${verificationLimits.urlChars} characters`,
-    );
-  }
-  const parsed = parse(url);
-  if (parsed === null) throw unsupportedMethod(url);
-  if (parsed.path !== undefined || parsed.query !== undefined) {
-    throw new UnresolvableDidError(url, 'a DID URL with a path or query is not dereferenced');
-  }
-  const result = await resolver.resolve(parsed.did);
+  const { did, fragment } = parseDidUrl(url);
+  const result = await resolver.resolve(did);
   const { error, message } = result.didResolutionMetadata as { error?: string; message?: string };
   if (error === 'unsupportedDidMethod' || error === 'invalidDid') throw unsupportedMethod(url);
   if (result.didDocument === null) {
-    throw new UnresolvableDidError(parsed.did, message ?? error ?? 'no DID document');
+    throw new UnresolvableDidError(did, message ?? error ?? 'no DID document');
   }
-  // A copy: a caller that changes what it loaded must not change what the next one loads.
-  const document = structuredClone(result.didDocument) as DidDocumentJson;
-  if (parsed.fragment === undefined) return document;
-  const method = dereferenceMethod(document, url);
-  if (typeof method === 'string') throw new UnresolvableDidError(url, method);
-  return method;
+  return dereferenceIn(result.didDocument as unknown as DidDocumentJson, url, fragment);
 }
 
 /** Settles when `work` does or `deadline` aborts, whichever is first. */
@@ -165,15 +134,6 @@ function byDeadline(work: Promise<unknown>, deadline: AbortSignal): Promise<void
       )
       .finally(() => deadline.removeEventListener('abort', abort));
   });
-}
-
-/** The document of a did:key of an Ed25519 key (2020 suites form) or a P-256 key (Multikey). */
-function didKeyDocument(did: string): DidDocumentJson | string {
-  const ed25519 = ed25519PublicKeyOfDidKey(did);
-  if (ed25519 !== undefined) return ed25519DidDocument(ed25519) as unknown as DidDocumentJson;
-  const p256 = p256PublicKeyOfDidKey(did);
-  if (p256 !== undefined) return p256MultikeyDidDocument(p256) as unknown as DidDocumentJson;
-  return 'only did:key DIDs of an Ed25519 (z6Mk…) or P-256 (zDn…) key are resolved';
 }
 
 /** did-resolver's result for a document or the reason there is none; `ttlMs` is how long it holds. */

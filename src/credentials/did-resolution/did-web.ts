@@ -61,7 +61,7 @@ export async function readDidWeb(did: string, policy: OutboundPolicy): Promise<D
   try {
     url = didWebUrl(did);
   } catch (error) {
-    return failed((error as Error).message);
+    return failed(error instanceof Error ? error.message : String(error));
   }
   let response: OutboundResponse;
   try {
