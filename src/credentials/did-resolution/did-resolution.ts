@@ -31,6 +31,9 @@ export class DidResolution {
   private readonly remembering: Resolver;
   private readonly remembered = new LRUCache<string, DIDResolutionResult>({
     max: didWebLimits.remembered,
+    maxSize: didWebLimits.rememberedBytes,
+    // A did:web document is up to 64 KiB: a thousand of them would be 64 MiB.
+    sizeCalculation: (result) => JSON.stringify(result).length,
   });
   private readonly reading = new Map<string, Promise<DIDResolutionResult>>();
 

@@ -12,8 +12,9 @@ export const didWebLimits = {
   bytes: 64 * 1024,
   /** One fetch's whole answer. */
   timeoutMs: 5_000,
-  /** Documents remembered, read or failed. */
+  /** Documents remembered, read or failed, and the most their JSON may add up to. */
   remembered: 1_000,
+  rememberedBytes: 16 * 1024 * 1024,
   /** A document is remembered for its Cache-Control max-age, at most this long. */
   maxTtlMs: 300_000,
   /**
