@@ -239,7 +239,9 @@ export class CredentialVerifier {
       if (found.includes(undefined)) return undefined;
       return found.length > 0 ? found.join('; ') : `no proof by ${controller}`;
     }
-    return found.find((problem, index) => problem !== undefined && proofs[index].previousProof === undefined);
+    return found.find(
+      (problem, index) => problem !== undefined && proofs[index].previousProof === undefined,
+    );
   }
 
   /** JSON-LD expansion in safe mode: an unknown context or an undefined term is refused, by name. */

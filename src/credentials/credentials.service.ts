@@ -260,6 +260,8 @@ export class CredentialsService {
       if (entry.id !== undefined && !isUrl(entry.id)) {
         errors.push({ field: `${field}.id`, message: 'must be a URL' });
       }
+      if (entry.type === 'BitstringStatusListEntry')
+        errors.push(...bitstringEntryErrors(entry, field));
       if (intoOurLists(entry.statusListCredential) || intoOurLists(entry.id)) {
         errors.push({
           field: `${field}.statusListCredential`,
@@ -310,6 +312,24 @@ export class CredentialsService {
     if (problems.length > 0) throw notVerified(checks, problems);
     return { verified: true, checks, issuer: issuer ?? '', proofs, warnings: [] };
   }
+}
+
+/** What Bitstring Status List §2.1 asks of an entry, so that a verifier can read it at all. */
+function bitstringEntryErrors(entry: Json, field: string): FieldError[] {
+  const errors: FieldError[] = [];
+  if (typeof entry.statusPurpose !== 'string' || entry.statusPurpose === '') {
+    errors.push({ field: `${field}.statusPurpose`, message: 'is required' });
+  }
+  if (typeof entry.statusListIndex !== 'string' || !/^\d{1,10}$/.test(entry.statusListIndex)) {
+    errors.push({
+      field: `${field}.statusListIndex`,
+      message: 'must be a whole number as a string',
+    });
+  }
+  if (!isUrl(entry.statusListCredential)) {
+    errors.push({ field: `${field}.statusListCredential`, message: 'must be a URL' });
+  }
+  return errors;
 }
 
 /** VC 1.1's context does not define the status entry's terms: its credentials name the status context. */

@@ -20,7 +20,14 @@ export const presentationChecks = [
 ] as const;
 
 /** Run whatever `checks` says: a signature means nothing unless its key is the issuer's (or holder's). */
-export const alwaysRun: readonly string[] = ['proof', 'issuer', 'holder', 'challenge', 'domain', 'credential'];
+export const alwaysRun: readonly string[] = [
+  'proof',
+  'issuer',
+  'holder',
+  'challenge',
+  'domain',
+  'credential',
+];
 
 export interface VerificationPolicy {
   /** The checks asked for (`options.checks`); absent: all of them. */

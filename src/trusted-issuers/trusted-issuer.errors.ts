@@ -2,7 +2,10 @@ import { DomainException } from '../common/problem/domain.exception.js';
 import { trustedIssuerLimits } from './trusted-issuer-limits.js';
 
 export function trustedIssuerNotFound(id: string): DomainException {
-  return new DomainException('TRUSTED_ISSUER_NOT_FOUND', `The tenant has no trusted issuer '${id}'.`);
+  return new DomainException(
+    'TRUSTED_ISSUER_NOT_FOUND',
+    `The tenant has no trusted issuer '${id}'.`,
+  );
 }
 
 export function trustedIssuerExists(issuer: string): DomainException {

@@ -55,7 +55,10 @@ export class TrustedIssuersController {
     examples: {
       did: {
         summary: 'A did:key issuer',
-        value: { issuer: trustedIssuerExample.issuer, description: trustedIssuerExample.description },
+        value: {
+          issuer: trustedIssuerExample.issuer,
+          description: trustedIssuerExample.description,
+        },
       },
     },
   })
@@ -87,7 +90,13 @@ export class TrustedIssuersController {
   @ApiOkResponse({
     type: TrustedIssuerPageDto,
     description: 'A page of entries.',
-    example: { content: [trustedIssuerExample], number: 0, size: 20, totalElements: 1, totalPages: 1 },
+    example: {
+      content: [trustedIssuerExample],
+      number: 0,
+      size: 20,
+      totalElements: 1,
+      totalPages: 1,
+    },
   })
   @ApiProblems(base, 'VALIDATION_FAILED', ...tenantScopedProblems)
   list(
@@ -101,7 +110,11 @@ export class TrustedIssuersController {
   @TenantScoped()
   @ApiOperation({ operationId: 'getTrustedIssuer', summary: 'One trusted issuer of the tenant' })
   @ApiParam(idParameter)
-  @ApiOkResponse({ type: TrustedIssuerDto, description: 'The entry.', example: trustedIssuerExample })
+  @ApiOkResponse({
+    type: TrustedIssuerDto,
+    description: 'The entry.',
+    example: trustedIssuerExample,
+  })
   @ApiProblems(
     `${base}/${trustedIssuerExample.id}`,
     'TRUSTED_ISSUER_NOT_FOUND',
@@ -117,7 +130,8 @@ export class TrustedIssuersController {
   @ApiOperation({
     operationId: 'deleteTrustedIssuer',
     summary: 'Remove an issuer from the tenant’s trusted issuers',
-    description: 'Removing the last entry leaves the tenant without a list: any issuer is accepted.',
+    description:
+      'Removing the last entry leaves the tenant without a list: any issuer is accepted.',
   })
   @ApiParam(idParameter)
   @ApiNoContentResponse({ description: 'Removed.' })

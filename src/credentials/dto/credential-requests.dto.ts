@@ -15,7 +15,6 @@ import { statusPurposes, type StatusPurpose } from '../status/bitstring.js';
 import { signingCryptosuites, type SigningCryptosuite } from '../data-integrity.js';
 import { VerifyOptionsDto } from './verify-options.dto.js';
 
-
 export const credentialExample = {
   '@context': [
     'https://www.w3.org/ns/credentials/v2',

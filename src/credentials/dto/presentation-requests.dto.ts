@@ -3,7 +3,6 @@ import { Type } from 'class-transformer';
 import { IsObject, IsOptional, ValidateNested } from 'class-validator';
 import { VerifyPresentationOptionsDto } from './verify-options.dto.js';
 
-
 export class VerifyPresentationDto {
   @ApiProperty({
     type: 'object',

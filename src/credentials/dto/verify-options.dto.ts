@@ -64,7 +64,10 @@ export class VerifyOptionsDto {
 }
 
 export class VerifyPresentationOptionsDto {
-  @Checks(presentationChecks, '`proof`, `holder`, `credential` (with `issuer`), `challenge` and `domain`')
+  @Checks(
+    presentationChecks,
+    '`proof`, `holder`, `credential` (with `issuer`), `challenge` and `domain`',
+  )
   checks?: string[];
 
   @ApiPropertyOptional({
