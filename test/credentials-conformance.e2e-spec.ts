@@ -361,7 +361,7 @@ describe('Credentials: W3C conformance', () => {
       for (const credentialStatus of [forged, [custom, otherPath]]) {
         const response = await issue(service, 'demo', alumniCredential({ credentialStatus }));
         expectProblem(response, 400, 'CREDENTIAL_INVALID', issuePath);
-        expect(JSON.stringify(response.body.errors)).toContain('credentialStatus');
+        expect(JSON.stringify((response.body as Json).errors)).toContain('credentialStatus');
       }
     });
 
