@@ -171,7 +171,7 @@ function relatedResourceErrors(value: unknown, field: string): FieldError[] {
   }
   const errors: FieldError[] = [];
   const seen = new Set<unknown>();
-  for (const [index, resource] of (resources as Json[]).entries()) {
+  for (const [index, resource] of resources.entries()) {
     const where = Array.isArray(value) ? `${field}[${index}]` : field;
     if (!isUrl(resource.id)) errors.push({ field: `${where}.id`, message: 'must be a URL' });
     else if (seen.has(resource.id)) {
