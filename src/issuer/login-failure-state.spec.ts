@@ -25,6 +25,12 @@ const at = (ms: number): Date => new Date(t0 + ms);
 const seconds = (date: Date | null): number | null =>
   date === null ? null : (date.getTime() - t0) / 1000;
 
+/** Seconds from the last failure to the end of the lockout; null without one. */
+const waitAfter = (row: LoginFailureRow, lastMs: number): number | null =>
+  row.failedLoginNotBefore === null
+    ? null
+    : (row.failedLoginNotBefore.getTime() - t0 - lastMs) / 1000;
+
 /** `count` failures `gapMs` apart from no failures; the row after the last. */
 function failures(settings: BruteForceSettings, count: number, gapMs: number): LoginFailureRow {
   let row = noFailures;
@@ -46,10 +52,7 @@ describe('the state after a failed login (Keycloak 26 DefaultBruteForceProtector
     // 1000 s apart: each failure comes after the previous lockout ended.
     const row = failures(shipped, count, 1_000_000);
     expect(row.numFailures).toBe(count);
-    const last = (count - 1) * 1000;
-    expect(
-      row.failedLoginNotBefore === null ? null : seconds(row.failedLoginNotBefore) - last,
-    ).toBe(wait === null ? null : wait - 0.25);
+    expect(waitAfter(row, (count - 1) * 1_000_000)).toBe(wait === null ? null : wait - 0.25);
     expect(row.permanentlyLockedAt).toBeNull();
   });
 
@@ -66,10 +69,7 @@ describe('the state after a failed login (Keycloak 26 DefaultBruteForceProtector
     [20, 900],
   ])('LINEAR, factor 3: after %i failures the wait is %p s', (count, wait) => {
     const row = failures({ ...shipped, strategy: 'LINEAR', failureFactor: 3 }, count, 1_000_000);
-    const last = (count - 1) * 1000;
-    expect(
-      row.failedLoginNotBefore === null ? null : seconds(row.failedLoginNotBefore) - last,
-    ).toBe(wait === null ? null : wait - 0.25);
+    expect(waitAfter(row, (count - 1) * 1_000_000)).toBe(wait === null ? null : wait - 0.25);
   });
 
   it('a failure too quick after the previous one waits minimumQuickLoginWaitSeconds, not counted as a lockout', () => {
