@@ -48,7 +48,7 @@ export interface AgentClientOptions {
   now?: () => number;
 }
 
-/** The token endpoint of the realm on an origin (seed §4, Token endpoint). */
+/** The token endpoint of the realm on an origin (Keycloak's OpenID Connect path for the realm agent-cloud). */
 export function tokenUrlOf(baseUrl: string): string {
   return new URL('/auth/realms/agent-cloud/protocol/openid-connect/token', baseUrl).toString();
 }
