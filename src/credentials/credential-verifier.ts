@@ -24,6 +24,7 @@ import { RemoteStatusLists } from './status/remote-status-lists.js';
 import { StatusListsService } from './status/status-lists.service.js';
 import { documentLimitErrors, remoteStatusListLimits } from './verification-limits.js';
 import { oneStepAtATime } from './verification-steps.js';
+import { runs, type VerificationPolicy } from './verification-policy.js';
 
 type Json = Record<string, unknown>;
 
@@ -34,7 +35,7 @@ export interface Inspection {
 }
 
 /** The checks of a credential; `status` only once proof and issuer passed (docs/credentials.md). */
-export type CredentialInspection = Inspection & { checks: string[] };
+export type CredentialInspection = Inspection & { checks: string[]; issuer?: string };
 
 /**
  * The time a request has for the documents it fetches (did:web documents, status lists), from now: a
@@ -57,12 +58,14 @@ export class CredentialVerifier {
   /**
    * Proofs, issuer, validity and status of a credential. Throws 400 when it is not a credential at
    * all or exceeds a limit (`field` names where it sits in the request); otherwise answers what
-   * failed. Its status lists are read by `deadline`.
+   * failed. Its status lists are read by `deadline`; `policy` says which checks run and whose
+   * credentials pass.
    */
   async inspectCredential(
     credential: Json,
     field: string,
     deadline = statusDeadline(),
+    policy: VerificationPolicy = {},
   ): Promise<CredentialInspection> {
     const beyond = documentLimitErrors(credential, field);
     if (beyond.length > 0) throw credentialInvalid(beyond);
@@ -77,7 +80,8 @@ export class CredentialVerifier {
     const issuerProblem =
       issuer === undefined
         ? 'the credential names no issuer'
-        : await this.keyProblem(issuer, proofs, 'assertionMethod', deadline);
+        : ((await this.keyProblem(issuer, proofs, 'assertionMethod', deadline)) ??
+          untrustedProblem(issuer, policy.trustedIssuers));
     if (issuerProblem !== undefined) {
       problems.push({
         type: checkProblemTypes.issuer,
@@ -88,7 +92,9 @@ export class CredentialVerifier {
     }
     // A credential its issuer did not sign says nothing about its status: its lists are not read.
     const authentic = problems.length === 0;
-    const validity = validityProblem(credential, new Date());
+    const checks = ['proof', 'issuer'];
+    const validity = runs(policy, 'validity') ? validityProblem(credential, new Date()) : undefined;
+    if (runs(policy, 'validity')) checks.push('validity');
     if (validity !== undefined) {
       problems.push({
         type: checkProblemTypes.validity,
@@ -97,9 +103,9 @@ export class CredentialVerifier {
         detail: validity,
       });
     }
-    if (!authentic) return { proofs, problems, checks: ['proof', 'issuer', 'validity'] };
+    if (!authentic || !runs(policy, 'status')) return { proofs, problems, checks, issuer };
     problems.push(...(await this.statusProblems(credential, deadline)));
-    return { proofs, problems, checks: ['proof', 'issuer', 'validity', 'status'] };
+    return { proofs, problems, checks: [...checks, 'status'], issuer };
   }
 
   /** Each BitstringStatusListEntry: its bit must be clear in the list it names. */
@@ -226,8 +232,9 @@ export class CredentialVerifier {
   }
 
   /**
-   * The proofs that start a chain (those without `previousProof`: all of a plain proof set) must be
-   * made for `relationship` with a key the controller's DID lists for it.
+   * For `assertionMethod` (an issuer), at least one proof of the set or chain must be made for it with
+   * a key the issuer's DID lists for it; the others, all verified, are endorsements (Data Integrity
+   * §2.1). For `authentication` (a holder), every proof that starts a chain must be the holder's.
    */
   async keyProblem(
     controller: string,
@@ -250,7 +257,7 @@ export class CredentialVerifier {
         typeof method === 'string' ? method : (method as Json).id,
       ),
     );
-    for (const proof of proofs.filter((one) => one.previousProof === undefined)) {
+    const problemOf = (proof: Json): string | undefined => {
       const method = typeof proof.verificationMethod === 'string' ? proof.verificationMethod : '';
       if (proof.proofPurpose !== relationship) {
         return `${describeProof(proof)} is for '${String(proof.proofPurpose)}', not ${relationship}`;
@@ -258,8 +265,16 @@ export class CredentialVerifier {
       if (!allowed.has(method)) {
         return `${describeProof(proof)}: the key '${method}' is not an ${relationship} key of ${controller}`;
       }
+      return undefined;
+    };
+    const found = proofs.map(problemOf);
+    if (relationship === 'assertionMethod') {
+      if (found.includes(undefined)) return undefined;
+      return found.length > 0 ? found.join('; ') : `no proof by ${controller}`;
     }
-    return undefined;
+    return found.find(
+      (problem, index) => problem !== undefined && proofs[index].previousProof === undefined,
+    );
   }
 
   /** JSON-LD expansion in safe mode: an unknown context or an undefined term is refused, by name. */
@@ -290,6 +305,12 @@ async function mapAtMost<T, R>(
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
+}
+
+/** The `issuer` check's last word: an issuer outside the list that applies is refused. */
+function untrustedProblem(issuer: string, trusted?: ReadonlySet<string>): string | undefined {
+  if (trusted === undefined || trusted.has(issuer)) return undefined;
+  return `untrusted issuer: '${issuer}' is not in the trusted issuers list`;
 }
 
 function proofProblem(detail: string): CheckProblem {

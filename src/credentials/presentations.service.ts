@@ -12,6 +12,7 @@ import { CredentialVerifier, statusDeadline } from './credential-verifier.js';
 import { type PresentationVerificationDto } from './dto/credential-answers.dto.js';
 import { type VerifyPresentationDto } from './dto/presentation-requests.dto.js';
 import { presentationLimitErrors } from './verification-limits.js';
+import { TrustedIssuerPolicy } from '../trusted-issuers/trusted-issuer-policy.js';
 
 type Json = Record<string, unknown>;
 
@@ -22,6 +23,7 @@ export class PresentationsService {
   constructor(
     private readonly dids: DidService,
     private readonly verifier: CredentialVerifier,
+    private readonly trust: TrustedIssuerPolicy,
   ) {}
 
   /**
@@ -56,13 +58,23 @@ export class PresentationsService {
     problems.push(...bindingProblems(proofs, options));
 
     const credentials = asArray(presentation.verifiableCredential);
-    const credentialResults: { id?: string; proofs: Json[] }[] = [];
+    const credentialResults: { id?: string; issuer?: string; proofs: Json[] }[] = [];
     const deadline = statusDeadline();
+    const policy = {
+      checks: options.checks,
+      trustedIssuers: await this.trust.trustedFor(tenantId, options),
+    };
     for (const [index, credential] of credentials.entries()) {
       const where = `${field}.verifiableCredential[${index}]`;
-      const inspection = await this.verifier.inspectCredential(credential as Json, where, deadline);
+      const inspection = await this.verifier.inspectCredential(
+        credential as Json,
+        where,
+        deadline,
+        policy,
+      );
       credentialResults.push({
         id: (credential as Json).id as string | undefined,
+        issuer: inspection.issuer,
         proofs: inspection.proofs,
       });
       problems.push(
