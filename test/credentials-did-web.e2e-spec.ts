@@ -255,6 +255,27 @@ describe('did:web issuers and their status lists', () => {
       issuer = await webIssuer('P-256', ['issuers', 'lists']);
     });
 
+    it('does not remember a list past its validUntil, whatever its max-age', async () => {
+      const ends = new Date(Date.now() + 4_000);
+      const path = '/bad/ending';
+      const url = `${lists.origin}${path}`;
+      const list = await createList({ length: 131_072 });
+      const unsigned = await createCredential({ id: url, list, statusPurpose: 'revocation' });
+      lists.json(
+        path,
+        await issuer.sign({ ...unsigned, validUntil: ends.toISOString() }),
+        'max-age=300',
+      );
+      const credential = await credentialOf(issuer, url);
+      expect(await outcome(credential)).toEqual({ status: 200, details: [] });
+      // Waiting for the list's own end: nothing here measures speed.
+      await new Promise((resolve) => setTimeout(resolve, ends.getTime() - Date.now() + 50));
+      const { status, details } = await outcome(credential);
+      expect(status).toBe(422);
+      expect(details).toEqual([expect.stringMatching(/is outside its validity period: expired/)]);
+      expect(lists.hits.get(path)).toBe(2);
+    });
+
     it.each<[string, () => Promise<string>, RegExp]>([
       [
         'forged (changed after it was signed)',

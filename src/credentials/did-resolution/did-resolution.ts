@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import {
   Resolver,
@@ -27,6 +28,7 @@ type Json = Record<string, unknown>;
  * network would hold every other request's steps (verification-steps.ts).
  */
 export class DidResolution {
+  private readonly logger = new Logger(DidResolution.name);
   private readonly fetching: Resolver;
   private readonly remembering: Resolver;
   private readonly remembered = new LRUCache<string, DIDResolutionResult>({
@@ -47,6 +49,9 @@ export class DidResolution {
     if (webPolicy !== undefined) {
       fetching.web = async (did) => {
         const read = await readDidWeb(did, webPolicy);
+        if (typeof read.document === 'string') {
+          this.logger.warn({ event: 'did-web.read-failed', did, reason: read.document });
+        }
         return resolution(read.document, read.ttlMs);
       };
       remembering.web = () =>

@@ -108,7 +108,10 @@ export class RemoteStatusLists {
     if (typeof read === 'string') return failed(read);
     const problem = await verify(list as Json);
     if (problem !== undefined) return failed(problem);
-    return { result: read, ttl: cacheTtl(response.headers['cache-control']) };
+    // Never remembered past its own end: an expired list must fail the next verification.
+    const ends = Date.parse(String((list as Json).validUntil ?? (list as Json).expirationDate));
+    const ttl = cacheTtl(response.headers['cache-control']);
+    return { result: read, ttl: Number.isNaN(ends) ? ttl : Math.min(ttl, ends - Date.now()) };
   }
 }
 
