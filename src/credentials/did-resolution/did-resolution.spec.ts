@@ -66,6 +66,16 @@ describe(DidResolution.name, () => {
     expect([...pinned.keys()]).toEqual([`${quick}#key-1`]);
   });
 
+  it("refuses a loopback did:web under production's policy, before connecting", async () => {
+    const strict = new DidResolution({ allowPrivate: false });
+    const did = `did:web:${origin.didWebHost}:strict`;
+    origin.json('/strict/did.json', documentOf(did));
+    await expect(strict.dereference(did)).rejects.toThrow(
+      /could not be fetched: localhost resolves to .* loopback/,
+    );
+    expect(origin.hits.get('/strict/did.json')).toBeUndefined();
+  });
+
   it('refuses a key type it does not verify with, and a method it does not resolve', async () => {
     const did = `did:web:${origin.didWebHost}:p384`;
     origin.json('/p384/did.json', {
