@@ -244,7 +244,7 @@ function announceOutboundAllowance(
   const allowances = [
     ['webhooks', 'WEBHOOK_ALLOW_PRIVATE_TARGETS', config.webhooks.allowPrivateTargets],
     [
-      'status list fetches',
+      'status list fetches (and did:web documents, https only)',
       'STATUS_LIST_ALLOW_PRIVATE_TARGETS',
       config.statusListAllowPrivateTargets,
     ],

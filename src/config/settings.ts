@@ -216,12 +216,20 @@ export class Settings {
 
   @Setting({
     description:
-      '`true` lets credential verification fetch status lists from loopback and private addresses and over plain http (not link-local, metadata or its own ports); development only',
+      '`true` lets credential verification fetch status lists from loopback and private addresses and over plain http, and did:web documents (always https) from loopback and private addresses (not link-local, metadata or its own ports); development only',
     default: 'local mode (embedded database and issuer): loopback only; else `false`',
   })
   @IsOptional()
   @IsIn(['true', 'false'], { message: '$property must be true or false' })
   STATUS_LIST_ALLOW_PRIVATE_TARGETS?: 'true' | 'false';
+
+  @Setting({
+    description:
+      "a PEM file of certificate authorities outbound https (status lists, did:web documents, webhooks) trusts besides Node's bundled roots: a private or test CA",
+    default: "unset: Node's bundled roots only",
+  })
+  @IsOptional()
+  OUTBOUND_CA_FILE?: string;
 
   @Setting({
     description:

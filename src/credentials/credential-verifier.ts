@@ -10,12 +10,16 @@ import {
 import {
   asArray,
   credentialShapeErrors,
+  idOf,
+  isJsonObject,
   issuerIdOf,
   validityProblem,
 } from './credential-checks.js';
 import { verifyProofs } from './data-integrity.js';
 import { DOCUMENT_LOADER } from './document-loader.js';
-import { entryBit } from './status/bitstring.js';
+import { DidResolution } from './did-resolution/did-resolution.js';
+import { resolvedDidMethods, UnresolvableDidError } from './did-resolution/unresolvable-did.js';
+import { entryStatus } from './status/entry-status.js';
 import { RemoteStatusLists } from './status/remote-status-lists.js';
 import { StatusListsService } from './status/status-lists.service.js';
 import { documentLimitErrors, remoteStatusListLimits } from './verification-limits.js';
@@ -33,7 +37,10 @@ export interface Inspection {
 /** The checks of a credential; `status` only once proof and issuer passed (docs/credentials.md). */
 export type CredentialInspection = Inspection & { checks: string[]; issuer?: string };
 
-/** The time a request has for all its status lists, from now: a presentation shares one. */
+/**
+ * The time a request has for the documents it fetches (did:web documents, status lists), from now: a
+ * presentation's credentials share one.
+ */
 export function statusDeadline(): AbortSignal {
   return AbortSignal.timeout(remoteStatusListLimits.deadlineMs);
 }
@@ -45,6 +52,7 @@ export class CredentialVerifier {
     @Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader,
     private readonly statusLists: StatusListsService,
     private readonly remoteLists: RemoteStatusLists,
+    private readonly dids: DidResolution,
   ) {}
 
   /**
@@ -67,12 +75,12 @@ export class CredentialVerifier {
     if (errors.length > 0) throw credentialInvalid(errors);
     await this.expand(credential, field);
 
-    const { proofs, problems } = await this.inspectProofs(credential);
+    const { proofs, problems } = await this.inspectProofs(credential, deadline);
     const issuer = issuerIdOf(credential);
     const issuerProblem =
       issuer === undefined
         ? 'the credential names no issuer'
-        : ((await this.keyProblem(issuer, proofs, 'assertionMethod')) ??
+        : ((await this.keyProblem(issuer, proofs, 'assertionMethod', deadline)) ??
           untrustedProblem(issuer, policy.trustedIssuers));
     if (issuerProblem !== undefined) {
       problems.push({
@@ -164,32 +172,55 @@ export class CredentialVerifier {
     if (!list.purposes.includes(String(statusPurpose))) {
       return `the status list ${url} is for ${list.purposes.join(', ')}, not ${String(statusPurpose)}`;
     }
-    return entryBit(list.bits, statusListIndex);
+    const status = entryStatus(entry, list.bits);
+    if (typeof status === 'string') return `the status list ${url}: ${status}`;
+    // Only these purposes invalidate: a message or refresh status informs, it does not fail.
+    return (statusPurpose === 'revocation' || statusPurpose === 'suspension') && status !== 0;
   }
 
   /** What is wrong with a status list credential from elsewhere: limits, terms, proofs, key, dates. */
   private async listProblem(list: Json): Promise<string | undefined> {
     const beyond = documentLimitErrors(list, 'statusListCredential');
     if (beyond.length > 0)
-      return beyond.map((error) => `${error.field} ${error.message}`).join('; ');
+      return `does not verify: ${beyond.map((error) => `${error.field} ${error.message}`).join('; ')}`;
     try {
       await this.expand(list, 'statusListCredential');
     } catch (error) {
-      if (error instanceof DomainException) return error.message;
+      if (error instanceof DomainException) return `does not verify: ${error.message}`;
       throw error;
     }
     const { proofs, problems } = await this.inspectProofs(list);
     const issuer = issuerIdOf(list) ?? '';
-    return (
-      problems[0]?.detail ??
-      (await this.keyProblem(issuer, proofs, 'assertionMethod')) ??
-      validityProblem(list, new Date())
-    );
+    const unsigned =
+      problems[0]?.detail ?? (await this.keyProblem(issuer, proofs, 'assertionMethod'));
+    if (unsigned !== undefined) return `does not verify: ${unsigned}`;
+    const validity = validityProblem(list, new Date());
+    return validity === undefined ? undefined : `is outside its validity period: ${validity}`;
   }
 
-  /** Every proof's signature (sets and chains); a document without a proof object fails. */
-  async inspectProofs(document: Json): Promise<Inspection> {
-    const results = await verifyProofs(document, this.documentLoader);
+  /**
+   * Every proof's signature (sets and chains); a document without a proof object fails. The proofs'
+   * keys are resolved first, by `deadline`, and pinned for the steps, which fetch nothing.
+   */
+  async inspectProofs(document: Json, deadline = statusDeadline()): Promise<Inspection> {
+    const methods = asArray(document.proof).map((proof) =>
+      idOf(isJsonObject(proof) ? proof.verificationMethod : undefined),
+    );
+    const pinned = await this.dids.prefetch(
+      methods.filter((method): method is string => method !== undefined),
+      deadline,
+    );
+    const loader: DocumentLoader = (url) => {
+      const document = pinned.get(url);
+      return document === undefined
+        ? this.documentLoader(url)
+        : Promise.resolve({
+            contextUrl: null,
+            documentUrl: url,
+            document: structuredClone(document),
+          });
+    };
+    const results = await verifyProofs(document, loader);
     const problems: CheckProblem[] = [];
     if (results.length === 0) {
       problems.push(proofProblem('the document carries no proof object'));
@@ -209,14 +240,16 @@ export class CredentialVerifier {
     controller: string,
     proofs: Json[],
     relationship: 'assertionMethod' | 'authentication',
+    deadline = statusDeadline(),
   ): Promise<string | undefined> {
     let document: Json;
     try {
-      document = (await this.documentLoader(controller)).document as Json;
+      const pinned = (await this.dids.prefetch([controller], deadline)).get(controller);
+      document = pinned ?? ((await this.documentLoader(controller)).document as Json);
     } catch (error) {
-      return error instanceof Error && error.name === 'UnresolvableDidError'
+      return error instanceof UnresolvableDidError
         ? error.message
-        : `'${controller}' is not a DID this service resolves (only did:key)`;
+        : `'${controller}' is not a DID this service resolves (${resolvedDidMethods.map((name) => `did:${name}`).join(', ')})`;
     }
     const listed = document[relationship];
     const allowed = new Set(

@@ -16,6 +16,7 @@ import { RemoteStatusLists } from './status/remote-status-lists.js';
 import { StatusListsService } from './status/status-lists.service.js';
 import { StatusIndexAllocator } from './status/status-index-allocator.js';
 import { createDocumentLoader, DOCUMENT_LOADER } from './document-loader.js';
+import { DidResolution } from './did-resolution/did-resolution.js';
 
 @Module({
   imports: [DidModule, WebhooksModule, TrustedIssuersModule],
@@ -28,10 +29,20 @@ import { createDocumentLoader, DOCUMENT_LOADER } from './document-loader.js';
     StatusListsService,
     StatusIndexAllocator,
     RemoteStatusLists,
+    // did:web documents come through the same outbound policy as status lists.
+    {
+      provide: DidResolution,
+      useFactory: (config: AppConfig) =>
+        new DidResolution({
+          allowPrivate: config.statusListAllowPrivateTargets,
+          ca: config.outboundCa,
+        }),
+      inject: [APP_CONFIG],
+    },
     // Read once at boot: a bad operator context stops the start, not a request.
     {
       provide: DOCUMENT_LOADER,
-      useFactory: (config: AppConfig) =>
+      useFactory: (config: AppConfig, dids: DidResolution) =>
         createDocumentLoader(
           new Map([
             ...bundledContexts(),
@@ -39,8 +50,10 @@ import { createDocumentLoader, DOCUMENT_LOADER } from './document-loader.js';
               ? []
               : contextsFromFolder(config.credentialContextsDir)),
           ]),
+          // Inside a verification step nothing is fetched: the verifier prefetches did:web documents.
+          dids.rememberedOnly,
         ),
-      inject: [APP_CONFIG],
+      inject: [APP_CONFIG, DidResolution],
     },
   ],
 })

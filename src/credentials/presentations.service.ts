@@ -41,12 +41,14 @@ export class PresentationsService {
     if (errors.length > 0) throw credentialInvalid(errors);
     await this.verifier.expand(presentation, field);
 
-    const { proofs, problems } = await this.verifier.inspectProofs(presentation);
+    // One deadline for every document the presentation makes the service fetch: DIDs, status lists.
+    const deadline = statusDeadline();
+    const { proofs, problems } = await this.verifier.inspectProofs(presentation, deadline);
     const holder = holderOf(presentation, proofs);
     const holderProblem =
       holder === undefined
         ? 'the presentation names no holder and its proof no verification method'
-        : await this.verifier.keyProblem(holder, proofs, 'authentication');
+        : await this.verifier.keyProblem(holder, proofs, 'authentication', deadline);
     if (holderProblem !== undefined) {
       problems.push({
         type: checkProblemTypes.holder,
@@ -59,7 +61,6 @@ export class PresentationsService {
 
     const credentials = asArray(presentation.verifiableCredential);
     const credentialResults: { id?: string; issuer?: string; proofs: Json[] }[] = [];
-    const deadline = statusDeadline();
     const policy = {
       checks: options.checks,
       trustedIssuers: await this.trust.trustedFor(tenantId, options),
