@@ -149,6 +149,25 @@ describe('did:web issuers and their status lists', () => {
     },
   );
 
+  it("refuses a did:web issuer the tenant's trusted issuers leave out, and accepts it once listed", async () => {
+    const issuer = await webIssuer('P-256', ['issuers', 'trusted']);
+    const credential = await credentialOf(issuer, await publishList('/lists/trusted', issuer));
+    const client = service.client();
+    const other = await client.createTrustedIssuer('demo', { issuer: 'did:web:other.example' });
+    try {
+      expect(await outcome(credential)).toEqual({
+        status: 422,
+        details: [`issuer: untrusted issuer: '${issuer.did}' is not in the trusted issuers list`],
+      });
+      const listed = await client.createTrustedIssuer('demo', { issuer: issuer.did });
+      expect(await outcome(credential)).toEqual({ status: 200, details: [] });
+      await client.deleteTrustedIssuer('demo', listed.id);
+    } finally {
+      await client.deleteTrustedIssuer('demo', other.id);
+    }
+    expect(await outcome(credential)).toEqual({ status: 200, details: [] });
+  });
+
   it('resolves a bare-host did:web from /.well-known/did.json, a P-256 JsonWebKey', async () => {
     const issuer = await webIssuer('P-256', [], 'JsonWebKey');
     expect(issuer.did).toBe(`did:web:${dids.didWebHost}`);
