@@ -1,7 +1,7 @@
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import { buildOpenApiDocument } from './common/openapi.js';
-import { tenantPickerScript } from './common/swagger-tenant-picker.js';
+import { swaggerUiHooks, tenantPickerScript } from './common/swagger-tenant-picker.js';
 import { type Request, type Response, type NextFunction } from 'express';
 import { formBodyMiddleware, hostRequired } from './common/http-body.js';
 import { ApiRequestInterceptor } from './common/api-request.interceptor.js';
@@ -55,7 +55,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
     customSiteTitle: 'Agent service API',
     customJsStr: tenantPickerScript,
     swaggerOptions: {
-      // Seed §5: Authorize with client_id agent-client, no secret; PKCE as Keycloak requires.
+      // Authorize with client_id agent-client, no secret; PKCE as Keycloak requires.
       initOAuth: {
         clientId: 'agent-client',
         usePkceWithAuthorizationCodeGrant: true,
@@ -65,6 +65,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
       persistAuthorization: true,
       displayRequestDuration: true,
       tryItOutEnabled: true,
+      ...swaggerUiHooks,
     },
   });
 }

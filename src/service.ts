@@ -5,7 +5,7 @@ import { type NestExpressApplication } from '@nestjs/platform-express';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Server, type ServerResponse } from 'node:http';
-import { Server as NetServer, type AddressInfo } from 'node:net';
+import { type AddressInfo } from 'node:net';
 import { type DataSource } from 'typeorm';
 import { AppModule } from './app.module.js';
 import { answerClientErrorsAsProblems } from './common/problem/client-error.js';
@@ -17,6 +17,7 @@ import { loadConfig, type AppConfig } from './config/app-config.js';
 import { localMasterKeyFile, masterKeyOf } from './config/local-mode.js';
 import { createDataSource, runMigrationsLocked } from './database/data-source.js';
 import { refuseOwnPort } from './common/outbound.js';
+import { stopAccepting } from './common/stop-accepting.js';
 import { observeRequests } from './observability/http-observer.js';
 import { Metrics } from './observability/metrics.js';
 import { startMetricsServer } from './observability/metrics-server.js';
@@ -79,11 +80,6 @@ function openConnections(server: Server): Promise<number> {
   return new Promise((resolve) =>
     server.getConnections((error, count) => resolve(error ? 0 : count)),
   );
-}
-
-/** net.Server's close: unlike http.Server's, it leaves idle keep-alive connections open. */
-function stopAccepting(server: Server): void {
-  NetServer.prototype.close.call(server);
 }
 
 /** The database may still be starting (docker-compose, a restart): try for about half a minute. */
