@@ -182,13 +182,15 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     const management =
       config.metricsPort === 0
         ? undefined
-        : await startMetricsServer(metrics.registry, config.metricsPort, config.host).catch(
-            (error: unknown) => {
-              throw new Error(`The metrics port ${config.metricsPort} cannot be opened`, {
-                cause: error,
-              });
-            },
-          );
+        : await startMetricsServer(
+            metrics.registry,
+            config.metricsPort === 'any' ? 0 : config.metricsPort,
+            config.host,
+          ).catch((error: unknown) => {
+            throw new Error(`The metrics port ${config.metricsPort} cannot be opened`, {
+              cause: error,
+            });
+          });
     if (management !== undefined) ownPorts.push(refuseOwnPort(management.port));
     announceOutboundAllowance(config, logger, [port, management?.port, embedded?.port]);
     const openDataSource = dataSource;

@@ -47,8 +47,8 @@ export interface AppConfig {
   /** Outbound https trusts these: Node's bundled roots and OUTBOUND_CA_FILE's; undefined: Node's default. */
   readonly outboundCa: OutboundPolicy['ca'];
   readonly webhooks: WebhookSettings;
-  /** The management port of `/metrics`; 0: no metrics server. */
-  readonly metricsPort: number;
+  /** The management port of `/metrics`; 0: no metrics server; 'any': a free port. */
+  readonly metricsPort: number | 'any';
   readonly rateLimits: RateLimitSettings;
   readonly logLevel: LogLevel;
   /** The realm file the embedded issuer reads; undefined means the one shipped in keycloak/. */
@@ -206,7 +206,7 @@ export function loadConfig(env: Environment = process.env): AppConfig {
       disableAfterFailures: settings.WEBHOOK_DISABLE_AFTER_FAILURES,
       retentionDays: settings.WEBHOOK_RETENTION_DAYS,
     },
-    metricsPort: settings.METRICS_PORT,
+    metricsPort: settings.METRICS_PORT === 'any' ? 'any' : Number(settings.METRICS_PORT),
     rateLimits: {
       callerPerMinute: settings.RATE_LIMIT_CALLER_PER_MINUTE,
       ipPerMinute: settings.RATE_LIMIT_IP_PER_MINUTE,

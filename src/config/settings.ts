@@ -273,14 +273,16 @@ export class Settings {
 
   @Setting({
     description:
-      'the management port that serves Prometheus metrics at `/metrics` (never routed by nginx); `0` turns it off',
+      'the management port that serves Prometheus metrics at `/metrics` (never routed by nginx); `0` turns it off; `any` takes a free port (tests, instances side by side) and logs it',
     default: '`9464`',
   })
-  @Type(() => Number)
-  @IsInt({ message: '$property must be a whole number from 0 to 65535' })
-  @Min(0, { message: '$property must be a whole number from 0 to 65535' })
-  @Max(65535, { message: '$property must be a whole number from 0 to 65535' })
-  METRICS_PORT = 9464;
+  @Matches(
+    /^(any|0|[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])$/,
+    {
+      message: '$property must be a whole number from 0 to 65535, or any',
+    },
+  )
+  METRICS_PORT = '9464';
 
   @Setting({
     description:
