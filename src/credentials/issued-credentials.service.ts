@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, QueryFailedError, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { violates } from '../database/constraint-violation.js';
 import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
 import { DomainException } from '../common/problem/domain.exception.js';
@@ -49,10 +50,7 @@ export class IssuedCredentialsService {
         [tenantId, credential.id, credential.types, credential.cryptosuite, credential.issuedBy],
       );
     } catch (error) {
-      if (
-        error instanceof QueryFailedError &&
-        (error.driverError as { constraint?: string }).constraint === 'issued_credential_pkey'
-      ) {
+      if (violates(error, 'unique', 'issued_credential_pkey')) {
         throw new DomainException(
           'CREDENTIAL_ALREADY_EXISTS',
           `The tenant already issued a credential with id '${credential.id}'.`,
