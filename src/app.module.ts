@@ -17,6 +17,7 @@ import { ObservabilityModule } from './observability/observability.module.js';
 import { tracingRequested } from './observability/tracing.js';
 import { ProblemsController } from './problems/problems.controller.js';
 import { TenantsModule } from './tenants/tenants.module.js';
+import { TrustedIssuersModule } from './trusted-issuers/trusted-issuers.module.js';
 
 @Module({})
 export class AppModule {
@@ -48,6 +49,7 @@ export class AppModule {
         TenantsModule,
         DidModule,
         CredentialsModule,
+        TrustedIssuersModule,
         HealthModule,
       ],
       controllers: [ProblemsController],

@@ -1,7 +1,7 @@
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import { buildOpenApiDocument } from './common/openapi.js';
-import { tenantPickerScript } from './common/swagger-tenant-picker.js';
+import { swaggerUiHooks, tenantPickerScript } from './common/swagger-tenant-picker.js';
 import { type Request, type Response, type NextFunction } from 'express';
 import { formBodyMiddleware, hostRequired } from './common/http-body.js';
 import { ApiRequestInterceptor } from './common/api-request.interceptor.js';
@@ -35,7 +35,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
     response.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
     next();
   });
-  // The seed fixes /ctrl/swagger-ui/ with its trailing slash; /ctrl/swagger-ui redirects there.
+  // The original interface fixes /ctrl/swagger-ui/ with its trailing slash; /ctrl/swagger-ui redirects there.
   app.use('/ctrl/swagger-ui', (request: Request, response: Response, next: NextFunction) => {
     const [path, query] = request.originalUrl.split(/\?(.*)/s, 2);
     if (path === '/ctrl/swagger-ui') {
@@ -55,7 +55,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
     customSiteTitle: 'Agent service API',
     customJsStr: tenantPickerScript,
     swaggerOptions: {
-      // Seed §5: Authorize with client_id agent-client, no secret; PKCE as Keycloak requires.
+      // Authorize with client_id agent-client, no secret; PKCE as Keycloak requires.
       initOAuth: {
         clientId: 'agent-client',
         usePkceWithAuthorizationCodeGrant: true,
@@ -65,6 +65,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
       persistAuthorization: true,
       displayRequestDuration: true,
       tryItOutEnabled: true,
+      ...swaggerUiHooks,
     },
   });
 }

@@ -18,7 +18,8 @@ export async function main(tracing: NodeSDK | undefined): Promise<void> {
     `Token endpoint: ${config.authIssuerUrl}/protocol/openid-connect/token (client_id agent-client)`,
   );
   if (service.metricsUrl !== undefined) {
-    logger.log(`Metrics (management port, not public): port ${config.metricsPort}, /metrics`);
+    const { port } = new URL(service.metricsUrl);
+    logger.log(`Metrics (management port, not public): port ${port}, /metrics`);
   }
   if (tracing !== undefined)
     logger.log('Tracing: on, exporting spans over OTLP (OTEL_* variables)');

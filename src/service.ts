@@ -5,7 +5,7 @@ import { type NestExpressApplication } from '@nestjs/platform-express';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Server, type ServerResponse } from 'node:http';
-import { Server as NetServer, type AddressInfo } from 'node:net';
+import { type AddressInfo } from 'node:net';
 import { type DataSource } from 'typeorm';
 import { AppModule } from './app.module.js';
 import { answerClientErrorsAsProblems } from './common/problem/client-error.js';
@@ -17,6 +17,7 @@ import { loadConfig, type AppConfig } from './config/app-config.js';
 import { localMasterKeyFile, masterKeyOf } from './config/local-mode.js';
 import { createDataSource, runMigrationsLocked } from './database/data-source.js';
 import { refuseOwnPort } from './common/outbound.js';
+import { stopAccepting } from './common/stop-accepting.js';
 import { observeRequests } from './observability/http-observer.js';
 import { Metrics } from './observability/metrics.js';
 import { startMetricsServer } from './observability/metrics-server.js';
@@ -79,11 +80,6 @@ function openConnections(server: Server): Promise<number> {
   return new Promise((resolve) =>
     server.getConnections((error, count) => resolve(error ? 0 : count)),
   );
-}
-
-/** net.Server's close: unlike http.Server's, it leaves idle keep-alive connections open. */
-function stopAccepting(server: Server): void {
-  NetServer.prototype.close.call(server);
 }
 
 /** The database may still be starting (docker-compose, a restart): try for about half a minute. */
@@ -186,13 +182,15 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     const management =
       config.metricsPort === 0
         ? undefined
-        : await startMetricsServer(metrics.registry, config.metricsPort, config.host).catch(
-            (error: unknown) => {
-              throw new Error(`The metrics port ${config.metricsPort} cannot be opened`, {
-                cause: error,
-              });
-            },
-          );
+        : await startMetricsServer(
+            metrics.registry,
+            config.metricsPort === 'any' ? 0 : config.metricsPort,
+            config.host,
+          ).catch((error: unknown) => {
+            throw new Error(`The metrics port ${config.metricsPort} cannot be opened`, {
+              cause: error,
+            });
+          });
     if (management !== undefined) ownPorts.push(refuseOwnPort(management.port));
     announceOutboundAllowance(config, logger, [port, management?.port, embedded?.port]);
     const openDataSource = dataSource;
@@ -244,7 +242,7 @@ function announceOutboundAllowance(
   const allowances = [
     ['webhooks', 'WEBHOOK_ALLOW_PRIVATE_TARGETS', config.webhooks.allowPrivateTargets],
     [
-      'status list fetches',
+      'status list fetches (and did:web documents, https only)',
       'STATUS_LIST_ALLOW_PRIVATE_TARGETS',
       config.statusListAllowPrivateTargets,
     ],

@@ -41,6 +41,19 @@ describe(BoundedClient.name, () => {
     );
   }
 
+  /** Polls the server's view of a pool's backends until `done` holds (statements outlive clients). */
+  async function backendsOnceThey(
+    applicationName: string,
+    done: (backends: { pid: number; state: string }[]) => boolean,
+  ): Promise<{ pid: number; state: string }[]> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const backends = await backendsOf(applicationName);
+      if (done(backends) || Date.now() > deadline) return backends;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
   async function transactionThatTimesOut(pool: pg.Pool, text: string): Promise<unknown> {
     const client = await pool.connect();
     try {
@@ -78,8 +91,7 @@ describe(BoundedClient.name, () => {
     expect(typeof next).toBe('number');
     expect(next).not.toBe(first);
     // Once its statement is over, the server notices the closed socket and ends the old backend.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    const backends = await backendsOf('bounded-read-timeout');
+    const backends = await backendsOnceThey('bounded-read-timeout', (all) => all.length === 1);
     expect(backends.map((backend) => backend.pid)).toEqual([next]);
   });
 
@@ -89,10 +101,10 @@ describe(BoundedClient.name, () => {
       'bounded',
     );
     expect(error).toBeInstanceOf(Error);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // A backend that is gone has rolled its transaction back.
+    expect(await backendsOnceThey('bounded-transaction', (all) => all.length === 0)).toEqual([]);
     const stored = await queryDatabase(databaseUrl, "SELECT text FROM note WHERE text = 'bounded'");
     expect(stored).toEqual([]);
-    expect(await backendsOf('bounded-transaction')).toEqual([]);
   });
 
   it('keeps the connection after an error the server reported', async () => {
@@ -105,7 +117,10 @@ describe(BoundedClient.name, () => {
   it("is needed: pg's own client hands the connection on with the transaction still open", async () => {
     const pool = poolOf(pg.Client, 'plain-transaction');
     expect(await transactionThatTimesOut(pool, 'plain')).toBeInstanceOf(Error);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // The server finishes the statement the client gave up on, and the transaction stays open.
+    await backendsOnceThey('plain-transaction', (all) =>
+      all.some((backend) => backend.state === 'idle in transaction'),
+    );
     // The next user of the connection finds itself inside the abandoned transaction and commits it.
     await pool.query('COMMIT');
     const stored = await queryDatabase(databaseUrl, "SELECT text FROM note WHERE text = 'plain'");

@@ -116,6 +116,47 @@ describe(AgentClient.name, () => {
       });
     });
 
+    it("manages a tenant's trusted issuers, and verifies with checks and trustedIssuers", async () => {
+      const issuer = await admin.createTenant({ id: 'university', label: 'University' });
+      const entry = await admin.createTrustedIssuer(
+        'demo',
+        { issuer: issuer.did, description: 'University' },
+        { idempotencyKey: 'trusted-university' },
+      );
+      expect(entry).toMatchObject({ tenantId: 'demo', issuer: issuer.did });
+      expect(
+        await admin.createTrustedIssuer(
+          'demo',
+          { issuer: issuer.did, description: 'University' },
+          { idempotencyKey: 'trusted-university' },
+        ),
+      ).toEqual(entry);
+      expect(await admin.getTrustedIssuer('demo', entry.id)).toEqual(entry);
+      expect((await admin.listTrustedIssuers('demo', { sort: 'issuer' })).content).toEqual([entry]);
+
+      const credential = await admin.issueCredential('university', {
+        credential: {
+          '@context': [
+            'https://www.w3.org/ns/credentials/v2',
+            'https://www.w3.org/ns/credentials/examples/v2',
+          ],
+          type: ['VerifiableCredential', 'AlumniCredential'],
+          credentialSubject: { id: 'did:example:abcdefgh', alumniOf: 'The School of Examples' },
+        },
+      });
+      const verified = await admin.verifyCredential('demo', credential, { checks: ['proof'] });
+      expect(verified).toMatchObject({ verified: true, issuer: issuer.did });
+      await expect(
+        admin.verifyCredential('demo', credential, { trustedIssuers: ['did:example:other'] }),
+      ).rejects.toMatchObject({ status: 422, code: 'CREDENTIAL_NOT_VERIFIED' });
+
+      await admin.deleteTrustedIssuer('demo', entry.id);
+      await expect(admin.getTrustedIssuer('demo', entry.id)).rejects.toMatchObject({
+        status: 404,
+        code: 'TRUSTED_ISSUER_NOT_FOUND',
+      });
+    });
+
     it('acts as an agent-user within its tenants only', async () => {
       const demo = service.client('demo');
       expect((await demo.listTenants()).content.map((tenant) => tenant.id)).toEqual(['demo']);

@@ -120,11 +120,15 @@ describe('Credentials: issue and verify', () => {
         ['credential.proof'],
       ],
       [
-        'a credentialStatus',
+        'a BitstringStatusListEntry that names no list',
         alumniCredential({ credentialStatus: { type: 'BitstringStatusListEntry' } }),
         undefined,
         'CREDENTIAL_INVALID',
-        ['credential.credentialStatus'],
+        [
+          'credential.credentialStatus.statusPurpose',
+          'credential.credentialStatus.statusListIndex',
+          'credential.credentialStatus.statusListCredential',
+        ],
       ],
       [
         'another issuer',

@@ -14,7 +14,7 @@ import {
   type OAuthErrorBody,
 } from './support/issuer-harness.js';
 
-/** The token endpoint's refusals and the client credentials grant, answered as Keycloak 26 answers them (keycloak-compat.md, Errors). */
+/** The token endpoint's refusals and the client credentials grant, answered as Keycloak 26 answers them (docs/auth.md). */
 describe('Embedded issuer: token endpoint errors', () => {
   const issuerTest = useIssuer();
   const { advanceSeconds, token, password, refresh, listTenants } = issuerTest;
@@ -23,7 +23,7 @@ describe('Embedded issuer: token endpoint errors', () => {
     ({ service } = issuerTest.context);
   });
 
-  describe('token endpoint errors (keycloak-compat.md, Errors)', () => {
+  describe('token endpoint errors (as Keycloak 26 answers them)', () => {
     it('refuses a request without grant_type', async () => {
       const response = await token({
         client_id: 'agent-client',

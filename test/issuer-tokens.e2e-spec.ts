@@ -14,7 +14,7 @@ import {
   type Jwks,
 } from './support/issuer-harness.js';
 
-/** The seed flow and the tokens the embedded issuer signs, held to keycloak-compat.md: what a client written against Keycloak 26.7 sees must be what it sees here. */
+/** The password grant flow and the tokens the embedded issuer signs, held to Keycloak 26.7's shapes (docs/auth.md): what a client written against Keycloak 26.7 sees must be what it sees here. */
 describe('Embedded issuer: tokens', () => {
   const issuerTest = useIssuer();
   const { advanceSeconds, nowSeconds, token, password, refresh, listTenants } = issuerTest;
@@ -24,7 +24,7 @@ describe('Embedded issuer: tokens', () => {
     ({ service, issuer } = issuerTest.context);
   });
 
-  describe('the seed flow', () => {
+  describe('the password grant flow', () => {
     it('gives a token that lists tenants, and a refreshed token that lists them too', async () => {
       const first = await token({
         client_id: 'agent-client',

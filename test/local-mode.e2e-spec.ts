@@ -57,14 +57,14 @@ describe('local mode', () => {
 
   it('lets webhooks reach loopback only, never the service itself or its database, and says so at start', async () => {
     const lines: string[] = [];
-    const metricsPort = await freePort();
     service = await startService({
-      env: { ...env, METRICS_PORT: String(metricsPort) },
+      env: { ...env, METRICS_PORT: 'any' },
       logLevel: 'info',
       logDestination: { write: (line: string) => void lines.push(line) },
     });
     const { url } = service;
     const port = new URL(url).port;
+    const metricsPort = new URL(service.metricsUrl ?? '').port;
     const databasePort = new URL((service.dataSource.options as { url: string }).url).port;
     const { access_token: token } = await passwordGrant(url, 'admin', 'admin');
     const authorization = `Bearer ${token}`;

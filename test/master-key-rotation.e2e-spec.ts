@@ -297,15 +297,19 @@ describe('Master key rotation', () => {
           statuses.push(await issues(tenants[round % tenants.length]));
         }
       });
-      // Let the load get going, and keep each batch apart so that requests fall between them.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      /** Resolves once `count` more issues have answered: requests fall between the batches. */
+      const answered = async (count: number) => {
+        const target = statuses.length + count;
+        while (statuses.length < target) await new Promise((resolve) => setTimeout(resolve, 10));
+      };
+      await answered(4);
       const printed: string[] = [];
       const result = await rewrap(dataSource, vault, {
         batchSize: 2,
         print: (line) => printed.push(line),
-        afterBatch: () => new Promise((resolve) => setTimeout(resolve, 150)),
+        afterBatch: () => answered(2),
       });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await answered(4);
       stop = true;
       await Promise.all(load);
 

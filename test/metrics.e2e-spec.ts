@@ -7,7 +7,7 @@ import {
   type PromMetrics,
 } from 'prom2javascript';
 import { alumniCredential, issue, verifyCredential } from './support/credentials-harness.js';
-import { freePort, startTestService, type TestService } from './support/test-service.js';
+import { startTestService, type TestService } from './support/test-service.js';
 
 /**
  * `/metrics` on the management port after real traffic, read with a Prometheus text-format parser:
@@ -43,10 +43,10 @@ describe('Prometheus metrics', () => {
   beforeAll(async () => {
     receiver = createServer((_request, response) => response.writeHead(204).end());
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    metricsPort = await freePort();
     service = await startTestService({
-      env: { METRICS_PORT: String(metricsPort), WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+      env: { METRICS_PORT: 'any', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
     });
+    metricsPort = Number(new URL(service.metricsUrl ?? '').port);
   });
   afterAll(async () => {
     await service.close();

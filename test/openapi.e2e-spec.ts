@@ -126,7 +126,9 @@ describe('The OpenAPI document', () => {
         continue;
       }
       const tenantScoped =
-        /^\/ctrl\/api\/v1\.0\/(did|credentials|presentations|webhooks)(\/|$)/.test(path);
+        /^\/ctrl\/api\/v1\.0\/(did|credentials|presentations|webhooks|trusted-issuers)(\/|$)/.test(
+          path,
+        );
       expect(requirements!.length).toBeGreaterThan(0);
       for (const requirement of requirements!) {
         const names = Object.keys(requirement);
@@ -166,6 +168,7 @@ describe('The OpenAPI document', () => {
     expect(withBody.sort()).toEqual(
       [
         'createTenant',
+        'createTrustedIssuer',
         'createWebhook',
         'createAdminWebhook',
         'issueCredential',

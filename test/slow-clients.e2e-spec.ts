@@ -1,5 +1,5 @@
 import { expectSocketProblem } from './support/problems.js';
-import { type AddressInfo } from 'node:net';
+import { type AddressInfo, type Server } from 'node:net';
 import { openExchange, type OpenExchange } from './support/raw-socket.js';
 import { startTestService, type TestService } from './support/test-service.js';
 
@@ -124,13 +124,26 @@ describe('a capped number of connections', () => {
   });
 
   it('drops connections above the cap and serves again once one is gone', async () => {
+    const server = service.app.getHttpServer() as Server;
+    /** Resolves once the server holds exactly `count` connections. */
+    const holding = async (count: number) => {
+      const deadline = Date.now() + 5_000;
+      while (Date.now() < deadline) {
+        const open = await new Promise<number>((resolve) =>
+          server.getConnections((error, n) => resolve(error ? -1 : n)),
+        );
+        if (open === count) return;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error(`the server never held ${count} connections`);
+    };
     const idle = Array.from({ length: 3 }, () => openExchange(service.url, ''));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await holding(3);
     const refused = openExchange(service.url, head('GET', '/ctrl/health/live', {}));
     await within(refused.closed, 1_000, 'close of the connection over the cap');
     await expect(refused.answer).rejects.toThrow(/closed without a whole answer/);
     idle[0].socket.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await holding(2);
     const served = openExchange(
       service.url,
       head('GET', '/ctrl/health/live', { connection: 'close' }),

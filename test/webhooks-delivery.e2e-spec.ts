@@ -136,14 +136,19 @@ describe('Webhook deliveries', () => {
   });
 
   it('never sends one tenant’s events to another tenant’s subscription', async () => {
-    await subscribe('other', '/other');
+    const other = await subscribe('other', '/other');
     await service.client().updateTenant('acme', { label: 'Acme again' });
     await service.client().updateTenant('other', { label: 'Other again' });
+    // Deliveries are written with their events, so these are all the subscription will ever get.
+    const { rows: deliveries } = await database.query<{ id: string }>(
+      'SELECT id FROM webhook_delivery WHERE subscription_id = $1',
+      [other.id],
+    );
+    expect(deliveries).toHaveLength(1);
     const got = await waitFor(() => {
       const list = arrivals('/other');
       return list.length >= 1 ? list : undefined;
     });
-    await new Promise((resolve) => setTimeout(resolve, 500));
     expect(arrivals('/other')).toHaveLength(1);
     expect(JSON.parse(got[0].body)).toMatchObject({
       type: 'tenant.updated',

@@ -93,7 +93,10 @@ export class AccessTokenGuard extends AuthGuard('jwt') {
         },
       );
     }
-    const missing = errorMessage(reason) === 'No auth token';
+    // No bearer token at all: known from our own extractor, not from passport-jwt's message.
+    const missing =
+      context !== undefined &&
+      bearerToken(context.switchToHttp().getRequest<ContextualRequest>()) === null;
     if (missing) {
       refused('missing');
       // RFC 6750 §3.1: no error code when the request carried no credentials at all.

@@ -198,6 +198,10 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
         'Webhooks for all tenants',
         "agent-admin's subscriptions to every tenant's events, tenant lifecycle included; no `x-tenant-id`.",
       )
+      .addTag(
+        'Trusted issuers',
+        'The issuers whose credentials verification accepts for the tenant named in `x-tenant-id`, when a request names none.',
+      )
       .addTag('Health', 'Liveness and readiness probes; no token needed.')
       .addOAuth2(
         {

@@ -12,6 +12,8 @@ export interface OutboundPolicy {
    * range (RFC 1918, unique-local, carrier-grade NAT). Development and tests only.
    */
   readonly allowPrivate: boolean | 'loopback';
+  /** The certificate authorities https trusts (PEM), in place of Node's default; undefined: the default. */
+  readonly ca?: readonly string[];
 }
 
 export interface OutboundRequest {
@@ -193,6 +195,7 @@ export async function guardedRequest(
         headers: limits.headers,
         lookup: checkedLookup(policy),
         signal,
+        ...(policy.ca === undefined ? {} : { ca: [...policy.ca] }),
       },
       (response) => {
         const chunks: Buffer[] = [];

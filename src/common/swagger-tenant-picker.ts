@@ -3,12 +3,25 @@
  * the top that says to sign in first, then lists the caller's tenants (GET /ctrl/api/v1.0/tenants) and
  * fills the `tenant` security scheme with the one picked, so nobody copies ids by hand. It refreshes
  * after a tenant is created or deleted through the UI. The Authorize dialog leaves the `tenant` scheme
- * out (a plugin), so the header is not offered twice; the document keeps it for clients.
+ * out (a plugin), so the header is not offered twice; the document keeps it for clients. It reaches
+ * Swagger UI only through its public options (`plugins`, `responseInterceptor`; see
+ * `swaggerUiHooks`) and its documented `preauthorizeApiKey`, and keeps the picked tenant in its own
+ * localStorage entry.
  */
 export const tenantPickerScript = String.raw`
 (function () {
   // The token whose tenants the box lists; '' while it asks the user to sign in first.
   var lastToken = null;
+  var storageKey = 'agent-service.tenant';
+  function storedTenant() {
+    try { return window.localStorage.getItem(storageKey) || ''; } catch (error) { return ''; }
+  }
+  function storeTenant(id) {
+    try {
+      if (id) window.localStorage.setItem(storageKey, id);
+      else window.localStorage.removeItem(storageKey);
+    } catch (error) {}
+  }
   function withoutTenantScheme() {
     return {
       wrapComponents: {
@@ -22,11 +35,6 @@ export const tenantPickerScript = String.raw`
       },
     };
   }
-  // Runs before window.onload builds the UI: the UI is built with the plugin above.
-  var bundle = window.SwaggerUIBundle;
-  window.SwaggerUIBundle = Object.assign(function (options) {
-    return bundle(Object.assign({}, options, { plugins: (options.plugins || []).concat([withoutTenantScheme]) }));
-  }, bundle);
   function accessToken(ui) {
     var auth = ui.authSelectors.authorized();
     auth = auth && auth.toJS ? auth.toJS() : {};
@@ -63,9 +71,8 @@ export const tenantPickerScript = String.raw`
     select.addEventListener('change', function () {
       if (select.value) window.ui.preauthorizeApiKey('tenant', select.value);
       else window.ui.authActions.logout(['tenant']);
-      // preauthorizeApiKey bypasses the Authorize dialog's persisting wrapper: without this the tenant
-      // (unlike the login) is forgotten on reload although persistAuthorization is on.
-      window.ui.authActions.persistAuthorizationIfNeeded();
+      // Swagger UI persists what its Authorize dialog sets, not a preauthorized key: kept here instead.
+      storeTenant(select.value);
       note.style.color = '#555';
       note.textContent = select.value ? 'tenant-scoped calls now send x-tenant-id: ' + select.value : '';
     });
@@ -91,7 +98,7 @@ export const tenantPickerScript = String.raw`
     if (!element) return;
     var select = element.querySelector('select');
     select.disabled = false;
-    var chosen = currentTenant(ui) || select.value;
+    var chosen = currentTenant(ui) || select.value || storedTenant();
     select.textContent = '';
     var prompt = document.createElement('option');
     prompt.value = '';
@@ -120,7 +127,7 @@ export const tenantPickerScript = String.raw`
     }
     if (!force && token === lastToken) return;
     lastToken = token;
-    window.__agentFetch(window.location.origin + '/ctrl/api/v1.0/tenants?size=100&sort=id,asc', {
+    window.fetch(window.location.origin + '/ctrl/api/v1.0/tenants?size=100&sort=id,asc', {
       headers: { authorization: 'Bearer ' + token },
     })
       .then(function (response) {
@@ -139,18 +146,17 @@ export const tenantPickerScript = String.raw`
     note.textContent = 'Your sign-in has expired: choose Authorize, then Logout and Authorize again.';
     note.style.color = '#b91c1c';
   }
-  window.__agentFetch = window.fetch.bind(window);
-  window.fetch = function (input, init) {
-    var result = window.__agentFetch(input, init);
-    var url = typeof input === 'string' ? input : input && input.url;
-    var method = (init && init.method) || 'GET';
-    if (/\/ctrl\/api\//.test(url || '')) {
-      result.then(function (response) { if (response.status === 401 && window.ui && accessToken(window.ui)) showExpired(); });
-    }
-    if (method.toUpperCase() === 'POST' && /\/ctrl\/api\/v1\.0\/tenants\//.test(url || '')) {
-      result.then(function (response) { if (response.ok && window.ui) setTimeout(function () { refresh(window.ui, true); }, 0); });
-    }
-    return result;
+  window.agentTenantPicker = {
+    plugin: withoutTenantScheme,
+    // Swagger UI's responseInterceptor: every Try it out answer passes here.
+    onResponse: function (response) {
+      var url = (response && response.url) || '';
+      if (/\/ctrl\/api\//.test(url) && response.status === 401 && window.ui && accessToken(window.ui)) showExpired();
+      if (response && response.ok && window.ui && /\/ctrl\/api\/v1\.0\/tenants\/(create|[^/?]+\/(update|delete))/.test(url)) {
+        setTimeout(function () { refresh(window.ui, true); }, 0);
+      }
+      return response;
+    },
   };
   var wait = setInterval(function () {
     if (!window.ui || !window.ui.authSelectors) return;
@@ -160,3 +166,24 @@ export const tenantPickerScript = String.raw`
   }, 200);
 })();
 `;
+
+/** What the script above leaves on `window` for the hooks below. */
+interface PickerWindow {
+  agentTenantPicker: { plugin: () => unknown; onResponse: (response: unknown) => unknown };
+  SwaggerUIBundle: { plugins: { DownloadUrl: (system: unknown) => unknown } };
+}
+
+/**
+ * Swagger UI options that hand over to the picker. @nestjs/swagger writes these functions into the
+ * page as their source text, so each stands alone and reaches the picker through `window`.
+ */
+export const swaggerUiHooks = {
+  plugins: [
+    // @nestjs/swagger's default plugin list, which these options replace.
+    (system: unknown) =>
+      (globalThis as unknown as PickerWindow).SwaggerUIBundle.plugins.DownloadUrl(system),
+    () => (globalThis as unknown as PickerWindow).agentTenantPicker.plugin(),
+  ],
+  responseInterceptor: (response: unknown) =>
+    (globalThis as unknown as PickerWindow).agentTenantPicker.onResponse(response),
+};

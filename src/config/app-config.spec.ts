@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { rootCertificates } from 'node:tls';
 import { ConfigError, loadConfig } from './app-config.js';
 import { masterKeyOf } from './local-mode.js';
+import { createTestCa } from '../../test/support/test-ca.js';
 
 const masterKey = randomBytes(32).toString('base64');
 
@@ -200,6 +202,23 @@ describe(loadConfig.name, () => {
       { STATUS_LIST_ALLOW_PRIVATE_TARGETS: 'yes' },
       'STATUS_LIST_ALLOW_PRIVATE_TARGETS',
     );
+  });
+
+  it("trusts OUTBOUND_CA_FILE's certificates besides Node's roots, and refuses a file without one", async () => {
+    const certificate = readFileSync((await createTestCa()).caFile, 'utf8');
+    const file = join(dataDir(), 'ca.pem');
+    writeFileSync(file, `a comment before it\n${certificate}`);
+    const ca = loadConfig({ DATA_DIR: dataDir(), OUTBOUND_CA_FILE: file }).outboundCa;
+    expect(ca).toEqual([...rootCertificates, certificate]);
+    expect(loadConfig({ DATA_DIR: dataDir() }).outboundCa).toBeUndefined();
+
+    const empty = join(dataDir(), 'empty.pem');
+    writeFileSync(empty, 'no certificate here');
+    expectConfigError({ OUTBOUND_CA_FILE: empty }, 'OUTBOUND_CA_FILE');
+    const broken = join(dataDir(), 'broken.pem');
+    writeFileSync(broken, '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
+    expectConfigError({ OUTBOUND_CA_FILE: broken }, 'OUTBOUND_CA_FILE');
+    expectConfigError({ OUTBOUND_CA_FILE: join(dataDir(), 'missing.pem') }, 'OUTBOUND_CA_FILE');
   });
 
   it('reads the webhook retry schedule, refusing a wait over a day or a malformed list (empty: the default)', () => {

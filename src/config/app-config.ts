@@ -1,6 +1,9 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { rootCertificates } from 'node:tls';
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { type LogLevel } from '../common/logging.js';
@@ -39,11 +42,13 @@ export interface AppConfig {
   readonly credentialStatusDefault: ('revocation' | 'suspension')[];
   /** Operator-added JSON-LD contexts for credentials; undefined: the bundled ones only. */
   readonly credentialContextsDir?: string;
-  /** What status lists may be fetched from beyond public https (common/outbound.ts). */
+  /** What status lists and did:web documents may be fetched from beyond public https (common/outbound.ts). */
   readonly statusListAllowPrivateTargets: OutboundPolicy['allowPrivate'];
+  /** Outbound https trusts these: Node's bundled roots and OUTBOUND_CA_FILE's; undefined: Node's default. */
+  readonly outboundCa: OutboundPolicy['ca'];
   readonly webhooks: WebhookSettings;
-  /** The management port of `/metrics`; 0: no metrics server. */
-  readonly metricsPort: number;
+  /** The management port of `/metrics`; 0: no metrics server; 'any': a free port. */
+  readonly metricsPort: number | 'any';
   readonly rateLimits: RateLimitSettings;
   readonly logLevel: LogLevel;
   /** The realm file the embedded issuer reads; undefined means the one shipped in keycloak/. */
@@ -193,13 +198,15 @@ export function loadConfig(env: Environment = process.env): AppConfig {
       settings.STATUS_LIST_ALLOW_PRIVATE_TARGETS,
       localMode,
     ),
+    outboundCa:
+      settings.OUTBOUND_CA_FILE === undefined ? undefined : outboundCa(settings.OUTBOUND_CA_FILE),
     webhooks: {
       allowPrivateTargets: privateTargets(settings.WEBHOOK_ALLOW_PRIVATE_TARGETS, localMode),
       retryDelaysMs,
       disableAfterFailures: settings.WEBHOOK_DISABLE_AFTER_FAILURES,
       retentionDays: settings.WEBHOOK_RETENTION_DAYS,
     },
-    metricsPort: settings.METRICS_PORT,
+    metricsPort: settings.METRICS_PORT === 'any' ? 'any' : Number(settings.METRICS_PORT),
     rateLimits: {
       callerPerMinute: settings.RATE_LIMIT_CALLER_PER_MINUTE,
       ipPerMinute: settings.RATE_LIMIT_IP_PER_MINUTE,
@@ -213,6 +220,35 @@ export function loadConfig(env: Environment = process.env): AppConfig {
  * `true` and `false` as set; unset, local mode reaches loopback only (a receiver on the developer's
  * machine), not the other private ranges of the network it happens to be on.
  */
+/**
+ * Node's bundled roots and every certificate in the PEM file at `path`: a file that cannot be read or
+ * holds no certificate stops the start rather than leaving outbound https trusting less than meant.
+ */
+function outboundCa(path: string): readonly string[] {
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError('OUTBOUND_CA_FILE', `cannot be read: ${(error as Error).message}`);
+  }
+  const certificates =
+    pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  if (certificates.length === 0) {
+    throw new ConfigError('OUTBOUND_CA_FILE', `${path} holds no PEM certificate`);
+  }
+  for (const certificate of certificates) {
+    try {
+      new X509Certificate(certificate);
+    } catch (error) {
+      throw new ConfigError(
+        'OUTBOUND_CA_FILE',
+        `${path} holds a certificate that does not parse: ${(error as Error).message}`,
+      );
+    }
+  }
+  return [...rootCertificates, ...certificates];
+}
+
 function privateTargets(
   value: 'true' | 'false' | undefined,
   localMode: boolean,

@@ -34,6 +34,25 @@ export function settingsCatalogue(): ReadonlyMap<string, SettingInfo> {
   return catalogue;
 }
 
+/**
+ * A whole number from `min` to `max` (or at least `min`), converted from the variable's text and refused
+ * with one message that names the range (or the unit).
+ */
+function WholeNumber(min: number, max?: number, unit?: string): PropertyDecorator {
+  const message =
+    max !== undefined
+      ? `$property must be a whole number from ${min} to ${max}`
+      : unit !== undefined
+        ? `$property must be a whole number of ${unit}`
+        : `$property must be a whole number of at least ${min}`;
+  return (target, property) => {
+    Type(() => Number)(target, property);
+    IsInt({ message })(target, property);
+    Min(min, { message })(target, property);
+    if (max !== undefined) Max(max, { message })(target, property);
+  };
+}
+
 /** An http(s) URL without credentials, query or fragment; with `origin`, without a path either. */
 function IsHttpUrl(shape: { origin: boolean }, options?: ValidationOptions): PropertyDecorator {
   return (target, property) =>
@@ -82,10 +101,7 @@ export class Settings {
   NODE_ENV: 'development' | 'production' | 'test' = 'development';
 
   @Setting({ description: 'HTTP port of the app', default: '`8080`' })
-  @Type(() => Number)
-  @IsInt({ message: '$property must be a whole number from 0 to 65535' })
-  @Min(0, { message: '$property must be a whole number from 0 to 65535' })
-  @Max(65535, { message: '$property must be a whole number from 0 to 65535' })
+  @WholeNumber(0, 65535)
   PORT = 8080;
 
   @Setting({
@@ -216,12 +232,20 @@ export class Settings {
 
   @Setting({
     description:
-      '`true` lets credential verification fetch status lists from loopback and private addresses and over plain http (not link-local, metadata or its own ports); development only',
+      '`true` lets credential verification fetch status lists from loopback and private addresses and over plain http, and did:web documents (always https) from loopback and private addresses (not link-local, metadata or its own ports); development only',
     default: 'local mode (embedded database and issuer): loopback only; else `false`',
   })
   @IsOptional()
   @IsIn(['true', 'false'], { message: '$property must be true or false' })
   STATUS_LIST_ALLOW_PRIVATE_TARGETS?: 'true' | 'false';
+
+  @Setting({
+    description:
+      "a PEM file of certificate authorities outbound https (status lists, did:web documents, webhooks) trusts besides Node's bundled roots: a private or test CA",
+    default: "unset: Node's bundled roots only",
+  })
+  @IsOptional()
+  OUTBOUND_CA_FILE?: string;
 
   @Setting({
     description:
@@ -246,10 +270,7 @@ export class Settings {
     description: 'a subscription whose deliveries failed this many times in a row is disabled',
     default: '`100`',
   })
-  @Type(() => Number)
-  @IsInt({ message: '$property must be a whole number from 1 to 100000' })
-  @Min(1, { message: '$property must be a whole number from 1 to 100000' })
-  @Max(100_000, { message: '$property must be a whole number from 1 to 100000' })
+  @WholeNumber(1, 100_000)
   WEBHOOK_DISABLE_AFTER_FAILURES = 100;
 
   @Setting({
@@ -257,32 +278,28 @@ export class Settings {
       'events older than this many days are removed with their deliveries and attempt log, once none is pending',
     default: '`7`',
   })
-  @Type(() => Number)
-  @IsInt({ message: '$property must be a whole number from 1 to 3650' })
-  @Min(1, { message: '$property must be a whole number from 1 to 3650' })
-  @Max(3650, { message: '$property must be a whole number from 1 to 3650' })
+  @WholeNumber(1, 3650)
   WEBHOOK_RETENTION_DAYS = 7;
 
   @Setting({
     description:
-      'the management port that serves Prometheus metrics at `/metrics` (never routed by nginx); `0` turns it off',
+      'the management port that serves Prometheus metrics at `/metrics` (never routed by nginx); `0` turns it off; `any` takes a free port (tests, instances side by side) and logs it',
     default: '`9464`',
   })
-  @Type(() => Number)
-  @IsInt({ message: '$property must be a whole number from 0 to 65535' })
-  @Min(0, { message: '$property must be a whole number from 0 to 65535' })
-  @Max(65535, { message: '$property must be a whole number from 0 to 65535' })
-  METRICS_PORT = 9464;
+  @Matches(
+    /^(any|0|[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])$/,
+    {
+      message: '$property must be a whole number from 0 to 65535, or any',
+    },
+  )
+  METRICS_PORT = '9464';
 
   @Setting({
     description:
       'requests a minute that one caller (token subject) may make; beyond it, 429 `RATE_LIMITED`; `0` turns the limit off',
     default: '`6000`',
   })
-  @Type(() => Number)
-  @IsInt({ message: '$property must be a whole number from 0 to 100000000' })
-  @Min(0, { message: '$property must be a whole number from 0 to 100000000' })
-  @Max(100_000_000, { message: '$property must be a whole number from 0 to 100000000' })
+  @WholeNumber(0, 100_000_000)
   RATE_LIMIT_CALLER_PER_MINUTE = 6_000;
 
   @Setting({
@@ -290,10 +307,7 @@ export class Settings {
       'requests a minute from one client address without a verified token (token endpoint, login form, public status lists, bad tokens); `0` turns the limit off',
     default: '`600`',
   })
-  @Type(() => Number)
-  @IsInt({ message: '$property must be a whole number from 0 to 100000000' })
-  @Min(0, { message: '$property must be a whole number from 0 to 100000000' })
-  @Max(100_000_000, { message: '$property must be a whole number from 0 to 100000000' })
+  @WholeNumber(0, 100_000_000)
   RATE_LIMIT_IP_PER_MINUTE = 600;
 
   @Setting({
@@ -317,15 +331,11 @@ export class Settings {
       'a whole request, body included, must arrive within this, else 408 `REQUEST_TIMEOUT`',
     default: '`30000`',
   })
-  @Type(() => Number)
-  @IsInt({ message: '$property must be a whole number of milliseconds' })
-  @Min(1, { message: '$property must be a whole number of milliseconds' })
+  @WholeNumber(1, undefined, 'milliseconds')
   HTTP_REQUEST_TIMEOUT_MS = 30_000;
 
   @Setting({ description: 'its headers within this, else 408', default: '`10000`' })
-  @Type(() => Number)
-  @IsInt({ message: '$property must be a whole number of milliseconds' })
-  @Min(1, { message: '$property must be a whole number of milliseconds' })
+  @WholeNumber(1, undefined, 'milliseconds')
   HTTP_HEADERS_TIMEOUT_MS = 10_000;
 
   @Setting({
@@ -333,14 +343,10 @@ export class Settings {
       "an idle keep-alive connection is closed after this; keep it above a proxy's upstream keep-alive (nginx: 60 s)",
     default: '`65000`',
   })
-  @Type(() => Number)
-  @IsInt({ message: '$property must be a whole number of milliseconds' })
-  @Min(1, { message: '$property must be a whole number of milliseconds' })
+  @WholeNumber(1, undefined, 'milliseconds')
   HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
   @Setting({ description: 'connections beyond this many are dropped at once', default: '`1000`' })
-  @Type(() => Number)
-  @IsInt({ message: '$property must be a whole number of at least 1' })
-  @Min(1, { message: '$property must be a whole number of at least 1' })
+  @WholeNumber(1)
   HTTP_MAX_CONNECTIONS = 1_000;
 }

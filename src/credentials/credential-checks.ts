@@ -120,3 +120,67 @@ export function validityProblem(credential: Json, now: Date): string | undefined
   }
   return undefined;
 }
+
+/**
+ * What an issuer must not sign though a verifier would read it (VC Data Model 2.0 §4.9, §4.11, §5.3,
+ * §5.4): typed refresh services and schemas, related resources with a digest, a validity period that
+ * ends after it starts.
+ */
+export function issueShapeErrors(credential: Json, prefix: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const fail = (member: string, message: string) =>
+    errors.push({ field: `${prefix}${member}`, message });
+  if (!asArray(credential.refreshService).every((one) => isJsonObject(one) && isType(one.type))) {
+    fail('refreshService', 'must be an object with a type, or several');
+  }
+  const schemas = asArray(credential.credentialSchema);
+  if (!schemas.every((one) => isJsonObject(one) && isType(one.type))) {
+    fail('credentialSchema', 'must be an object with a type, or several');
+  } else if (!schemas.every((one) => isUrl((one as Json).id))) {
+    fail('credentialSchema.id', 'must be a URL');
+  }
+  errors.push(...relatedResourceErrors(credential.relatedResource, `${prefix}relatedResource`));
+  const version = dataModelOf(credential);
+  if (version !== undefined) {
+    const [from, until] = dateMembers[version];
+    const [start, end] = [credential[from], credential[until]];
+    if (
+      typeof start === 'string' &&
+      typeof end === 'string' &&
+      dateRegex.test(start) &&
+      dateRegex.test(end) &&
+      new Date(start) > new Date(end)
+    ) {
+      fail(until, `must not be earlier than ${from}`);
+    }
+  }
+  return errors;
+}
+
+/** A type is a term or a list of terms. */
+function isType(type: unknown): boolean {
+  return typeof type === 'string' || (Array.isArray(type) && type.length > 0);
+}
+
+/** §5.3: one or more objects, each with a URL `id` of its own and a digest of what it names. */
+function relatedResourceErrors(value: unknown, field: string): FieldError[] {
+  if (value === undefined) return [];
+  const resources = asArray(value);
+  if (resources.length === 0 || !resources.every(isJsonObject)) {
+    return [{ field, message: 'must be an object or a list of objects' }];
+  }
+  const errors: FieldError[] = [];
+  const seen = new Set<unknown>();
+  for (const [index, resource] of resources.entries()) {
+    const where = Array.isArray(value) ? `${field}[${index}]` : field;
+    if (!isUrl(resource.id)) errors.push({ field: `${where}.id`, message: 'must be a URL' });
+    else if (seen.has(resource.id)) {
+      errors.push({ field: `${where}.id`, message: 'must differ from the other entries' });
+    }
+    seen.add(resource.id);
+    if (resource.digestSRI === undefined && resource.digestMultibase === undefined) {
+      errors.push({ field: where, message: 'must have a digestSRI or a digestMultibase' });
+    }
+  }
+  return errors;
+}

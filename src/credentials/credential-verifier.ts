@@ -10,16 +10,21 @@ import {
 import {
   asArray,
   credentialShapeErrors,
+  idOf,
+  isJsonObject,
   issuerIdOf,
   validityProblem,
 } from './credential-checks.js';
 import { verifyProofs } from './data-integrity.js';
 import { DOCUMENT_LOADER } from './document-loader.js';
-import { entryBit } from './status/bitstring.js';
+import { DidResolution } from './did-resolution/did-resolution.js';
+import { resolvedDidMethods, UnresolvableDidError } from './did-resolution/unresolvable-did.js';
+import { entryStatus } from './status/entry-status.js';
 import { RemoteStatusLists } from './status/remote-status-lists.js';
 import { StatusListsService } from './status/status-lists.service.js';
 import { documentLimitErrors, remoteStatusListLimits } from './verification-limits.js';
 import { oneStepAtATime } from './verification-steps.js';
+import { runs, type VerificationPolicy } from './verification-policy.js';
 
 type Json = Record<string, unknown>;
 
@@ -30,9 +35,12 @@ export interface Inspection {
 }
 
 /** The checks of a credential; `status` only once proof and issuer passed (docs/credentials.md). */
-export type CredentialInspection = Inspection & { checks: string[] };
+export type CredentialInspection = Inspection & { checks: string[]; issuer?: string };
 
-/** The time a request has for all its status lists, from now: a presentation shares one. */
+/**
+ * The time a request has for the documents it fetches (did:web documents, status lists), from now: a
+ * presentation's credentials share one.
+ */
 export function statusDeadline(): AbortSignal {
   return AbortSignal.timeout(remoteStatusListLimits.deadlineMs);
 }
@@ -44,17 +52,20 @@ export class CredentialVerifier {
     @Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader,
     private readonly statusLists: StatusListsService,
     private readonly remoteLists: RemoteStatusLists,
+    private readonly dids: DidResolution,
   ) {}
 
   /**
    * Proofs, issuer, validity and status of a credential. Throws 400 when it is not a credential at
    * all or exceeds a limit (`field` names where it sits in the request); otherwise answers what
-   * failed. Its status lists are read by `deadline`.
+   * failed. Its status lists are read by `deadline`; `policy` says which checks run and whose
+   * credentials pass.
    */
   async inspectCredential(
     credential: Json,
     field: string,
     deadline = statusDeadline(),
+    policy: VerificationPolicy = {},
   ): Promise<CredentialInspection> {
     const beyond = documentLimitErrors(credential, field);
     if (beyond.length > 0) throw credentialInvalid(beyond);
@@ -64,12 +75,13 @@ export class CredentialVerifier {
     if (errors.length > 0) throw credentialInvalid(errors);
     await this.expand(credential, field);
 
-    const { proofs, problems } = await this.inspectProofs(credential);
+    const { proofs, problems } = await this.inspectProofs(credential, deadline);
     const issuer = issuerIdOf(credential);
     const issuerProblem =
       issuer === undefined
         ? 'the credential names no issuer'
-        : await this.keyProblem(issuer, proofs, 'assertionMethod');
+        : ((await this.keyProblem(issuer, proofs, 'assertionMethod', deadline)) ??
+          untrustedProblem(issuer, policy.trustedIssuers));
     if (issuerProblem !== undefined) {
       problems.push({
         type: checkProblemTypes.issuer,
@@ -80,7 +92,9 @@ export class CredentialVerifier {
     }
     // A credential its issuer did not sign says nothing about its status: its lists are not read.
     const authentic = problems.length === 0;
-    const validity = validityProblem(credential, new Date());
+    const checks = ['proof', 'issuer'];
+    const validity = runs(policy, 'validity') ? validityProblem(credential, new Date()) : undefined;
+    if (runs(policy, 'validity')) checks.push('validity');
     if (validity !== undefined) {
       problems.push({
         type: checkProblemTypes.validity,
@@ -89,9 +103,9 @@ export class CredentialVerifier {
         detail: validity,
       });
     }
-    if (!authentic) return { proofs, problems, checks: ['proof', 'issuer', 'validity'] };
+    if (!authentic || !runs(policy, 'status')) return { proofs, problems, checks, issuer };
     problems.push(...(await this.statusProblems(credential, deadline)));
-    return { proofs, problems, checks: ['proof', 'issuer', 'validity', 'status'] };
+    return { proofs, problems, checks: [...checks, 'status'], issuer };
   }
 
   /** Each BitstringStatusListEntry: its bit must be clear in the list it names. */
@@ -158,32 +172,55 @@ export class CredentialVerifier {
     if (!list.purposes.includes(String(statusPurpose))) {
       return `the status list ${url} is for ${list.purposes.join(', ')}, not ${String(statusPurpose)}`;
     }
-    return entryBit(list.bits, statusListIndex);
+    const status = entryStatus(entry, list.bits);
+    if (typeof status === 'string') return `the status list ${url}: ${status}`;
+    // Only these purposes invalidate: a message or refresh status informs, it does not fail.
+    return (statusPurpose === 'revocation' || statusPurpose === 'suspension') && status !== 0;
   }
 
   /** What is wrong with a status list credential from elsewhere: limits, terms, proofs, key, dates. */
   private async listProblem(list: Json): Promise<string | undefined> {
     const beyond = documentLimitErrors(list, 'statusListCredential');
     if (beyond.length > 0)
-      return beyond.map((error) => `${error.field} ${error.message}`).join('; ');
+      return `does not verify: ${beyond.map((error) => `${error.field} ${error.message}`).join('; ')}`;
     try {
       await this.expand(list, 'statusListCredential');
     } catch (error) {
-      if (error instanceof DomainException) return error.message;
+      if (error instanceof DomainException) return `does not verify: ${error.message}`;
       throw error;
     }
     const { proofs, problems } = await this.inspectProofs(list);
     const issuer = issuerIdOf(list) ?? '';
-    return (
-      problems[0]?.detail ??
-      (await this.keyProblem(issuer, proofs, 'assertionMethod')) ??
-      validityProblem(list, new Date())
-    );
+    const unsigned =
+      problems[0]?.detail ?? (await this.keyProblem(issuer, proofs, 'assertionMethod'));
+    if (unsigned !== undefined) return `does not verify: ${unsigned}`;
+    const validity = validityProblem(list, new Date());
+    return validity === undefined ? undefined : `is outside its validity period: ${validity}`;
   }
 
-  /** Every proof's signature (sets and chains); a document without a proof object fails. */
-  async inspectProofs(document: Json): Promise<Inspection> {
-    const results = await verifyProofs(document, this.documentLoader);
+  /**
+   * Every proof's signature (sets and chains); a document without a proof object fails. The proofs'
+   * keys are resolved first, by `deadline`, and pinned for the steps, which fetch nothing.
+   */
+  async inspectProofs(document: Json, deadline = statusDeadline()): Promise<Inspection> {
+    const methods = asArray(document.proof).map((proof) =>
+      idOf(isJsonObject(proof) ? proof.verificationMethod : undefined),
+    );
+    const pinned = await this.dids.prefetch(
+      methods.filter((method): method is string => method !== undefined),
+      deadline,
+    );
+    const loader: DocumentLoader = (url) => {
+      const document = pinned.get(url);
+      return document === undefined
+        ? this.documentLoader(url)
+        : Promise.resolve({
+            contextUrl: null,
+            documentUrl: url,
+            document: structuredClone(document),
+          });
+    };
+    const results = await verifyProofs(document, loader);
     const problems: CheckProblem[] = [];
     if (results.length === 0) {
       problems.push(proofProblem('the document carries no proof object'));
@@ -195,21 +232,24 @@ export class CredentialVerifier {
   }
 
   /**
-   * The proofs that start a chain (those without `previousProof`: all of a plain proof set) must be
-   * made for `relationship` with a key the controller's DID lists for it.
+   * For `assertionMethod` (an issuer), at least one proof of the set or chain must be made for it with
+   * a key the issuer's DID lists for it; the others, all verified, are endorsements (Data Integrity
+   * §2.1). For `authentication` (a holder), every proof that starts a chain must be the holder's.
    */
   async keyProblem(
     controller: string,
     proofs: Json[],
     relationship: 'assertionMethod' | 'authentication',
+    deadline = statusDeadline(),
   ): Promise<string | undefined> {
     let document: Json;
     try {
-      document = (await this.documentLoader(controller)).document as Json;
+      const pinned = (await this.dids.prefetch([controller], deadline)).get(controller);
+      document = pinned ?? ((await this.documentLoader(controller)).document as Json);
     } catch (error) {
-      return error instanceof Error && error.name === 'UnresolvableDidError'
+      return error instanceof UnresolvableDidError
         ? error.message
-        : `'${controller}' is not a DID this service resolves (only did:key)`;
+        : `'${controller}' is not a DID this service resolves (${resolvedDidMethods.map((name) => `did:${name}`).join(', ')})`;
     }
     const listed = document[relationship];
     const allowed = new Set(
@@ -217,7 +257,7 @@ export class CredentialVerifier {
         typeof method === 'string' ? method : (method as Json).id,
       ),
     );
-    for (const proof of proofs.filter((one) => one.previousProof === undefined)) {
+    const problemOf = (proof: Json): string | undefined => {
       const method = typeof proof.verificationMethod === 'string' ? proof.verificationMethod : '';
       if (proof.proofPurpose !== relationship) {
         return `${describeProof(proof)} is for '${String(proof.proofPurpose)}', not ${relationship}`;
@@ -225,8 +265,16 @@ export class CredentialVerifier {
       if (!allowed.has(method)) {
         return `${describeProof(proof)}: the key '${method}' is not an ${relationship} key of ${controller}`;
       }
+      return undefined;
+    };
+    const found = proofs.map(problemOf);
+    if (relationship === 'assertionMethod') {
+      if (found.includes(undefined)) return undefined;
+      return found.length > 0 ? found.join('; ') : `no proof by ${controller}`;
     }
-    return undefined;
+    return found.find(
+      (problem, index) => problem !== undefined && proofs[index].previousProof === undefined,
+    );
   }
 
   /** JSON-LD expansion in safe mode: an unknown context or an undefined term is refused, by name. */
@@ -257,6 +305,12 @@ async function mapAtMost<T, R>(
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
+}
+
+/** The `issuer` check's last word: an issuer outside the list that applies is refused. */
+function untrustedProblem(issuer: string, trusted?: ReadonlySet<string>): string | undefined {
+  if (trusted === undefined || trusted.has(issuer)) return undefined;
+  return `untrusted issuer: '${issuer}' is not in the trusted issuers list`;
 }
 
 function proofProblem(detail: string): CheckProblem {

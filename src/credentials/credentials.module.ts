@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
 import { DidModule } from '../did/did.module.js';
+import { TrustedIssuersModule } from '../trusted-issuers/trusted-issuers.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { bundledContexts, contextsFromFolder } from './contexts.js';
 import { CredentialsController } from './credentials.controller.js';
@@ -15,9 +16,10 @@ import { RemoteStatusLists } from './status/remote-status-lists.js';
 import { StatusListsService } from './status/status-lists.service.js';
 import { StatusIndexAllocator } from './status/status-index-allocator.js';
 import { createDocumentLoader, DOCUMENT_LOADER } from './document-loader.js';
+import { DidResolution } from './did-resolution/did-resolution.js';
 
 @Module({
-  imports: [DidModule, WebhooksModule],
+  imports: [DidModule, WebhooksModule, TrustedIssuersModule],
   controllers: [CredentialsController, PresentationsController, StatusListsController],
   providers: [
     CredentialsService,
@@ -27,10 +29,20 @@ import { createDocumentLoader, DOCUMENT_LOADER } from './document-loader.js';
     StatusListsService,
     StatusIndexAllocator,
     RemoteStatusLists,
+    // did:web documents come through the same outbound policy as status lists.
+    {
+      provide: DidResolution,
+      useFactory: (config: AppConfig) =>
+        new DidResolution({
+          allowPrivate: config.statusListAllowPrivateTargets,
+          ca: config.outboundCa,
+        }),
+      inject: [APP_CONFIG],
+    },
     // Read once at boot: a bad operator context stops the start, not a request.
     {
       provide: DOCUMENT_LOADER,
-      useFactory: (config: AppConfig) =>
+      useFactory: (config: AppConfig, dids: DidResolution) =>
         createDocumentLoader(
           new Map([
             ...bundledContexts(),
@@ -38,8 +50,10 @@ import { createDocumentLoader, DOCUMENT_LOADER } from './document-loader.js';
               ? []
               : contextsFromFolder(config.credentialContextsDir)),
           ]),
+          // Inside a verification step nothing is fetched: the verifier prefetches did:web documents.
+          dids.rememberedOnly,
         ),
-      inject: [APP_CONFIG],
+      inject: [APP_CONFIG, DidResolution],
     },
   ],
 })

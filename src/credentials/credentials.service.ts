@@ -16,9 +16,18 @@ import {
 import { IssuedCredentialsService } from './issued-credentials.service.js';
 import { DidService } from '../did/did.service.js';
 import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
+import { TrustedIssuerPolicy } from '../trusted-issuers/trusted-issuer-policy.js';
 import { WebhookOutbox } from '../webhooks/webhook-outbox.js';
 import { credentialInvalid, jsonLdProblem, notVerified } from './credential.errors.js';
-import { asArray, credentialShapeErrors, dataModelOf, issuerIdOf } from './credential-checks.js';
+import {
+  asArray,
+  credentialShapeErrors,
+  dataModelOf,
+  isJsonObject,
+  issueShapeErrors,
+  issuerIdOf,
+  isUrl,
+} from './credential-checks.js';
 import { CredentialVerifier } from './credential-verifier.js';
 import { signCredential, signingCryptosuites, type SigningCryptosuite } from './data-integrity.js';
 import { DOCUMENT_LOADER } from './document-loader.js';
@@ -56,6 +65,7 @@ export class CredentialsService {
     @Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader,
     private readonly verifier: CredentialVerifier,
     private readonly outbox: WebhookOutbox,
+    private readonly trust: TrustedIssuerPolicy,
   ) {}
 
   /** Signs a credential with the tenant's DID; the credential is not stored. */
@@ -68,14 +78,11 @@ export class CredentialsService {
     const beyond = documentLimitErrors(submitted, 'credential', documentValues - issueReserve);
     if (beyond.length > 0) throw credentialInvalid(beyond);
     const errors = credentialShapeErrors(submitted, 'credential.');
-    for (const member of ['proof', 'credentialStatus']) {
-      if (member in submitted) {
-        errors.push({
-          field: `credential.${member}`,
-          message: 'must be absent: the service adds it',
-        });
-      }
+    errors.push(...issueShapeErrors(submitted, 'credential.'));
+    if ('proof' in submitted) {
+      errors.push({ field: 'credential.proof', message: 'must be absent: the service adds it' });
     }
+    errors.push(...this.givenStatusErrors(submitted.credentialStatus));
     if (
       submitted.id !== undefined &&
       options.credentialId !== undefined &&
@@ -91,6 +98,13 @@ export class CredentialsService {
       });
     }
     const purposes = this.statusPurposesOf(options.credentialStatus, errors);
+    const given = asArray(submitted.credentialStatus);
+    if (given.length + purposes.length > verificationLimits.statusEntries) {
+      errors.push({
+        field: 'credential.credentialStatus',
+        message: `and the service's entries (${purposes.length}) are more than ${verificationLimits.statusEntries}`,
+      });
+    }
     if (errors.length > 0) throw credentialInvalid(errors);
 
     const credential: Json = {
@@ -111,7 +125,8 @@ export class CredentialsService {
     };
     const sign = (entries: StatusEntry[]) => {
       if (entries.length > 0) {
-        credential.credentialStatus = entries.length === 1 ? entries[0] : entries;
+        const all = [...entries, ...given];
+        credential.credentialStatus = all.length === 1 ? all[0] : all;
         withStatusContext(credential);
       }
       return this.sign(credential, tenant.signer, cryptosuite);
@@ -227,6 +242,37 @@ export class CredentialsService {
     });
   }
 
+  /**
+   * Status entries the caller gives are signed as given, and not managed here (no revocation through
+   * our endpoints); one that points into our own lists could only claim an index we did not allocate.
+   */
+  private givenStatusErrors(given: unknown): FieldError[] {
+    const errors: FieldError[] = [];
+    const ours = new URL(`${this.config.publicBaseUrl}/ctrl/status-lists/`);
+    const intoOurLists = (url: unknown) => {
+      if (typeof url !== 'string' || !URL.canParse(url)) return false;
+      const parsed = new URL(url);
+      return parsed.origin === ours.origin && parsed.pathname.startsWith(ours.pathname);
+    };
+    for (const [index, entry] of asArray(given).entries()) {
+      const field = `credential.credentialStatus${Array.isArray(given) ? `[${index}]` : ''}`;
+      if (!isJsonObject(entry)) continue; // credentialShapeErrors names it
+      if (entry.id !== undefined && !isUrl(entry.id)) {
+        errors.push({ field: `${field}.id`, message: 'must be a URL' });
+      }
+      if (entry.type === 'BitstringStatusListEntry')
+        errors.push(...bitstringEntryErrors(entry, field));
+      if (intoOurLists(entry.statusListCredential) || intoOurLists(entry.id)) {
+        errors.push({
+          field: `${field}.statusListCredential`,
+          message:
+            "must not point into this service's status lists: ask for an entry with options.credentialStatus",
+        });
+      }
+    }
+    return errors;
+  }
+
   /** The purposes to attach: options.credentialStatus when given, else the deployment's default. */
   private statusPurposesOf(requested: unknown, errors: FieldError[]): StatusPurpose[] {
     if (requested === undefined) return this.config.credentialStatusDefault;
@@ -253,16 +299,37 @@ export class CredentialsService {
   /** Every check of a secured credential; throws CREDENTIAL_NOT_VERIFIED naming each that failed. */
   async verify(
     tenantId: string,
-    { verifiableCredential: credential }: VerifyCredentialDto,
+    { verifiableCredential: credential, options = {} }: VerifyCredentialDto,
   ): Promise<VerificationDto> {
     await this.requireTenant(tenantId);
-    const { proofs, problems, checks } = await this.verifier.inspectCredential(
+    const trustedIssuers = await this.trust.trustedFor(tenantId, options);
+    const { proofs, problems, checks, issuer } = await this.verifier.inspectCredential(
       credential,
       'verifiableCredential',
+      undefined,
+      { checks: options.checks, trustedIssuers },
     );
     if (problems.length > 0) throw notVerified(checks, problems);
-    return { verified: true, checks, proofs, warnings: [] };
+    return { verified: true, checks, issuer: issuer ?? '', proofs, warnings: [] };
   }
+}
+
+/** What Bitstring Status List §2.1 asks of an entry, so that a verifier can read it at all. */
+function bitstringEntryErrors(entry: Json, field: string): FieldError[] {
+  const errors: FieldError[] = [];
+  if (typeof entry.statusPurpose !== 'string' || entry.statusPurpose === '') {
+    errors.push({ field: `${field}.statusPurpose`, message: 'is required' });
+  }
+  if (typeof entry.statusListIndex !== 'string' || !/^\d{1,10}$/.test(entry.statusListIndex)) {
+    errors.push({
+      field: `${field}.statusListIndex`,
+      message: 'must be a whole number as a string',
+    });
+  }
+  if (!isUrl(entry.statusListCredential)) {
+    errors.push({ field: `${field}.statusListCredential`, message: 'must be a URL' });
+  }
+  return errors;
 }
 
 /** VC 1.1's context does not define the status entry's terms: its credentials name the status context. */

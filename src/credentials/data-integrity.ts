@@ -1,4 +1,6 @@
 import { DataIntegrityProof } from '@digitalbazaar/data-integrity';
+import { cryptosuite as ecdsaRdfc2019 } from '@digitalbazaar/ecdsa-rdfc-2019-cryptosuite';
+import { createVerifyCryptosuite as ecdsaJcs2019Verifying } from '@digitalbazaar/ecdsa-jcs-2019-cryptosuite';
 import { Ed25519Signature2020 } from '@digitalbazaar/ed25519-signature-2020';
 import { cryptosuite as eddsaRdfc2022 } from '@digitalbazaar/eddsa-rdfc-2022-cryptosuite';
 import {
@@ -111,6 +113,13 @@ function suiteFor(proof: Json): LinkedDataSuite | undefined {
   }
   if (proof.cryptosuite === 'eddsa-jcs-2022') {
     return new DataIntegrityProof({ cryptosuite: eddsaJcs2022Verifying() });
+  }
+  // P-256 keys (the cryptosuites also take P-384, which the DID resolution refuses).
+  if (proof.cryptosuite === 'ecdsa-rdfc-2019') {
+    return new DataIntegrityProof({ cryptosuite: ecdsaRdfc2019 });
+  }
+  if (proof.cryptosuite === 'ecdsa-jcs-2019') {
+    return new DataIntegrityProof({ cryptosuite: ecdsaJcs2019Verifying() });
   }
   return undefined;
 }

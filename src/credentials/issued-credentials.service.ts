@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { violates } from '../database/constraint-violation.js';
 import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
 import { DomainException } from '../common/problem/domain.exception.js';
@@ -74,10 +75,7 @@ export class IssuedCredentialsService {
    * Its record's key, or that of a status entry of it, whichever the statement wrote first.
    */
   duplicateOf(error: unknown, id: string): DomainException | undefined {
-    if (
-      error instanceof QueryFailedError &&
-      duplicateConstraints.includes((error.driverError as { constraint?: string }).constraint ?? '')
-    ) {
+    if (duplicateConstraints.some((constraint) => violates(error, 'unique', constraint))) {
       return new DomainException(
         'CREDENTIAL_ALREADY_EXISTS',
         `The tenant already issued a credential with id '${id}'.`,

@@ -12,6 +12,7 @@ import { CredentialVerifier, statusDeadline } from './credential-verifier.js';
 import { type PresentationVerificationDto } from './dto/credential-answers.dto.js';
 import { type VerifyPresentationDto } from './dto/presentation-requests.dto.js';
 import { presentationLimitErrors } from './verification-limits.js';
+import { TrustedIssuerPolicy } from '../trusted-issuers/trusted-issuer-policy.js';
 
 type Json = Record<string, unknown>;
 
@@ -22,6 +23,7 @@ export class PresentationsService {
   constructor(
     private readonly dids: DidService,
     private readonly verifier: CredentialVerifier,
+    private readonly trust: TrustedIssuerPolicy,
   ) {}
 
   /**
@@ -39,12 +41,14 @@ export class PresentationsService {
     if (errors.length > 0) throw credentialInvalid(errors);
     await this.verifier.expand(presentation, field);
 
-    const { proofs, problems } = await this.verifier.inspectProofs(presentation);
+    // One deadline for every document the presentation makes the service fetch: DIDs, status lists.
+    const deadline = statusDeadline();
+    const { proofs, problems } = await this.verifier.inspectProofs(presentation, deadline);
     const holder = holderOf(presentation, proofs);
     const holderProblem =
       holder === undefined
         ? 'the presentation names no holder and its proof no verification method'
-        : await this.verifier.keyProblem(holder, proofs, 'authentication');
+        : await this.verifier.keyProblem(holder, proofs, 'authentication', deadline);
     if (holderProblem !== undefined) {
       problems.push({
         type: checkProblemTypes.holder,
@@ -56,13 +60,22 @@ export class PresentationsService {
     problems.push(...bindingProblems(proofs, options));
 
     const credentials = asArray(presentation.verifiableCredential);
-    const credentialResults: { id?: string; proofs: Json[] }[] = [];
-    const deadline = statusDeadline();
+    const credentialResults: { id?: string; issuer?: string; proofs: Json[] }[] = [];
+    const policy = {
+      checks: options.checks,
+      trustedIssuers: await this.trust.trustedFor(tenantId, options),
+    };
     for (const [index, credential] of credentials.entries()) {
       const where = `${field}.verifiableCredential[${index}]`;
-      const inspection = await this.verifier.inspectCredential(credential as Json, where, deadline);
+      const inspection = await this.verifier.inspectCredential(
+        credential as Json,
+        where,
+        deadline,
+        policy,
+      );
       credentialResults.push({
         id: (credential as Json).id as string | undefined,
+        issuer: inspection.issuer,
         proofs: inspection.proofs,
       });
       problems.push(

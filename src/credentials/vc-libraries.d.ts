@@ -70,6 +70,31 @@ declare module '@digitalbazaar/eddsa-jcs-2022-cryptosuite' {
   export function createVerifyCryptosuite(): { name: string };
 }
 
+declare module '@digitalbazaar/ecdsa-rdfc-2019-cryptosuite' {
+  export const cryptosuite: { name: string };
+}
+
+declare module '@digitalbazaar/ecdsa-jcs-2019-cryptosuite' {
+  export function createSignCryptosuite(): { name: string };
+  export function createVerifyCryptosuite(): { name: string };
+}
+
+interface MultikeyPair {
+  id: string;
+  controller: string;
+  publicKeyMultibase: string;
+  signer(): Signer;
+}
+
+declare module '@digitalbazaar/ecdsa-multikey' {
+  export function generate(options: {
+    curve: 'P-256' | 'P-384';
+    id?: string;
+    controller?: string;
+  }): Promise<MultikeyPair>;
+  export function toJwk(options: { keyPair: MultikeyPair }): Promise<JsonObject>;
+}
+
 declare module '@digitalbazaar/ed25519-signature-2020' {
   export class Ed25519Signature2020 implements LinkedDataSuite {
     verifyProof: LinkedDataSuite['verifyProof'];
@@ -142,10 +167,6 @@ declare module '@digitalbazaar/vc-bitstring-status-list' {
 }
 
 declare module '@digitalbazaar/ed25519-multikey' {
-  export function generate(options?: { id?: string; controller?: string }): Promise<{
-    id: string;
-    controller: string;
-    publicKeyMultibase: string;
-    signer(): Signer;
-  }>;
+  export function generate(options?: { id?: string; controller?: string }): Promise<MultikeyPair>;
+  export function toJwk(options: { keyPair: MultikeyPair }): Promise<JsonObject>;
 }

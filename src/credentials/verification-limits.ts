@@ -10,8 +10,8 @@ type Json = Record<string, unknown>;
  */
 export const verificationLimits = {
   /**
-   * An Ed25519 signature, the only kind verified here, is 64 bytes: 86-88 base58btc or 86 base64url
-   * characters after the multibase prefix. Base58 decoding takes time quadratic in the length.
+   * An Ed25519 or P-256 signature, the kinds verified here, is 64 bytes: 86-88 base58btc or 86
+   * base64url characters after the multibase prefix. Base58 decoding takes time quadratic in the length.
    */
   proofValueChars: 100,
   /** Issuer, holder, verificationMethod, statusListCredential: a did:key method URL has 105. */
@@ -138,7 +138,7 @@ function proofLimitErrors(document: Json, prefix: string): FieldError[] {
     if (typeof proofValue === 'string' && proofValue.length > limits.proofValueChars) {
       errors.push({
         field: `${where}.proofValue`,
-        message: `${longer(limits.proofValueChars)}: an Ed25519 signature has 86-88`,
+        message: `${longer(limits.proofValueChars)}: an Ed25519 or P-256 signature has 86-88`,
       });
     }
     const method = idOf(proof.verificationMethod);

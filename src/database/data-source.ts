@@ -13,6 +13,7 @@ import { IssuerLoginFailures1795780000000 } from '../../migrations/1795780000000
 import { IdempotencyKeys1795790000000 } from '../../migrations/1795790000000-idempotency-keys.js';
 import { IssuerRevokedTokens1795791000000 } from '../../migrations/1795791000000-issuer-revoked-tokens.js';
 import { WebhookFairness1795792000000 } from '../../migrations/1795792000000-webhook-fairness.js';
+import { TrustedIssuers1795793000000 } from '../../migrations/1795793000000-trusted-issuers.js';
 import { StatusAllocationByEntry1795794000000 } from '../../migrations/1795794000000-status-allocation-by-entry.js';
 import { IssuedCredentialEntity } from '../credentials/issued-credential.entity.js';
 import { StatusEntryEntity } from '../credentials/status/status-entry.entity.js';
@@ -25,6 +26,7 @@ import { IssuerLoginFailureEntity } from '../issuer/issuer-login-failure.entity.
 import { IssuerRevokedTokenEntity } from '../issuer/issuer-revoked-token.entity.js';
 import { IssuerSessionEntity } from '../issuer/issuer-session.entity.js';
 import { TenantEntity } from '../tenants/tenant.entity.js';
+import { TrustedIssuerEntity } from '../trusted-issuers/trusted-issuer.entity.js';
 import { WebhookAttemptEntity } from '../webhooks/webhook-attempt.entity.js';
 import { WebhookDeliveryEntity } from '../webhooks/webhook-delivery.entity.js';
 import { WebhookEventEntity } from '../webhooks/webhook-event.entity.js';
@@ -47,6 +49,7 @@ export const entities = [
   WebhookDeliveryEntity,
   WebhookAttemptEntity,
   IdempotencyKeyEntity,
+  TrustedIssuerEntity,
 ];
 export const migrations = [
   InitialSchema1763800000000,
@@ -62,6 +65,7 @@ export const migrations = [
   IdempotencyKeys1795790000000,
   IssuerRevokedTokens1795791000000,
   WebhookFairness1795792000000,
+  TrustedIssuers1795793000000,
   StatusAllocationByEntry1795794000000,
 ];
 

@@ -59,20 +59,13 @@ export async function takeCluster(directory: string, logger: Logger): Promise<()
 }
 
 /**
- * The PostgreSQL that `postmaster.pid` names, if it still runs on this cluster: its owner is gone (the
+ * The PostgreSQL that `postmaster.pid` (its first line) names, if it still runs on this cluster: its owner is gone (the
  * caller holds the cluster now), so it gets a fast shutdown (SIGINT) and is waited for.
  */
 async function stopOrphan(directory: string, logger: Logger): Promise<void> {
-  let lines: string[];
-  try {
-    lines = (await readFile(join(directory, 'postmaster.pid'), 'utf8')).split('\n');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
-  }
-  const pid = Number(lines[0]);
+  const pid = await readPid(join(directory, 'postmaster.pid'), true);
   // A stale file's pid may belong to any process by now: signal only PostgreSQL on this cluster.
-  if (!Number.isSafeInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  if (pid === undefined || !isAlive(pid)) return;
   const command = await commandOf(pid);
   if (command === undefined || !command.includes('postgres') || !command.includes(directory))
     return;
@@ -91,9 +84,16 @@ async function stopOrphan(directory: string, logger: Logger): Promise<void> {
   );
 }
 
-async function readPid(file: string): Promise<number | undefined> {
+/** Whether a live process holds the cluster's `postmaster.pid` (PostgreSQL's own lock file). */
+export async function postmasterRuns(directory: string): Promise<boolean> {
+  const pid = await readPid(join(directory, 'postmaster.pid'), true);
+  return pid !== undefined && isAlive(pid);
+}
+
+async function readPid(file: string, firstLineOnly = false): Promise<number | undefined> {
   try {
-    const pid = Number((await readFile(file, 'utf8')).trim());
+    const text = await readFile(file, 'utf8');
+    const pid = Number((firstLineOnly ? text.split('\n')[0] : text).trim());
     return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;

@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { userInfo } from 'node:os';
-import { ClusterInUseError, takeCluster } from './embedded-postgres-owner.js';
+import { ClusterInUseError, postmasterRuns, takeCluster } from './embedded-postgres-owner.js';
 
 export interface EmbeddedDatabase {
   /** postgres://… URL of the `agent` database on this server. */
@@ -77,11 +77,8 @@ export async function startEmbeddedPostgres(
     await server.start();
   } catch (error) {
     await release();
-    const lockHeld = output.some(
-      (line) => line.includes('lock file') && line.includes('already exists'),
-    );
     // A PostgreSQL on this cluster that no service of ours started (by hand, say).
-    if (lockHeld) throw new ClusterInUseError(directory, undefined);
+    if (await postmasterRuns(directory)) throw new ClusterInUseError(directory, undefined);
     throw new Error(`The embedded PostgreSQL in ${directory} did not start:\n${output.join('')}`, {
       cause: error,
     });
@@ -162,7 +159,9 @@ function findFreePort(): Promise<number> {
 /**
  * embedded-postgres stops its servers and exits the process on SIGINT/SIGTERM. The service shuts down
  * in order instead (HTTP first, then the database), so it takes these signals back; the package's
- * hook on process exit stays as the last resort that stops PostgreSQL.
+ * hook on process exit stays as the last resort that stops PostgreSQL. It does so through
+ * async-exit-hook's documented `unhookEvent` (our own dependency, the one embedded-postgres registers
+ * with); test/system/shutdown.system-spec.ts fails if a signal still ends the process before its drain.
  */
 export function releaseSignalsFromEmbeddedPostgres(): void {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'])

@@ -1,6 +1,12 @@
 import { base58 } from '@scure/base';
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { ed25519DidDocument, ed25519DidKey, ed25519MultikeyDidDocument } from './did-key.js';
+import {
+  ed25519DidDocument,
+  ed25519DidKey,
+  ed25519MultikeyDidDocument,
+  p256MultikeyDidDocument,
+  p256PublicKeyOfDidKey,
+} from './did-key.js';
 import { independentResolver } from '../../test/support/independent-did-resolver.js';
 
 /**
@@ -219,5 +225,35 @@ describe('did:key encoding', () => {
         'An Ed25519 public key has 32 bytes',
       );
     });
+  });
+});
+
+describe('P-256 did:key', () => {
+  it("reads the key of Digital Bazaar's P-256 Multikey as its did:key document", async () => {
+    const { generate } = await import('@digitalbazaar/ecdsa-multikey');
+    const key = await generate({ curve: 'P-256' });
+    const did = `did:key:${key.publicKeyMultibase}`;
+    const point = p256PublicKeyOfDidKey(did);
+    expect(point).toHaveLength(33);
+    const document = p256MultikeyDidDocument(point!);
+    expect(document.id).toBe(did);
+    expect(document.verificationMethod).toEqual([
+      {
+        id: `${did}#${key.publicKeyMultibase}`,
+        type: 'Multikey',
+        controller: did,
+        publicKeyMultibase: key.publicKeyMultibase,
+      },
+    ]);
+    expect(document.assertionMethod).toEqual([document.verificationMethod[0].id]);
+  });
+
+  it('refuses a point off the curve, an Ed25519 did:key and a truncated one', () => {
+    const offCurve = `did:key:z${base58.encode(Uint8Array.from([0x80, 0x24, 0x02, ...new Uint8Array(32).fill(0xff)]))}`;
+    expect(p256PublicKeyOfDidKey(offCurve)).toBeUndefined();
+    expect(
+      p256PublicKeyOfDidKey('did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp'),
+    ).toBeUndefined();
+    expect(p256PublicKeyOfDidKey('did:key:zDnae')).toBeUndefined();
   });
 });

@@ -91,7 +91,7 @@ export class IssuerSessions {
     );
   }
 
-  /** The earliest of idle timeout from now and the session's maximum lifespan (keycloak-compat.md). */
+  /** The earliest of idle timeout from now and the session's maximum lifespan, as Keycloak's SSO session settings do. */
   refreshExpiry(session: IssuerSessionEntity): number {
     return Math.min(
       Math.floor(this.clock() / 1000) + this.realm.ssoSessionIdleTimeout,

@@ -19,7 +19,7 @@ type RefreshTokenPayload = JWTPayload & { sid?: string; scope?: string };
 
 /**
  * The token endpoint's grants: what they check, in Keycloak's order, and the errors Keycloak answers with
- * (keycloak-compat.md, Errors).
+ * (docs/auth.md, The embedded issuer).
  */
 @Injectable()
 export class TokenGrants {

@@ -17,7 +17,7 @@ const invalidTokenChallenge =
 
 /**
  * The embedded Keycloak-compatible issuer's back-channel endpoints (local mode and tests only): token
- * and userinfo on the app's own origin under /auth, answering as Keycloak 26 does (keycloak-compat.md).
+ * and userinfo on the app's own origin under /auth, answering as Keycloak 26 does (docs/auth.md).
  */
 @ApiExcludeController()
 @UseFilters(IssuerErrorFilter)

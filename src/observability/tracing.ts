@@ -1,5 +1,5 @@
 import { type Span } from '@opentelemetry/api';
-import { type NodeSDK, type tracing } from '@opentelemetry/sdk-node';
+import { type NodeSDK } from '@opentelemetry/sdk-node';
 import { ClientRequest, type IncomingMessage } from 'node:http';
 import { register } from 'node:module';
 import { serverSpans } from './server-spans.js';
@@ -24,27 +24,14 @@ export function tracingRequested(env: Environment): boolean {
 /**
  * What a span may say of a URL: an incoming request's path without its query (which can carry an
  * authorization code, a state or an id_token_hint), an outgoing request's origin only (a webhook URL's
- * path can hold the receiver's secret).
+ * path can hold the receiver's secret). The HTTP instrumentation records the stable semantic
+ * conventions only: `url.path` and `url.query` on server spans, `url.full` on client spans.
  */
 function redactUrls(span: Span, request: IncomingMessage | ClientRequest): void {
-  const present = (span as Partial<tracing.ReadableSpan>).attributes ?? {};
-  const incoming = !(request instanceof ClientRequest);
-  const path = (request instanceof ClientRequest ? request.path : (request.url ?? '')).split(
-    '?',
-  )[0];
-  const origin = request instanceof ClientRequest ? `${request.protocol}//${request.host}` : '';
-  const replacements: Record<string, string> = incoming
-    ? { 'http.target': path, 'url.query': '' }
-    : { 'http.target': '/', 'url.path': '/', 'url.query': '' };
-  for (const key of ['http.url', 'url.full']) {
-    const value = present[key];
-    if (typeof value === 'string' && URL.canParse(value)) {
-      const url = new URL(value);
-      replacements[key] = incoming ? `${url.origin}${path}` : origin || url.origin;
-    }
-  }
-  for (const [key, value] of Object.entries(replacements)) {
-    if (key in present) span.setAttribute(key, value);
+  if (request instanceof ClientRequest) {
+    span.setAttribute('url.full', `${request.protocol}//${request.host}/`);
+  } else if (request.url?.includes('?')) {
+    span.setAttribute('url.query', '');
   }
 }
 

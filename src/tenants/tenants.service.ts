@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, QueryFailedError, Repository, type SelectQueryBuilder } from 'typeorm';
+import { DataSource, Repository, type SelectQueryBuilder } from 'typeorm';
+import { violates } from '../database/constraint-violation.js';
 import { DomainException } from '../common/problem/domain.exception.js';
 import { pageWindow, springPage } from '../common/page-query.js';
 import { type Actor, type TenantVisibility } from '../auth/caller.js';
@@ -32,8 +33,6 @@ const sortColumns: Record<SortField, string> = {
   createdAt: 'tenant.createdAt',
   updatedAt: 'tenant.updatedAt',
 };
-
-const uniqueViolation = '23505';
 
 /** Up to this many tenants an unfiltered list counts them exactly; above, it reports an estimate. */
 const exactCountLimit = 10_000;
@@ -78,7 +77,7 @@ export class TenantsService {
       this.audit('tenant.create', tenant.id, actor);
       return tenant;
     } catch (error) {
-      if (isUniqueViolation(error)) {
+      if (violates(error, 'unique')) {
         throw new DomainException(
           'TENANT_ALREADY_EXISTS',
           `A tenant with id '${input.id}' already exists.`,
@@ -315,11 +314,4 @@ function emptyToNull(value: string | null | undefined): string | null {
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (character) => `\\${character}`);
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return (
-    error instanceof QueryFailedError &&
-    (error.driverError as { code?: string } | undefined)?.code === uniqueViolation
-  );
 }

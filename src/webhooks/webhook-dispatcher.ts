@@ -124,7 +124,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     try {
       response = await guardedRequest(
         delivery.url,
-        { allowPrivate: this.config.webhooks.allowPrivateTargets },
+        { allowPrivate: this.config.webhooks.allowPrivateTargets, ca: this.config.outboundCa },
         {
           method: 'POST',
           body: delivery.body,

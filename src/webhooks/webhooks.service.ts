@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { IsNull, type DataSource } from 'typeorm';
+import { violates } from '../database/constraint-violation.js';
 import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
 import { targetProblem } from '../common/outbound.js';
@@ -275,7 +276,7 @@ export class WebhooksService {
       })
       .catch((error: unknown) => {
         // The tenant was deleted since it was checked.
-        if ((error as { driverError?: { code?: string } }).driverError?.code === '23503') {
+        if (violates(error, 'foreign-key')) {
           throw tenantNotFound(tenantId ?? '');
         }
         throw error;

@@ -17,7 +17,7 @@ import {
 
 /**
  * End-to-end tests of token validation and authorization over real HTTP (api.md, Authentication and
- * authorization; keycloak-compat.md, Access token): tokens from the embedded issuer, tokens forged with its
+ * authorization; as Keycloak 26 signs them): tokens from the embedded issuer, tokens forged with its
  * real key or with other keys, and an external issuer whose key endpoint the tests control.
  */
 

@@ -153,3 +153,56 @@ export async function probeDuring<T>(
   } while (!settled);
   return { result: await running, slowestProbeMs, probes };
 }
+
+/** A fresh did:key and its signer: a key that is nobody's issuer key. */
+export function makeSigner(): { did: string; signer: Signer } {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url');
+  const seed = Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url');
+  const { did, publicKeyMultibase } = ed25519DidKey(raw);
+  return {
+    did,
+    signer: ed25519Signer(`${did}#${publicKeyMultibase}`, raw, () => Buffer.from(seed)),
+  };
+}
+
+/**
+ * Adds an eddsa-rdfc-2022 proof with the Digital Bazaar library, as Data Integrity 1.0 §4.2 "Add
+ * Proof" does: a proof naming `previousProof` signs the document with the proofs it names, a proof
+ * set's member the document alone.
+ */
+export async function addProof(
+  secured: Json,
+  signer: Signer,
+  options: { id?: string; previousProof?: string | string[]; proofPurpose?: string } = {},
+): Promise<Json> {
+  const { proof: existing, ...unsecured } = secured;
+  const proofs = (existing === undefined ? [] : [existing].flat()) as Json[];
+  const named = [options.previousProof ?? []].flat();
+  const previous = proofs.filter((proof) => named.includes(proof.id as string));
+  const document =
+    previous.length === 0
+      ? unsecured
+      : { ...unsecured, proof: previous.length === 1 ? previous[0] : previous };
+  const suite = new DataIntegrityProof({ signer, cryptosuite: eddsaRdfc2022 }) as unknown as {
+    proof?: Json;
+    createProof(options: {
+      document: Json;
+      purpose: { update(proof: Json): Promise<Json> };
+      proofSet: Json[];
+      documentLoader: DocumentLoader;
+    }): Promise<Json>;
+  };
+  suite.proof = {
+    ...(options.id === undefined ? {} : { id: options.id }),
+    ...(options.previousProof === undefined ? {} : { previousProof: options.previousProof }),
+  };
+  const purpose = options.proofPurpose ?? 'assertionMethod';
+  const proof = await suite.createProof({
+    document: structuredClone(document),
+    purpose: { update: (made) => Promise.resolve({ ...made, proofPurpose: purpose }) },
+    proofSet: [],
+    documentLoader: createDocumentLoader(bundledContexts()),
+  });
+  return { ...unsecured, proof: proofs.length === 0 ? proof : [...proofs, proof] };
+}

@@ -10,7 +10,7 @@ import {
 } from './test-service.js';
 
 /**
- * What the embedded issuer's e2e files share: Keycloak's token shapes (keycloak-compat.md) and a running
+ * What the embedded issuer's e2e files share: Keycloak 26's token shapes (docs/auth.md) and a running
  * service with a movable issuer clock, a browser that keeps cookies and the usual grants.
  */
 
@@ -19,7 +19,7 @@ export const oidcPath = `${realmPath}/protocol/openid-connect`;
 export const tenantsPath = '/ctrl/api/v1.0/tenants';
 export const serviceClientSecret = 'change-me';
 
-/** Keycloak's access token claims, in its order (keycloak-compat.md, Access token). */
+/** Keycloak's access token claims, in its order, as Keycloak 26 signs them. */
 export const userAccessClaims = [
   'exp',
   'iat',

@@ -17,7 +17,7 @@ import {
 /**
  * The docker-compose stack as far as it can be checked without a Docker engine: `docker-compose config`
  * (Debian's docker-compose 1.29) validates and interpolates the file, and nginx checks the rendered
- * template (keycloak-compat.md, "Keycloak in docker-compose" and "nginx in front").
+ * template (docs/auth.md, Keycloak behind the gateway).
  */
 const composeFile = join(repositoryRoot, 'docker-compose.yml');
 /** Compose's own settings file: local mode reads `.env`, which must not hold the stack's keys. */

@@ -59,7 +59,7 @@ async function signIn(
   // One control for x-tenant-id, the Tenant box: the dialog offers no tenant field besides it.
   expect(await schemeSection(page, 'tenant').count()).toBe(0);
   expect(await page.locator('.dialog-ux input[name="x-tenant-id"]').count()).toBe(0);
-  // Seed §5: client_id agent-client (preconfigured by initOAuth), no secret, nothing else.
+  // client_id agent-client (preconfigured by initOAuth), no secret, nothing else.
   expect(await oauth.locator('#client_id_authorizationCode').inputValue()).toBe('agent-client');
   expect(await oauth.locator('#client_secret_authorizationCode').inputValue()).toBe('');
   const popupOpened = page.waitForEvent('popup');

@@ -13,16 +13,22 @@ import {
   type IssuedCredentialPage,
   type ListCredentialsQuery,
   type ListTenantsQuery,
+  type ListTrustedIssuersQuery,
   type ListWebhooksQuery,
   type NewTenant,
+  type NewTrustedIssuer,
   type NewWebhook,
   type PresentationVerification,
   type RotatedWebhookSecret,
   type Tenant,
   type TenantChanges,
   type TenantPage,
+  type TrustedIssuer,
+  type TrustedIssuerPage,
   type VerifiableCredential,
   type Verification,
+  type VerifyCredentialOptions,
+  type VerifyPresentationOptions,
   type Webhook,
   type WebhookChanges,
   type WebhookDeliveryPage,
@@ -42,7 +48,7 @@ export interface AgentClientOptions {
   now?: () => number;
 }
 
-/** The token endpoint of the realm on an origin (seed §4, Token endpoint). */
+/** The token endpoint of the realm on an origin (Keycloak's OpenID Connect path for the realm agent-cloud). */
 export function tokenUrlOf(baseUrl: string): string {
   return new URL('/auth/realms/agent-cloud/protocol/openid-connect/token', baseUrl).toString();
 }
@@ -196,12 +202,13 @@ export class AgentClient {
   async verifyCredential(
     tenantId: string,
     verifiableCredential: VerifiableCredential,
+    options?: VerifyCredentialOptions,
   ): Promise<Verification> {
     return this.#result(
       'POST /ctrl/api/v1.0/credentials/verify',
       await this.api.POST('/ctrl/api/v1.0/credentials/verify', {
         headers: { [tenantHeader]: tenantId },
-        body: { verifiableCredential },
+        body: options === undefined ? { verifiableCredential } : { verifiableCredential, options },
       }),
     );
   }
@@ -392,13 +399,62 @@ export class AgentClient {
   async verifyPresentation(
     tenantId: string,
     verifiablePresentation: Record<string, unknown>,
-    options: { challenge?: string; domain?: string } = {},
+    options: VerifyPresentationOptions = {},
   ): Promise<PresentationVerification> {
     return this.#result(
       'POST /ctrl/api/v1.0/presentations/verify',
       await this.api.POST('/ctrl/api/v1.0/presentations/verify', {
         headers: { [tenantHeader]: tenantId },
         body: { verifiablePresentation, options },
+      }),
+    );
+  }
+
+  /** Adds an issuer to the tenant's trusted issuers list (verification then accepts only those listed). */
+  async createTrustedIssuer(
+    tenantId: string,
+    trustedIssuer: NewTrustedIssuer,
+    options: IdempotencyOptions = {},
+  ): Promise<TrustedIssuer> {
+    return this.#result(
+      'POST /ctrl/api/v1.0/trusted-issuers/create',
+      await this.api.POST('/ctrl/api/v1.0/trusted-issuers/create', {
+        headers: { [tenantHeader]: tenantId, ...keyHeader(options) },
+        body: trustedIssuer,
+      }),
+    );
+  }
+
+  /** The tenant's trusted issuers, newest first. */
+  async listTrustedIssuers(
+    tenantId: string,
+    query: ListTrustedIssuersQuery = {},
+  ): Promise<TrustedIssuerPage> {
+    return this.#result(
+      'GET /ctrl/api/v1.0/trusted-issuers',
+      await this.api.GET('/ctrl/api/v1.0/trusted-issuers', {
+        headers: { [tenantHeader]: tenantId },
+        params: { query },
+      }),
+    );
+  }
+
+  async getTrustedIssuer(tenantId: string, id: string): Promise<TrustedIssuer> {
+    return this.#result(
+      'GET /ctrl/api/v1.0/trusted-issuers/{id}',
+      await this.api.GET('/ctrl/api/v1.0/trusted-issuers/{id}', {
+        headers: { [tenantHeader]: tenantId },
+        params: { path: { id } },
+      }),
+    );
+  }
+
+  async deleteTrustedIssuer(tenantId: string, id: string): Promise<void> {
+    this.#result(
+      'POST /ctrl/api/v1.0/trusted-issuers/{id}/delete',
+      await this.api.POST('/ctrl/api/v1.0/trusted-issuers/{id}/delete', {
+        headers: { [tenantHeader]: tenantId },
+        params: { path: { id } },
       }),
     );
   }

@@ -292,6 +292,80 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ctrl/api/v1.0/trusted-issuers/create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Add an issuer to the tenant’s trusted issuers
+     * @description Once the list has an entry, credential and presentation verification accept only credentials of the listed issuers (unless the request names its own `options.trustedIssuers`). At most 100 entries.
+     */
+    post: operations['createTrustedIssuer'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/trusted-issuers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The tenant’s trusted issuers, newest first */
+    get: operations['listTrustedIssuers'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/trusted-issuers/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One trusted issuer of the tenant */
+    get: operations['getTrustedIssuer'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/trusted-issuers/{id}/delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Remove an issuer from the tenant’s trusted issuers
+     * @description Removing the last entry leaves the tenant without a list: any issuer is accepted.
+     */
+    post: operations['deleteTrustedIssuer'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ctrl/health/live': {
     parameters: {
       query?: never;
@@ -758,6 +832,7 @@ export interface components {
         | 'STATUS_LIST_NOT_FOUND'
         | 'WEBHOOK_NOT_FOUND'
         | 'WEBHOOK_DELIVERY_NOT_FOUND'
+        | 'TRUSTED_ISSUER_NOT_FOUND'
         | 'ROUTE_NOT_FOUND'
         | 'PROBLEM_TYPE_NOT_FOUND'
         | 'METHOD_NOT_ALLOWED'
@@ -765,10 +840,12 @@ export interface components {
         | 'TENANT_ALREADY_EXISTS'
         | 'CREDENTIAL_ALREADY_EXISTS'
         | 'IDEMPOTENCY_KEY_IN_USE'
+        | 'TRUSTED_ISSUER_ALREADY_EXISTS'
         | 'PAYLOAD_TOO_LARGE'
         | 'UNSUPPORTED_MEDIA_TYPE'
         | 'CREDENTIAL_NOT_VERIFIED'
         | 'IDEMPOTENCY_KEY_REUSED'
+        | 'TRUSTED_ISSUERS_LIMIT_REACHED'
         | 'RATE_LIMITED'
         | 'HEADERS_TOO_LARGE'
         | 'INTERNAL_ERROR'
@@ -1080,7 +1157,22 @@ export interface components {
        */
       status: boolean;
     };
-    VerifyOptionsDto: Record<string, never>;
+    VerifyOptionsDto: {
+      /**
+       * @description The checks to run and report (VC API `checks`); absent: all. `proof` and `issuer` run whatever it says.
+       * @example [
+       *       "proof"
+       *     ]
+       */
+      checks?: ('proof' | 'issuer' | 'validity' | 'status')[];
+      /**
+       * @description The only issuers whose credentials pass the `issuer` check (ids, usually DIDs; at most 100, each up to 2048 characters). Given, it replaces the tenant's trusted issuers list; absent, that list applies when the tenant keeps one, else any issuer whose key resolves.
+       * @example [
+       *       "did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2"
+       *     ]
+       */
+      trustedIssuers?: string[];
+    };
     VerifyCredentialDto: {
       /** @description A credential secured with one or more Data Integrity proofs (a set or a chain). */
       verifiableCredential: {
@@ -1092,7 +1184,7 @@ export interface components {
       /** @enum {boolean} */
       verified: true;
       /**
-       * @description The checks made; `status` only when the proof and issuer checks passed.
+       * @description The checks made: those `options.checks` asked for (all when absent), always `proof` and `issuer`; `status` only when the proof and issuer checks passed.
        * @example [
        *       "proof",
        *       "issuer",
@@ -1101,12 +1193,33 @@ export interface components {
        *     ]
        */
       checks: string[];
+      /**
+       * @description The credential's issuer, whose key made a proof: one of the trusted issuers when a list applied, else any issuer whose key resolves.
+       * @example did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2
+       */
+      issuer: string;
       /** @description Each proof checked (without its value). */
       proofs: Record<string, never>[];
       /** @example [] */
       warnings: string[];
     };
     VerifyPresentationOptionsDto: {
+      /**
+       * @description The checks to run and report (VC API `checks`); absent: all. `proof`, `holder`, `credential` (with `issuer`), `challenge` and `domain` run whatever it says.
+       * @example [
+       *       "proof"
+       *     ]
+       */
+      checks?: (
+        | 'proof'
+        | 'holder'
+        | 'challenge'
+        | 'domain'
+        | 'credential'
+        | 'issuer'
+        | 'validity'
+        | 'status'
+      )[];
       /**
        * @description The challenge the holder was given: every proof's `challenge` must equal it.
        * @example 7d9c2f0e-challenge
@@ -1117,6 +1230,13 @@ export interface components {
        * @example verifier.example
        */
       domain?: string;
+      /**
+       * @description The only issuers whose credentials pass the `issuer` check (ids, usually DIDs; at most 100, each up to 2048 characters). Given, it replaces the tenant's trusted issuers list; absent, that list applies when the tenant keeps one, else any issuer whose key resolves.
+       * @example [
+       *       "did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2"
+       *     ]
+       */
+      trustedIssuers?: string[];
     };
     VerifyPresentationDto: {
       /** @description A VerifiablePresentation with an `authentication` proof and the credentials it carries. */
@@ -1128,6 +1248,11 @@ export interface components {
     PresentedCredentialDto: {
       /** @example urn:uuid:58172aac-d8ba-11ed-83dd-0b3aef56cc33 */
       id?: string;
+      /**
+       * @description The credential's issuer.
+       * @example did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2
+       */
+      issuer?: string;
       /** @description Its proofs (without their values). */
       proofs: Record<string, never>[];
     };
@@ -1149,6 +1274,44 @@ export interface components {
       credentials: components['schemas']['PresentedCredentialDto'][];
       /** @example [] */
       warnings: string[];
+    };
+    CreateTrustedIssuerDto: {
+      /**
+       * @description The issuer's id exactly as its credentials name it (`issuer` or `issuer.id`): a URL, usually a DID.
+       * @example did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2
+       */
+      issuer: string;
+      /**
+       * @description A note for people.
+       * @example The School of Examples
+       */
+      description?: string;
+    };
+    TrustedIssuerDto: {
+      /**
+       * Format: uuid
+       * @example 2f0c9a1e-8b7d-4c6e-9f5a-3b2c1d0e9f8a
+       */
+      id: string;
+      /** @example acme */
+      tenantId: string;
+      /** @example did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2 */
+      issuer: string;
+      /** @example The School of Examples */
+      description: string | null;
+      /** @example 2026-11-25T10:00:00.000Z */
+      createdAt: string;
+    };
+    TrustedIssuerPageDto: {
+      content: components['schemas']['TrustedIssuerDto'][];
+      /** @example 0 */
+      number: number;
+      /** @example 20 */
+      size: number;
+      /** @example 1 */
+      totalElements: number;
+      /** @example 1 */
+      totalPages: number;
     };
     CreateWebhookDto: {
       /**
@@ -2805,6 +2968,7 @@ export interface operations {
            *         "validity",
            *         "status"
            *       ],
+           *       "issuer": "did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2",
            *       "proofs": [
            *         {
            *           "type": "DataIntegrityProof",
@@ -3241,6 +3405,488 @@ export interface operations {
         };
       };
       /** @description - `STATUS_LIST_NOT_FOUND`: Status list not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  createTrustedIssuer: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: 1-255 printable ASCII characters (a UUID is a good key), bare or quoted as the IETF draft writes it. The same key with the same request within 24 hours answers the first 2xx answer again (with `Idempotent-Replayed: true`) and does nothing more; with another request it is a 422, while the first request runs a 409. An error answer keeps nothing: fix the request and send it with the same key. Keys count per caller (the token's subject), tenant and operation. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateTrustedIssuerDto'];
+      };
+    };
+    responses: {
+      /** @description The entry. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "2f0c9a1e-8b7d-4c6e-9f5a-3b2c1d0e9f8a",
+           *       "tenantId": "acme",
+           *       "issuer": "did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2",
+           *       "description": "The School of Examples",
+           *       "createdAt": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['TrustedIssuerDto'];
+        };
+      };
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       *
+       *     - `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice.
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `TRUSTED_ISSUER_ALREADY_EXISTS`: Trusted issuer already exists
+       *
+       *     - `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds.
+       */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `TRUSTED_ISSUERS_LIMIT_REACHED`: Trusted issuers limit reached
+       *
+       *     - `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours.
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  listTrustedIssuers: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 0. */
+        page?: number;
+        /** @description Page size. */
+        size?: number;
+        /** @description Sort field and direction; the id breaks ties. Direction defaults to asc. */
+        sort?:
+          | 'issuer'
+          | 'issuer,asc'
+          | 'issuer,desc'
+          | 'createdAt'
+          | 'createdAt,asc'
+          | 'createdAt,desc';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of entries. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "content": [
+           *         {
+           *           "id": "2f0c9a1e-8b7d-4c6e-9f5a-3b2c1d0e9f8a",
+           *           "tenantId": "acme",
+           *           "issuer": "did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2",
+           *           "description": "The School of Examples",
+           *           "createdAt": "2026-11-25T10:00:00.000Z"
+           *         }
+           *       ],
+           *       "number": 0,
+           *       "size": 20,
+           *       "totalElements": 1,
+           *       "totalPages": 1
+           *     }
+           */
+          'application/json': components['schemas']['TrustedIssuerPageDto'];
+        };
+      };
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  getTrustedIssuer: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The entry id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The entry. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "2f0c9a1e-8b7d-4c6e-9f5a-3b2c1d0e9f8a",
+           *       "tenantId": "acme",
+           *       "issuer": "did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2",
+           *       "description": "The School of Examples",
+           *       "createdAt": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['TrustedIssuerDto'];
+        };
+      };
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `TRUSTED_ISSUER_NOT_FOUND`: Trusted issuer not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  deleteTrustedIssuer: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The entry id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Removed. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `TRUSTED_ISSUER_NOT_FOUND`: Trusted issuer not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
       404: {
         headers: {
           [name: string]: unknown;

@@ -27,7 +27,7 @@ export interface TokenManagerOptions {
   /** Milliseconds since the epoch; default `Date.now`. Tests move it instead of waiting. */
   now?: () => number;
   /**
-   * A token that expires within this many milliseconds counts as expired (seed §5, rule 5: 60 s), so that
+   * A token that expires within this many milliseconds counts as expired (60 s, as docs/api.md says clients should), so that
    * it cannot expire on its way to the service.
    */
   renewBeforeExpiryMs?: number;

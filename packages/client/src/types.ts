@@ -65,3 +65,18 @@ export type WebhookChanges = Schemas['UpdateWebhookDto'];
 export type RotatedWebhookSecret = Schemas['RotatedSecretDto'];
 /** A page of a subscription's deliveries, each with its attempts. */
 export type WebhookDeliveryPage = Schemas['WebhookDeliveryPageDto'];
+
+/** One issuer of a tenant's trusted issuers list. */
+export type TrustedIssuer = Schemas['TrustedIssuerDto'];
+/** What `createTrustedIssuer` takes. */
+export type NewTrustedIssuer = Schemas['CreateTrustedIssuerDto'];
+/** A page of `listTrustedIssuers`. */
+export type TrustedIssuerPage = Schemas['TrustedIssuerPageDto'];
+/** `page`, `size`, `sort` of `listTrustedIssuers`. */
+export type ListTrustedIssuersQuery = NonNullable<
+  operations['listTrustedIssuers']['parameters']['query']
+>;
+/** `options` of `verifyCredential`: `checks`, `trustedIssuers`. */
+export type VerifyCredentialOptions = Schemas['VerifyOptionsDto'];
+/** `options` of `verifyPresentation`: `checks`, `challenge`, `domain`, `trustedIssuers`. */
+export type VerifyPresentationOptions = Schemas['VerifyPresentationOptionsDto'];

@@ -15,9 +15,17 @@ export class VerificationDto {
 
   @ApiProperty({
     example: ['proof', 'issuer', 'validity', 'status'],
-    description: 'The checks made; `status` only when the proof and issuer checks passed.',
+    description:
+      'The checks made: those `options.checks` asked for (all when absent), always `proof` and `issuer`; `status` only when the proof and issuer checks passed.',
   })
   checks!: string[];
+
+  @ApiProperty({
+    description:
+      "The credential's issuer, whose key made a proof: one of the trusted issuers when a list applied, else any issuer whose key resolves.",
+    example: 'did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2',
+  })
+  issuer!: string;
 
   @ApiProperty({ type: [Object], description: 'Each proof checked (without its value).' })
   proofs!: Record<string, unknown>[];
@@ -29,6 +37,13 @@ export class VerificationDto {
 export class PresentedCredentialDto {
   @ApiProperty({ required: false, example: 'urn:uuid:58172aac-d8ba-11ed-83dd-0b3aef56cc33' })
   id?: string;
+
+  @ApiProperty({
+    required: false,
+    description: "The credential's issuer.",
+    example: 'did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2',
+  })
+  issuer?: string;
 
   @ApiProperty({ type: [Object], description: 'Its proofs (without their values).' })
   proofs!: Record<string, unknown>[];

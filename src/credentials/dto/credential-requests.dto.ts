@@ -13,6 +13,7 @@ import {
 } from 'class-validator';
 import { statusPurposes, type StatusPurpose } from '../status/bitstring.js';
 import { signingCryptosuites, type SigningCryptosuite } from '../data-integrity.js';
+import { VerifyOptionsDto } from './verify-options.dto.js';
 
 export const credentialExample = {
   '@context': [
@@ -56,6 +57,7 @@ export const issuedExample = {
 export const verificationExample = {
   verified: true,
   checks: ['proof', 'issuer', 'validity', 'status'],
+  issuer: exampleDid,
   proofs: [
     {
       type: 'DataIntegrityProof',
@@ -146,8 +148,6 @@ export class IssueCredentialDto {
   @Type(() => IssueOptionsDto)
   options?: IssueOptionsDto;
 }
-
-export class VerifyOptionsDto {}
 
 export class VerifyCredentialDto {
   @ApiProperty({

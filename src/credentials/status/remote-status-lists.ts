@@ -40,12 +40,13 @@ export class RemoteStatusLists {
   private readonly reading = new Map<string, Promise<ReadResult>>();
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.policy = { allowPrivate: config.statusListAllowPrivateTargets };
+    this.policy = { allowPrivate: config.statusListAllowPrivateTargets, ca: config.outboundCa };
   }
 
   /**
    * The list at `url`, or why it cannot be used, by `deadline` at the latest. `verify` checks the
-   * list credential's limits, proofs and issuer key, and answers a problem or undefined.
+   * list credential's limits, proofs, issuer key and validity period, and answers what is wrong
+   * ("does not verify: …", "is outside its validity period: …") or undefined.
    */
   async read(
     url: string,
@@ -90,6 +91,12 @@ export class RemoteStatusLists {
       if (!(error instanceof OutboundError)) throw error;
       return failed(`could not be fetched: ${error.message}`);
     }
+    if (response.status >= 300 && response.status < 400) {
+      // The outbound guard follows none: the URL the issuer signed into the credential is the list's.
+      return failed(
+        `answered HTTP ${response.status} (a redirect to ${response.headers.location ?? 'nowhere'}), which is not followed: a status list is read only at the URL the credential names`,
+      );
+    }
     if (response.status !== 200) return failed(`answered HTTP ${response.status}`);
     let list: unknown;
     try {
@@ -100,8 +107,11 @@ export class RemoteStatusLists {
     const read = readList(list);
     if (typeof read === 'string') return failed(read);
     const problem = await verify(list as Json);
-    if (problem !== undefined) return failed(`does not verify: ${problem}`);
-    return { result: read, ttl: cacheTtl(response.headers['cache-control']) };
+    if (problem !== undefined) return failed(problem);
+    // Never remembered past its own end: an expired list must fail the next verification.
+    const ends = Date.parse(String((list as Json).validUntil ?? (list as Json).expirationDate));
+    const ttl = cacheTtl(response.headers['cache-control']);
+    return { result: read, ttl: Number.isNaN(ends) ? ttl : Math.min(ttl, ends - Date.now()) };
   }
 }
 

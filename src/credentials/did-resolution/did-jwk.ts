@@ -1,0 +1,46 @@
+import { type DidDocumentJson, type JsonWebKeyJson } from './did-document.js';
+
+/** A did:jwk's identifier is a base64url JWK: a public P-256 or Ed25519 key is under 200 characters. */
+const maxIdentifierChars = 512;
+
+/**
+ * The DID document of a did:jwk (did:jwk specification §2.2, "Read"): the DID is the base64url of the
+ * public JWK, and its one verification method `#0` holds that key, for signing unless the key says
+ * `use: enc`. Otherwise why it is none: no JWK, or one with a private key.
+ */
+export function didJwkDocument(did: string): DidDocumentJson | string {
+  const identifier = /^did:jwk:([A-Za-z0-9_-]+)$/.exec(did)?.[1];
+  if (identifier === undefined || identifier.length > maxIdentifierChars) {
+    return `a did:jwk is 'did:jwk:' and a base64url JWK of at most ${maxIdentifierChars} characters`;
+  }
+  let jwk: unknown;
+  try {
+    jwk = JSON.parse(Buffer.from(identifier, 'base64url').toString('utf8'));
+  } catch {
+    return 'its identifier is not the base64url of a JSON object';
+  }
+  if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) {
+    return 'its identifier is not the base64url of a JSON object';
+  }
+  const key = jwk as JsonWebKeyJson;
+  // A did:jwk carrying a private key is a leaked key: refused rather than used.
+  if ('d' in key) return 'its JWK holds a private key (d)';
+  const id = `${did}#0`;
+  const method = { id, type: 'JsonWebKey2020', controller: did, publicKeyJwk: key };
+  const signing = key.use !== 'enc';
+  const encrypting = key.use !== 'sig';
+  return {
+    '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/suites/jws-2020/v1'],
+    id: did,
+    verificationMethod: [method],
+    ...(signing
+      ? {
+          assertionMethod: [id],
+          authentication: [id],
+          capabilityInvocation: [id],
+          capabilityDelegation: [id],
+        }
+      : {}),
+    ...(encrypting ? { keyAgreement: [id] } : {}),
+  };
+}

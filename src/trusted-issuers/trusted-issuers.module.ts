@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { TrustedIssuerPolicy } from './trusted-issuer-policy.js';
+import { TrustedIssuersController } from './trusted-issuers.controller.js';
+import { TrustedIssuersService } from './trusted-issuers.service.js';
+
+@Module({
+  controllers: [TrustedIssuersController],
+  providers: [TrustedIssuersService, TrustedIssuerPolicy],
+  exports: [TrustedIssuerPolicy],
+})
+export class TrustedIssuersModule {}
