@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
+import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { RouteTable } from './common/problem/route-table.js';
 import { APP_CONFIG } from './config/config.token.js';
@@ -44,6 +45,7 @@ export class AppModule {
         }),
         ObservabilityModule.register(metrics, { tracing: tracingRequested(config.environment) }),
         AuthModule,
+        AuditModule,
         IdempotencyModule,
         ...(config.authIssuerEmbedded ? [IssuerModule.register(config, options.issuerClock)] : []),
         TenantsModule,

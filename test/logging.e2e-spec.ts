@@ -117,6 +117,60 @@ describe('logging', () => {
     ]);
   });
 
+  it('writes an audit line for every change to a webhook or a trusted issuer, naming who and where events go', async () => {
+    await service.client().createTenant({ id: 'hooked', label: 'Hooked' });
+    const as = (requestId: string) => ({ 'x-tenant-id': 'hooked', 'x-request-id': requestId });
+    const created = await service.request<{ id: string }>('/ctrl/api/v1.0/webhooks/create', {
+      method: 'POST',
+      headers: as('hook-create'),
+      body: { url: 'https://1.1.1.1/hooks/path-secret-1' },
+    });
+    const hook = created.body.id;
+    await service.request(`/ctrl/api/v1.0/webhooks/${hook}/update`, {
+      method: 'POST',
+      headers: as('hook-update'),
+      body: { url: 'https://8.8.8.8/hooks/path-secret-2', enabled: false },
+    });
+    await service.request(`/ctrl/api/v1.0/webhooks/${hook}/rotate-secret`, {
+      method: 'POST',
+      headers: as('hook-rotate'),
+    });
+    await service.request(`/ctrl/api/v1.0/webhooks/${hook}/delete`, {
+      method: 'POST',
+      headers: as('hook-delete'),
+    });
+    const trusted = await service.request<{ id: string }>('/ctrl/api/v1.0/trusted-issuers/create', {
+      method: 'POST',
+      headers: as('trust-create'),
+      body: { issuer: 'did:web:university.example' },
+    });
+    await service.request(`/ctrl/api/v1.0/trusted-issuers/${trusted.body.id}/delete`, {
+      method: 'POST',
+      headers: as('trust-delete'),
+    });
+
+    const audits = (parsed() as (LogLine & Record<string, unknown>)[]).filter(
+      (entry) => entry.tenantId === 'hooked' && entry.audit !== undefined,
+    );
+    expect(
+      audits.map((entry) => [entry.audit, entry.actor, entry.reqId, entry.urlOrigin ?? null]),
+    ).toEqual([
+      ['tenant.create', 'admin', expect.any(String), null],
+      ['webhook.create', 'admin', 'hook-create', 'https://1.1.1.1'],
+      ['webhook.update', 'admin', 'hook-update', 'https://8.8.8.8'],
+      ['webhook.rotate-secret', 'admin', 'hook-rotate', null],
+      ['webhook.delete', 'admin', 'hook-delete', null],
+      ['trusted-issuer.create', 'admin', 'trust-create', null],
+      ['trusted-issuer.delete', 'admin', 'trust-delete', null],
+    ]);
+    expect(audits.find((entry) => entry.audit === 'webhook.update')?.fields).toEqual([
+      'url',
+      'enabled',
+    ]);
+    // A URL's path may hold the receiver's secret: never logged.
+    expect(lines.join('\n')).not.toMatch(/path-secret/);
+  });
+
   it('names the request in which a login started a session', async () => {
     const response = await postForm(
       service.url,

@@ -1,3 +1,4 @@
+import { AuditLog } from '../audit/audit-log.js';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -66,6 +67,7 @@ export class CredentialsService {
     private readonly verifier: CredentialVerifier,
     private readonly outbox: WebhookOutbox,
     private readonly trust: TrustedIssuerPolicy,
+    private readonly audit: AuditLog,
   ) {}
 
   /** Signs a credential with the tenant's DID; the credential is not stored. */
@@ -132,13 +134,8 @@ export class CredentialsService {
       return this.sign(credential, tenant.signer, cryptosuite);
     };
     const signed = await this.issueInTransaction(issuance, sign);
-    this.logger.log({
-      reqId: actor.requestId,
-      msg: `audit credential.issue ${tenantId} by ${actor.username ?? actor.subject}`,
-      audit: 'credential.issue',
-      tenantId,
-      actor: actor.username ?? actor.subject,
-      credentialId: credential.id,
+    this.audit.record('credential.issue', actor, tenantId, {
+      credentialId: issuance.credentialId,
       cryptosuite,
       statusPurposes: purposes,
     });
@@ -230,12 +227,7 @@ export class CredentialsService {
   ): Promise<void> {
     const purpose = credentialStatus.statusPurpose;
     await this.statusLists.setStatus(tenantId, credentialId, purpose, status);
-    this.logger.log({
-      reqId: actor.requestId,
-      msg: `audit credential.status ${tenantId} by ${actor.username ?? actor.subject}`,
-      audit: 'credential.status',
-      tenantId,
-      actor: actor.username ?? actor.subject,
+    this.audit.record('credential.status', actor, tenantId, {
       credentialId,
       statusPurpose: purpose,
       status,

@@ -1,3 +1,4 @@
+import { AuditLog } from '../audit/audit-log.js';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository, type SelectQueryBuilder } from 'typeorm';
@@ -47,6 +48,7 @@ export class TenantsService {
     private readonly dids: DidService,
     private readonly outbox: WebhookOutbox,
     private readonly anchors: TenantPageAnchors,
+    private readonly audit: AuditLog,
   ) {}
 
   /**
@@ -74,7 +76,7 @@ export class TenantsService {
         return answer;
       });
       this.anchors.invalidate();
-      this.audit('tenant.create', tenant.id, actor);
+      this.audit.record('tenant.create', actor, tenant.id);
       return tenant;
     } catch (error) {
       if (violates(error, 'unique')) {
@@ -129,7 +131,7 @@ export class TenantsService {
       return toTenantDto({ ...row, imageUrl, createdAt, updatedAt }, did);
     });
     this.anchors.invalidate();
-    this.audit('tenant.update', id, actor, Object.keys(values));
+    this.audit.record('tenant.update', actor, id, { fields: Object.keys(values) });
     return tenant;
   }
 
@@ -144,21 +146,7 @@ export class TenantsService {
       if (deleted.affected === 0) throw tenantNotFound(id);
     });
     this.anchors.invalidate();
-    this.audit('tenant.delete', id, actor);
-  }
-
-  /** One audit line per change: what, which tenant, who. */
-  private audit(action: string, tenantId: string, actor: Actor, fields?: string[]): void {
-    this.logger.log({
-      reqId: actor.requestId,
-      msg: `audit ${action} ${tenantId} by ${actor.username ?? actor.subject}`,
-      audit: action,
-      tenantId,
-      actor: actor.username ?? actor.subject,
-      actorSubject: actor.subject,
-      client: actor.clientId,
-      fields,
-    });
+    this.audit.record('tenant.delete', actor, id);
   }
 
   async get(id: string, visibility: TenantVisibility = { all: true }): Promise<TenantDto> {

@@ -8,7 +8,8 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
-import { CurrentTenant, TenantScoped } from '../auth/access.decorators.js';
+import { CurrentActor, CurrentTenant, TenantScoped } from '../auth/access.decorators.js';
+import { type Actor } from '../auth/caller.js';
 import { ApiProblems, ApiTenantSecurity, tenantScopedProblems } from '../common/openapi.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import {
@@ -77,8 +78,9 @@ export class TrustedIssuersController {
   create(
     @CurrentTenant() tenantId: string,
     @Body() body: CreateTrustedIssuerDto,
+    @CurrentActor() actor: Actor,
   ): Promise<TrustedIssuerDto> {
-    return this.trustedIssuers.create(tenantId, body);
+    return this.trustedIssuers.create(tenantId, body, actor);
   }
 
   @Get()
@@ -140,7 +142,11 @@ export class TrustedIssuersController {
     'TRUSTED_ISSUER_NOT_FOUND',
     ...tenantScopedProblems,
   )
-  async delete(@CurrentTenant() tenantId: string, @Param('id') id: string): Promise<void> {
-    await this.trustedIssuers.delete(tenantId, id);
+  async delete(
+    @CurrentTenant() tenantId: string,
+    @Param('id') id: string,
+    @CurrentActor() actor: Actor,
+  ): Promise<void> {
+    await this.trustedIssuers.delete(tenantId, id, actor);
   }
 }

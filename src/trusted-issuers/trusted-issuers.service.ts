@@ -1,4 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { AuditLog } from '../audit/audit-log.js';
+import { type Actor } from '../auth/caller.js';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { isUUID } from 'class-validator';
 import { randomUUID } from 'node:crypto';
@@ -29,9 +31,10 @@ const sortColumns: Record<SortField, keyof TrustedIssuerEntity> = {
 /** A tenant's trusted issuers list: the only user of its table. */
 @Injectable()
 export class TrustedIssuersService {
-  private readonly logger = new Logger('TrustedIssuers');
-
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly audit: AuditLog,
+  ) {}
 
   /** The tenant rules of every tenant-scoped route: an unknown tenant is 404 here too. */
   async requireTenant(tenantId: string): Promise<void> {
@@ -66,7 +69,11 @@ export class TrustedIssuersService {
    * Adds one, under a lock of the tenant's row so that concurrent adds cannot pass the cap together;
    * an issuer already listed is 409.
    */
-  async create(tenantId: string, input: CreateTrustedIssuerDto): Promise<TrustedIssuerDto> {
+  async create(
+    tenantId: string,
+    input: CreateTrustedIssuerDto,
+    actor: Actor,
+  ): Promise<TrustedIssuerDto> {
     const created = await this.dataSource.transaction(async (manager) => {
       const tenant = await manager.query<unknown[]>(
         'SELECT 1 FROM tenant WHERE id = $1 FOR UPDATE',
@@ -90,26 +97,18 @@ export class TrustedIssuersService {
       await keepIdempotentAnswer(manager, answer);
       return answer;
     });
-    this.logger.log({
-      msg: `trusted-issuer.created ${created.id}`,
-      event: 'trusted-issuer.created',
-      tenantId,
-      id: created.id,
+    this.audit.record('trusted-issuer.create', actor, tenantId, {
+      trustedIssuerId: created.id,
       issuer: created.issuer,
     });
     return created;
   }
 
-  async delete(tenantId: string, id: string): Promise<void> {
+  async delete(tenantId: string, id: string, actor: Actor): Promise<void> {
     await this.requireTenant(tenantId);
     const { affected } = isUUID(id) ? await this.entries().delete({ id, tenantId }) : {};
     if (!affected) throw trustedIssuerNotFound(id);
-    this.logger.log({
-      msg: `trusted-issuer.deleted ${id}`,
-      event: 'trusted-issuer.deleted',
-      tenantId,
-      id,
-    });
+    this.audit.record('trusted-issuer.delete', actor, tenantId, { trustedIssuerId: id });
   }
 
   /** Every issuer the tenant trusts (at most the cap: one short query). */

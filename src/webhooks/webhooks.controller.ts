@@ -7,6 +7,8 @@ import {
   ApiOperation,
   ApiParam,
 } from '@nestjs/swagger';
+import { CurrentActor } from '../auth/access.decorators.js';
+import { type Actor } from '../auth/caller.js';
 import { ApiProblems } from '../common/openapi.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import {
@@ -76,8 +78,9 @@ export function webhooksController(scope: WebhookScope) {
     async create(
       @scope.owner() owner: string | null,
       @Body() body: CreateWebhookDto,
+      @CurrentActor() actor: Actor,
     ): Promise<CreatedWebhookDto> {
-      return this.webhooks.create(owner, body);
+      return this.webhooks.create(owner, body, actor);
     }
 
     @Get()
@@ -155,8 +158,9 @@ export function webhooksController(scope: WebhookScope) {
       @scope.owner() owner: string | null,
       @Param('id') id: string,
       @Body() body: UpdateWebhookDto,
+      @CurrentActor() actor: Actor,
     ): Promise<WebhookDto> {
-      return this.webhooks.update(owner, id, body);
+      return this.webhooks.update(owner, id, body, actor);
     }
 
     @Post(':id/rotate-secret')
@@ -186,8 +190,9 @@ export function webhooksController(scope: WebhookScope) {
     rotateSecret(
       @scope.owner() owner: string | null,
       @Param('id') id: string,
+      @CurrentActor() actor: Actor,
     ): Promise<RotatedSecretDto> {
-      return this.webhooks.rotateSecret(owner, id);
+      return this.webhooks.rotateSecret(owner, id, actor);
     }
 
     @Post(':id/delete')
@@ -201,8 +206,12 @@ export function webhooksController(scope: WebhookScope) {
     @ApiParam(idParameter)
     @ApiNoContentResponse({ description: 'Deleted.' })
     @ApiProblems(`${base}/${webhookExample.id}/delete`, 'WEBHOOK_NOT_FOUND', ...scope.problems)
-    async delete(@scope.owner() owner: string | null, @Param('id') id: string): Promise<void> {
-      await this.webhooks.delete(owner, id);
+    async delete(
+      @scope.owner() owner: string | null,
+      @Param('id') id: string,
+      @CurrentActor() actor: Actor,
+    ): Promise<void> {
+      await this.webhooks.delete(owner, id, actor);
     }
   }
   return WebhooksController;

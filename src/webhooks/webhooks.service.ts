@@ -1,5 +1,7 @@
+import { AuditLog } from '../audit/audit-log.js';
+import { type Actor } from '../auth/caller.js';
 import { isUUID } from 'class-validator';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { IsNull, type DataSource } from 'typeorm';
@@ -47,12 +49,11 @@ export interface SubscriptionView {
 /** Subscriptions of a tenant, or to every tenant's events when the owner is null (agent-admin). */
 @Injectable()
 export class WebhooksService {
-  private readonly logger = new Logger('Webhooks');
-
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(KeyVault) private readonly vault: KeyVault,
+    private readonly audit: AuditLog,
   ) {}
 
   /** The tenant rules of every tenant-scoped route: an unknown tenant is 404 here too. */
@@ -105,18 +106,13 @@ export class WebhooksService {
     return viewOf(await this.find(owner, id));
   }
 
-  async delete(owner: string | null, id: string): Promise<void> {
+  async delete(owner: string | null, id: string, actor: Actor): Promise<void> {
     const { affected } = await this.subscriptions().delete({
       id: await this.idOf(owner, id),
       tenantId: owner ?? IsNull(),
     });
     if (affected === 0) throw webhookNotFound(owner, id);
-    this.logger.log({
-      msg: `webhook.deleted ${id}`,
-      event: 'webhook.deleted',
-      tenantId: owner,
-      id,
-    });
+    this.audit.record('webhook.delete', actor, owner, { webhookId: id });
   }
 
   /**
@@ -128,6 +124,7 @@ export class WebhooksService {
     owner: string | null,
     id: string,
     changes: SubscriptionChanges,
+    actor: Actor,
   ): Promise<SubscriptionView> {
     const subscriptionId = (await this.find(owner, id)).id;
     if (Object.values(changes).every((value) => value === undefined)) {
@@ -165,11 +162,13 @@ export class WebhooksService {
       ),
     );
     if (updated === undefined) throw webhookNotFound(owner, id);
-    this.logger.log({
-      msg: `webhook.updated ${id}`,
-      event: 'webhook.updated',
-      tenantId: owner,
-      id,
+    // A changed URL redirects the tenant's events: its origin is named (a path may hold a secret).
+    this.audit.record('webhook.update', actor, owner, {
+      webhookId: id,
+      fields: Object.keys(changes).filter(
+        (key) => changes[key as keyof SubscriptionChanges] !== undefined,
+      ),
+      urlOrigin: changes.url === undefined ? undefined : new URL(changes.url).origin,
     });
     return viewOf(updated);
   }
@@ -182,6 +181,7 @@ export class WebhooksService {
   async rotateSecret(
     owner: string | null,
     id: string,
+    actor: Actor,
   ): Promise<{ secret: string; previousSecretExpiresAt: string }> {
     const subscriptionId = await this.idOf(owner, id);
     const secret = newSecret();
@@ -212,7 +212,7 @@ export class WebhooksService {
       return rows;
     });
     if (rotated.length === 0) throw webhookNotFound(owner, id);
-    this.logger.log({ msg: `webhook.secret-rotated ${id}`, event: 'webhook.secret-rotated', id });
+    this.audit.record('webhook.rotate-secret', actor, owner, { webhookId: id });
     return answer;
   }
 
@@ -253,6 +253,7 @@ export class WebhooksService {
   async create(
     tenantId: string | null,
     input: NewSubscription,
+    actor: Actor,
   ): Promise<SubscriptionView & { secret: string }> {
     await this.checkTarget(input.url);
     await this.requireTenant(tenantId);
@@ -281,7 +282,10 @@ export class WebhooksService {
         }
         throw error;
       });
-    this.logger.log({ msg: `webhook.created ${id}`, event: 'webhook.created', tenantId, id });
+    this.audit.record('webhook.create', actor, tenantId, {
+      webhookId: id,
+      urlOrigin: new URL(input.url).origin,
+    });
     return created;
   }
 }
