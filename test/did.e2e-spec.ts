@@ -2,7 +2,7 @@ import { ed25519DidKey } from './support/api-shapes.js';
 import { expectProblem } from './support/problems.js';
 import { base58 } from '@scure/base';
 import { createPrivateKey, createPublicKey, randomBytes, sign, verify } from 'node:crypto';
-import { KeyVault } from '../src/did/key-vault.js';
+import { KeyVault } from '../src/secrets/key-vault.js';
 import { queryDatabase, type DidRow } from './support/database.js';
 import { startTestService, type ApiResponse, type TestService } from './support/test-service.js';
 import { independentResolver, type DidKeyDriver } from './support/independent-did-resolver.js';
