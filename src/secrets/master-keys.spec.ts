@@ -41,10 +41,7 @@ describe(readMasterKeys.name, () => {
         AGENT_MASTER_KEY: masterKey,
         AGENT_PREVIOUS_MASTER_KEYS: ` ${earlier} , ${earliest}`,
       });
-      expect(keys.previous.map((key) => key.toString('base64'))).toEqual([
-        earlier,
-        earliest,
-      ]);
+      expect(keys.previous.map((key) => key.toString('base64'))).toEqual([earlier, earliest]);
       expect(readMasterKeys({ DATA_DIR: dataDir() }).previous).toEqual([]);
     });
 
@@ -121,7 +118,7 @@ describe('the configuration every consumer gets', () => {
     ]);
   });
 
-  it("holds no local master key from DATA_DIR", () => {
+  it('holds no local master key from DATA_DIR', () => {
     const directory = dataDir();
     const local = readMasterKeys({ DATA_DIR: directory }).current;
     expectNoKeyIn(loadConfig({ DATA_DIR: directory }), [local]);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, loadSettings, type Environment } from '../config/app-config.js';
+import { type Settings } from '../config/settings.js';
 import { KeyVault } from './key-vault.js';
 
 const masterKeyFileName = 'master.key';
@@ -30,7 +31,25 @@ export interface OpenedVault {
  * key material: the configuration every other part gets (AppConfig) holds none of it.
  */
 export function readMasterKeys(env: Environment = process.env): MasterKeys {
+  return keysOf(loadSettings(env));
+}
+
+/** The application's one KeyVault, made from the keys `readMasterKeys` reads; they go nowhere else. */
+export function openKeyVault(env: Environment = process.env): OpenedVault {
   const settings = loadSettings(env);
+  const { current, previous } = keysOf(settings);
+  // The vault keeps copies: these are wiped so that only the vault holds the keys.
+  const vault = new KeyVault(current, previous);
+  for (const key of [current, ...previous]) key.fill(0);
+  if (settings.AGENT_MASTER_KEY === undefined) return { vault };
+  const local = localMasterKeyFile(resolve(settings.DATA_DIR));
+  if (local === undefined) return { vault };
+  const masterKeyId = new KeyVault(local.key).masterKeyId;
+  local.key.fill(0);
+  return { vault, replacedLocalKey: { file: local.file, masterKeyId } };
+}
+
+function keysOf(settings: Settings): MasterKeys {
   const previous = (settings.AGENT_PREVIOUS_MASTER_KEYS ?? '')
     .split(',')
     .map((encoded) => encoded.trim())
@@ -42,21 +61,6 @@ export function readMasterKeys(env: Environment = process.env): MasterKeys {
       : decodeMasterKey(settings.AGENT_MASTER_KEY, 'AGENT_MASTER_KEY');
   checkPreviousMasterKeys(current, previous);
   return { current, previous };
-}
-
-/** The application's one KeyVault, made from `readMasterKeys`; the keys go nowhere else. */
-export function openKeyVault(env: Environment = process.env): OpenedVault {
-  const { current, previous } = readMasterKeys(env);
-  const vault = new KeyVault(current, previous);
-  current.fill(0);
-  previous.forEach((key) => key.fill(0));
-  const settings = loadSettings(env);
-  if (settings.AGENT_MASTER_KEY === undefined) return { vault };
-  const local = localMasterKeyFile(resolve(settings.DATA_DIR));
-  if (local === undefined) return { vault };
-  const masterKeyId = new KeyVault(local.key).masterKeyId;
-  local.key.fill(0);
-  return { vault, replacedLocalKey: { file: local.file, masterKeyId } };
 }
 
 /** `DATA_DIR/master.key` when local mode made one, read without making it. */
