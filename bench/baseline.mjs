@@ -9,8 +9,8 @@
 // Prints one JSON line {"port": n} on stdout once it listens.
 import { createServer } from 'node:http';
 import { base58 } from '@scure/base';
-import { createLocalJWKSet, jwtVerify } from 'jose';
 import pg from 'pg';
+import { bearerCheck } from './bearer.mjs';
 
 const {
   DATABASE_URL,
@@ -25,12 +25,7 @@ if (!DATABASE_URL || !JWKS_URL || !ISSUER) {
   process.exit(2);
 }
 
-const jwksResponse = await fetch(JWKS_URL);
-if (!jwksResponse.ok) throw new Error(`baseline: JWKS fetch failed: ${jwksResponse.status}`);
-// The key set is fetched once and kept: verification never goes to the network.
-const keys = createLocalJWKSet(
-  /** @type {import('jose').JSONWebKeySet} */ (await jwksResponse.json()),
-);
+const authorize = await bearerCheck(JWKS_URL, ISSUER, AUDIENCE);
 // Same pool size as the service's data source (src/database/data-source.ts).
 const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 10 });
 const didQuery = 'SELECT did, public_key, created_at FROM tenant_did WHERE tenant_id = $1';
@@ -46,28 +41,6 @@ function send(response, status, body) {
     'content-length': Buffer.byteLength(text),
   });
   response.end(text);
-}
-
-/** The same claims the service checks: signature, iss, aud, exp (5 s tolerance), typ, role, tenant. */
-async function authorize(request, tenantId) {
-  const header = request.headers.authorization;
-  if (header === undefined || !header.startsWith('Bearer ')) return 401;
-  let payload;
-  try {
-    ({ payload } = await jwtVerify(header.slice(7), keys, {
-      issuer: ISSUER,
-      audience: AUDIENCE,
-      algorithms: ['RS256'],
-      clockTolerance: 5,
-    }));
-  } catch {
-    return 401;
-  }
-  if (payload.typ !== 'Bearer') return 401;
-  const roles = payload.realm_access?.roles ?? [];
-  if (roles.includes('agent-admin')) return 200;
-  const tenantIds = payload.tenant_ids ?? [];
-  return roles.includes('agent-user') && tenantIds.includes(tenantId) ? 200 : 403;
 }
 
 async function getDid(request, response) {

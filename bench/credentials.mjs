@@ -1,10 +1,14 @@
 // @ts-check
 /** The credential scenarios: issue (each cryptosuite), verify and status update, beside the baseline. */
-import { compareProcess, interleaved, scenario } from './load.mjs';
+import { compareProcess, interleaved } from './load.mjs';
 import { apiPath, log, settings } from './settings.mjs';
 
 export const credentialBaselineProcess = 'credential baseline';
+export const fairBaselineProcess = 'credential baseline, fair';
 export const issueScenario = (cryptosuite) => `POST /credentials/issue (${cryptosuite})`;
+/** Issue with `credentialStatus: []`: what the status entry costs is the ratio to this. */
+export const issueNoStatusScenario = (cryptosuite) =>
+  `POST /credentials/issue (${cryptosuite}, no status)`;
 export const verifyScenario = 'POST /credentials/verify';
 export const statusScenario = 'POST /credentials/status';
 export const cryptosuites = ['eddsa-rdfc-2022', 'eddsa-jcs-2022'];
@@ -20,6 +24,7 @@ const credential = {
   credentialSubject: { id: 'did:example:abcdefgh', alumniOf: 'The School of Examples' },
 };
 
+/** @param {string | null} statusPurpose null: no status entry (`credentialStatus: []`) */
 export function issueRequests(cryptosuite, tenantIds, statusPurpose = 'revocation') {
   return (counter) => ({
     method: 'POST',
@@ -29,7 +34,8 @@ export function issueRequests(cryptosuite, tenantIds, statusPurpose = 'revocatio
       credential,
       options: {
         cryptosuite,
-        credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose },
+        credentialStatus:
+          statusPurpose === null ? [] : { type: 'BitstringStatusListEntry', statusPurpose },
       },
     },
   });
@@ -51,12 +57,12 @@ async function post(url, token, request) {
 }
 
 /**
- * Issue: all requests for one tenant (they queue on its status list's row while each signs), beside
- * the baseline, then spread over `tenantIds`. Verify: one credential of each process, status included
- * (BENCH_COMPARE's too).
+ * Issue: all requests for one tenant, beside the bare and the fair baseline, then with and without a
+ * status entry in turns, for one tenant and spread over `tenantIds`. Verify: one credential of each
+ * process, status included (BENCH_COMPARE's too).
  * Status: suspension set and cleared in turns over a pool of credentials of one tenant.
  */
-export async function measureCredentials(context, tenantIds, baseline) {
+export async function measureCredentials(context, tenantIds, baseline, fairBaseline) {
   const { service, token } = context;
   const [tenant] = tenantIds;
   const serviceSpec = { size: 1, process: 'service', url: service.url, pid: service.pid };
@@ -65,6 +71,12 @@ export async function measureCredentials(context, tenantIds, baseline) {
     process: credentialBaselineProcess,
     url: baseline.url,
     pid: baseline.pid,
+  };
+  const fairSpec = fairBaseline && {
+    size: 1,
+    process: fairBaselineProcess,
+    url: fairBaseline.url,
+    pid: fairBaseline.pid,
   };
   // BENCH_COMPARE's service issues in turns too: its database holds the same tenant ids.
   const { compare } = context;
@@ -75,25 +87,48 @@ export async function measureCredentials(context, tenantIds, baseline) {
     pid: compare.pid,
     token: compare.token,
   };
+  // Without a status entry too, in the same turns: the ratio is what the entry costs.
+  const withoutStatus = (spec, cryptosuite, ids) => ({
+    ...spec,
+    size: ids.length,
+    name: issueNoStatusScenario(cryptosuite),
+    requestFor: issueRequests(cryptosuite, ids, null),
+  });
   for (const cryptosuite of cryptosuites) {
     const name = issueScenario(cryptosuite);
     const requestFor = issueRequests(cryptosuite, [tenant]);
+    const bare = cryptosuite === cryptosuites[0];
     await interleaved(
       context,
       [
         { ...serviceSpec, name, requestFor },
+        ...(bare ? [withoutStatus(serviceSpec, cryptosuite, [tenant])] : []),
         { ...baselineSpec, name, requestFor },
+        ...(fairSpec ? [{ ...fairSpec, name, requestFor }] : []),
         ...(compareSpec ? [{ ...compareSpec, name, requestFor }] : []),
+        ...(compareSpec && bare ? [withoutStatus(compareSpec, cryptosuite, [tenant])] : []),
       ],
       settings.slices,
     );
   }
-  await scenario(context, {
-    ...serviceSpec,
+  // Spread over the tenants, with and without a status entry in turns.
+  const spread = (spec) => ({
+    ...spec,
     size: tenantIds.length,
     name: issueScenario(cryptosuites[0]),
     requestFor: issueRequests(cryptosuites[0], tenantIds),
   });
+  await interleaved(
+    context,
+    [
+      spread(serviceSpec),
+      withoutStatus(serviceSpec, cryptosuites[0], tenantIds),
+      ...(compareSpec
+        ? [spread(compareSpec), withoutStatus(compareSpec, cryptosuites[0], tenantIds)]
+        : []),
+    ],
+    settings.slices,
+  );
 
   const verifyRequests = async (url, tokenOf = token) => {
     const { verifiableCredential } = await post(
@@ -113,6 +148,15 @@ export async function measureCredentials(context, tenantIds, baseline) {
     [
       { ...serviceSpec, name: verifyScenario, requestFor: await verifyRequests(service.url) },
       { ...baselineSpec, name: verifyScenario, requestFor: await verifyRequests(baseline.url) },
+      ...(fairSpec
+        ? [
+            {
+              ...fairSpec,
+              name: verifyScenario,
+              requestFor: await verifyRequests(fairSpec.url),
+            },
+          ]
+        : []),
       ...(compareSpec
         ? [
             {
@@ -127,26 +171,35 @@ export async function measureCredentials(context, tenantIds, baseline) {
   );
 
   const poolSize = 64;
-  log(`issuing ${poolSize} credentials with a suspension entry`);
-  const issueSuspendable = issueRequests(cryptosuites[0], [tenant], 'suspension');
-  const pool = [];
-  for (let n = 0; n < poolSize; n++) {
-    pool.push(
-      (await post(service.url, await token(), issueSuspendable(n))).verifiableCredential.id,
-    );
-  }
-  await scenario(context, {
-    ...serviceSpec,
-    name: statusScenario,
-    requestFor: (counter) => ({
-      method: 'POST',
-      path: `${apiPath}/credentials/status`,
-      headers: { 'x-tenant-id': tenant },
-      body: {
-        credentialId: pool[counter % poolSize],
-        credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'suspension' },
-        status: Math.floor(counter / poolSize) % 2 === 0,
-      },
-    }),
-  });
+  /** Suspension set and cleared in turns over `poolSize` credentials the service at `url` issued. */
+  const statusSpec = async (spec, url, tokenOf = token) => {
+    log(`issuing ${poolSize} credentials with a suspension entry (${spec.process})`);
+    const issueSuspendable = issueRequests(cryptosuites[0], [tenant], 'suspension');
+    const pool = [];
+    for (let n = 0; n < poolSize; n++) {
+      pool.push((await post(url, await tokenOf(), issueSuspendable(n))).verifiableCredential.id);
+    }
+    return {
+      ...spec,
+      name: statusScenario,
+      requestFor: (counter) => ({
+        method: 'POST',
+        path: `${apiPath}/credentials/status`,
+        headers: { 'x-tenant-id': tenant },
+        body: {
+          credentialId: pool[counter % poolSize],
+          credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'suspension' },
+          status: Math.floor(counter / poolSize) % 2 === 0,
+        },
+      }),
+    };
+  };
+  await interleaved(
+    context,
+    [
+      await statusSpec(serviceSpec, service.url),
+      ...(compareSpec ? [await statusSpec(compareSpec, compareSpec.url, compareSpec.token)] : []),
+    ],
+    compareSpec ? settings.slices : 1,
+  );
 }

@@ -232,9 +232,25 @@ export async function measureSize(context, size, tenantIds) {
     ],
     settings.slices,
   );
-  await scenario(context, {
-    ...service,
-    name: 'GET /tenants (page 0)',
-    requestFor: () => ({ path: `${apiPath}/tenants?page=0&size=${settings.pageSize}` }),
-  });
+  const firstPage = () => ({ path: `${apiPath}/tenants?page=0&size=${settings.pageSize}` });
+  await interleaved(
+    context,
+    [
+      { ...service, name: 'GET /tenants (page 0)', requestFor: firstPage },
+      ...(compare === undefined
+        ? []
+        : [
+            {
+              size,
+              process: compareProcess,
+              url: compare.url,
+              pid: compare.pid,
+              token: compare.token,
+              name: 'GET /tenants (page 0)',
+              requestFor: firstPage,
+            },
+          ]),
+    ],
+    compare === undefined ? 1 : settings.slices,
+  );
 }

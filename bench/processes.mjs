@@ -185,9 +185,23 @@ export function startBaseline({ databaseUrl, jwksUrl, issuer, prepared = false }
   });
 }
 
-/** The credential baseline: no database, no issuer, its key in memory. */
-export function startCredentialBaseline() {
-  return startScript('bench/credential-baseline.mjs', {});
+/**
+ * The credential baseline: no database, no issuer, its key in memory; with `fair` (the database and
+ * issuer of the service) the same with the token check and a record in PostgreSQL.
+ * @param {{ databaseUrl: string, jwksUrl: string, issuer: string }} [fair]
+ */
+export function startCredentialBaseline(fair) {
+  return startScript(
+    'bench/credential-baseline.mjs',
+    fair === undefined
+      ? {}
+      : {
+          DATABASE_URL: fair.databaseUrl,
+          JWKS_URL: fair.jwksUrl,
+          ISSUER: fair.issuer,
+          AUDIENCE: 'agent-api',
+        },
+  );
 }
 
 /** A baseline script in its own process, listening on a free port it prints as {"port": n}. */

@@ -36,7 +36,14 @@ import { measureCredentials } from './credentials.mjs';
 import { seedTenants } from './database.mjs';
 import { measureWebhooks } from './webhooks.mjs';
 import { accessTokens, createTenantsThroughApi, discover, tokenSource } from './http.mjs';
-import { baselineProcess, measureSize, preparedBaselineProcess, scenario } from './load.mjs';
+import {
+  baselineProcess,
+  compareProcess,
+  interleaved,
+  measureSize,
+  preparedBaselineProcess,
+  scenario,
+} from './load.mjs';
 import {
   cleanups,
   commitOf,
@@ -49,8 +56,6 @@ import {
 } from './processes.mjs';
 import { evaluate, machine, report } from './report.mjs';
 import { apiPath, env, log, root, runPrefix, settings, target } from './settings.mjs';
-
-let createdCount = 0;
 
 async function main() {
   if (env.BENCH_COMPARE && target !== undefined) {
@@ -153,22 +158,44 @@ async function main() {
   if (compare !== undefined)
     await createTenantsThroughApi(compare.url, await compare.token(), smallIds);
   await measureSize(context, settings.tenants, smallIds);
-  // Creation comes last at this size: it adds tenants.
-  await scenario(context, {
-    name: 'POST /tenants/create',
-    size: settings.tenants,
-    process: 'service',
-    url: service.url,
-    pid: service.pid,
-    // One counter for warm-up and measurement: every request creates a new tenant.
-    requestFor: () => {
-      const id = `${runPrefix}-c${(createdCount++).toString(36)}`;
-      return { method: 'POST', path: `${apiPath}/tenants/create?id=${id}&label=Bench%20${id}` };
-    },
-  });
+  // Creation comes last at this size: it adds tenants. One counter per service: every request creates
+  // a new tenant in its own database.
+  const creating = (processName, url, pid, token) => {
+    let created = 0;
+    return {
+      name: 'POST /tenants/create',
+      size: settings.tenants,
+      process: processName,
+      url,
+      pid,
+      token,
+      requestFor: () => {
+        const id = `${runPrefix}-c${(created++).toString(36)}`;
+        return { method: 'POST', path: `${apiPath}/tenants/create?id=${id}&label=Bench%20${id}` };
+      },
+    };
+  };
+  await interleaved(
+    context,
+    [
+      creating('service', service.url, service.pid),
+      ...(compare === undefined
+        ? []
+        : [creating(compareProcess, compare.url, compare.pid, compare.token)]),
+    ],
+    compare === undefined ? 1 : settings.slices,
+  );
 
-  log('starting the credential baseline');
-  await measureCredentials(context, smallIds, await startCredentialBaseline());
+  log('starting the credential baselines');
+  const fairBaseline =
+    databaseUrl === undefined
+      ? undefined
+      : await startCredentialBaseline({
+          databaseUrl,
+          jwksUrl: openIdConfiguration.jwks_uri,
+          issuer: openIdConfiguration.issuer,
+        });
+  await measureCredentials(context, smallIds, await startCredentialBaseline(), fairBaseline);
   await measureWebhooks(context, smallIds[1]);
 
   // The large size: seeded in SQL.

@@ -26,6 +26,10 @@ export const targets = {
   didP99Ratio: 2,
   credentialThroughputRatio: 0.8,
   credentialP99Ratio: 2,
+  /** Issue with a revocation entry against issue without one, in the same run. */
+  statusEntryRatio: 0.85,
+  /** The deep page of GET /tenants against page 0. */
+  deepPageRatio: 0.8,
   webhookEventsPerSecond: 1000,
   createPerSecond: 300,
   serviceRssMb: 250,

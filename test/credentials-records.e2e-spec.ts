@@ -19,10 +19,11 @@ interface RecordBody {
 }
 interface PageBody {
   content: RecordBody[];
-  number: number;
+  number: number | null;
   size: number;
-  totalElements: number;
-  totalPages: number;
+  totalElements: number | null;
+  totalPages: number | null;
+  after: string | null;
 }
 
 /** The tenant's issuance records: real HTTP, real PostgreSQL. */
@@ -118,6 +119,43 @@ describe('Credentials: issuance records', () => {
 
     const refused = await list({ status: 'lost' });
     expectProblem(refused, 400, 'VALIDATION_FAILED', listPath);
+  });
+
+  it('pages after a cursor as by number, counting nothing, and refuses a cursor it did not give', async () => {
+    const all = (await list({ size: '100' })).body.content.map((r) => r.id);
+    expect(all).toHaveLength(4);
+    const walked: string[] = [];
+    let page = await list({ size: '1' });
+    expect(page.body).toMatchObject({ number: 0, totalElements: 4 });
+    while (page.body.after !== null) {
+      walked.push(...page.body.content.map((r) => r.id));
+      page = await list({ size: '1', after: page.body.after });
+      expect(page.status).toBe(200);
+      expect(page.body).toMatchObject({ number: null, totalElements: null, totalPages: null });
+    }
+    walked.push(...page.body.content.map((r) => r.id));
+    expect(walked).toEqual(all);
+
+    // With a filter the cursor continues within it; another tenant's cursor names none of its rows.
+    const firstActive = await list({ status: 'active', size: '1' });
+    const nextActive = await list({ status: 'active', size: '1', after: firstActive.body.after! });
+    expect(nextActive.body.content.map((r) => r.state)).toEqual(['active']);
+    expect(nextActive.body.after).toBeNull();
+    const elsewhere = await list({ size: '1', after: firstActive.body.after! }, 'other');
+    expect(elsewhere.status).toBe(200);
+    expect(elsewhere.body.content.every((r) => !all.includes(r.id))).toBe(true);
+
+    const forged = Buffer.from(JSON.stringify(['yesterday', 'x'])).toString('base64url');
+    const refused: Record<string, string>[] = [
+      { after: forged },
+      { after: 'not base64!' },
+      { after: Buffer.from('[1,2]').toString('base64url') },
+      { after: Buffer.from('["2026-11-25T10:00:00.000000Z","a\u0000"]').toString('base64url') },
+      { after: firstActive.body.after!, page: '2' },
+    ];
+    for (const query of refused) {
+      expectProblem(await list(query), 400, 'VALIDATION_FAILED', listPath);
+    }
   });
 
   it('answers one record by its id, and 404 for another tenant’s or an unknown one', async () => {

@@ -177,25 +177,37 @@ describe('Credentials: status', () => {
     expect(new Set(indices).size).toBe(100);
   });
 
-  it('opens a new list when the last room of one is taken while others sign', async () => {
+  /** Fills every index of the list but `free` with entries of made-up credentials. */
+  const fillAllBut = (tenantId: string, listId: string, free: number[]) =>
+    queryDatabase(
+      service.databaseUrl,
+      `INSERT INTO credential_status_entry (list_id, list_index, tenant_id, credential_id, purpose)
+       SELECT $1, i, $2, 'urn:example:filler:' || i, 'revocation'
+         FROM generate_series(0, 131071) i WHERE i <> ALL($3::int[])
+       ON CONFLICT DO NOTHING`,
+      [listId, tenantId, free],
+    );
+
+  it('opens a new list when the last free index of one is taken while others sign', async () => {
     const first = entriesOf(await issued('filling'))[0];
-    const listId = first.statusListCredential.split('/').pop();
-    // One place left by the count: concurrent issues pick free indices, and one of them gets it.
-    await queryDatabase(
-      service.databaseUrl,
-      'UPDATE credential_status_list SET allocated = length - 1 WHERE id = $1',
-      [listId],
-    );
+    const listId = first.statusListCredential.split('/').pop()!;
+    const last = (Number(first.statusListIndex) + 1) % 131_072;
+    await fillAllBut('filling', listId, [last]);
     const credentials = await Promise.all(Array.from({ length: 10 }, () => issued('filling')));
-    const lists = credentials.map((credential) => entriesOf(credential)[0].statusListCredential);
-    expect(lists.filter((list) => list === first.statusListCredential)).toHaveLength(1);
-    expect(new Set(lists).size).toBe(2);
-    const rows = await queryDatabase<{ allocated: number; length: number }>(
+    const entries = credentials.map((credential) => entriesOf(credential)[0]);
+    const inFirst = entries.filter((e) => e.statusListCredential === first.statusListCredential);
+    expect(inFirst.map((e) => e.statusListIndex)).toEqual([String(last)]);
+    expect(new Set(entries.map((e) => e.statusListCredential)).size).toBe(2);
+    const rows = await queryDatabase<{ filled: boolean; entries: number }>(
       service.databaseUrl,
-      `SELECT allocated, length FROM credential_status_list
-        WHERE tenant_id = 'filling' ORDER BY created_at`,
+      `SELECT l.filled_at IS NOT NULL AS filled,
+              (SELECT count(*)::int FROM credential_status_entry e WHERE e.list_id = l.id) AS entries
+         FROM credential_status_list l WHERE tenant_id = 'filling' ORDER BY created_at`,
     );
-    expect(rows.map((row) => row.length - row.allocated)).toEqual([0, 131_072 - 9]);
+    expect(rows).toEqual([
+      { filled: true, entries: 131_072 },
+      { filled: false, entries: 9 },
+    ]);
     for (const credential of credentials.slice(0, 3)) {
       expect((await verifyCredential(service, 'filling', credential)).status).toBe(200);
     }
@@ -203,20 +215,9 @@ describe('Credentials: status', () => {
 
   it('finds the last free index of a nearly full list', async () => {
     const first = entriesOf(await issued('crowded'))[0];
-    const listId = first.statusListCredential.split('/').pop();
+    const listId = first.statusListCredential.split('/').pop()!;
     const last = (Number(first.statusListIndex) + 65_536) % 131_072;
-    await queryDatabase(
-      service.databaseUrl,
-      `INSERT INTO credential_status_entry (list_id, list_index, tenant_id, credential_id, purpose)
-       SELECT $1, i, 'crowded', 'urn:example:filler:' || i, 'revocation'
-         FROM generate_series(0, 131071) i WHERE i NOT IN ($2, $3)`,
-      [listId, Number(first.statusListIndex), last],
-    );
-    await queryDatabase(
-      service.databaseUrl,
-      'UPDATE credential_status_list SET allocated = length - 1 WHERE id = $1',
-      [listId],
-    );
+    await fillAllBut('crowded', listId, [Number(first.statusListIndex), last]);
     const lastOne = entriesOf(await issued('crowded'))[0];
     expect(lastOne.statusListCredential).toBe(first.statusListCredential);
     expect(lastOne.statusListIndex).toBe(String(last));

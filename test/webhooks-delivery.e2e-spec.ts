@@ -361,6 +361,16 @@ describe('Webhook deliveries', () => {
     // The log, redelivery, rotation and changes work the same way on the admin path.
     const log = await admin.listWebhookDeliveries(null, id);
     expect(log.totalElements).toBe(5);
+    // The same log by cursor, two at a time: the same deliveries in the same order, nothing counted.
+    const walked = [];
+    let page = await admin.listWebhookDeliveries(null, id, { size: 2 });
+    walked.push(...page.content);
+    while (page.after !== null) {
+      page = await admin.listWebhookDeliveries(null, id, { size: 2, after: page.after });
+      expect(page).toMatchObject({ number: null, totalElements: null });
+      walked.push(...page.content);
+    }
+    expect(walked.map((delivery) => delivery.id)).toEqual(log.content.map((d) => d.id));
     await admin.redeliverWebhook(null, id, deliveryId);
     expect((await waitFor(() => arrivals('/all')[5])).headers['webhook-id']).toBe(deliveryId);
     const rotated = await admin.rotateWebhookSecret(null, id);
@@ -369,6 +379,7 @@ describe('Webhook deliveries', () => {
       events: ['tenant.created'],
     });
     expect((await admin.listWebhooks(null)).content.map((one) => one.id)).toEqual([id]);
+    expect(await admin.listWebhooks(null, { size: 1 })).toMatchObject({ after: null });
     expect((await admin.getWebhook(null, id)).tenantId).toBeNull();
     await admin.deleteWebhook(null, id);
     expect((await admin.listWebhooks(null)).totalElements).toBe(0);

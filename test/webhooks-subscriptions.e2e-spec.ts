@@ -97,6 +97,42 @@ describe('Webhook subscriptions', () => {
     }
   });
 
+  it('pages subscriptions by cursor, newest first, and refuses a cursor it did not give', async () => {
+    const made = [];
+    for (let n = 0; n < 3; n++)
+      made.push(String((await create('demo', { url: publicTarget })).body.id));
+    const client = service.client('demo');
+    const all = await client.listWebhooks('demo', { size: 100 });
+    const walked = [];
+    let page = await client.listWebhooks('demo', { size: 2 });
+    walked.push(...page.content);
+    while (page.after !== null) {
+      page = await client.listWebhooks('demo', { size: 2, after: page.after });
+      expect(page).toMatchObject({ number: null, totalElements: null, totalPages: null });
+      walked.push(...page.content);
+    }
+    expect(walked.map((one) => one.id)).toEqual(all.content.map((one) => one.id));
+    expect(walked.slice(0, 3).map((one) => one.id)).toEqual(made.reverse());
+    // A cursor names a position, not rows: under another tenant it shows that tenant's own.
+    const first = await client.listWebhooks('demo', { size: 1 });
+    const elsewhere = await service.client().listWebhooks('other', { after: first.after! });
+    expect(elsewhere.content.every((one) => one.tenantId === 'other')).toBe(true);
+    const forged = Buffer.from(JSON.stringify(['2026-11-25T10:00:00.000000Z', 'x'])).toString(
+      'base64url',
+    );
+    for (const after of [forged, '%%%']) {
+      const refused = await service.request<{ code: string }>(webhooks, {
+        as: 'demo',
+        headers: { 'x-tenant-id': 'demo' },
+        query: { after },
+      });
+      expect({ status: refused.status, code: refused.body.code }).toEqual({
+        status: 400,
+        code: 'VALIDATION_FAILED',
+      });
+    }
+  });
+
   it("keeps one tenant's subscriptions from another", async () => {
     const { body } = await create('other', { url: publicTarget });
     const id = String(body.id);

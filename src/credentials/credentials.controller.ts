@@ -68,7 +68,14 @@ export class CredentialsController {
   @ApiOkResponse({
     type: IssuedCredentialPageDto,
     description: 'A page of issuance records.',
-    example: { content: [recordExample], number: 0, size: 20, totalElements: 1, totalPages: 1 },
+    example: {
+      content: [recordExample],
+      number: 0,
+      size: 20,
+      totalElements: 1,
+      totalPages: 1,
+      after: null,
+    },
   })
   @ApiProblems('/ctrl/api/v1.0/credentials', 'VALIDATION_FAILED', ...tenantScopedProblems)
   async list(

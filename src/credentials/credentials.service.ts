@@ -10,8 +10,8 @@ import { statusListContext, statusPurposes, type StatusPurpose } from './status/
 import { StatusListsService } from './status/status-lists.service.js';
 import {
   StatusIndexAllocator,
-  StatusIndexTaken,
   type StatusEntry,
+  type Taken,
 } from './status/status-index-allocator.js';
 import { IssuedCredentialsService } from './issued-credentials.service.js';
 import { DidService } from '../did/did.service.js';
@@ -131,9 +131,7 @@ export class CredentialsService {
       }
       return this.sign(credential, tenant.signer, cryptosuite);
     };
-    const signed =
-      (await this.issueClaimingLast(issuance, sign)) ??
-      (await this.issueHoldingList(issuance, sign));
+    const signed = await this.issueInTransaction(issuance, sign);
     this.logger.log({
       reqId: actor.requestId,
       msg: `audit credential.issue ${tenantId} by ${actor.username ?? actor.subject}`,
@@ -148,56 +146,58 @@ export class CredentialsService {
   }
 
   /**
-   * Picks free indices, signs, and takes them in the transaction's last statement, so the list's row is
-   * locked only for the commit; undefined when a list was full or an index was taken meanwhile.
+   * Record, event and status indices (an entry row each, no shared row updated: docs/performance.md)
+   * in one statement, then the signature and the idempotent answer, in one transaction.
    */
-  private async issueClaimingLast(
-    issuance: Issuance,
-    sign: (entries: StatusEntry[]) => Promise<Json>,
-  ): Promise<Json | undefined> {
-    const { tenantId, credentialId, purposes } = issuance;
-    try {
-      return await this.dataSource.transaction(async (manager) => {
-        const picked = await this.statusIndices.pickFree(manager, tenantId, purposes);
-        if (picked === undefined) return undefined;
-        const signed = await sign(this.statusIndices.entriesOf(tenantId, picked));
-        await this.recordIssue(manager, issuance);
-        await keepIdempotentAnswer(manager, { verifiableCredential: signed });
-        await this.statusIndices.claim(manager, tenantId, credentialId, picked);
-        return signed;
-      });
-    } catch (error) {
-      if (error instanceof StatusIndexTaken) return undefined;
-      throw error;
-    }
-  }
-
-  /** Takes the indices under the list's row lock, then signs: for a tenant's first list and full ones. */
-  private issueHoldingList(
+  private issueInTransaction(
     issuance: Issuance,
     sign: (entries: StatusEntry[]) => Promise<Json>,
   ): Promise<Json> {
     return this.dataSource.transaction(async (manager) => {
-      await manager.query(`SET LOCAL lock_timeout = '2s'`);
-      await this.recordIssue(manager, issuance);
-      const { tenantId, credentialId, purposes } = issuance;
-      const signed = await sign(
-        await this.statusIndices.allocate(manager, tenantId, credentialId, purposes),
-      );
+      const signed = await sign(await this.recordIssue(manager, issuance));
       await keepIdempotentAnswer(manager, { verifiableCredential: signed });
       return signed;
     });
   }
 
-  /** The issuance record and its credential.issued event, inside the issuing transaction. */
-  private async recordIssue(manager: EntityManager, issuance: Issuance): Promise<void> {
+  /**
+   * The issuance record, its credential.issued event and, the usual way, its status entries, in one
+   * statement; an entry that statement could not take is taken the slow way after it.
+   */
+  private async recordIssue(manager: EntityManager, issuance: Issuance): Promise<StatusEntry[]> {
     const { tenantId, credentialId, types, cryptosuite, issuedBy, purposes } = issuance;
-    await this.issued.record(manager, tenantId, { id: credentialId, types, cryptosuite, issuedBy });
-    await this.outbox.emit(manager, {
-      type: 'credential.issued',
+    const record = this.issued.recordSql(
       tenantId,
-      data: { tenantId, credentialId, types, cryptosuite, statusPurposes: purposes },
-    });
+      { id: credentialId, types, cryptosuite, issuedBy },
+      1,
+    );
+    const entries = this.statusIndices.takeRandomItems(
+      tenantId,
+      credentialId,
+      purposes,
+      record.parameters.length + 1,
+    );
+    let rows: Record<string, Taken | null>[];
+    try {
+      rows = await this.outbox.withChange<Record<string, Taken | null>>(
+        manager,
+        {
+          before: purposes.length === 0 ? undefined : entries.items,
+          sql: record.sql,
+          parameters: [...record.parameters, ...entries.parameters],
+          select: purposes.length === 0 ? undefined : `SELECT ${entries.select} FROM change`,
+        },
+        {
+          type: 'credential.issued',
+          tenantId,
+          data: { tenantId, credentialId, types, cryptosuite, statusPurposes: purposes },
+        },
+      );
+    } catch (error) {
+      throw this.issued.duplicateOf(error, credentialId) ?? error;
+    }
+    const taken = purposes.map((_, n) => rows[0]?.[`status_entry_${n}`] ?? null);
+    return this.statusIndices.complete(manager, tenantId, credentialId, purposes, taken);
   }
 
   private async sign(

@@ -14,6 +14,7 @@ import { IdempotencyKeys1795790000000 } from '../../migrations/1795790000000-ide
 import { IssuerRevokedTokens1795791000000 } from '../../migrations/1795791000000-issuer-revoked-tokens.js';
 import { WebhookFairness1795792000000 } from '../../migrations/1795792000000-webhook-fairness.js';
 import { TrustedIssuers1795793000000 } from '../../migrations/1795793000000-trusted-issuers.js';
+import { StatusAllocationByEntry1795794000000 } from '../../migrations/1795794000000-status-allocation-by-entry.js';
 import { IssuedCredentialEntity } from '../credentials/issued-credential.entity.js';
 import { StatusEntryEntity } from '../credentials/status/status-entry.entity.js';
 import { StatusListEntity } from '../credentials/status/status-list.entity.js';
@@ -65,6 +66,7 @@ export const migrations = [
   IssuerRevokedTokens1795791000000,
   WebhookFairness1795792000000,
   TrustedIssuers1795793000000,
+  StatusAllocationByEntry1795794000000,
 ];
 
 /**

@@ -5,11 +5,12 @@ import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { TenantEntity } from './tenant.entity.js';
 import { TenantsController } from './tenants.controller.js';
 import { TenantsService } from './tenants.service.js';
+import { TenantPageAnchors } from './tenant-page-anchors.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([TenantEntity]), DidModule, WebhooksModule],
   controllers: [TenantsController],
-  providers: [TenantsService],
+  providers: [TenantsService, TenantPageAnchors],
   exports: [TenantsService],
 })
 export class TenantsModule {}

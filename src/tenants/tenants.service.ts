@@ -13,6 +13,7 @@ import { type TenantDto, type TenantPageDto } from './dto/tenant.dto.js';
 import { type ListTenantsQuery, type SortField } from './dto/list-tenants.query.js';
 import { TenantEntity } from './tenant.entity.js';
 import { tenantNotFound } from './tenant.errors.js';
+import { afterAnchorSql, TenantPageAnchors } from './tenant-page-anchors.js';
 
 export interface NewTenant {
   id: string;
@@ -45,6 +46,7 @@ export class TenantsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly dids: DidService,
     private readonly outbox: WebhookOutbox,
+    private readonly anchors: TenantPageAnchors,
   ) {}
 
   /**
@@ -71,6 +73,7 @@ export class TenantsService {
         await keepIdempotentAnswer(manager, answer);
         return answer;
       });
+      this.anchors.invalidate();
       this.audit('tenant.create', tenant.id, actor);
       return tenant;
     } catch (error) {
@@ -125,6 +128,7 @@ export class TenantsService {
       const { image_url: imageUrl, created_at: createdAt, updated_at: updatedAt } = row;
       return toTenantDto({ ...row, imageUrl, createdAt, updatedAt }, did);
     });
+    this.anchors.invalidate();
     this.audit('tenant.update', id, actor, Object.keys(values));
     return tenant;
   }
@@ -139,6 +143,7 @@ export class TenantsService {
       // No tenant, no event: the transaction rolls back with the 404.
       if (deleted.affected === 0) throw tenantNotFound(id);
     });
+    this.anchors.invalidate();
     this.audit('tenant.delete', id, actor);
   }
 
@@ -190,14 +195,24 @@ export class TenantsService {
         pattern: `%${escapeLike(query.q)}%`,
       });
     }
-    // Deferred join: the page's ids come from the sort index alone (an index-only scan, however deep
-    // the page), and only those rows are read and joined to their DID.
+    // Deferred join: the page's ids come from the sort index alone (an index-only scan), and only
+    // those rows are read and joined to their DID. Unfiltered, a deep page seeks from the anchor
+    // before it rather than walking every row before it.
+    const seek = filtered
+      ? undefined
+      : await this.anchors.seek(field, order === 'DESC', window.offset);
     const pageIds = matching
       .clone()
       .orderBy(sortColumns[field], order)
       .addOrderBy('tenant.id', order)
-      .offset(window.offset)
+      .offset(seek?.skip ?? window.offset)
       .limit(size);
+    if (seek !== undefined) {
+      pageIds.andWhere(afterAnchorSql(field, order === 'DESC', ':anchorValue', ':anchorId'), {
+        anchorValue: seek.after.value,
+        anchorId: seek.after.id,
+      });
+    }
     const tenants = await this.baseQuery()
       .innerJoin(`(${pageIds.getQuery()})`, 'page', 'page.id = tenant.id')
       .setParameters(pageIds.getParameters())

@@ -53,7 +53,14 @@ export function webhookDeliveriesController(scope: WebhookScope) {
     @ApiOkResponse({
       type: WebhookDeliveryPageDto,
       description: 'A page of deliveries.',
-      example: { content: [deliveryExample], number: 0, size: 20, totalElements: 1, totalPages: 1 },
+      example: {
+        content: [deliveryExample],
+        number: 0,
+        size: 20,
+        totalElements: 1,
+        totalPages: 1,
+        after: null,
+      },
     })
     @ApiProblems(`${base}/deliveries`, 'WEBHOOK_NOT_FOUND', 'VALIDATION_FAILED', ...scope.problems)
     list(

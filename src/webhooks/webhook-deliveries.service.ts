@@ -2,7 +2,14 @@ import { isUUID } from 'class-validator';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
-import { pageWindow, springPage, type PageQuery } from '../common/page-query.js';
+import {
+  afterCursorSql,
+  cursorPage,
+  cursorTimeSql,
+  cursorWindow,
+  uuidPattern,
+  type CursorPageQuery,
+} from '../common/cursor-page.js';
 import { DomainException } from '../common/problem/domain.exception.js';
 import { rowsOf } from '../database/rows-of.js';
 import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
@@ -16,6 +23,7 @@ interface DeliveryRow {
   state: string;
   attempts: number;
   created_at: Date;
+  cursor_at: string;
   next_attempt_at: Date;
   finished_at: Date | null;
   log: {
@@ -55,13 +63,20 @@ export class WebhookDeliveriesService {
     });
   }
 
-  /** Newest first, each with its attempts. */
-  async list(owner: string | null, id: string, query: PageQuery): Promise<WebhookDeliveryPageDto> {
+  /** Newest first, each with its attempts, by page number or after a cursor (docs/api.md, Pages). */
+  async list(
+    owner: string | null,
+    id: string,
+    query: CursorPageQuery,
+  ): Promise<WebhookDeliveryPageDto> {
     const subscription = await this.subscriptions.find(owner, id);
-    const window = pageWindow(query);
+    const window = cursorWindow(query, uuidPattern);
+    const { after } = window;
+    // One row more than the page: whether another follows it.
     const [rows, [count]] = await Promise.all([
       this.dataSource.query<DeliveryRow[]>(
         `SELECT d.id, e.type, d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at,
+                ${cursorTimeSql('d.created_at')} AS cursor_at,
                 coalesce((SELECT json_agg(json_build_object(
                    'attempt', a.attempt, 'startedAt', a.started_at, 'statusCode', a.status_code,
                    'durationMs', a.duration_ms, 'error', a.error, 'responseExcerpt', a.response_excerpt,
@@ -70,16 +85,25 @@ export class WebhookDeliveriesService {
                    FROM webhook_attempt a WHERE a.delivery_id = d.id), '[]') AS log
            FROM webhook_delivery d JOIN webhook_event e ON e.id = d.event_id
           WHERE d.subscription_id = $1
+            ${after === undefined ? '' : `AND ${afterCursorSql('d.created_at', 'd.id', '$4', '$5::uuid')}`}
           ORDER BY d.created_at DESC, d.id LIMIT $2 OFFSET $3`,
-        [subscription.id, window.size, window.offset],
+        [
+          subscription.id,
+          window.size + 1,
+          window.offset,
+          ...(after === undefined ? [] : [after.at, after.id]),
+        ],
       ),
-      this.dataSource.query<{ total: number }[]>(
-        'SELECT count(*)::int AS total FROM webhook_delivery WHERE subscription_id = $1',
-        [subscription.id],
-      ),
+      after === undefined
+        ? this.dataSource.query<{ total: number }[]>(
+            'SELECT count(*)::int AS total FROM webhook_delivery WHERE subscription_id = $1',
+            [subscription.id],
+          )
+        : [undefined],
     ]);
-    const total = count?.total ?? 0;
-    const content = rows.map((row) => ({
+    const total = count?.total;
+    const last = rows.at(Math.min(rows.length, window.size) - 1);
+    const content = rows.slice(0, window.size).map((row) => ({
       id: row.id,
       eventType: row.type,
       state: row.state,
@@ -92,7 +116,13 @@ export class WebhookDeliveriesService {
         startedAt: new Date(entry.startedAt).toISOString(),
       })),
     }));
-    return springPage(content, window, total);
+    return cursorPage(
+      content,
+      window,
+      total,
+      last && { at: last.cursor_at, id: last.id },
+      rows.length > window.size,
+    );
   }
 
   /** Sends a delivery again, now, with a fresh retry schedule; its `webhook-id` stays the same. */

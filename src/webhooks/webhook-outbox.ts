@@ -37,17 +37,20 @@ export class WebhookOutbox {
 
   /**
    * Runs `change`, one data-modifying statement with RETURNING, and writes the event in the same
-   * statement when the change touched a row: atomic without a transaction of its own. Answers the rows.
+   * statement when the change touched a row: atomic without a transaction of its own. Answers the rows
+   * of `select` (default: the change's). `before` are further WITH items that run first, numbered in
+   * `change.parameters` like the change itself.
    */
   async withChange<Row>(
     runner: Pick<EntityManager, 'query'>,
-    change: { sql: string; parameters: unknown[] },
+    change: { sql: string; parameters: unknown[]; before?: string; select?: string },
     event: WebhookEvent,
   ): Promise<Row[]> {
     const first = change.parameters.length + 1;
     const rows = await runner.query<Row[]>(
-      `WITH change AS (${change.sql}), ${eventStatements(first, 'EXISTS (SELECT 1 FROM change)')}
-       SELECT * FROM change`,
+      `WITH ${change.before === undefined ? '' : `${change.before}, `}change AS (${change.sql}),
+            ${eventStatements(first, 'EXISTS (SELECT 1 FROM change)')}
+       ${change.select ?? 'SELECT * FROM change'}`,
       [...change.parameters, ...eventParameters(event)],
     );
     if (rows.length > 0) this.metrics.webhookEvents.inc({ type: event.type });

@@ -89,7 +89,14 @@ export function webhooksController(scope: WebhookScope) {
     @ApiOkResponse({
       type: WebhookPageDto,
       description: 'A page of subscriptions (never their secrets).',
-      example: { content: [webhookExample], number: 0, size: 20, totalElements: 1, totalPages: 1 },
+      example: {
+        content: [webhookExample],
+        number: 0,
+        size: 20,
+        totalElements: 1,
+        totalPages: 1,
+        after: null,
+      },
     })
     @ApiProblems(base, 'VALIDATION_FAILED', ...scope.problems)
     list(

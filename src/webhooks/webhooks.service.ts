@@ -11,7 +11,14 @@ import { DomainException } from '../common/problem/domain.exception.js';
 import { type FieldError } from '../common/problem/problem.js';
 import { rowsOf } from '../database/rows-of.js';
 import { KeyVault } from '../secrets/key-vault.js';
-import { pageWindow, springPage, type PageQuery } from '../common/page-query.js';
+import {
+  afterCursorSql,
+  cursorPage,
+  cursorTimeSql,
+  cursorWindow,
+  uuidPattern,
+  type CursorPageQuery,
+} from '../common/cursor-page.js';
 import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
 import { tenantNotFound } from '../tenants/tenant.errors.js';
 import { type WebhookPageDto } from './dto/webhook.dto.js';
@@ -57,16 +64,41 @@ export class WebhooksService {
     if (found.length === 0) throw tenantNotFound(tenantId);
   }
 
-  async list(owner: string | null, query: PageQuery): Promise<WebhookPageDto> {
+  /** Newest first, by page number or after a cursor (docs/api.md, Pages). */
+  async list(owner: string | null, query: CursorPageQuery): Promise<WebhookPageDto> {
     await this.requireTenant(owner);
-    const window = pageWindow(query);
-    const [entities, total] = await this.subscriptions().findAndCount({
-      where: { tenantId: owner ?? IsNull() },
-      order: { createdAt: 'DESC', id: 'ASC' },
-      skip: window.offset,
-      take: window.size,
-    });
-    return springPage(entities.map(viewOf), window, total);
+    const window = cursorWindow(query, uuidPattern);
+    const { after } = window;
+    const page = this.subscriptions()
+      .createQueryBuilder('s')
+      .addSelect(cursorTimeSql('s.created_at'), 'cursor_at')
+      .where(owner === null ? 's.tenant_id IS NULL' : 's.tenant_id = :owner', { owner })
+      .orderBy('s.created_at', 'DESC')
+      .addOrderBy('s.id', 'ASC')
+      .offset(window.offset)
+      // One row more than the page: whether another follows it.
+      .limit(window.size + 1);
+    if (after !== undefined) {
+      page.andWhere(afterCursorSql('s.created_at', 's.id', ':at', 'CAST(:afterId AS uuid)'), {
+        at: after.at,
+        afterId: after.id,
+      });
+    }
+    const [{ entities, raw }, total] = await Promise.all([
+      page.getRawAndEntities<{ s_id: string; cursor_at: string }>(),
+      after === undefined
+        ? this.subscriptions().count({ where: { tenantId: owner ?? IsNull() } })
+        : undefined,
+    ]);
+    const content = entities.slice(0, window.size);
+    const last = raw.find((row) => row.s_id === content.at(-1)?.id);
+    return cursorPage(
+      content.map(viewOf),
+      window,
+      total,
+      last && { at: last.cursor_at, id: last.s_id },
+      entities.length > window.size,
+    );
   }
 
   async get(owner: string | null, id: string): Promise<SubscriptionView> {

@@ -213,7 +213,10 @@ export class AgentClient {
     );
   }
 
-  /** The credentials a tenant issued, newest first: records, never claims. */
+  /**
+   * The credentials a tenant issued, newest first: records, never claims. A page's `after`, sent back
+   * as `after`, asks for the page after it (docs/api.md, Cursors).
+   */
   async listCredentials(
     tenantId: string,
     query: ListCredentialsQuery = {},
@@ -268,7 +271,10 @@ export class AgentClient {
     );
   }
 
-  /** A tenant's subscriptions, newest first, without their secrets. */
+  /**
+   * A tenant's subscriptions, newest first, without their secrets. A page's `after`, sent back as
+   * `after`, asks for the page after it (docs/api.md, Cursors).
+   */
   async listWebhooks(tenantId: string | null, query: ListWebhooksQuery = {}): Promise<WebhookPage> {
     const route = webhookRoute(tenantId, '/ctrl/api/v1.0/webhooks');
     return this.#result(
@@ -340,7 +346,10 @@ export class AgentClient {
     );
   }
 
-  /** The subscription's deliveries, newest first, each with its attempts. */
+  /**
+   * The subscription's deliveries, newest first, each with its attempts. A page's `after`, sent back
+   * as `after`, asks for the page after it (docs/api.md, Cursors).
+   */
   async listWebhookDeliveries(
     tenantId: string | null,
     id: string,

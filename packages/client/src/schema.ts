@@ -1062,14 +1062,28 @@ export interface components {
     };
     IssuedCredentialPageDto: {
       content: components['schemas']['IssuedCredentialRecordDto'][];
-      /** @example 0 */
-      number: number;
+      /**
+       * @description The page number; null on a page by cursor (`after`).
+       * @example 0
+       */
+      number: number | null;
       /** @example 20 */
       size: number;
-      /** @example 1 */
-      totalElements: number;
-      /** @example 1 */
-      totalPages: number;
+      /**
+       * @description null on a page by cursor (`after`), which counts nothing.
+       * @example 1
+       */
+      totalElements: number | null;
+      /**
+       * @description null on a page by cursor (`after`).
+       * @example 1
+       */
+      totalPages: number | null;
+      /**
+       * @description Opaque cursor of the last item: pass it as `after` for the next page; null when none follows.
+       * @example WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMDAwMFoiLCJ1cm46dXVpZDoxIl0
+       */
+      after: string | null;
     };
     IssueOptionsDto: {
       /**
@@ -1423,14 +1437,28 @@ export interface components {
     };
     WebhookPageDto: {
       content: components['schemas']['WebhookDto'][];
-      /** @example 0 */
-      number: number;
+      /**
+       * @description The page number; null on a page by cursor (`after`).
+       * @example 0
+       */
+      number: number | null;
       /** @example 20 */
       size: number;
-      /** @example 1 */
-      totalElements: number;
-      /** @example 1 */
-      totalPages: number;
+      /**
+       * @description null on a page by cursor (`after`), which counts nothing.
+       * @example 1
+       */
+      totalElements: number | null;
+      /**
+       * @description null on a page by cursor (`after`).
+       * @example 1
+       */
+      totalPages: number | null;
+      /**
+       * @description Opaque cursor of the last item: pass it as `after` for the next page; null when none follows.
+       * @example WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMDAwMFoiLCJ1cm46dXVpZDoxIl0
+       */
+      after: string | null;
     };
     UpdateWebhookDto: {
       /**
@@ -1539,14 +1567,28 @@ export interface components {
     };
     WebhookDeliveryPageDto: {
       content: components['schemas']['WebhookDeliveryDto'][];
-      /** @example 0 */
-      number: number;
+      /**
+       * @description The page number; null on a page by cursor (`after`).
+       * @example 0
+       */
+      number: number | null;
       /** @example 20 */
       size: number;
-      /** @example 1 */
-      totalElements: number;
-      /** @example 1 */
-      totalPages: number;
+      /**
+       * @description null on a page by cursor (`after`), which counts nothing.
+       * @example 1
+       */
+      totalElements: number | null;
+      /**
+       * @description null on a page by cursor (`after`).
+       * @example 1
+       */
+      totalPages: number | null;
+      /**
+       * @description Opaque cursor of the last item: pass it as `after` for the next page; null when none follows.
+       * @example WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMDAwMFoiLCJ1cm46dXVpZDoxIl0
+       */
+      after: string | null;
     };
   };
   responses: never;
@@ -2359,6 +2401,8 @@ export interface operations {
         page?: number;
         /** @description Page size. */
         size?: number;
+        /** @description Opaque cursor: the `after` of the previous answer. The page of `size` items after it, newest first, as cheap however deep; `page` must then be absent or 0 (docs/api.md, Pages). */
+        after?: string;
         /** @description Only credentials with this type. */
         type?: string;
         /** @description Only credentials in this state (revoked wins over suspended). */
@@ -2401,7 +2445,8 @@ export interface operations {
            *       "number": 0,
            *       "size": 20,
            *       "totalElements": 1,
-           *       "totalPages": 1
+           *       "totalPages": 1,
+           *       "after": null
            *     }
            */
           'application/json': components['schemas']['IssuedCredentialPageDto'];
@@ -4165,6 +4210,8 @@ export interface operations {
         page?: number;
         /** @description Page size. */
         size?: number;
+        /** @description Opaque cursor: the `after` of the previous answer. The page of `size` items after it, newest first, as cheap however deep; `page` must then be absent or 0 (docs/api.md, Pages). */
+        after?: string;
       };
       header?: never;
       path?: never;
@@ -4199,7 +4246,8 @@ export interface operations {
            *       "number": 0,
            *       "size": 20,
            *       "totalElements": 1,
-           *       "totalPages": 1
+           *       "totalPages": 1,
+           *       "after": null
            *     }
            */
           'application/json': components['schemas']['WebhookPageDto'];
@@ -4889,6 +4937,8 @@ export interface operations {
         page?: number;
         /** @description Page size. */
         size?: number;
+        /** @description Opaque cursor: the `after` of the previous answer. The page of `size` items after it, newest first, as cheap however deep; `page` must then be absent or 0 (docs/api.md, Pages). */
+        after?: string;
       };
       header?: never;
       path: {
@@ -4941,7 +4991,8 @@ export interface operations {
            *       "number": 0,
            *       "size": 20,
            *       "totalElements": 1,
-           *       "totalPages": 1
+           *       "totalPages": 1,
+           *       "after": null
            *     }
            */
           'application/json': components['schemas']['WebhookDeliveryPageDto'];
@@ -5283,6 +5334,8 @@ export interface operations {
         page?: number;
         /** @description Page size. */
         size?: number;
+        /** @description Opaque cursor: the `after` of the previous answer. The page of `size` items after it, newest first, as cheap however deep; `page` must then be absent or 0 (docs/api.md, Pages). */
+        after?: string;
       };
       header?: never;
       path?: never;
@@ -5317,7 +5370,8 @@ export interface operations {
            *       "number": 0,
            *       "size": 20,
            *       "totalElements": 1,
-           *       "totalPages": 1
+           *       "totalPages": 1,
+           *       "after": null
            *     }
            */
           'application/json': components['schemas']['WebhookPageDto'];
@@ -5943,6 +5997,8 @@ export interface operations {
         page?: number;
         /** @description Page size. */
         size?: number;
+        /** @description Opaque cursor: the `after` of the previous answer. The page of `size` items after it, newest first, as cheap however deep; `page` must then be absent or 0 (docs/api.md, Pages). */
+        after?: string;
       };
       header?: never;
       path: {
@@ -5995,7 +6051,8 @@ export interface operations {
            *       "number": 0,
            *       "size": 20,
            *       "totalElements": 1,
-           *       "totalPages": 1
+           *       "totalPages": 1,
+           *       "after": null
            *     }
            */
           'application/json': components['schemas']['WebhookDeliveryPageDto'];

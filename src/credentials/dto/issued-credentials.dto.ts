@@ -1,11 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { PageQuery } from '../../common/page-query.js';
+import { CursorPageQuery } from '../../common/cursor-page.js';
 
 export const credentialStates = ['active', 'suspended', 'revoked'] as const;
 export type CredentialState = (typeof credentialStates)[number];
 
-export class ListCredentialsQuery extends PageQuery {
+export class ListCredentialsQuery extends CursorPageQuery {
   @ApiPropertyOptional({
     description: 'Only credentials with this type.',
     example: 'AlumniCredential',
@@ -66,15 +66,39 @@ export class IssuedCredentialPageDto {
   @ApiProperty({ type: [IssuedCredentialRecordDto] })
   content!: IssuedCredentialRecordDto[];
 
-  @ApiProperty({ type: 'integer', example: 0 })
-  number!: number;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 0,
+    description: 'The page number; null on a page by cursor (`after`).',
+  })
+  number!: number | null;
 
   @ApiProperty({ type: 'integer', example: 20 })
   size!: number;
 
-  @ApiProperty({ type: 'integer', example: 1 })
-  totalElements!: number;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 1,
+    description: 'null on a page by cursor (`after`), which counts nothing.',
+  })
+  totalElements!: number | null;
 
-  @ApiProperty({ type: 'integer', example: 1 })
-  totalPages!: number;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 1,
+    description: 'null on a page by cursor (`after`).',
+  })
+  totalPages!: number | null;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: 'WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMDAwMFoiLCJ1cm46dXVpZDoxIl0',
+    description:
+      'Opaque cursor of the last item: pass it as `after` for the next page; null when none follows.',
+  })
+  after!: string | null;
 }

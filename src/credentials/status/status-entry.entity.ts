@@ -8,7 +8,7 @@ import {
   PrimaryColumn,
   type Relation,
 } from 'typeorm';
-import { StatusListEntity } from './status-list.entity.js';
+import { TenantEntity } from '../../tenants/tenant.entity.js';
 
 /** The index a credential holds in one of its tenant's status lists, for one purpose. */
 @Entity({ name: 'credential_status_entry' })
@@ -30,12 +30,16 @@ export class StatusEntryEntity {
   })
   listIndex: number;
 
-  @ManyToOne(() => StatusListEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'list_id', foreignKeyConstraintName: 'credential_status_entry_list_id_fkey' })
-  list?: Relation<StatusListEntity>;
-
   @Column({ name: 'tenant_id', type: 'varchar', length: 64 })
   tenantId: string;
+
+  // Its tenant's row, which the issuance record locks anyway, not the list's row every issue shares.
+  @ManyToOne(() => TenantEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({
+    name: 'tenant_id',
+    foreignKeyConstraintName: 'credential_status_entry_tenant_id_fkey',
+  })
+  tenant?: Relation<TenantEntity>;
 
   @Column({ name: 'credential_id', type: 'text' })
   credentialId: string;

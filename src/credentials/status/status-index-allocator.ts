@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomInt, randomUUID } from 'node:crypto';
 import { type EntityManager } from 'typeorm';
-import { rowsOf } from '../../database/rows-of.js';
 import { statusListLength, type StatusPurpose } from './bitstring.js';
 import { StatusListsService } from './status-lists.service.js';
 
@@ -14,60 +13,56 @@ export interface StatusEntry {
   statusListCredential: string;
 }
 
-/** An index that was free when read; claim takes it. */
-export interface PickedIndex {
-  purpose: StatusPurpose;
-  listId: string;
-  index: number;
-}
-
-/** A picked index was taken, or its list filled up, between the pick and the claim. */
-export class StatusIndexTaken extends Error {
-  constructor() {
-    super('The picked status index was taken meanwhile');
-  }
-}
-
-/** Room in the tenant's oldest open list of a purpose ($1, $2), its row locked until the commit. */
-const takeRoomSql = `UPDATE credential_status_list SET allocated = allocated + 1
-  WHERE id = (SELECT id FROM credential_status_list
-               WHERE tenant_id = $1 AND purpose = $2 AND allocated < length
-               ORDER BY created_at LIMIT 1 FOR UPDATE)
-  RETURNING id`;
-
-/** Room in the picked list ($5) if it still has some, its row locked until the commit. */
-const claimRoomSql = `UPDATE credential_status_list SET allocated = allocated + 1
-  WHERE id = $5 AND tenant_id = $1 AND purpose = $2 AND allocated < length
-  RETURNING id`;
+export type Taken = { list_id: string; list_index: number };
 
 /**
- * Room by `roomSql`, and index $4 in that list for the credential ($3) of tenant $1 and purpose $2:
- * no row when there was no room, `list_index` null when the index was taken.
+ * The first of the candidate indices (an int[]) that list `listId` has not given out. A scalar
+ * subquery per candidate is an index probe each, stopped at the first free one; as NOT EXISTS the
+ * planner may join all the list's entries instead, which grows with the table.
  */
-const takeIndexSql = (roomSql: string) => `WITH list AS (${roomSql}),
-  entry AS (
-    INSERT INTO credential_status_entry (list_id, list_index, tenant_id, credential_id, purpose)
-    SELECT id, $4, $1, $3, $2 FROM list
-    ON CONFLICT (list_id, list_index) DO NOTHING RETURNING list_index)
-  SELECT list.id, (SELECT list_index FROM entry) AS list_index FROM list`;
+const freeCandidateSql = (listId: string, candidates: string) =>
+  `SELECT i FROM unnest(${candidates}::int[]) i
+    WHERE (SELECT true FROM credential_status_entry e
+            WHERE e.list_id = ${listId} AND e.list_index = i) IS NULL
+    LIMIT 1`;
 
-/** The first of the candidate indices (an int[]) that the list has not given out; none when all are. */
-const freeCandidateSql = (
-  listId: string,
-  candidates: string,
-) => `SELECT i FROM unnest(${candidates}::int[]) i
-  WHERE NOT EXISTS (SELECT 1 FROM credential_status_entry e
-                     WHERE e.list_id = ${listId} AND e.list_index = i)
-  LIMIT 1`;
+/**
+ * The entry of credential $c (tenant $t, purpose $p) at the first free of the random indices $r in the
+ * open list, the parameters numbered from `$first` in that order: an insert under the entry's primary
+ * key, which a concurrent issue's same pick makes a no-op. No row when there is no open list, all
+ * candidates were taken, or the pick was lost.
+ */
+const takeRandomSql = (first: number) => {
+  const [tenant, purpose, credential, candidates] = [0, 1, 2, 3].map((n) => `$${first + n}`);
+  return `INSERT INTO credential_status_entry
+      (list_id, list_index, tenant_id, credential_id, purpose)
+    SELECT l.id, c.i, l.tenant_id, ${credential}::text, l.purpose FROM credential_status_list l
+     CROSS JOIN LATERAL (${freeCandidateSql('l.id', candidates)}) c
+     WHERE l.tenant_id = ${tenant} AND l.purpose = ${purpose} AND l.filled_at IS NULL
+    ON CONFLICT (list_id, list_index) DO NOTHING
+    RETURNING list_id, list_index`;
+};
 
-/** Random indices tried before a list is searched for a free one (only when it is nearly full). */
+/** Entries taken by the caller's statement (`takeRandomItems`), per purpose; null where none was. */
+export type TakenEntries = (Taken | null)[];
+
+/** A free index of list $1 (length $2) at random, searched for: only once random tries failed. */
+const searchFreeSql = `SELECT i FROM generate_series(0, $2::int - 1) i
+  WHERE NOT EXISTS (SELECT 1 FROM credential_status_entry e WHERE e.list_id = $1 AND e.list_index = i)
+  ORDER BY random() LIMIT 1`;
+
+/** Random indices tried at once; all of them taken means the list is nearly full. */
 const randomTries = 32;
 const randomCandidates = () =>
   Array.from({ length: randomTries }, () => randomInt(statusListLength));
 
+/** Rounds of the slow way: a lost last index, the list marked filled, the next one opened, taken. */
+const slowRounds = 8;
+
 /**
- * Random, never reused indices in the tenant's status lists (at least 131,072 entries each, a new list
- * when one fills up), safe under concurrent issues.
+ * Random, never reused indices in the tenant's status lists (131,072 entries each; a new list when one
+ * fills up), safe under concurrent issues without a row that every issue updates or locks: an index is
+ * taken by inserting its entry, whose primary key (list, index) makes it unique.
  */
 @Injectable()
 export class StatusIndexAllocator {
@@ -75,8 +70,9 @@ export class StatusIndexAllocator {
 
   /**
    * Gives the credential a random, never reused index in a list of each purpose, inside the caller's
-   * transaction; the list row stays locked until it commits. The way when pickFree found no room or
-   * claim lost its index, and for a tenant's first list.
+   * transaction, in the order of `purposes` (always the same, so concurrent issues never wait in a
+   * circle). Usually one statement per purpose; a nearly full list, a lost pick and a tenant's first
+   * list take the slow way.
    */
   async allocate(
     manager: EntityManager,
@@ -84,15 +80,61 @@ export class StatusIndexAllocator {
     credentialId: string,
     purposes: StatusPurpose[],
   ): Promise<StatusEntry[]> {
-    const entries: StatusEntry[] = [];
+    const taken: TakenEntries = [];
     for (const purpose of purposes) {
-      // Usually one statement: room in an open list and a random index in it.
-      const taken = await this.takeFromOpenList(manager, tenantId, credentialId, purpose);
-      const listId = taken?.id ?? (await this.listWithRoom(manager, tenantId, purpose));
-      const index =
-        taken?.list_index ??
-        (await this.freeIndex(manager, listId, tenantId, credentialId, purpose));
-      entries.push(this.entry(tenantId, listId, index, purpose));
+      const [entry] = await manager.query<Taken[]>(takeRandomSql(1), [
+        tenantId,
+        purpose,
+        credentialId,
+        randomCandidates(),
+      ]);
+      taken.push(entry ?? null);
+    }
+    return this.complete(manager, tenantId, credentialId, purposes, taken);
+  }
+
+  /**
+   * The usual statement of `allocate` for each purpose, as WITH items (`status_entry_<n>`) of a
+   * statement of the caller's, parameters numbered from `$first`; `select` reads what they took, one
+   * column per purpose (`status_entry_<n>`, null when the slow way must take it: `complete`).
+   */
+  takeRandomItems(
+    tenantId: string,
+    credentialId: string,
+    purposes: StatusPurpose[],
+    first: number,
+  ): { items: string; parameters: unknown[]; select: string } {
+    const names = purposes.map((_, n) => `status_entry_${n}`);
+    return {
+      items: names.map((name, n) => `${name} AS (${takeRandomSql(first + 4 * n)})`).join(',\n'),
+      parameters: purposes.flatMap((purpose) => [
+        tenantId,
+        purpose,
+        credentialId,
+        randomCandidates(),
+      ]),
+      select: names
+        .map(
+          (name) => `(SELECT json_build_object('list_id', list_id, 'list_index', list_index)
+                           FROM ${name}) AS ${name}`,
+        )
+        .join(', '),
+    };
+  }
+
+  /** The status entries of `taken` (`takeRandomItems`), each purpose none took taken the slow way. */
+  async complete(
+    manager: EntityManager,
+    tenantId: string,
+    credentialId: string,
+    purposes: StatusPurpose[],
+    taken: TakenEntries,
+  ): Promise<StatusEntry[]> {
+    const entries: StatusEntry[] = [];
+    for (const [n, purpose] of purposes.entries()) {
+      const { list_id, list_index } =
+        taken[n] ?? (await this.takeSlowly(manager, tenantId, credentialId, purpose));
+      entries.push(this.entry(tenantId, list_id, list_index, purpose));
     }
     return entries;
   }
@@ -114,120 +156,70 @@ export class StatusIndexAllocator {
   }
 
   /**
-   * A free index in the tenant's open list of each purpose, read without locking anything, so the
-   * credential can be signed before any lock is taken; undefined when a purpose has no open list or
-   * none of a few random indices is free (the list is nearly full): then allocate is the way.
+   * Random tries again in the open list (opened if there is none), then a search of it; a list with no
+   * free index left is marked filled and the next one opened.
    */
-  async pickFree(
+  private async takeSlowly(
     manager: EntityManager,
     tenantId: string,
-    purposes: StatusPurpose[],
-  ): Promise<PickedIndex[] | undefined> {
-    const picked: PickedIndex[] = [];
-    for (const purpose of purposes) {
-      const [free] = await manager.query<{ id: string; list_index: number }[]>(
-        `SELECT l.id, c.i AS list_index
-           FROM (SELECT id FROM credential_status_list
-                  WHERE tenant_id = $1 AND purpose = $2 AND allocated < length
-                  ORDER BY created_at LIMIT 1) l
-          CROSS JOIN LATERAL (${freeCandidateSql('l.id', '$3')}) c`,
-        [tenantId, purpose, randomCandidates()],
-      );
-      if (free === undefined) return undefined;
-      picked.push({ purpose, listId: free.id, index: free.list_index });
+    credentialId: string,
+    purpose: StatusPurpose,
+  ): Promise<Taken> {
+    for (let round = 0; round < slowRounds; round++) {
+      const listId = await this.openList(manager, tenantId, purpose);
+      if (listId === undefined) continue;
+      const take = (freeSql: string, parameter: unknown) =>
+        manager.query<Taken[]>(
+          `INSERT INTO credential_status_entry
+             (list_id, list_index, tenant_id, credential_id, purpose)
+           SELECT $1, i, $3, $4, $5 FROM (${freeSql}) free
+           ON CONFLICT (list_id, list_index) DO NOTHING RETURNING list_id, list_index`,
+          [listId, parameter, tenantId, credentialId, purpose],
+        );
+      const [random] = await take(freeCandidateSql('$1', '$2'), randomCandidates());
+      if (random !== undefined) return random;
+      const [free] = await manager.query<{ i: number }[]>(searchFreeSql, [
+        listId,
+        statusListLength,
+      ]);
+      if (free === undefined) {
+        // Seen full by this snapshot: issues stop picking in it; a concurrent marker waits, then skips.
+        await manager.query(
+          `UPDATE credential_status_list SET filled_at = now() WHERE id = $1 AND filled_at IS NULL`,
+          [listId],
+        );
+        continue;
+      }
+      const [searched] = await take('SELECT $2::int AS i', free.i);
+      if (searched !== undefined) return searched;
     }
-    return picked;
-  }
-
-  /** The status entries a credential carries for the picked indices. */
-  entriesOf(tenantId: string, picked: PickedIndex[]): StatusEntry[] {
-    return picked.map(({ purpose, listId, index }) => this.entry(tenantId, listId, index, purpose));
+    throw new Error(`No free status index for ${tenantId}/${purpose} in ${slowRounds} rounds`);
   }
 
   /**
-   * Takes the picked indices inside the issuing transaction, as its last statement so the list's row
-   * is locked only until the commit. Throws StatusIndexTaken, which rolls the transaction back, when
-   * another issue took an index or the list filled up meanwhile.
+   * The tenant's open list of the purpose, made when there is none; a concurrent maker's insert waits
+   * for the other's commit (the unique open-list index), then reads the list it made (undefined if that
+   * one filled meanwhile).
    */
-  async claim(
+  private async openList(
     manager: EntityManager,
     tenantId: string,
-    credentialId: string,
-    picked: PickedIndex[],
-  ): Promise<void> {
-    for (const { purpose, listId, index } of picked) {
-      const [taken] = await manager.query<{ list_index: number | null }[]>(
-        takeIndexSql(claimRoomSql),
-        [tenantId, purpose, credentialId, index, listId],
+    purpose: StatusPurpose,
+  ): Promise<string | undefined> {
+    const open = () =>
+      manager.query<{ id: string }[]>(
+        `SELECT id FROM credential_status_list
+          WHERE tenant_id = $1 AND purpose = $2 AND filled_at IS NULL`,
+        [tenantId, purpose],
       );
-      if (taken?.list_index == null) throw new StatusIndexTaken();
-    }
-  }
-
-  /**
-   * Takes room in the tenant's oldest open list of the purpose (locking its row) and tries one random
-   * index in it: undefined when no list has room, `list_index` null when the index was taken.
-   */
-  private async takeFromOpenList(
-    manager: EntityManager,
-    tenantId: string,
-    credentialId: string,
-    purpose: StatusPurpose,
-  ): Promise<{ id: string; list_index: number | null } | undefined> {
-    const [taken] = await manager.query<{ id: string; list_index: number | null }[]>(
-      takeIndexSql(takeRoomSql),
-      [tenantId, purpose, credentialId, randomInt(statusListLength)],
+    const [existing] = await open();
+    if (existing !== undefined) return existing.id;
+    const [made] = await manager.query<{ id: string }[]>(
+      `INSERT INTO credential_status_list (id, tenant_id, purpose, length, bits)
+       VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (tenant_id, purpose) WHERE filled_at IS NULL DO NOTHING RETURNING id`,
+      [randomUUID(), tenantId, purpose, statusListLength, Buffer.alloc(statusListLength / 8)],
     );
-    return taken;
-  }
-
-  /** After takeFromOpenList found no room: waits its turn, then uses a list made meanwhile or makes one. */
-  private async listWithRoom(
-    manager: EntityManager,
-    tenantId: string,
-    purpose: StatusPurpose,
-  ): Promise<string> {
-    // One new list at a time per tenant and purpose: whoever waited here uses the list just made.
-    await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
-      `credential_status_list/${tenantId}/${purpose}`,
-    ]);
-    const [madeMeanwhile] = rowsOf<{ id: string }>(
-      await manager.query(takeRoomSql, [tenantId, purpose]),
-    );
-    if (madeMeanwhile !== undefined) return madeMeanwhile.id;
-    const id = randomUUID();
-    await manager.query(
-      `INSERT INTO credential_status_list (id, tenant_id, purpose, length, allocated, bits)
-       VALUES ($1, $2, $3, $4, 1, $5)`,
-      [id, tenantId, purpose, statusListLength, Buffer.alloc(statusListLength / 8)],
-    );
-    return id;
-  }
-
-  private async freeIndex(
-    manager: EntityManager,
-    listId: string,
-    tenantId: string,
-    credentialId: string,
-    purpose: StatusPurpose,
-  ): Promise<number> {
-    // The first free index `freeSql` finds, given its parameter $2, if no concurrent issue took it.
-    const takeFirstFree = (freeSql: string, parameter: unknown) =>
-      manager.query<{ list_index: number }[]>(
-        `INSERT INTO credential_status_entry (list_id, list_index, tenant_id, credential_id, purpose)
-         SELECT $1, i, $3, $4, $5 FROM (${freeSql}) free
-         ON CONFLICT (list_id, list_index) DO NOTHING RETURNING list_index`,
-        [listId, parameter, tenantId, credentialId, purpose],
-      );
-    const [random] = await takeFirstFree(freeCandidateSql('$1', '$2'), randomCandidates());
-    if (random !== undefined) return random.list_index;
-    const [searched] = await takeFirstFree(
-      `SELECT i FROM generate_series(0, $2::int - 1) i
-        WHERE NOT EXISTS (SELECT 1 FROM credential_status_entry WHERE list_id = $1 AND list_index = i)
-        ORDER BY random() LIMIT 1`,
-      statusListLength,
-    );
-    if (searched === undefined) throw new Error(`Status list ${listId} has no free index`);
-    return searched.list_index;
+    return (made ?? (await open())[0])?.id;
   }
 }

@@ -14,6 +14,11 @@ import { TenantEntity } from '../../tenants/tenant.entity.js';
 /** One Bitstring Status List of a tenant: a bit per credential entry, for one purpose. */
 @Entity({ name: 'credential_status_list' })
 @Index('credential_status_list_tenant_purpose_idx', ['tenantId', 'purpose'])
+// The one list of a tenant and purpose that issues take indices in.
+@Index('credential_status_list_open_idx', ['tenantId', 'purpose'], {
+  unique: true,
+  where: `"filled_at" IS NULL`,
+})
 export class StatusListEntity {
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'credential_status_list_pkey' })
   id: string;
@@ -36,9 +41,9 @@ export class StatusListEntity {
   @Column({ type: 'integer' })
   length: number;
 
-  /** How many of its indices are taken. */
-  @Column({ type: 'integer', default: 0 })
-  allocated: number;
+  /** When an issue found no free index left: issues take indices only in the open (unfilled) list. */
+  @Column({ name: 'filled_at', type: 'timestamptz', nullable: true })
+  filledAt: Date | null;
 
   /** The bitstring, index 0 the most significant bit of the first byte (Bitstring Status List §2.1). */
   @Column({ type: 'bytea' })

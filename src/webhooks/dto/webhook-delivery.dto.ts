@@ -113,17 +113,41 @@ export class WebhookDeliveryPageDto {
   @ApiProperty({ type: [WebhookDeliveryDto] })
   content!: WebhookDeliveryDto[];
 
-  @ApiProperty({ example: 0 })
-  number!: number;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 0,
+    description: 'The page number; null on a page by cursor (`after`).',
+  })
+  number!: number | null;
 
-  @ApiProperty({ example: 20 })
+  @ApiProperty({ type: 'integer', example: 20 })
   size!: number;
 
-  @ApiProperty({ example: 1 })
-  totalElements!: number;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 1,
+    description: 'null on a page by cursor (`after`), which counts nothing.',
+  })
+  totalElements!: number | null;
 
-  @ApiProperty({ example: 1 })
-  totalPages!: number;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 1,
+    description: 'null on a page by cursor (`after`).',
+  })
+  totalPages!: number | null;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: 'WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMDAwMFoiLCJ1cm46dXVpZDoxIl0',
+    description:
+      'Opaque cursor of the last item: pass it as `after` for the next page; null when none follows.',
+  })
+  after!: string | null;
 }
 
 export class TestDeliveryDto {

@@ -1,0 +1,160 @@
+import { DataSource, type EntityManager } from 'typeorm';
+import { StatusIndexAllocator } from '../src/credentials/status/status-index-allocator.js';
+import { type StatusListsService } from '../src/credentials/status/status-lists.service.js';
+import { startTestService, type TestService } from './support/test-service.js';
+import { alumniCredential, issue } from './support/credentials-harness.js';
+
+/**
+ * Indices are taken by inserting their entries: concurrent takers of one index wait for each other and
+ * one of them gets it, a full list is marked filled and the next opened, and no issue updates or locks
+ * the list's row. The allocator on the service's real database, beside the running service.
+ */
+describe('Status index allocation', () => {
+  let service: TestService;
+  let dataSource: DataSource;
+  let allocator: StatusIndexAllocator;
+  let listId: string;
+
+  beforeAll(async () => {
+    service = await startTestService();
+    await service.client().createTenant({ id: 'demo', label: 'Demo' });
+    // The tenant's first issue opens its revocation list.
+    expect((await issue(service, 'demo', alumniCredential())).status).toBe(201);
+    dataSource = new DataSource({ type: 'postgres', url: service.databaseUrl, poolSize: 4 });
+    await dataSource.initialize();
+    const lists = { listUrl: (tenant: string, list: string) => `https://lists/${tenant}/${list}` };
+    allocator = new StatusIndexAllocator(lists as StatusListsService);
+    [{ id: listId }] = await dataSource.query<{ id: string }[]>(
+      `SELECT id FROM credential_status_list WHERE tenant_id = 'demo' AND purpose = 'revocation'`,
+    );
+  });
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await service.close();
+  });
+
+  const allocate = (manager: EntityManager, credentialId: string) =>
+    allocator.allocate(manager, 'demo', credentialId, ['revocation']).then(([entry]) => entry);
+  const listRow = async (id: string) =>
+    (
+      await dataSource.query<{ xmin: string; xmax: string; version: number }[]>(
+        'SELECT xmin::text, xmax::text, version FROM credential_status_list WHERE id = $1',
+        [id],
+      )
+    )[0];
+  const fillAllBut = (free: number[]) =>
+    dataSource.query(
+      `INSERT INTO credential_status_entry (list_id, list_index, tenant_id, credential_id, purpose)
+       SELECT $1, i, 'demo', 'urn:example:filler:' || i, 'revocation'
+         FROM generate_series(0, 131071) i WHERE i <> ALL($2::int[])
+       ON CONFLICT DO NOTHING`,
+      [listId, free],
+    );
+  /** Runs `work` in a transaction that commits (or rolls back) only when `end` is called. */
+  function held<T>(work: (manager: EntityManager) => Promise<T>) {
+    let end!: (commit: boolean) => void;
+    const ending = new Promise<boolean>((resolve) => (end = resolve));
+    let started!: (value: T) => void;
+    const result = new Promise<T>((resolve) => (started = resolve));
+    const done = dataSource
+      .transaction(async (manager) => {
+        const value = await work(manager);
+        started(value);
+        if (!(await ending)) throw new Error('rolled back');
+        return value;
+      })
+      .catch((error: Error) => error);
+    return { started: () => result, end, done };
+  }
+
+  it('takes an index without updating or locking the list row', async () => {
+    const before = await listRow(listId);
+    const entries = await Promise.all(
+      Array.from({ length: 20 }, (_, n) =>
+        dataSource.transaction((manager) => allocate(manager, `urn:example:parallel:${n}`)),
+      ),
+    );
+    expect(new Set(entries.map((entry) => entry.statusListIndex)).size).toBe(20);
+    expect(new Set(entries.map((entry) => entry.statusListCredential))).toEqual(
+      new Set([`https://lists/demo/${listId}`]),
+    );
+    expect(await listRow(listId)).toEqual(before);
+  });
+
+  it('frees an index whose issue rolls back', async () => {
+    const count = async () =>
+      (
+        await dataSource.query<{ n: number }[]>(
+          'SELECT count(*)::int AS n FROM credential_status_entry WHERE list_id = $1',
+          [listId],
+        )
+      )[0].n;
+    const before = await count();
+    const rolledBack = held((manager) => allocate(manager, 'urn:example:rolled-back'));
+    await rolledBack.started();
+    rolledBack.end(false);
+    expect(await rolledBack.done).toBeInstanceOf(Error);
+    expect(await count()).toBe(before);
+  });
+
+  it('gives the last two free indices to two issues at once, then marks the list filled', async () => {
+    const taken = await dataSource.query<{ list_index: number }[]>(
+      'SELECT list_index FROM credential_status_entry WHERE list_id = $1',
+      [listId],
+    );
+    const used = new Set(taken.map((row) => row.list_index));
+    const free = [0, 1, 2, 3, 4, 5].filter((index) => !used.has(index)).slice(0, 2);
+    await fillAllBut(free);
+
+    // The first holds one index uncommitted; the second waits if its search finds that one, then
+    // takes the other.
+    const first = held((manager) => allocate(manager, 'urn:example:last:1'));
+    const firstEntry = await first.started();
+    const second = held((manager) => allocate(manager, 'urn:example:last:2'));
+    setTimeout(() => first.end(true), 200);
+    const secondEntry = await second.started();
+    second.end(true);
+    await Promise.all([first.done, second.done]);
+    expect(new Set([firstEntry.statusListIndex, secondEntry.statusListIndex])).toEqual(
+      new Set(free.map(String)),
+    );
+    expect(secondEntry.statusListCredential).toBe(`https://lists/demo/${listId}`);
+
+    const next = await dataSource.transaction((manager) => allocate(manager, 'urn:example:next'));
+    expect(next.statusListCredential).not.toBe(`https://lists/demo/${listId}`);
+    const lists = await dataSource.query<{ id: string; filled: boolean }[]>(
+      `SELECT id, filled_at IS NOT NULL AS filled FROM credential_status_list
+        WHERE tenant_id = 'demo' AND purpose = 'revocation' ORDER BY created_at`,
+    );
+    expect(lists.map((list) => list.filled)).toEqual([true, false]);
+    expect(next.statusListCredential).toBe(`https://lists/demo/${lists[1].id}`);
+  });
+
+  it('opens one new list when several issues find the last one full at once', async () => {
+    const [{ id: open }] = await dataSource.query<{ id: string }[]>(
+      `SELECT id FROM credential_status_list
+        WHERE tenant_id = 'demo' AND purpose = 'revocation' AND filled_at IS NULL`,
+    );
+    await dataSource.query(
+      `INSERT INTO credential_status_entry (list_id, list_index, tenant_id, credential_id, purpose)
+       SELECT $1, i, 'demo', 'urn:example:second-filler:' || i, 'revocation'
+         FROM generate_series(0, 131071) i ON CONFLICT DO NOTHING`,
+      [open],
+    );
+    const entries = await Promise.all(
+      Array.from({ length: 4 }, (_, n) =>
+        dataSource.transaction((manager) => allocate(manager, `urn:example:after-full:${n}`)),
+      ),
+    );
+    const lists = await dataSource.query<{ id: string }[]>(
+      `SELECT id FROM credential_status_list
+        WHERE tenant_id = 'demo' AND purpose = 'revocation' AND filled_at IS NULL`,
+    );
+    expect(lists).toHaveLength(1);
+    expect(lists[0].id).not.toBe(open);
+    expect(new Set(entries.map((entry) => entry.statusListCredential))).toEqual(
+      new Set([`https://lists/demo/${lists[0].id}`]),
+    );
+    expect(new Set(entries.map((entry) => entry.statusListIndex)).size).toBe(4);
+  });
+});
