@@ -37,7 +37,7 @@ export default tseslint.config(
     },
   },
   {
-    // The house's boundaries: no import cycles, and common/ depends on no feature folder.
+    // The house's boundaries: no import cycles, and common/ and secrets/ depend on no feature folder.
     files: ['src/**/*.ts'],
     plugins: { 'import-x': importX },
     settings: {
@@ -62,6 +62,23 @@ export default tseslint.config(
                 './src/tenants',
               ],
               message: 'common/ serves every feature and depends on none.',
+            },
+            {
+              target: './src/secrets',
+              from: [
+                './src/auth',
+                './src/credentials',
+                './src/did',
+                './src/health',
+                './src/idempotency',
+                './src/issuer',
+                './src/problems',
+                './src/tenants',
+                './src/trusted-issuers',
+                './src/webhooks',
+              ],
+              message:
+                'secrets/ knows no feature: a feature registers its sealed columns (SecretsModule.forFeature).',
             },
             { target: './src', from: './test', message: 'The service never depends on its tests.' },
           ],

@@ -16,17 +16,23 @@ import { IssuerModule } from './issuer/issuer.module.js';
 import { type Metrics } from './observability/metrics.js';
 import { ObservabilityModule } from './observability/observability.module.js';
 import { tracingRequested } from './observability/tracing.js';
+import { type KeyVault } from './secrets/key-vault.js';
+import { SecretsModule } from './secrets/secrets.module.js';
 import { ProblemsController } from './problems/problems.controller.js';
 import { TenantsModule } from './tenants/tenants.module.js';
 import { TrustedIssuersModule } from './trusted-issuers/trusted-issuers.module.js';
 
 @Module({})
 export class AppModule {
-  /** The application around an already-migrated DataSource and a validated configuration. */
+  /**
+   * The application around an already-migrated DataSource, a validated configuration and the vault that
+   * holds the master keys (secrets/master-keys.ts).
+   */
   static register(
     config: AppConfig,
     dataSource: DataSource,
     metrics: Metrics,
+    vault: KeyVault,
     options: { issuerClock?: Clock } = {},
   ): DynamicModule {
     return {
@@ -43,6 +49,7 @@ export class AppModule {
           useFactory: () => ({ ...dataSource.options }),
           dataSourceFactory: () => Promise.resolve(dataSource),
         }),
+        SecretsModule.forRoot(vault),
         ObservabilityModule.register(metrics, { tracing: tracingRequested(config.environment) }),
         AuthModule,
         AuditModule,

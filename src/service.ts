@@ -14,7 +14,6 @@ import { AppLogger, createRootLogger, requestLogging, type LogLevel } from './co
 import { type Clock } from './issuer/issuer-clock.js';
 import { configureApp } from './configure-app.js';
 import { loadConfig, type AppConfig } from './config/app-config.js';
-import { localMasterKeyFile, masterKeyOf } from './config/local-mode.js';
 import { createDataSource, runMigrationsLocked } from './database/data-source.js';
 import { refuseOwnPort } from './common/outbound.js';
 import { stopAccepting } from './common/stop-accepting.js';
@@ -22,8 +21,8 @@ import { observeRequests } from './observability/http-observer.js';
 import { Metrics } from './observability/metrics.js';
 import { startMetricsServer } from './observability/metrics-server.js';
 import { type EmbeddedDatabase } from './database/embedded-postgres.js';
-import { KeyVault } from './did/key-vault.js';
-import { checkStoredMasterKeys } from './did/master-key-check.js';
+import { checkStoredMasterKeys } from './secrets/master-key-check.js';
+import { openKeyVault } from './secrets/master-keys.js';
 import { Realm } from './issuer/realm.js';
 import { createDevelopmentTenants } from './tenants/development-tenants.js';
 import { TenantsService } from './tenants/tenants.service.js';
@@ -103,9 +102,10 @@ async function initializeWithRetry(dataSource: DataSource, logger: Logger): Prom
  * under an advisory lock, then the HTTP server.
  */
 export async function startService(options: StartOptions = {}): Promise<RunningService> {
-  const loaded = loadConfig(options.env ?? process.env);
-  const masterKey = masterKeyOf(loaded);
-  const config: AppConfig = { ...loaded, masterKey };
+  const env = options.env ?? process.env;
+  const config = loadConfig(env);
+  // The keys go from the environment into the vault only; the configuration carries none.
+  const { vault, replacedLocalKey } = openKeyVault(env);
   const rootLogger = createRootLogger(options.logLevel ?? config.logLevel, options.logDestination);
   const appLogger = new AppLogger(rootLogger);
   Logger.overrideLogger(appLogger);
@@ -129,14 +129,10 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     try {
       const applied = await runMigrationsLocked(migrator);
       if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
-      await checkStoredMasterKeys(
-        (sql) => migrator.query(sql),
-        new KeyVault(masterKey, config.previousMasterKeys),
-        {
-          lostKeyIds: config.lostMasterKeyIds,
-          replacedLocalKey: loaded.masterKey === undefined ? undefined : localMasterKeyFile(config),
-        },
-      );
+      await checkStoredMasterKeys((sql) => migrator.query(sql), vault, {
+        lostKeyIds: config.lostMasterKeyIds,
+        replacedLocalKey,
+      });
     } finally {
       await migrator.destroy();
     }
@@ -145,7 +141,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
 
     const metrics = new Metrics();
     const app = await NestFactory.create<NestExpressApplication>(
-      AppModule.register(config, dataSource, metrics, { issuerClock: options.issuerClock }),
+      AppModule.register(config, dataSource, metrics, vault, { issuerClock: options.issuerClock }),
       new PresetPrototypesExpressAdapter({
         requestTimeout: config.http.requestTimeoutMs,
         headersTimeout: config.http.headersTimeoutMs,

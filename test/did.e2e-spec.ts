@@ -2,7 +2,9 @@ import { ed25519DidKey } from './support/api-shapes.js';
 import { expectProblem } from './support/problems.js';
 import { base58 } from '@scure/base';
 import { createPrivateKey, createPublicKey, randomBytes, sign, verify } from 'node:crypto';
-import { KeyVault } from '../src/did/key-vault.js';
+import { type AppConfig } from '../src/config/app-config.js';
+import { APP_CONFIG } from '../src/config/config.token.js';
+import { KeyVault } from '../src/secrets/key-vault.js';
 import { queryDatabase, type DidRow } from './support/database.js';
 import { startTestService, type ApiResponse, type TestService } from './support/test-service.js';
 import { independentResolver, type DidKeyDriver } from './support/independent-did-resolver.js';
@@ -422,6 +424,25 @@ describe('DID endpoints', () => {
       ]) {
         expect(stored).not.toContain(form);
       }
+    });
+
+    it('keeps the master key out of the configuration every provider is given', () => {
+      const masterKey = Buffer.from(service.masterKey, 'base64');
+      const given = service.app.get<AppConfig>(APP_CONFIG);
+      expect(given.publicBaseUrl).toBe(service.config.publicBaseUrl);
+      for (const config of [given, service.config]) {
+        const serialized = JSON.stringify(config);
+        for (const form of [
+          service.masterKey,
+          masterKey.toString('hex'),
+          masterKey.toString('base64url'),
+          JSON.stringify([...masterKey]).slice(1, -1),
+        ]) {
+          expect(serialized).not.toContain(form);
+        }
+      }
+      // Only the vault has it: it opens what was sealed under that key.
+      expect(service.app.get(KeyVault).masterKeyId).toBe(vault().masterKeyId);
     });
   });
 

@@ -2,7 +2,7 @@ import { createPublicKey, createPrivateKey } from 'node:crypto';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { base58 } from '@scure/base';
-import { KeyVault } from '../src/did/key-vault.js';
+import { KeyVault } from '../src/secrets/key-vault.js';
 import { queryDatabase } from './support/database.js';
 import {
   passwordGrant,

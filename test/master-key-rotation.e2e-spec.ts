@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { DataSource as TypeOrmDataSource } from 'typeorm';
 import { createDataSource, dataSourceOptions, migrations } from '../src/database/data-source.js';
-import { KeyVault } from '../src/did/key-vault.js';
-import { rewrap } from '../src/did/rewrap.js';
+import { KeyVault } from '../src/secrets/key-vault.js';
+import { rewrap } from '../src/secrets/rewrap.js';
+import { labelOf, registeredSealedColumns } from '../src/secrets/sealed-columns.js';
 import { ConfigError } from '../src/config/app-config.js';
 import { alumniCredential, issue, verifyCredential } from './support/credentials-harness.js';
 import { createEmptyDatabase, createTestDatabase, queryDatabase } from './support/database.js';
@@ -143,7 +144,7 @@ describe('Master key rotation', () => {
     return new Promise((resolve) => {
       execFile(
         process.execPath,
-        ['dist/src/did/rewrap-cli.js', ...args],
+        ['dist/src/secrets/rewrap-cli.js', ...args],
         {
           env: { PATH: process.env.PATH, NODE_ENV: 'test', DATA_DIR: dataDir, ...env },
           timeout: 30_000,
@@ -218,6 +219,24 @@ describe('Master key rotation', () => {
       { secret: idA, previous: null },
       { secret: idA, previous: idA },
     ]);
+  });
+
+  // Features register their sealed columns: one the schema has and no feature registered would never rotate.
+  it('rotates every sealed column of the schema: each is registered by its feature', async () => {
+    const inSchema = await queryDatabase<{ label: string }>(
+      databaseUrl,
+      `SELECT table_name || '.' || column_name AS label FROM information_schema.columns
+        WHERE table_schema = current_schema() AND data_type = 'bytea' AND column_name LIKE '%\\_sealed'`,
+    );
+    expect(inSchema.map(({ label }) => label).sort()).toEqual([
+      'idempotency_key.answer_sealed',
+      'tenant_did.private_key_sealed',
+      'webhook_subscription.previous_secret_sealed',
+      'webhook_subscription.secret_sealed',
+    ]);
+    expect(registeredSealedColumns().map(labelOf).sort()).toEqual(
+      inSchema.map(({ label }) => label).sort(),
+    );
   });
 
   it('keeps every DID signing and every webhook delivering with the old key as a previous key', async () => {
@@ -342,6 +361,10 @@ describe('Master key rotation', () => {
       });
 
       expect(output).toContain('tenant_did.private_key_sealed: nothing to re-seal');
+      // It loads the module tree, so every feature's registration reached it, not only the DID's.
+      for (const column of registeredSealedColumns()) {
+        expect(output).toContain(`${labelOf(column)}: nothing to re-seal`);
+      }
       expect(output).toContain(
         'No row is sealed under any previous key: AGENT_PREVIOUS_MASTER_KEYS can be emptied.',
       );

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { KeyVault } from '../src/did/key-vault.js';
+import { KeyVault } from '../src/secrets/key-vault.js';
 import { startTestService, type TestService } from './support/test-service.js';
 
 const webhooks = '/ctrl/api/v1.0/webhooks';

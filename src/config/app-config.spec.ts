@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { ConfigError, loadConfig } from './app-config.js';
-import { masterKeyOf } from './local-mode.js';
 import { createTestCa } from '../../test/support/test-ca.js';
 
 const masterKey = randomBytes(32).toString('base64');
@@ -38,85 +37,16 @@ describe(loadConfig.name, () => {
       authIssuerEmbedded: true,
       authJwksUrl: 'http://localhost:8080/auth/realms/agent-cloud/protocol/openid-connect/certs',
       authAudience: 'agent-api',
-      masterKey: undefined,
       dataDir: directory,
     });
+    // Local mode's key is the secrets module's (secrets/master-keys.ts); the configuration has none.
+    expect(config).not.toHaveProperty('masterKey');
   });
 
   it('only reads: it creates no file or folder, not even in local mode', () => {
     const directory = join(dataDir(), 'not-yet');
     loadConfig({ DATA_DIR: directory });
     expect(() => statSync(directory)).toThrow();
-  });
-
-  it('generates the local master key once, readable only by its owner', () => {
-    const directory = dataDir();
-    const first = masterKeyOf(loadConfig({ DATA_DIR: directory }));
-    const second = masterKeyOf(loadConfig({ DATA_DIR: directory }));
-    expect(first).toHaveLength(32);
-    expect(second.equals(first)).toBe(true);
-    const file = join(directory, 'master.key');
-    expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64').equals(first)).toBe(true);
-  });
-
-  it('prefers AGENT_MASTER_KEY and writes no key file then', () => {
-    const directory = dataDir();
-    const config = loadConfig({ DATA_DIR: directory, AGENT_MASTER_KEY: masterKey });
-    expect(masterKeyOf(config).toString('base64')).toBe(masterKey);
-    expect(() => statSync(join(directory, 'master.key'))).toThrow();
-  });
-
-  describe('AGENT_PREVIOUS_MASTER_KEYS', () => {
-    const earlier = randomBytes(32).toString('base64');
-    const earliest = randomBytes(32).toString('base64');
-
-    it('reads earlier keys that open but do not seal, none when unset', () => {
-      const config = loadConfig({
-        DATA_DIR: dataDir(),
-        AGENT_MASTER_KEY: masterKey,
-        AGENT_PREVIOUS_MASTER_KEYS: ` ${earlier} , ${earliest}`,
-      });
-      expect(config.previousMasterKeys.map((key) => key.toString('base64'))).toEqual([
-        earlier,
-        earliest,
-      ]);
-      expect(loadConfig({ DATA_DIR: dataDir() }).previousMasterKeys).toEqual([]);
-    });
-
-    it.each([
-      ['a key that is not base64 of 32 bytes', () => `${earlier},short`],
-      ['a key of 16 bytes', () => randomBytes(16).toString('base64')],
-      ['an empty entry', () => `${earlier},,${earliest}`],
-      ['the same key twice', () => `${earlier},${earliest},${earlier}`],
-      ['the current key', () => `${earlier},${masterKey}`],
-    ])('stops on %s, naming the variable and echoing no key', (_case, value) => {
-      const given = value();
-      let caught: unknown;
-      try {
-        loadConfig({
-          DATA_DIR: dataDir(),
-          AGENT_MASTER_KEY: masterKey,
-          AGENT_PREVIOUS_MASTER_KEYS: given,
-        });
-      } catch (error) {
-        caught = error;
-      }
-      expect(caught).toBeInstanceOf(ConfigError);
-      expect((caught as ConfigError).variable).toBe('AGENT_PREVIOUS_MASTER_KEYS');
-      for (const key of [masterKey, earlier, earliest]) {
-        expect((caught as Error).message).not.toContain(key);
-        expect((caught as Error).message).not.toContain(key.slice(0, 20));
-      }
-    });
-
-    it('refuses the local master key listed as a previous key', () => {
-      const directory = dataDir();
-      const local = masterKeyOf(loadConfig({ DATA_DIR: directory })).toString('base64');
-      const config = loadConfig({ DATA_DIR: directory, AGENT_PREVIOUS_MASTER_KEYS: local });
-      expect(() => masterKeyOf(config)).toThrow(ConfigError);
-      expect(() => masterKeyOf(config)).toThrow('AGENT_PREVIOUS_MASTER_KEYS');
-    });
   });
 
   it('derives the issuer and JWKS URLs from PUBLIC_BASE_URL', () => {

@@ -31,10 +31,6 @@ export interface AppConfig {
   /** False when AUTH_JWKS_URL is unset: with the embedded issuer, keys are then fetched over loopback. */
   readonly authJwksUrlExplicit: boolean;
   readonly authAudience: string;
-  /** 32 bytes that encrypt the tenants' private keys; undefined: local mode keeps one in `dataDir`. */
-  readonly masterKey: Buffer | undefined;
-  /** Earlier master keys: they open what they sealed, never seal (docs/operations.md, Rotating). */
-  readonly previousMasterKeys: readonly Buffer[];
   /** Ids of master keys declared lost: values sealed under them do not stop the start. */
   readonly lostMasterKeyIds: readonly string[];
   readonly dataDir: string;
@@ -53,7 +49,10 @@ export interface AppConfig {
   readonly logLevel: LogLevel;
   /** The realm file the embedded issuer reads; undefined means the one shipped in keycloak/. */
   readonly realmFile: string | undefined;
-  /** The environment the configuration came from, for the realm file's `${VAR:default}` placeholders. */
+  /**
+   * The environment the configuration came from, for the realm file's `${VAR:default}` placeholders,
+   * without the master keys: only the secrets module reads those (secrets/master-keys.ts).
+   */
   readonly environment: Readonly<Record<string, string | undefined>>;
 }
 
@@ -97,12 +96,15 @@ export class ConfigError extends Error {
   }
 }
 
-type Environment = Record<string, string | undefined>;
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** Key material: read by the secrets module from the settings, never carried in AppConfig. */
+const masterKeyVariables = new Set(['AGENT_MASTER_KEY', 'AGENT_PREVIOUS_MASTER_KEYS']);
 
 const realmPath = '/auth/realms/agent-cloud';
 
-/** The service's variables as they are set, blank ones counting as unset. */
-function settingsOf(env: Environment): Settings {
+/** The service's variables as they are set, blank ones counting as unset; throws a ConfigError. */
+export function loadSettings(env: Environment = process.env): Settings {
   const given: Record<string, string> = {};
   for (const name of settingsCatalogue().keys()) {
     const value = env[name]?.trim();
@@ -120,7 +122,7 @@ function settingsOf(env: Environment): Settings {
 
 /** Validates the environment and returns the typed configuration; throws a ConfigError naming a variable. */
 export function loadConfig(env: Environment = process.env): AppConfig {
-  const settings = settingsOf(env);
+  const settings = loadSettings(env);
   if (settings.NODE_ENV === 'production') {
     // The embedded parts are for development and tests only (api.md, Configuration).
     for (const variable of ['DATABASE_URL', 'AUTH_ISSUER_URL', 'AGENT_MASTER_KEY'] as const) {
@@ -139,16 +141,6 @@ export function loadConfig(env: Environment = process.env): AppConfig {
   if (retryDelaysMs.some((delay) => delay > 86_400_000)) {
     throw new ConfigError('WEBHOOK_RETRY_DELAYS_MS', 'each wait must be at most a day (86400000)');
   }
-  const masterKey =
-    settings.AGENT_MASTER_KEY === undefined
-      ? undefined
-      : decodeMasterKey(settings.AGENT_MASTER_KEY, 'AGENT_MASTER_KEY');
-  const previousMasterKeys = (settings.AGENT_PREVIOUS_MASTER_KEYS ?? '')
-    .split(',')
-    .map((encoded) => encoded.trim())
-    .filter((encoded) => encoded !== '')
-    .map((encoded) => decodeMasterKey(encoded, 'AGENT_PREVIOUS_MASTER_KEYS'));
-  if (masterKey !== undefined) checkPreviousMasterKeys(masterKey, previousMasterKeys);
   const publicBaseUrl = new URL(settings.PUBLIC_BASE_URL).origin;
   const embeddedIssuer = settings.AUTH_ISSUER_URL === undefined;
   // Local mode: embedded database and issuer, everything on the developer's machine.
@@ -177,8 +169,6 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     ),
     authJwksUrlExplicit: settings.AUTH_JWKS_URL !== undefined,
     authAudience: settings.AUTH_AUDIENCE,
-    masterKey,
-    previousMasterKeys,
     lostMasterKeyIds: (settings.AGENT_LOST_MASTER_KEY_IDS ?? '')
       .split(',')
       .map((id) => id.trim())
@@ -212,7 +202,9 @@ export function loadConfig(env: Environment = process.env): AppConfig {
       ipPerMinute: settings.RATE_LIMIT_IP_PER_MINUTE,
       redisUrl: settings.RATE_LIMIT_REDIS_URL,
     },
-    environment: { ...env },
+    environment: Object.fromEntries(
+      Object.entries(env).filter(([name]) => !masterKeyVariables.has(name)),
+    ),
   };
 }
 
@@ -294,38 +286,4 @@ function isCidr(entry: string): boolean {
 
 function withoutTrailingSlash(url: string): string {
   return url.replace(/\/+$/, '');
-}
-
-export function decodeMasterKey(encoded: string, source: string): Buffer {
-  const key = /^[A-Za-z0-9+/]{43}=?$/.test(encoded)
-    ? Buffer.from(encoded, 'base64')
-    : Buffer.alloc(0);
-  if (key.length !== 32) {
-    throw new ConfigError(
-      source,
-      "must be 32 random bytes in base64 (make one with: node -e \"console.log(require('crypto').randomBytes(32).toString('base64'))\")",
-    );
-  }
-  return key;
-}
-
-/**
- * A key is either current or previous, and listed once: the vault picks a key by its id, so a duplicate
- * would only hide a mistake (such as forgetting to change AGENT_MASTER_KEY).
- */
-export function checkPreviousMasterKeys(current: Buffer, previous: readonly Buffer[]): void {
-  previous.forEach((key, index) => {
-    if (key.equals(current)) {
-      throw new ConfigError(
-        'AGENT_PREVIOUS_MASTER_KEYS',
-        `its key number ${index + 1} is the current master key; a key is either current (AGENT_MASTER_KEY) or previous`,
-      );
-    }
-    if (previous.findIndex((other) => other.equals(key)) < index) {
-      throw new ConfigError(
-        'AGENT_PREVIOUS_MASTER_KEYS',
-        `its key number ${index + 1} is listed twice; list each earlier key once`,
-      );
-    }
-  });
 }

@@ -33,7 +33,7 @@ export class DidEntity {
   @Column({ name: 'public_key', type: 'bytea' })
   publicKey: Buffer;
 
-  /** version | nonce | tag | AES-256-GCM ciphertext of the 32-byte seed; see key-vault.ts. */
+  /** version | nonce | tag | AES-256-GCM ciphertext of the 32-byte seed; see secrets/key-vault.ts. */
   @Column({ name: 'private_key_sealed', type: 'bytea' })
   privateKeySealed: Buffer;
 

@@ -1,23 +1,13 @@
 import { Module } from '@nestjs/common';
-import { APP_CONFIG } from '../config/config.token.js';
-import { type AppConfig } from '../config/app-config.js';
-import { masterKeyOf } from '../config/local-mode.js';
+import { SecretsModule } from '../secrets/secrets.module.js';
 import { DidController } from './did.controller.js';
+import { didSealedColumns } from './did.sealed-columns.js';
 import { DidService } from './did.service.js';
-import { KeyVault } from './key-vault.js';
 
 @Module({
+  imports: [SecretsModule.forFeature(didSealedColumns)],
   controllers: [DidController],
-  providers: [
-    DidService,
-    // The current master key seals; the previous ones open what they sealed until it is re-sealed.
-    {
-      provide: KeyVault,
-      useFactory: (config: AppConfig) =>
-        new KeyVault(masterKeyOf(config), config.previousMasterKeys),
-      inject: [APP_CONFIG],
-    },
-  ],
-  exports: [DidService, KeyVault],
+  providers: [DidService],
+  exports: [DidService],
 })
 export class DidModule {}

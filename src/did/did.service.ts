@@ -14,8 +14,8 @@ import {
 } from './did-key.js';
 import { DidEntity } from './did.entity.js';
 import { type DidDto } from './dto/did.dto.js';
-import { KeyVault } from './key-vault.js';
-import { masterKeyUnavailable } from './master-key.errors.js';
+import { KeyVault } from '../secrets/key-vault.js';
+import { masterKeyUnavailable } from '../secrets/master-key.errors.js';
 import { ed25519Signer } from './signer.js';
 
 /** What signs for a tenant: its DID, the verification method a proof names, and the signer. */

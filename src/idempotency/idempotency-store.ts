@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { DomainException } from '../common/problem/domain.exception.js';
-import { KeyVault } from '../did/key-vault.js';
+import { KeyVault } from '../secrets/key-vault.js';
 import { answerJson, type HeldKey } from './idempotent-answer.js';
 
 /** How long a key names its first request: the contract of docs/api.md. */

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
-import { DidModule } from '../did/did.module.js';
+import { SecretsModule } from '../secrets/secrets.module.js';
+import { idempotencySealedColumns } from './idempotency-key.sealed-columns.js';
 import { IdempotencyInterceptor } from './idempotency.interceptor.js';
 import { IdempotencyPurge } from './idempotency-purge.js';
 import { IdempotencyStore } from './idempotency-store.js';
@@ -7,7 +8,7 @@ import { IdempotencyStore } from './idempotency-store.js';
 /** Idempotency keys for every feature's creates (@Idempotent): global, so a controller needs no import. */
 @Global()
 @Module({
-  imports: [DidModule],
+  imports: [SecretsModule.forFeature(idempotencySealedColumns)],
   providers: [IdempotencyStore, IdempotencyInterceptor, IdempotencyPurge],
   exports: [IdempotencyStore, IdempotencyInterceptor],
 })

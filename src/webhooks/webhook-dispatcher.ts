@@ -10,7 +10,7 @@ import { type DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
 import { guardedRequest, OutboundError, type OutboundResponse } from '../common/outbound.js';
-import { KeyVault, UnknownMasterKeyError } from '../did/key-vault.js';
+import { KeyVault, UnknownMasterKeyError } from '../secrets/key-vault.js';
 import { signatureOf } from './signature.js';
 import { excerptBytes, WebhookAttempts } from './webhook-attempts.js';
 import { claimDue, type Claimed } from './webhook-claim.js';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { DidModule } from '../did/did.module.js';
+import { SecretsModule } from '../secrets/secrets.module.js';
 import { webhookDeliveriesController } from './webhook-deliveries.controller.js';
 import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
@@ -8,11 +8,12 @@ import { WebhookMetrics } from './webhook-metrics.js';
 import { WebhookOutbox } from './webhook-outbox.js';
 import { WebhookRetention } from './webhook-retention.js';
 import { allTenantWebhooks, tenantWebhooks } from './webhook-scope.js';
+import { webhookSealedColumns } from './webhook-subscription.sealed-columns.js';
 import { webhooksController } from './webhooks.controller.js';
 import { WebhooksService } from './webhooks.service.js';
 
 @Module({
-  imports: [DidModule],
+  imports: [SecretsModule.forFeature(webhookSealedColumns)],
   controllers: [tenantWebhooks, allTenantWebhooks].flatMap((scope) => [
     webhooksController(scope),
     webhookDeliveriesController(scope),

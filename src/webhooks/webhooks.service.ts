@@ -12,7 +12,7 @@ import { targetProblem } from '../common/outbound.js';
 import { DomainException } from '../common/problem/domain.exception.js';
 import { type FieldError } from '../common/problem/problem.js';
 import { rowsOf } from '../database/rows-of.js';
-import { KeyVault } from '../did/key-vault.js';
+import { KeyVault } from '../secrets/key-vault.js';
 import {
   afterCursorSql,
   cursorPage,

@@ -1,17 +1,18 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { join } from 'node:path';
+// The module tree, loaded and not started: every feature's SecretsModule.forFeature registers its columns.
+import '../app.module.js';
 import { loadConfig } from '../config/app-config.js';
-import { masterKeyOf } from '../config/local-mode.js';
 import { createDataSource } from '../database/data-source.js';
 import { type EmbeddedDatabase } from '../database/embedded-postgres.js';
-import { KeyVault } from './key-vault.js';
+import { openKeyVault } from './master-keys.js';
 import { rewrap } from './rewrap.js';
 
 const usage = `Usage: npm run keys:rewrap [-- --batch-size <rows>] [-- --skip-unknown]
-  Re-seals every private key and webhook secret under AGENT_MASTER_KEY, opening each with the
-  AGENT_PREVIOUS_MASTER_KEYS key it was sealed under. Safe while the service runs; run it again to
-  continue after a crash. --skip-unknown re-seals the others when some rows name a key that is not
+  Re-seals every sealed value (private keys, webhook secrets, kept answers) under AGENT_MASTER_KEY,
+  opening each with the AGENT_PREVIOUS_MASTER_KEYS key it was sealed under. Safe while the service
+  runs; run it again to continue after a crash. --skip-unknown re-seals the others when some rows name a key that is not
   configured (the exit status is then still 1).
 Uses DATABASE_URL, or the embedded PostgreSQL under DATA_DIR when it is unset.`;
 
@@ -32,7 +33,7 @@ async function main(argv: string[]): Promise<void> {
   }
   Logger.overrideLogger(['fatal', 'error', 'warn']);
   const config = loadConfig();
-  const vault = new KeyVault(masterKeyOf(config), config.previousMasterKeys);
+  const { vault } = openKeyVault();
   let embedded: EmbeddedDatabase | undefined;
   if (config.databaseUrl === undefined) {
     const { startEmbeddedPostgres } = await import('../database/embedded-postgres.js');

@@ -1,20 +1,18 @@
 import { Logger } from '@nestjs/common';
 import { ConfigError } from '../config/app-config.js';
-import { KeyVault } from './key-vault.js';
+import { type KeyVault } from './key-vault.js';
+import { type OpenedVault } from './master-keys.js';
 import { countByKeyId, labelOf, type KeyIdCount } from './sealed-columns.js';
 
 export interface MasterKeyCheckOptions {
   /** Key ids the operator declared lost for good (AGENT_LOST_MASTER_KEY_IDS): start without them. */
   lostKeyIds: readonly string[];
-  /**
-   * Local mode with AGENT_MASTER_KEY set: the key in DATA_DIR/master.key, which that variable replaces,
-   * so that the refusal can name it when it is the one the stored values need.
-   */
-  replacedLocalKey?: { file: string; key: Buffer };
+  /** So that the refusal can name the local key file when it holds the key the stored values need. */
+  replacedLocalKey?: OpenedVault['replacedLocalKey'];
 }
 
 /**
- * Before the service serves anything: every stored sealed value must name a master key this instance
+ * Before the service serves anything: every stored sealed value, in every registered column, must name a master key this instance
  * has (docs/operations.md, Rotating the master key). Otherwise its tenant could not sign, and every
  * such request would answer 503 behind a ready probe: the start is refused with the cause and the fix,
  * unless the operator declared that key lost. Also says whether `npm run keys:rewrap` is still to run.
@@ -74,7 +72,7 @@ function refusal(
     .join('; ');
   const cause = `stored values are sealed under ${stored}, which this service is not configured with, so their tenants could not sign`;
   const local = options.replacedLocalKey;
-  if (local !== undefined && ids.includes(new KeyVault(local.key).masterKeyId)) {
+  if (local !== undefined && ids.includes(local.masterKeyId)) {
     return new ConfigError(
       'AGENT_MASTER_KEY',
       `${cause}. They were sealed under the local master key ${local.file}, which AGENT_MASTER_KEY ` +

@@ -3,7 +3,7 @@ import { type KeyVault } from './key-vault.js';
 import {
   countByKeyId,
   labelOf,
-  sealedColumns,
+  registeredSealedColumns,
   type KeyIdCount,
   type SealedColumn,
 } from './sealed-columns.js';
@@ -67,7 +67,7 @@ export async function rewrap(
     return result;
   }
   print(`Re-sealing under master key ${vault.masterKeyId}, ${batchSize} rows per transaction.`);
-  for (const column of sealedColumns) {
+  for (const column of registeredSealedColumns()) {
     const counts = (result.resealed[labelOf(column)] = {} as Record<string, number>);
     // Another pass while the last one made progress: it may have skipped rows that were locked.
     for (let progress = true; progress;) {
