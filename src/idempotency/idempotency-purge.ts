@@ -1,3 +1,4 @@
+import { PeriodicJob } from '../common/periodic-job.js';
 import {
   Injectable,
   Logger,
@@ -20,21 +21,24 @@ const batchSize = 1000;
 @Injectable()
 export class IdempotencyPurge implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Idempotency');
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly job = new PeriodicJob(
+    idempotencyPurgeIntervalMs,
+    async () => {
+      const count = await this.purgeExpired();
+      if (count > 0) this.logger.log({ msg: `Purged ${count} expired idempotency keys`, count });
+    },
+    (error) =>
+      this.logger.warn(`Purge of expired idempotency keys failed: ${(error as Error).message}`),
+  );
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => this.runScheduled(), idempotencyPurgeIntervalMs);
-    // The schedule alone never keeps the process alive.
-    this.timer.unref();
+    this.job.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+    await this.job.stop();
   }
 
   /** One run: deletes, batch after batch, every expired key; answers how many. */
@@ -53,20 +57,5 @@ export class IdempotencyPurge implements OnApplicationBootstrap, OnModuleDestroy
       total += deleted;
       if (deleted < batchSize) return total;
     }
-  }
-
-  private runScheduled(): void {
-    // A run that outlasts the interval is not overtaken by the next.
-    if (this.running !== undefined) return;
-    this.running = this.purgeExpired()
-      .then((count) => {
-        if (count > 0) this.logger.log({ msg: `Purged ${count} expired idempotency keys`, count });
-      })
-      .catch((error: unknown) => {
-        this.logger.warn(`Purge of expired idempotency keys failed: ${(error as Error).message}`);
-      })
-      .finally(() => {
-        this.running = undefined;
-      });
   }
 }

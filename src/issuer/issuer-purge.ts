@@ -1,3 +1,4 @@
+import { PeriodicJob } from '../common/periodic-job.js';
 import {
   Inject,
   Injectable,
@@ -32,8 +33,22 @@ export interface PurgeCounts {
 @Injectable()
 export class IssuerPurge implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(IssuerPurge.name);
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly job = new PeriodicJob(
+    purgeIntervalMs,
+    async () => {
+      const counts = {
+        ...(await this.purgeExpired()),
+        loginFailures: await this.purgeLoginFailures(),
+      };
+      if (Object.values(counts).some((count) => count > 0)) {
+        this.logger.log({ msg: 'Purged expired issuer rows', ...counts });
+      }
+    },
+    (error) =>
+      this.logger.warn(
+        `Purge of expired issuer rows failed: ${error instanceof Error ? error.message : String(error)}`,
+      ),
+  );
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -42,19 +57,15 @@ export class IssuerPurge implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   get scheduled(): boolean {
-    return this.timer !== undefined;
+    return this.job.scheduled;
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => this.runScheduled(), purgeIntervalMs);
-    // The schedule alone never keeps the process alive.
-    this.timer.unref();
+    this.job.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+    await this.job.stop();
   }
 
   /** One run: deletes, batch after batch, every row that has expired. */
@@ -95,26 +106,6 @@ export class IssuerPurge implements OnApplicationBootstrap, OnModuleDestroy {
       'permanently_locked_at IS NULL AND last_failure < $1',
       [new Date(this.clock() - settings.maxDeltaTimeSeconds * 1000)],
     );
-  }
-
-  private runScheduled(): void {
-    // A run that outlasts the interval is not overtaken by the next.
-    if (this.running !== undefined) return;
-    this.running = this.purgeExpired()
-      .then(async (expired) => ({ ...expired, loginFailures: await this.purgeLoginFailures() }))
-      .then((counts) => {
-        if (Object.values(counts).some((count) => count > 0)) {
-          this.logger.log({ msg: 'Purged expired issuer rows', ...counts });
-        }
-      })
-      .catch((error: unknown) => {
-        this.logger.warn(
-          `Purge of expired issuer rows failed: ${error instanceof Error ? error.message : String(error)}`,
-        );
-      })
-      .finally(() => {
-        this.running = undefined;
-      });
   }
 
   /**

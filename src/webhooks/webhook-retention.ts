@@ -1,9 +1,10 @@
+import { PeriodicJob } from '../common/periodic-job.js';
 import {
   Inject,
   Injectable,
   Logger,
   type OnApplicationBootstrap,
-  type OnApplicationShutdown,
+  type OnModuleDestroy,
 } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
@@ -18,9 +19,15 @@ const batch = 5_000;
  * deliveries and attempt log go with them. One instance at a time, in batches.
  */
 @Injectable()
-export class WebhookRetention implements OnApplicationBootstrap, OnApplicationShutdown {
+export class WebhookRetention implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Webhooks');
-  private timer: NodeJS.Timeout | undefined;
+  private readonly job = new PeriodicJob(
+    pruneEveryMs,
+    async () => {
+      await this.prune();
+    },
+    (error) => this.logger.warn({ event: 'webhook.prune-failed', error: (error as Error).message }),
+  );
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -28,16 +35,11 @@ export class WebhookRetention implements OnApplicationBootstrap, OnApplicationSh
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.prune().catch((error: unknown) => {
-        this.logger.warn({ event: 'webhook.prune-failed', error: (error as Error).message });
-      });
-    }, pruneEveryMs);
-    this.timer.unref();
+    this.job.start();
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+  async onModuleDestroy(): Promise<void> {
+    await this.job.stop();
   }
 
   /** One batch; answers how many events it removed. */
