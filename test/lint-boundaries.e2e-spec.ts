@@ -1,5 +1,5 @@
 import { ESLint } from 'eslint';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * `npm run lint` keeps the house's boundaries: these lint a changed copy of real files, as a developer's
@@ -35,6 +35,26 @@ describe('lint boundaries', () => {
     const changed = `import { type Caller } from '../auth/caller.js';\nexport type Someone = Caller;\n${readFileSync(filePath, 'utf8')}`;
     expect(await ruleIdsFor(filePath, changed)).toContain('import-x/no-restricted-paths');
   }, 60_000);
+
+  // By rule, not by list: every folder of src/ but config/ is refused in common/, new ones included.
+  it('refuses an import of any other folder from common/', async () => {
+    const filePath = 'src/common/logging.ts';
+    const folders = readdirSync('src', { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !['common', 'config'].includes(entry.name))
+      .map((entry) => entry.name);
+    expect(folders).toEqual(expect.arrayContaining(['credentials', 'webhooks', 'observability']));
+    for (const folder of folders) {
+      const file = readdirSync(`src/${folder}`).find(
+        (name) => name.endsWith('.ts') && !name.endsWith('.spec.ts') && !name.endsWith('.d.ts'),
+      );
+      const module = `../${folder}/${file?.replace(/\.ts$/, '.js')}`;
+      const changed = `import * as other from '${module}';\nexport const reached = other;\n${readFileSync(filePath, 'utf8')}`;
+      expect([folder, await ruleIdsFor(filePath, changed)]).toEqual([
+        folder,
+        expect.arrayContaining(['import-x/no-restricted-paths']),
+      ]);
+    }
+  }, 120_000);
 
   // The old way back: secrets/ listing a feature's columns itself instead of the feature registering them.
   it('refuses a feature imported from secrets/', async () => {

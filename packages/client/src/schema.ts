@@ -1304,13 +1304,25 @@ export interface components {
     };
     TrustedIssuerPageDto: {
       content: components['schemas']['TrustedIssuerDto'][];
-      /** @example 0 */
+      /**
+       * @description Page number, from 0.
+       * @example 0
+       */
       number: number;
-      /** @example 20 */
+      /**
+       * @description Page size asked for.
+       * @example 20
+       */
       size: number;
-      /** @example 1 */
+      /**
+       * @description Items matching, on all pages.
+       * @example 1
+       */
       totalElements: number;
-      /** @example 1 */
+      /**
+       * @description Pages of this size.
+       * @example 1
+       */
       totalPages: number;
     };
     CreateWebhookDto: {

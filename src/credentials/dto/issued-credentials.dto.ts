@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { CursorPageQuery } from '../../common/cursor-page.js';
+import { CursorPageDto } from '../../common/page-dto.js';
 
 export const credentialStates = ['active', 'suspended', 'revoked'] as const;
 export type CredentialState = (typeof credentialStates)[number];
@@ -62,43 +63,4 @@ export class IssuedCredentialRecordDto {
   status!: StatusStateDto[];
 }
 
-export class IssuedCredentialPageDto {
-  @ApiProperty({ type: [IssuedCredentialRecordDto] })
-  content!: IssuedCredentialRecordDto[];
-
-  @ApiProperty({
-    type: 'integer',
-    nullable: true,
-    example: 0,
-    description: 'The page number; null on a page by cursor (`after`).',
-  })
-  number!: number | null;
-
-  @ApiProperty({ type: 'integer', example: 20 })
-  size!: number;
-
-  @ApiProperty({
-    type: 'integer',
-    nullable: true,
-    example: 1,
-    description: 'null on a page by cursor (`after`), which counts nothing.',
-  })
-  totalElements!: number | null;
-
-  @ApiProperty({
-    type: 'integer',
-    nullable: true,
-    example: 1,
-    description: 'null on a page by cursor (`after`).',
-  })
-  totalPages!: number | null;
-
-  @ApiProperty({
-    type: 'string',
-    nullable: true,
-    example: 'WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMDAwMFoiLCJ1cm46dXVpZDoxIl0',
-    description:
-      'Opaque cursor of the last item: pass it as `after` for the next page; null when none follows.',
-  })
-  after!: string | null;
-}
+export class IssuedCredentialPageDto extends CursorPageDto(IssuedCredentialRecordDto) {}

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { NumberedPageDto } from '../../common/page-dto.js';
 
 /** A whole tenant as the API answers it, for the OpenAPI examples. */
 export const tenantExample = {
@@ -41,26 +42,9 @@ export class TenantDto {
   updatedAt: string;
 }
 
-export class TenantPageDto {
-  @ApiProperty({ type: [TenantDto] })
-  content: TenantDto[];
-
-  @ApiProperty({ type: 'integer', description: 'Page number, from 0.', example: 0 })
-  number: number;
-
-  @ApiProperty({ type: 'integer', description: 'Page size asked for.', example: 20 })
-  size: number;
-
-  @ApiProperty({
-    type: 'integer',
-    description:
-      'Tenants matching, on all pages. Exact on the last page, for a filtered list (q, or the tenants ' +
-      "of an agent-user's claim) and up to 10,000 tenants; above that an unfiltered list reports " +
-      "PostgreSQL's estimate, which follows the table's size closely.",
-    example: 1,
-  })
-  totalElements: number;
-
-  @ApiProperty({ type: 'integer', description: 'Pages of this size.', example: 1 })
-  totalPages: number;
-}
+export class TenantPageDto extends NumberedPageDto(
+  TenantDto,
+  'Tenants matching, on all pages. Exact on the last page, for a filtered list (q, or the tenants ' +
+    "of an agent-user's claim) and up to 10,000 tenants; above that an unfiltered list reports " +
+    "PostgreSQL's estimate, which follows the table's size closely.",
+) {}

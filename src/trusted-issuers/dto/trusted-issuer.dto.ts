@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { PageQuery } from '../../common/page-query.js';
+import { NumberedPageDto } from '../../common/page-dto.js';
 
 export const trustedIssuerExample = {
   id: '2f0c9a1e-8b7d-4c6e-9f5a-3b2c1d0e9f8a',
@@ -50,22 +51,7 @@ export class TrustedIssuerDto {
   createdAt!: string;
 }
 
-export class TrustedIssuerPageDto {
-  @ApiProperty({ type: [TrustedIssuerDto] })
-  content!: TrustedIssuerDto[];
-
-  @ApiProperty({ example: 0 })
-  number!: number;
-
-  @ApiProperty({ example: 20 })
-  size!: number;
-
-  @ApiProperty({ example: 1 })
-  totalElements!: number;
-
-  @ApiProperty({ example: 1 })
-  totalPages!: number;
-}
+export class TrustedIssuerPageDto extends NumberedPageDto(TrustedIssuerDto) {}
 
 export const sortFields = ['issuer', 'createdAt'] as const;
 export type SortField = (typeof sortFields)[number];

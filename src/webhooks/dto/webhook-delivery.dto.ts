@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { CursorPageDto } from '../../common/page-dto.js';
 
 export const deliveryExample = {
   id: 'a3c1e2d4-5b6f-4a7c-9d8e-1f2a3b4c5d6e',
@@ -109,46 +110,7 @@ export class WebhookDeliveryDto {
   log!: WebhookAttemptDto[];
 }
 
-export class WebhookDeliveryPageDto {
-  @ApiProperty({ type: [WebhookDeliveryDto] })
-  content!: WebhookDeliveryDto[];
-
-  @ApiProperty({
-    type: 'integer',
-    nullable: true,
-    example: 0,
-    description: 'The page number; null on a page by cursor (`after`).',
-  })
-  number!: number | null;
-
-  @ApiProperty({ type: 'integer', example: 20 })
-  size!: number;
-
-  @ApiProperty({
-    type: 'integer',
-    nullable: true,
-    example: 1,
-    description: 'null on a page by cursor (`after`), which counts nothing.',
-  })
-  totalElements!: number | null;
-
-  @ApiProperty({
-    type: 'integer',
-    nullable: true,
-    example: 1,
-    description: 'null on a page by cursor (`after`).',
-  })
-  totalPages!: number | null;
-
-  @ApiProperty({
-    type: 'string',
-    nullable: true,
-    example: 'WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMDAwMFoiLCJ1cm46dXVpZDoxIl0',
-    description:
-      'Opaque cursor of the last item: pass it as `after` for the next page; null when none follows.',
-  })
-  after!: string | null;
-}
+export class WebhookDeliveryPageDto extends CursorPageDto(WebhookDeliveryDto) {}
 
 export class TestDeliveryDto {
   @ApiProperty({

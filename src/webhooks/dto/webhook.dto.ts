@@ -12,6 +12,7 @@ import {
 } from 'class-validator';
 import { CursorPageQuery } from '../../common/cursor-page.js';
 import { webhookEventTypes } from '../webhook-outbox.js';
+import { CursorPageDto } from '../../common/page-dto.js';
 
 export const webhookExample = {
   id: '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f',
@@ -124,45 +125,6 @@ export class CreatedWebhookDto extends WebhookDto {
   secret!: string;
 }
 
-export class WebhookPageDto {
-  @ApiProperty({ type: [WebhookDto] })
-  content!: WebhookDto[];
-
-  @ApiProperty({
-    type: 'integer',
-    nullable: true,
-    example: 0,
-    description: 'The page number; null on a page by cursor (`after`).',
-  })
-  number!: number | null;
-
-  @ApiProperty({ type: 'integer', example: 20 })
-  size!: number;
-
-  @ApiProperty({
-    type: 'integer',
-    nullable: true,
-    example: 1,
-    description: 'null on a page by cursor (`after`), which counts nothing.',
-  })
-  totalElements!: number | null;
-
-  @ApiProperty({
-    type: 'integer',
-    nullable: true,
-    example: 1,
-    description: 'null on a page by cursor (`after`).',
-  })
-  totalPages!: number | null;
-
-  @ApiProperty({
-    type: 'string',
-    nullable: true,
-    example: 'WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMDAwMFoiLCJ1cm46dXVpZDoxIl0',
-    description:
-      'Opaque cursor of the last item: pass it as `after` for the next page; null when none follows.',
-  })
-  after!: string | null;
-}
+export class WebhookPageDto extends CursorPageDto(WebhookDto) {}
 
 export class ListWebhooksQuery extends CursorPageQuery {}
