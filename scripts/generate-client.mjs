@@ -1,4 +1,4 @@
-// Generates packages/client/src/schema.ts, the types of the typed client (openapi-typescript), from the OpenAPI
+// Generates packages/client/src/generated/schema.ts, the types of the typed client (openapi-typescript), from the OpenAPI
 // document of the service.
 //
 //   npm run client:generate                          from the document the built service (dist/) serves
@@ -19,7 +19,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import * as prettier from 'prettier';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const committedSchema = join(root, 'packages/client/src/schema.ts');
+const committedSchema = join(root, 'packages/client/src/generated/schema.ts');
 
 const header = `/**
  * Types of the agent service's API, generated from its OpenAPI document by \`npm run client:generate\`

@@ -99,7 +99,7 @@ describe('the typed client as an npm package', () => {
         'package/dist/index.js',
         'package/dist/index.d.ts',
         'package/dist/agent-client.js',
-        'package/dist/schema.d.ts',
+        'package/dist/generated/schema.d.ts',
       ]),
     );
     expect(packed.filter((file) => !file.startsWith('package/dist/'))).toEqual([

@@ -339,11 +339,11 @@ describe('The OpenAPI document', () => {
       [join(root, 'scripts/generate-client.mjs'), '--document', documentFile, '--out', generated],
       { cwd: root },
     );
-    const committed = readFileSync(join(root, 'packages/client/src/schema.ts'), 'utf8');
+    const committed = readFileSync(join(root, 'packages/client/src/generated/schema.ts'), 'utf8');
     const current = readFileSync(generated, 'utf8');
     if (current !== committed) {
       throw new Error(
-        'packages/client/src/schema.ts is behind the OpenAPI document the service serves: run `npm run client:generate` and commit the result.',
+        'packages/client/src/generated/schema.ts is behind the OpenAPI document the service serves: run `npm run client:generate` and commit the result.',
       );
     }
   }, 120_000);

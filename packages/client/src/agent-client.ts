@@ -1,6 +1,6 @@
 import createClient, { type Client } from 'openapi-fetch';
 import { AgentApiError } from './agent-api-error.js';
-import { type paths } from './schema.js';
+import { type paths } from './generated/schema.js';
 import { TokenManager, type Credentials } from './token-manager.js';
 import {
   type CreatedWebhook,

@@ -54,4 +54,4 @@ export type {
   WebhookDeliveryPage,
   WebhookPage,
 } from './types.js';
-export type { components, operations, paths } from './schema.js';
+export type { components, operations, paths } from './generated/schema.js';

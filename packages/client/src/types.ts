@@ -1,4 +1,4 @@
-import { type components, type operations } from './schema.js';
+import { type components, type operations } from './generated/schema.js';
 
 type Schemas = components['schemas'];
 
