@@ -64,3 +64,13 @@ export function contractContext(fixtures: ContractFixtures): ContractContext {
     bigBody,
   };
 }
+
+/** The credential the contract cases issue: the smallest a tenant can sign. */
+export const credential = {
+  '@context': [
+    'https://www.w3.org/ns/credentials/v2',
+    'https://www.w3.org/ns/credentials/examples/v2',
+  ],
+  type: ['VerifiableCredential'],
+  credentialSubject: { id: 'did:example:1', alumniOf: 'The School of Examples' },
+};

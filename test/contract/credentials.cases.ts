@@ -1,6 +1,6 @@
 import { selfSignedPresentation } from '../support/credentials-harness.js';
 import type { ApiRequest, ApiResponse } from '../support/test-service.js';
-import type { Case, ContractContext } from './context.js';
+import { credential, type Case, type ContractContext } from './context.js';
 
 /**
  * The credentials feature: the issued records, status lists, presentations, then issue and verify (in
@@ -10,14 +10,6 @@ export function credentialCases(context: ContractContext): Case[] {
   const { send, post, asDemo, anonymous, tenantHeader } = context;
   const issuePath = '/ctrl/api/v1.0/credentials/issue';
   const verifyPath = '/ctrl/api/v1.0/credentials/verify';
-  const credential = {
-    '@context': [
-      'https://www.w3.org/ns/credentials/v2',
-      'https://www.w3.org/ns/credentials/examples/v2',
-    ],
-    type: ['VerifiableCredential'],
-    credentialSubject: { id: 'did:example:1', alumniOf: 'The School of Examples' },
-  };
   const issueFor = (id: string, request: ApiRequest = {}) =>
     post(issuePath, { ...tenantHeader(id), body: { credential }, ...request });
   const issued = async () =>

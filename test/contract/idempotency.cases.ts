@@ -1,6 +1,6 @@
 import { queryDatabase } from '../support/database.js';
 import type { ApiRequest, ApiResponse } from '../support/test-service.js';
-import { tenants, type Case, type ContractContext } from './context.js';
+import { credential, tenants, type Case, type ContractContext } from './context.js';
 
 /**
  * The answers `Idempotency-Key` adds (api.md, Retrying safely): a malformed key 400, the key with another
@@ -9,14 +9,6 @@ import { tenants, type Case, type ContractContext } from './context.js';
 export function idempotencyCases(context: ContractContext): Case[] {
   const { post, tenantHeader } = context;
   const subscription = { url: 'https://93.184.215.14/agent-events' };
-  const credential = {
-    '@context': [
-      'https://www.w3.org/ns/credentials/v2',
-      'https://www.w3.org/ns/credentials/examples/v2',
-    ],
-    type: ['VerifiableCredential'],
-    credentialSubject: { id: 'did:example:1', alumniOf: 'The School of Examples' },
-  };
   const subscriptionOf = async (webhooks: string, owner: ApiRequest) =>
     ((await post(`${webhooks}/create`, { ...owner, body: subscription })).body as { id: string })
       .id;
