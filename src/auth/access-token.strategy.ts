@@ -30,20 +30,9 @@ import { type Caller } from './caller.js';
 /** Seconds of clock skew tolerated on exp, nbf and iat between the issuer and this service. */
 export const clockToleranceSeconds = 5;
 
-const extractBearerToken: (request: Request) => string | null =
-  ExtractJwt.fromAuthHeaderAsBearerToken();
-/** Read once per request: the guard, passport-jwt and validate() each ask for it. */
-const extracted = new WeakMap<object, string | null>();
-
 /** 1. The token of a request, or null when it sends none. */
-export function bearerToken(request: Request): string | null {
-  let token = extracted.get(request);
-  if (token === undefined) {
-    token = extractBearerToken(request);
-    extracted.set(request, token);
-  }
-  return token;
-}
+export const bearerToken: (request: Request) => string | null =
+  ExtractJwt.fromAuthHeaderAsBearerToken();
 
 /**
  * 2. Tokens that passed every check below, by their exact text: a caller sending the same token again
