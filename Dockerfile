@@ -30,4 +30,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/ctrl/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # Node receives SIGTERM directly (exec form) and shuts down gracefully.
 # A full collection when the heap has doubled, not quadrupled: RSS stays near 200 MB (docs/performance.md).
-CMD ["node", "--heap-growing-percent=100", "dist/src/main.js"]
+CMD ["node", "--heap-growing-percent=75", "dist/src/main.js"]

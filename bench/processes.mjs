@@ -117,8 +117,7 @@ export async function startLocalService(dataDir, checkout = root, extraEnv = {})
   const url = `http://127.0.0.1:${port}`;
   const logFile = join(dataDir, 'service.log');
   const logFd = openSync(logFile, 'a');
-  // As `npm start` runs it (package.json).
-  const nodeArguments = ['--heap-growing-percent=100'];
+  const nodeArguments = startFlags(checkout);
   if (env.BENCH_CPU_PROF) {
     mkdirSync(env.BENCH_CPU_PROF, { recursive: true });
     nodeArguments.push('--cpu-prof', `--cpu-prof-dir=${resolve(env.BENCH_CPU_PROF)}`);
@@ -165,6 +164,17 @@ export async function startLocalService(dataDir, checkout = root, extraEnv = {})
   }
   const databaseUrl = extraEnv.DATABASE_URL ?? embeddedDatabaseUrl(dataDir);
   return { url, pid: child.pid, child, logFile, databaseUrl };
+}
+
+/**
+ * The Node.js flags of `npm start` in that checkout's package.json (`node <flags> dist/src/main.js`), so
+ * that the service is measured as users run it and a compared checkout with its own flags.
+ */
+function startFlags(checkout) {
+  const start = JSON.parse(readFileSync(join(checkout, 'package.json'), 'utf8')).scripts?.start;
+  const words = typeof start === 'string' ? start.trim().split(/\s+/) : [];
+  if (words[0] !== 'node') throw new Error(`${checkout}: npm start is not "node <flags> <script>"`);
+  return words.slice(1).filter((word) => word.startsWith('--'));
 }
 
 /** The URL of the service's embedded PostgreSQL: its password file and PostgreSQL's postmaster.pid. */
