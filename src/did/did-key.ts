@@ -74,20 +74,7 @@ function keyOfDidKey(did: string, codec: Uint8Array, length: number): Uint8Array
  * only form the ECDSA suites define); the same relationships as an Ed25519 did:key.
  */
 export function p256MultikeyDidDocument(compressedPoint: Uint8Array): DidDocument {
-  const publicKeyMultibase = toMultibase(p256PublicKeyCodec, compressedPoint);
-  const did = `did:key:${publicKeyMultibase}`;
-  const verificationMethodId = `${did}#${publicKeyMultibase}`;
-  return {
-    '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1'],
-    id: did,
-    verificationMethod: [
-      { id: verificationMethodId, type: 'Multikey', controller: did, publicKeyMultibase },
-    ],
-    authentication: [verificationMethodId],
-    assertionMethod: [verificationMethodId],
-    capabilityDelegation: [verificationMethodId],
-    capabilityInvocation: [verificationMethodId],
-  };
+  return multikeyDidDocument(toMultibase(p256PublicKeyCodec, compressedPoint));
 }
 
 export interface VerificationMethod {
@@ -119,7 +106,12 @@ export type DidDocumentFormat = (typeof didDocumentFormats)[number];
  * verification method under the Multikey context, and no key agreement key.
  */
 export function ed25519MultikeyDidDocument(publicKey: Uint8Array): DidDocument {
-  const { did, publicKeyMultibase } = ed25519DidKey(publicKey);
+  return multikeyDidDocument(ed25519DidKey(publicKey).publicKeyMultibase);
+}
+
+/** The did:key document of one Multikey verification method, for every signing relationship. */
+function multikeyDidDocument(publicKeyMultibase: string): DidDocument {
+  const did = `did:key:${publicKeyMultibase}`;
   const verificationMethodId = `${did}#${publicKeyMultibase}`;
   return {
     '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1'],
