@@ -1,10 +1,14 @@
 import { p384 } from '@noble/curves/nist.js';
 import { base58 } from '@scure/base';
-import { alumniCredential, verifyCredential, type Json } from './support/credentials-harness.js';
+import {
+  alumniCredential,
+  credentialOutcome,
+  presentationOutcome,
+  verifyCredential,
+  type Json,
+} from './support/credentials-harness.js';
 import { didJwkOf, foreignKey, type ForeignKey } from './support/foreign-keys.js';
 import { startTestService, type TestService } from './support/test-service.js';
-
-const presentationsPath = '/ctrl/api/v1.0/presentations/verify';
 
 /**
  * did:jwk and P-256 did:key issuers and holders, resolved from the DID alone: credentials and
@@ -19,27 +23,9 @@ describe('did:jwk and P-256 did:key issuers and holders', () => {
   });
   afterAll(() => service.close());
 
-  async function outcome(credential: Json) {
-    const answer = await verifyCredential(service, 'demo', credential);
-    const details = (answer.body.problemDetails ?? []) as Json[];
-    return {
-      status: answer.status,
-      details: details.map((one) => `${String(one.check)}: ${String(one.detail)}`),
-    };
-  }
-
-  async function presentationOutcome(presentation: Json, challenge: string) {
-    const answer = await service.request<Json>(presentationsPath, {
-      method: 'POST',
-      headers: { 'x-tenant-id': 'demo' },
-      body: { verifiablePresentation: presentation, options: { challenge } },
-    });
-    const details = (answer.body.problemDetails ?? []) as Json[];
-    return {
-      status: answer.status,
-      details: details.map((one) => `${String(one.check)}: ${String(one.detail)}`),
-    };
-  }
+  const outcome = (credential: Json) => credentialOutcome(service, 'demo', credential);
+  const presentationOutcomeOf = (presentation: Json, challenge: string) =>
+    presentationOutcome(service, 'demo', presentation, challenge);
 
   const didKeyOf = (key: ForeignKey) => `did:key:${key.publicKeyMultibase}`;
 
@@ -103,7 +89,10 @@ describe('did:jwk and P-256 did:key issuers and holders', () => {
       const holderKey = await foreignKey(kind);
       const holder = didJwkOf(holderKey);
       const presentation = await holderKey.present([credential], holder, `${holder}#0`, 'c-1');
-      expect(await presentationOutcome(presentation, 'c-1')).toEqual({ status: 200, details: [] });
+      expect(await presentationOutcomeOf(presentation, 'c-1')).toEqual({
+        status: 200,
+        details: [],
+      });
     }
   });
 
@@ -112,7 +101,7 @@ describe('did:jwk and P-256 did:key issuers and holders', () => {
     const { kty, crv, x, y } = holderKey.publicKeyJwk;
     const holder = `did:jwk:${Buffer.from(JSON.stringify({ kty, crv, x, y, use: 'enc' })).toString('base64url')}`;
     const presentation = await holderKey.present([], holder, `${holder}#0`, 'c-2');
-    const { status, details } = await presentationOutcome(presentation, 'c-2');
+    const { status, details } = await presentationOutcomeOf(presentation, 'c-2');
     expect(status).toBe(422);
     expect(details).toEqual([
       `holder: proof (ecdsa-rdfc-2019): the key '${holder}#0' is not an authentication key of ${holder}`,

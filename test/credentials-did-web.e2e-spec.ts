@@ -1,5 +1,10 @@
 import { createCredential, createList } from '@digitalbazaar/vc-bitstring-status-list';
-import { alumniCredential, verifyCredential, type Json } from './support/credentials-harness.js';
+import {
+  alumniCredential,
+  credentialOutcome,
+  presentationOutcome,
+  type Json,
+} from './support/credentials-harness.js';
 import {
   didDocumentOf,
   foreignKey,
@@ -90,27 +95,9 @@ describe('did:web issuers and their status lists', () => {
     return by.sign(alumniCredential({ id: `urn:uuid:${crypto.randomUUID()}`, ...status }), how);
   }
 
-  async function outcome(credential: Json, on = service) {
-    const answer = await verifyCredential(on, 'demo', credential);
-    const details = (answer.body.problemDetails ?? []) as Json[];
-    return {
-      status: answer.status,
-      details: details.map((one) => `${String(one.check)}: ${String(one.detail)}`),
-    };
-  }
-
-  async function presentationOutcome(presentation: Json, challenge: string) {
-    const answer = await service.request<Json>('/ctrl/api/v1.0/presentations/verify', {
-      method: 'POST',
-      headers: { 'x-tenant-id': 'demo' },
-      body: { verifiablePresentation: presentation, options: { challenge } },
-    });
-    const details = (answer.body.problemDetails ?? []) as Json[];
-    return {
-      status: answer.status,
-      details: details.map((one) => `${String(one.check)}: ${String(one.detail)}`),
-    };
-  }
+  const outcome = (credential: Json, on = service) => credentialOutcome(on, 'demo', credential);
+  const presentationOutcomeOf = (presentation: Json, challenge: string) =>
+    presentationOutcome(service, 'demo', presentation, challenge);
 
   beforeAll(async () => {
     ca = await createTestCa();
@@ -446,7 +433,10 @@ describe('did:web issuers and their status lists', () => {
         holder.methodId,
         'c-1',
       );
-      expect(await presentationOutcome(presentation, 'c-1')).toEqual({ status: 200, details: [] });
+      expect(await presentationOutcomeOf(presentation, 'c-1')).toEqual({
+        status: 200,
+        details: [],
+      });
     });
 
     it('refuses one whose key the did:web lists for assertionMethod only', async () => {
@@ -454,7 +444,7 @@ describe('did:web issuers and their status lists', () => {
         'assertionMethod',
       ]);
       const presentation = await holder.key.present([], holder.did, holder.methodId, 'c-2');
-      expect(await presentationOutcome(presentation, 'c-2')).toEqual({
+      expect(await presentationOutcomeOf(presentation, 'c-2')).toEqual({
         status: 422,
         details: [
           `holder: proof (eddsa-rdfc-2022): the key '${holder.methodId}' is not an authentication key of ${holder.did}`,

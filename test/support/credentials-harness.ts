@@ -55,6 +55,45 @@ export function verifyCredential(
   });
 }
 
+/** A verification's status and its failed checks as `check: detail` lines. */
+export interface VerificationOutcome {
+  status: number;
+  details: string[];
+}
+
+function outcomeOf(answer: ApiResponse<Json>): VerificationOutcome {
+  const details = (answer.body.problemDetails ?? []) as Json[];
+  return {
+    status: answer.status,
+    details: details.map((one) => `${String(one.check)}: ${String(one.detail)}`),
+  };
+}
+
+/** Verifies a credential as the tenant; its outcome. */
+export async function credentialOutcome(
+  service: TestService,
+  tenantId: string,
+  credential: unknown,
+): Promise<VerificationOutcome> {
+  return outcomeOf(await verifyCredential(service, tenantId, credential));
+}
+
+/** Verifies a presentation made for `challenge` as the tenant; its outcome. */
+export async function presentationOutcome(
+  service: TestService,
+  tenantId: string,
+  presentation: unknown,
+  challenge: string,
+): Promise<VerificationOutcome> {
+  return outcomeOf(
+    await service.request<Json>('/ctrl/api/v1.0/presentations/verify', {
+      method: 'POST',
+      headers: { 'x-tenant-id': tenantId },
+      body: { verifiablePresentation: presentation, options: { challenge } },
+    }),
+  );
+}
+
 // A CommonJS module whose types declare an ES default export: imported, it is the function itself.
 const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
 
