@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { pageWindow, springPage } from '../common/page-query.js';
 import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
-import { tenantNotFound } from '../tenants/tenant.errors.js';
+import { requireTenant } from '../tenants/tenant-exists.js';
 import {
   type CreateTrustedIssuerDto,
   type ListTrustedIssuersQuery,
@@ -36,16 +36,8 @@ export class TrustedIssuersService {
     private readonly audit: AuditLog,
   ) {}
 
-  /** The tenant rules of every tenant-scoped route: an unknown tenant is 404 here too. */
-  async requireTenant(tenantId: string): Promise<void> {
-    const found = await this.dataSource.query<unknown[]>('SELECT 1 FROM tenant WHERE id = $1', [
-      tenantId,
-    ]);
-    if (found.length === 0) throw tenantNotFound(tenantId);
-  }
-
   async list(tenantId: string, query: ListTrustedIssuersQuery): Promise<TrustedIssuerPageDto> {
-    await this.requireTenant(tenantId);
+    await requireTenant(this.dataSource, tenantId);
     const window = pageWindow(query);
     const [field, direction] = (query.sort ?? 'createdAt,desc').split(',') as [SortField, string?];
     const order = direction === 'desc' ? 'DESC' : 'ASC';
@@ -59,7 +51,7 @@ export class TrustedIssuersService {
   }
 
   async get(tenantId: string, id: string): Promise<TrustedIssuerDto> {
-    await this.requireTenant(tenantId);
+    await requireTenant(this.dataSource, tenantId);
     const entity = isUUID(id) ? await this.entries().findOneBy({ id, tenantId }) : null;
     if (entity === null) throw trustedIssuerNotFound(id);
     return viewOf(entity);
@@ -75,11 +67,7 @@ export class TrustedIssuersService {
     actor: Actor,
   ): Promise<TrustedIssuerDto> {
     const created = await this.dataSource.transaction(async (manager) => {
-      const tenant = await manager.query<unknown[]>(
-        'SELECT 1 FROM tenant WHERE id = $1 FOR UPDATE',
-        [tenantId],
-      );
-      if (tenant.length === 0) throw tenantNotFound(tenantId);
+      await requireTenant(manager, tenantId, { lock: true });
       const repository = manager.getRepository(TrustedIssuerEntity);
       if (await repository.existsBy({ tenantId, issuer: input.issuer })) {
         throw trustedIssuerExists(input.issuer);
@@ -105,7 +93,7 @@ export class TrustedIssuersService {
   }
 
   async delete(tenantId: string, id: string, actor: Actor): Promise<void> {
-    await this.requireTenant(tenantId);
+    await requireTenant(this.dataSource, tenantId);
     const { affected } = isUUID(id) ? await this.entries().delete({ id, tenantId }) : {};
     if (!affected) throw trustedIssuerNotFound(id);
     this.audit.record('trusted-issuer.delete', actor, tenantId, { trustedIssuerId: id });

@@ -22,6 +22,7 @@ import {
   type CursorPageQuery,
 } from '../common/cursor-page.js';
 import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
+import { requireTenant } from '../tenants/tenant-exists.js';
 import { tenantNotFound } from '../tenants/tenant.errors.js';
 import { type WebhookPageDto } from './dto/webhook.dto.js';
 import { newSecret } from './signature.js';
@@ -58,11 +59,7 @@ export class WebhooksService {
 
   /** The tenant rules of every tenant-scoped route: an unknown tenant is 404 here too. */
   private async requireTenant(tenantId: string | null): Promise<void> {
-    if (tenantId === null) return;
-    const found = await this.dataSource.query<unknown[]>('SELECT 1 FROM tenant WHERE id = $1', [
-      tenantId,
-    ]);
-    if (found.length === 0) throw tenantNotFound(tenantId);
+    if (tenantId !== null) await requireTenant(this.dataSource, tenantId);
   }
 
   /** Newest first, by page number or after a cursor (docs/api.md, Pages). */
