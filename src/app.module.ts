@@ -9,6 +9,7 @@ import { APP_CONFIG } from './config/config.token.js';
 import { type AppConfig } from './config/app-config.js';
 import { CredentialsModule } from './credentials/credentials.module.js';
 import { DidModule } from './did/did.module.js';
+import { EventsModule } from './events/events.module.js';
 import { HealthModule } from './health/health.module.js';
 import { IdempotencyModule } from './idempotency/idempotency.module.js';
 import { type Clock } from './issuer/issuer-clock.js';
@@ -21,6 +22,8 @@ import { SecretsModule } from './secrets/secrets.module.js';
 import { ProblemsController } from './problems/problems.controller.js';
 import { TenantsModule } from './tenants/tenants.module.js';
 import { TrustedIssuersModule } from './trusted-issuers/trusted-issuers.module.js';
+import { WebhookOutbox } from './webhooks/webhook-outbox.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 @Module({})
 export class AppModule {
@@ -54,11 +57,14 @@ export class AppModule {
         AuthModule,
         AuditModule,
         IdempotencyModule,
+        // Features write events to EventOutbox; webhooks, which owns the tables, provides it.
+        EventsModule.providedBy(WebhookOutbox, [WebhooksModule]),
         ...(config.authIssuerEmbedded ? [IssuerModule.register(config, options.issuerClock)] : []),
         TenantsModule,
         DidModule,
         CredentialsModule,
         TrustedIssuersModule,
+        WebhooksModule,
         HealthModule,
       ],
       controllers: [ProblemsController],

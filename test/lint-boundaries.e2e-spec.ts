@@ -15,7 +15,7 @@ describe('lint boundaries', () => {
 
   it('passes the files as they are', async () => {
     for (const filePath of [
-      'src/tenants/tenant.errors.ts',
+      'src/tenancy/tenant.errors.ts',
       'src/common/logging.ts',
       'src/secrets/sealed-columns.ts',
     ]) {
@@ -25,7 +25,7 @@ describe('lint boundaries', () => {
 
   // Type-only imports are erased at run time, so they cannot make a cycle; value imports can.
   it('refuses an import cycle: tenant.errors.ts importing the tenants service, which imports it', async () => {
-    const filePath = 'src/tenants/tenant.errors.ts';
+    const filePath = 'src/tenancy/tenant.errors.ts';
     const changed = `import { TenantsService } from './tenants.service.js';\nexport const service = TenantsService;\n${readFileSync(filePath, 'utf8')}`;
     expect(await ruleIdsFor(filePath, changed)).toContain('import-x/no-cycle');
   }, 60_000);

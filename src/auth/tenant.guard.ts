@@ -1,7 +1,7 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { DomainException } from '../common/problem/domain.exception.js';
-import { tenantIdPattern } from '../tenants/tenant-id.js';
+import { tenantIdPattern } from '../tenancy/tenant-id.js';
 import { type ContextualRequest } from './access.decorators.js';
 import { accessRuleOf } from './access-policy.guard.js';
 import { mayActFor } from './caller.js';

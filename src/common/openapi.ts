@@ -10,7 +10,6 @@ import {
   SwaggerModule,
   type OpenAPIObject,
 } from '@nestjs/swagger';
-import { type AppConfig } from '../config/app-config.js';
 import { errorCatalog, problemSlug, type ErrorCode } from './problem/error-codes.js';
 import { problemContentType } from './problem/problem.js';
 import { CheckProblemDto, FieldErrorDto, ProblemDto } from './problem/problem.dto.js';
@@ -157,7 +156,10 @@ function headersOf(status: number): ApiResponseOptions['headers'] {
 }
 
 /** The OpenAPI document: served at /ctrl/v3/api-docs and the source of the typed client. */
-export function buildOpenApiDocument(app: INestApplication, config: AppConfig): OpenAPIObject {
+export function buildOpenApiDocument(
+  app: INestApplication,
+  config: { readonly authIssuerUrl: string; readonly publicBaseUrl: string },
+): OpenAPIObject {
   const oidc = `${config.authIssuerUrl}/protocol/openid-connect`;
   const document = SwaggerModule.createDocument(
     app,

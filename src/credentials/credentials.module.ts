@@ -3,7 +3,6 @@ import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
 import { DidModule } from '../did/did.module.js';
 import { TrustedIssuersModule } from '../trusted-issuers/trusted-issuers.module.js';
-import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { bundledContexts, contextsFromFolder } from './contexts.js';
 import { CredentialsController } from './credentials.controller.js';
 import { CredentialsService } from './credentials.service.js';
@@ -19,7 +18,7 @@ import { createDocumentLoader, DOCUMENT_LOADER } from './document-loader.js';
 import { DidResolution } from './did-resolution/did-resolution.js';
 
 @Module({
-  imports: [DidModule, WebhooksModule, TrustedIssuersModule],
+  imports: [DidModule, TrustedIssuersModule],
   controllers: [CredentialsController, PresentationsController, StatusListsController],
   providers: [
     CredentialsService,

@@ -18,7 +18,7 @@ import { IssuedCredentialsService } from './issued-credentials.service.js';
 import { DidService } from '../did/did.service.js';
 import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
 import { TrustedIssuerPolicy } from '../trusted-issuers/trusted-issuer-policy.js';
-import { WebhookOutbox } from '../webhooks/webhook-outbox.js';
+import { EventOutbox } from '../events/event-outbox.js';
 import { credentialInvalid, jsonLdProblem, notVerified } from './credential.errors.js';
 import {
   asArray,
@@ -65,7 +65,7 @@ export class CredentialsService {
     private readonly issued: IssuedCredentialsService,
     @Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader,
     private readonly verifier: CredentialVerifier,
-    private readonly outbox: WebhookOutbox,
+    private readonly outbox: EventOutbox,
     private readonly trust: TrustedIssuerPolicy,
     private readonly audit: AuditLog,
   ) {}

@@ -6,9 +6,7 @@ import {
   JoinColumn,
   ManyToOne,
   PrimaryColumn,
-  type Relation,
 } from 'typeorm';
-import { TenantEntity } from '../tenants/tenant.entity.js';
 
 /** One credential a tenant issued: what listing and status management need, never its claims. */
 @Entity({ name: 'issued_credential' })
@@ -25,9 +23,10 @@ export class IssuedCredentialEntity {
   @PrimaryColumn({ type: 'text', primaryKeyConstraintName: 'issued_credential_pkey' })
   id: string;
 
-  @ManyToOne(() => TenantEntity, { onDelete: 'CASCADE' })
+  @ManyToOne('TenantEntity', { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'tenant_id', foreignKeyConstraintName: 'issued_credential_tenant_id_fkey' })
-  tenant?: Relation<TenantEntity>;
+  /** The foreign key only: tenants/ owns the tenant, named here rather than imported. */
+  tenant?: object;
 
   @Column({ type: 'text', array: true })
   types: string[];

@@ -1,14 +1,5 @@
 // Entities reference each other; Relation<> keeps the ESM import cycle out of decorator metadata.
-import {
-  Column,
-  CreateDateColumn,
-  Entity,
-  JoinColumn,
-  OneToOne,
-  PrimaryColumn,
-  type Relation,
-} from 'typeorm';
-import { TenantEntity } from '../tenants/tenant.entity.js';
+import { Column, CreateDateColumn, Entity, JoinColumn, OneToOne, PrimaryColumn } from 'typeorm';
 
 /** A tenant's DID and its key pair; the private key only ever sealed by the KeyVault. */
 @Entity({ name: 'tenant_did' })
@@ -19,9 +10,10 @@ export class DidEntity {
   @Column({ name: 'tenant_id', type: 'varchar', length: 64, unique: true })
   tenantId: string;
 
-  @OneToOne(() => TenantEntity, { onDelete: 'CASCADE' })
+  @OneToOne('TenantEntity', { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'tenant_id', foreignKeyConstraintName: 'tenant_did_tenant_id_fkey' })
-  tenant?: Relation<TenantEntity>;
+  /** The foreign key only: tenants/ owns the tenant, named here rather than imported. */
+  tenant?: object;
 
   @Column({ type: 'varchar', length: 16 })
   method: string;

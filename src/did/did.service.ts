@@ -4,7 +4,7 @@ import { generateKeyPair } from 'node:crypto';
 import { promisify } from 'node:util';
 import { DataSource, type EntityManager } from 'typeorm';
 import { PreparedStatement } from '../database/prepared-statement.js';
-import { tenantNotFound } from '../tenants/tenant.errors.js';
+import { tenantNotFound } from '../tenancy/tenant.errors.js';
 import {
   ed25519DidDocument,
   ed25519DidKey,

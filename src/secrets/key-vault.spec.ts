@@ -2,7 +2,7 @@ import { base58 } from '@scure/base';
 import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
-import { tenantIdPattern } from '../tenants/tenant-id.js';
+import { tenantIdPattern } from '../tenancy/tenant-id.js';
 import { KeyVault, UnknownMasterKeyError } from './key-vault.js';
 
 /** Every textual form a 32-byte key could take when it leaks. */

@@ -1,5 +1,5 @@
 import { type EntityManager } from 'typeorm';
-import { tenantNotFound } from './tenant.errors.js';
+import { tenantNotFound } from '../tenancy/tenant.errors.js';
 
 /**
  * The tenant rule of every tenant-scoped route: an unknown tenant is 404. With `lock`, inside a

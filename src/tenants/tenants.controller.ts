@@ -21,8 +21,8 @@ import { ListTenantsQuery } from './dto/list-tenants.query.js';
 import { mergeQueryAndBody, newTenantFrom } from './dto/merge-input.js';
 import { TenantFieldsDto, TenantUpdateFieldsDto } from './dto/tenant-fields.js';
 import { TenantDto, TenantPageDto, tenantExample } from './dto/tenant.dto.js';
-import { tenantIdPattern, tenantIdRule } from './tenant-id.js';
-import { TenantIdPipe } from './tenant-id.pipe.js';
+import { tenantIdPattern, tenantIdRule } from '../tenancy/tenant-id.js';
+import { TenantIdPipe } from '../tenancy/tenant-id.pipe.js';
 import { TenantsService } from './tenants.service.js';
 
 const ApiTenantIdParam = () =>

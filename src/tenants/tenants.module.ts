@@ -1,14 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DidModule } from '../did/did.module.js';
-import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { TenantEntity } from './tenant.entity.js';
 import { TenantsController } from './tenants.controller.js';
 import { TenantsService } from './tenants.service.js';
 import { TenantPageAnchors } from './tenant-page-anchors.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([TenantEntity]), DidModule, WebhooksModule],
+  imports: [TypeOrmModule.forFeature([TenantEntity]), DidModule],
   controllers: [TenantsController],
   providers: [TenantsService, TenantPageAnchors],
   exports: [TenantsService],

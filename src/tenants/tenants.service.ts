@@ -9,11 +9,11 @@ import { type Actor, type TenantVisibility } from '../auth/caller.js';
 import { DidEntity } from '../did/did.entity.js';
 import { DidService } from '../did/did.service.js';
 import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
-import { WebhookOutbox } from '../webhooks/webhook-outbox.js';
+import { EventOutbox } from '../events/event-outbox.js';
 import { type TenantDto, type TenantPageDto } from './dto/tenant.dto.js';
 import { type ListTenantsQuery, type SortField } from './dto/list-tenants.query.js';
 import { TenantEntity } from './tenant.entity.js';
-import { tenantNotFound } from './tenant.errors.js';
+import { tenantNotFound } from '../tenancy/tenant.errors.js';
 import { afterAnchorSql, TenantPageAnchors } from './tenant-page-anchors.js';
 
 export interface NewTenant {
@@ -46,7 +46,7 @@ export class TenantsService {
     @InjectRepository(TenantEntity) private readonly tenants: Repository<TenantEntity>,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly dids: DidService,
-    private readonly outbox: WebhookOutbox,
+    private readonly outbox: EventOutbox,
     private readonly anchors: TenantPageAnchors,
     private readonly audit: AuditLog,
   ) {}

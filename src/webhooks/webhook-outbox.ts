@@ -1,50 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { type EntityManager } from 'typeorm';
+import { EventOutbox, type ChangeStatement, type DomainEvent } from '../events/event-outbox.js';
 import { Metrics } from '../observability/metrics.js';
 
-export const webhookEventTypes = [
-  'tenant.created',
-  'tenant.updated',
-  'tenant.deleted',
-  'credential.issued',
-  'credential.status.changed',
-  'webhook.test',
-] as const;
-export type WebhookEventType = (typeof webhookEventTypes)[number];
-
-export interface WebhookEvent {
-  type: WebhookEventType;
-  /** The tenant it happened to; its subscriptions and the all-tenant ones receive it. */
-  tenantId: string | null;
-  /** Ids and changed fields only: never key material or a credential subject's claims. */
-  data: Record<string, unknown>;
-}
-
-/**
- * The transactional outbox: an event and its deliveries are written in the caller's transaction, so
- * there is no change without its event and no event without its change.
- */
+/** The outbox (events/event-outbox.ts) as webhooks keeps it: an event's row and its deliveries. */
 @Injectable()
-export class WebhookOutbox {
-  constructor(private readonly metrics: Metrics) {}
+export class WebhookOutbox extends EventOutbox {
+  constructor(private readonly metrics: Metrics) {
+    super();
+  }
 
   // Counted when written: a caller's transaction that rolls back after it (rare) is counted too.
-  async emit(manager: EntityManager, event: WebhookEvent): Promise<void> {
+  async emit(manager: EntityManager, event: DomainEvent): Promise<void> {
     await manager.query(`WITH ${eventStatements(1)} SELECT 1`, eventParameters(event));
     this.metrics.webhookEvents.inc({ type: event.type });
   }
 
-  /**
-   * Runs `change`, one data-modifying statement with RETURNING, and writes the event in the same
-   * statement when the change touched a row: atomic without a transaction of its own. Answers the rows
-   * of `select` (default: the change's). `before` are further WITH items that run first, numbered in
-   * `change.parameters` like the change itself.
-   */
   async withChange<Row>(
     runner: Pick<EntityManager, 'query'>,
-    change: { sql: string; parameters: unknown[]; before?: string; select?: string },
-    event: WebhookEvent,
+    change: ChangeStatement,
+    event: DomainEvent,
   ): Promise<Row[]> {
     const first = change.parameters.length + 1;
     const rows = await runner.query<Row[]>(
@@ -61,7 +37,7 @@ export class WebhookOutbox {
   async emitTo(
     manager: EntityManager,
     subscriptionId: string,
-    event: WebhookEvent,
+    event: DomainEvent,
   ): Promise<string> {
     const eventId = randomUUID();
     const deliveryId = randomUUID();
@@ -95,12 +71,12 @@ function eventStatements(first: number, when = 'true'): string {
           AND (cardinality(s.events) = 0 OR event.type = ANY (s.events)))`;
 }
 
-function eventParameters(event: WebhookEvent): unknown[] {
+function eventParameters(event: DomainEvent): unknown[] {
   return [randomUUID(), event.tenantId, event.type, bodyOf(event)];
 }
 
 /** The payload every receiver gets: `{type, timestamp, data}`. */
-function bodyOf(event: WebhookEvent): string {
+function bodyOf(event: DomainEvent): string {
   return JSON.stringify({
     type: event.type,
     timestamp: new Date().toISOString(),

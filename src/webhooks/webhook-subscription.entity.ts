@@ -7,9 +7,7 @@ import {
   ManyToOne,
   PrimaryColumn,
   UpdateDateColumn,
-  type Relation,
 } from 'typeorm';
-import { TenantEntity } from '../tenants/tenant.entity.js';
 
 /** Where a tenant's events go (or every tenant's, when `tenantId` is null), with its sealed secret. */
 @Entity({ name: 'webhook_subscription' })
@@ -24,12 +22,13 @@ export class WebhookSubscriptionEntity {
   @Column({ name: 'tenant_id', type: 'varchar', length: 64, nullable: true })
   tenantId: string | null;
 
-  @ManyToOne(() => TenantEntity, { onDelete: 'CASCADE' })
+  @ManyToOne('TenantEntity', { onDelete: 'CASCADE' })
   @JoinColumn({
     name: 'tenant_id',
     foreignKeyConstraintName: 'webhook_subscription_tenant_id_fkey',
   })
-  tenant?: Relation<TenantEntity>;
+  /** The foreign key only: tenants/ owns the tenant, named here rather than imported. */
+  tenant?: object;
 
   @Column({ type: 'varchar', length: 2048 })
   url: string;

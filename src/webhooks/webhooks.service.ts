@@ -23,7 +23,7 @@ import {
 } from '../common/cursor-page.js';
 import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
 import { requireTenant } from '../tenants/tenant-exists.js';
-import { tenantNotFound } from '../tenants/tenant.errors.js';
+import { tenantNotFound } from '../tenancy/tenant.errors.js';
 import { type WebhookPageDto } from './dto/webhook.dto.js';
 import { newSecret } from './signature.js';
 import { WebhookSubscriptionEntity } from './webhook-subscription.entity.js';

@@ -6,9 +6,7 @@ import {
   JoinColumn,
   ManyToOne,
   PrimaryColumn,
-  type Relation,
 } from 'typeorm';
-import { TenantEntity } from '../../tenants/tenant.entity.js';
 
 /** The index a credential holds in one of its tenant's status lists, for one purpose. */
 @Entity({ name: 'credential_status_entry' })
@@ -34,12 +32,13 @@ export class StatusEntryEntity {
   tenantId: string;
 
   // Its tenant's row, which the issuance record locks anyway, not the list's row every issue shares.
-  @ManyToOne(() => TenantEntity, { onDelete: 'CASCADE' })
+  @ManyToOne('TenantEntity', { onDelete: 'CASCADE' })
   @JoinColumn({
     name: 'tenant_id',
     foreignKeyConstraintName: 'credential_status_entry_tenant_id_fkey',
   })
-  tenant?: Relation<TenantEntity>;
+  /** The foreign key only: tenants/ owns the tenant, named here rather than imported. */
+  tenant?: object;
 
   @Column({ name: 'credential_id', type: 'text' })
   credentialId: string;

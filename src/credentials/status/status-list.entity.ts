@@ -7,9 +7,7 @@ import {
   ManyToOne,
   PrimaryColumn,
   UpdateDateColumn,
-  type Relation,
 } from 'typeorm';
-import { TenantEntity } from '../../tenants/tenant.entity.js';
 
 /** One Bitstring Status List of a tenant: a bit per credential entry, for one purpose. */
 @Entity({ name: 'credential_status_list' })
@@ -26,12 +24,13 @@ export class StatusListEntity {
   @Column({ name: 'tenant_id', type: 'varchar', length: 64 })
   tenantId: string;
 
-  @ManyToOne(() => TenantEntity, { onDelete: 'CASCADE' })
+  @ManyToOne('TenantEntity', { onDelete: 'CASCADE' })
   @JoinColumn({
     name: 'tenant_id',
     foreignKeyConstraintName: 'credential_status_list_tenant_id_fkey',
   })
-  tenant?: Relation<TenantEntity>;
+  /** The foreign key only: tenants/ owns the tenant, named here rather than imported. */
+  tenant?: object;
 
   /** `revocation` or `suspension`. */
   @Column({ type: 'varchar', length: 16 })

@@ -22,7 +22,7 @@ import { Authenticated, CurrentCaller, Public } from '../../auth/access.decorato
 import { mayActFor, type Caller } from '../../auth/caller.js';
 import { DomainException } from '../../common/problem/domain.exception.js';
 import { ApiProblems, ApiTokenSecurity } from '../../common/openapi.js';
-import { TenantIdPipe } from '../../tenants/tenant-id.pipe.js';
+import { TenantIdPipe } from '../../tenancy/tenant-id.pipe.js';
 import { StatusListsService } from './status-lists.service.js';
 
 const exampleListId = '0b9e3c56-5c3d-4f4e-9a59-3f1d1c2b7a10';

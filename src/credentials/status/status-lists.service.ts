@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.token.js';
 import { type AppConfig } from '../../config/app-config.js';
 import { DomainException } from '../../common/problem/domain.exception.js';
-import { WebhookOutbox } from '../../webhooks/webhook-outbox.js';
+import { EventOutbox } from '../../events/event-outbox.js';
 import { Metrics } from '../../observability/metrics.js';
 import { DidService } from '../../did/did.service.js';
 import { signCredential } from '../data-integrity.js';
@@ -29,7 +29,7 @@ export class StatusListsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly dids: DidService,
     @Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader,
-    private readonly outbox: WebhookOutbox,
+    private readonly outbox: EventOutbox,
     private readonly metrics: Metrics,
   ) {}
 

@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsString, IsUrl, Matches, ValidateBy, ValidateIf } from 'class-validator';
-import { tenantIdPattern, tenantIdRule } from '../tenant-id.js';
+import { tenantIdPattern, tenantIdRule } from '../../tenancy/tenant-id.js';
 
 /** Absent is fine; JSON null is not a value for a required-when-given field (IsOptional lets it pass). */
 const unlessAbsent = () => ValidateIf((_object, value) => value !== undefined);

@@ -11,7 +11,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { CursorPageQuery } from '../../common/cursor-page.js';
-import { webhookEventTypes } from '../webhook-outbox.js';
+import { eventTypes as webhookEventTypes } from '../../events/event-outbox.js';
 import { CursorPageDto } from '../../common/page-dto.js';
 
 export const webhookExample = {

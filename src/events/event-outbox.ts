@@ -1,0 +1,51 @@
+import { type EntityManager } from 'typeorm';
+
+/** What integrators can subscribe to (docs/webhooks.md). */
+export const eventTypes = [
+  'tenant.created',
+  'tenant.updated',
+  'tenant.deleted',
+  'credential.issued',
+  'credential.status.changed',
+  'webhook.test',
+] as const;
+export type EventType = (typeof eventTypes)[number];
+
+export interface DomainEvent {
+  type: EventType;
+  /** The tenant it happened to; its subscriptions and the all-tenant ones receive it. */
+  tenantId: string | null;
+  /** Ids and changed fields only: never key material or a credential subject's claims. */
+  data: Record<string, unknown>;
+}
+
+/** A data-modifying statement with RETURNING, its parameters numbered from $1. */
+export interface ChangeStatement {
+  sql: string;
+  parameters: unknown[];
+  /** Further WITH items that run before the change, numbered in `parameters` like the change. */
+  before?: string;
+  /** What to answer (default: the change's rows). */
+  select?: string;
+}
+
+/**
+ * The transactional outbox every feature writes its events to, in the transaction of the change that
+ * caused them, so there is no change without its event and no event without its change. The webhooks
+ * feature provides it (it owns the event and delivery tables); features depend on this port only, so
+ * that webhooks may depend on them (docs/architecture.md).
+ */
+export abstract class EventOutbox {
+  /** Writes the event in the caller's transaction. */
+  abstract emit(manager: EntityManager, event: DomainEvent): Promise<void>;
+
+  /**
+   * Runs `change` and writes the event in the same statement when the change touched a row: atomic
+   * without a transaction of its own (the issue path's one round trip, docs/performance.md).
+   */
+  abstract withChange<Row>(
+    runner: Pick<EntityManager, 'query'>,
+    change: ChangeStatement,
+    event: DomainEvent,
+  ): Promise<Row[]>;
+}
