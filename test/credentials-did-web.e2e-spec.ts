@@ -12,7 +12,7 @@ import {
   type Canonicalization,
   type ForeignKey,
 } from './support/foreign-keys.js';
-import { startHttpsOrigin, type HttpsOrigin } from './support/https-origin.js';
+import { startHttpsOrigin, type TestOrigin } from './support/test-origin.js';
 import { createTestCa, type TestCa } from './support/test-ca.js';
 import { startTestService, type TestService } from './support/test-service.js';
 
@@ -25,9 +25,9 @@ describe('did:web issuers and their status lists', () => {
   let ca: TestCa;
   let service: TestService;
   /** Where the DID documents live. */
-  let dids: HttpsOrigin;
+  let dids: TestOrigin;
   /** Where the status lists live: another origin. */
-  let lists: HttpsOrigin;
+  let lists: TestOrigin;
 
   interface WebIssuer {
     did: string;

@@ -1,5 +1,3 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import { type AddressInfo } from 'node:net';
 import { DataIntegrityProof } from '@digitalbazaar/data-integrity';
 import { cryptosuite as eddsaRdfc2022 } from '@digitalbazaar/eddsa-rdfc-2022-cryptosuite';
 import * as Ed25519Multikey from '@digitalbazaar/ed25519-multikey';
@@ -15,6 +13,7 @@ import {
   verifyPath,
   type Json,
 } from './support/credentials-harness.js';
+import { startHttpOrigin, type TestOrigin } from './support/test-origin.js';
 import { expectProblem } from './support/problems.js';
 import { startTestService, type TestService } from './support/test-service.js';
 
@@ -24,10 +23,7 @@ import { startTestService, type TestService } from './support/test-service.js';
  */
 describe('Status lists on other origins', () => {
   let relaxed: TestService;
-  let server: Server;
-  let origin: string;
-  const routes = new Map<string, (response: ServerResponse) => void>();
-  const hits = new Map<string, number>();
+  let server: TestOrigin;
   const documentLoader = createDocumentLoader(bundledContexts());
 
   async function makeIssuer() {
@@ -57,7 +53,7 @@ describe('Status lists on other origins', () => {
       tamper?: (list: Json) => void;
     } = {},
   ): Promise<string> {
-    const url = `${origin}${path}`;
+    const url = `${server.origin}${path}`;
     const list = await createList({ length: options.length ?? 131_072 });
     for (const index of options.set ?? []) list.setStatus(index, true);
     const unsigned = await createCredential({
@@ -67,7 +63,7 @@ describe('Status lists on other origins', () => {
     });
     const signed = await (options.by ?? issuer).sign(unsigned);
     options.tamper?.(signed);
-    routes.set(path, (response) => {
+    server.routes.set(path, (response) => {
       response.writeHead(200, {
         'content-type': 'application/vc+ld+json',
         'cache-control': options.cacheControl ?? 'no-store',
@@ -108,26 +104,14 @@ describe('Status lists on other origins', () => {
   }
 
   beforeAll(async () => {
-    server = createServer((request, response) => {
-      const path = request.url ?? '';
-      hits.set(path, (hits.get(path) ?? 0) + 1);
-      const route = routes.get(path);
-      if (route === undefined) {
-        response.writeHead(404);
-        return void response.end();
-      }
-      route(response);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await startHttpOrigin();
     relaxed = await startTestService({ env: { STATUS_LIST_ALLOW_PRIVATE_TARGETS: 'true' } });
     await relaxed.client().createTenant({ id: 'demo', label: 'Demo' });
     await relaxed.client().createTenant({ id: 'other', label: 'Other' });
     issuer = await makeIssuer();
   });
   afterAll(async () => {
-    server.closeAllConnections();
-    await Promise.all([relaxed.close(), new Promise((resolve) => server.close(resolve))]);
+    await Promise.all([relaxed.close(), server.close()]);
   });
 
   it('verifies a credential from another issuer against its list, then sees it revoked', async () => {
@@ -151,7 +135,7 @@ describe('Status lists on other origins', () => {
         expect((await statusDetails(relaxed, credential)).status).toBe(200);
       }
     }
-    expect([hits.get('/lists/cached'), hits.get('/lists/fresh')]).toEqual([1, 3]);
+    expect([server.hits.get('/lists/cached'), server.hits.get('/lists/fresh')]).toEqual([1, 3]);
   });
 
   it.each<[string, () => Promise<string> | string, RegExp]>([
@@ -181,31 +165,31 @@ describe('Status lists on other origins', () => {
       () => publishList('/lists/suspension', { purpose: 'suspension' }),
       /is for suspension, not revocation/,
     ],
-    ['missing', () => `${origin}/lists/none`, /answered HTTP 404/],
+    ['missing', () => `${server.origin}/lists/none`, /answered HTTP 404/],
     [
       'a redirect, which is not followed',
       () => {
-        routes.set('/lists/moved', (response) => {
+        server.routes.set('/lists/moved', (response) => {
           response.writeHead(302, { location: '/lists/revocable' });
           response.end();
         });
-        return `${origin}/lists/moved`;
+        return `${server.origin}/lists/moved`;
       },
       /answered HTTP 302/,
     ],
     [
       'larger than the cap',
       () => {
-        routes.set('/lists/huge', (response) => response.end(' '.repeat(65 * 1024)));
-        return `${origin}/lists/huge`;
+        server.routes.set('/lists/huge', (response) => response.end(' '.repeat(65 * 1024)));
+        return `${server.origin}/lists/huge`;
       },
       /larger than 65536 bytes/,
     ],
     [
       'not JSON',
       () => {
-        routes.set('/lists/html', (response) => response.end('<html></html>'));
-        return `${origin}/lists/html`;
+        server.routes.set('/lists/html', (response) => response.end('<html></html>'));
+        return `${server.origin}/lists/html`;
       },
       /is not JSON/,
     ],
@@ -257,7 +241,7 @@ describe('Status lists on other origins', () => {
           details: [expect.stringMatching(/could not be fetched: .*larger than 65536 bytes/)],
         })),
       );
-      expect(hits.get('/lists/bloated')).toBe(1);
+      expect(server.hits.get('/lists/bloated')).toBe(1);
       expect(slowestProbeMs).toBeLessThan(1_000);
     });
 
@@ -287,15 +271,15 @@ describe('Status lists on other origins', () => {
       expect(answer.status).toBe(422);
       expect(answer.body.checks).toEqual(['proof', 'issuer', 'validity']);
       expect((answer.body.problemDetails as Json[]).map((one) => one.check)).toEqual(['proof']);
-      expect(hits.get('/lists/never-read')).toBeUndefined();
+      expect(server.hits.get('/lists/never-read')).toBeUndefined();
     });
 
     it('reads the entries of a list server that never answers at once, under one deadline', async () => {
-      for (let n = 0; n < 8; n++) routes.set(`/lists/silent-${n}`, () => undefined);
+      for (let n = 0; n < 8; n++) server.routes.set(`/lists/silent-${n}`, () => undefined);
       const credential = await issuer.sign(
         alumniCredential({
           credentialStatus: Array.from({ length: 8 }, (_, n) =>
-            entryOf(`${origin}/lists/silent-${n}`),
+            entryOf(`${server.origin}/lists/silent-${n}`),
           ),
         }),
       );
@@ -310,7 +294,7 @@ describe('Status lists on other origins', () => {
     });
 
     it('refuses more status entries than the limit before fetching any', async () => {
-      routes.set('/lists/silent', () => undefined);
+      server.routes.set('/lists/silent', () => undefined);
       const withEntries = async (count: number) =>
         verifyCredential(
           relaxed,
@@ -318,7 +302,7 @@ describe('Status lists on other origins', () => {
           await issuer.sign(
             alumniCredential({
               credentialStatus: Array.from({ length: count }, (_, n) =>
-                entryOf(`${origin}/lists/silent`, n),
+                entryOf(`${server.origin}/lists/silent`, n),
               ),
             }),
           ),
@@ -332,21 +316,24 @@ describe('Status lists on other origins', () => {
         { field: 'verifiableCredential.credentialStatus', message: 'has more than 8 entries' },
       ]);
       expectProblem(fiveHundred, 400, 'VALIDATION_FAILED', verifyPath);
-      expect(hits.get('/lists/silent')).toBeUndefined();
+      expect(server.hits.get('/lists/silent')).toBeUndefined();
     });
 
     it('fetches a list once for concurrent verifications that need it', async () => {
       const url = await publishList('/lists/slow');
-      const answer = routes.get('/lists/slow')!;
+      const answer = server.routes.get('/lists/slow')!;
       // A slow list server: the verifications all arrive while the first fetch waits for it.
-      routes.set('/lists/slow', (response) => void setTimeout(() => answer(response), 2_000));
+      server.routes.set(
+        '/lists/slow',
+        (response) => void setTimeout(() => answer(response), 2_000),
+      );
       const credential = await credentialFor(url);
       const answers = await Promise.all(
         Array.from({ length: 8 }, () => statusDetails(relaxed, credential)),
       );
 
       expect(answers).toEqual(Array.from({ length: 8 }, () => ({ status: 200, details: [] })));
-      expect(hits.get('/lists/slow')).toBe(1);
+      expect(server.hits.get('/lists/slow')).toBe(1);
     });
   });
 
@@ -361,8 +348,8 @@ describe('Status lists on other origins', () => {
 
     it('fetches nothing over plain http or from loopback', async () => {
       const url = await publishList('/lists/strict');
-      const port = new URL(origin).port;
-      const before = hits.get('/lists/strict') ?? 0;
+      const port = new URL(server.origin).port;
+      const before = server.hits.get('/lists/strict') ?? 0;
       const plain = await statusDetails(strict, await credentialFor(url));
       const loopbackName = await statusDetails(
         strict,
@@ -372,7 +359,7 @@ describe('Status lists on other origins', () => {
         `status: the status list ${url} could not be fetched: only https URLs are fetched, not http:`,
       ]);
       expect(loopbackName.details[0]).toMatch(/localhost resolves to .* loopback range/);
-      expect(hits.get('/lists/strict') ?? 0).toBe(before);
+      expect(server.hits.get('/lists/strict') ?? 0).toBe(before);
     });
   });
 });

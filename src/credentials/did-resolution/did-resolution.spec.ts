@@ -1,11 +1,11 @@
-import { startHttpsOrigin, type HttpsOrigin } from '../../../test/support/https-origin.js';
+import { startHttpsOrigin, type TestOrigin } from '../../../test/support/test-origin.js';
 import { createTestCa } from '../../../test/support/test-ca.js';
 import { loadConfig } from '../../config/app-config.js';
 import { DidResolution } from './did-resolution.js';
 
 /** DidResolution against a loopback https origin whose certificate a CA made here signed. */
 describe(DidResolution.name, () => {
-  let origin: HttpsOrigin;
+  let origin: TestOrigin;
   let resolution: DidResolution;
   const documentOf = (did: string) => ({
     id: did,

@@ -1,10 +1,15 @@
-import { createServer, type Server } from 'node:https';
-import { type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import {
+  createServer as createHttpServer,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { type TestCa } from './test-ca.js';
 
-export interface HttpsOrigin {
-  /** https://localhost:<port> */
+export interface TestOrigin {
+  /** https://localhost:<port> (http://127.0.0.1:<port> for a plain http origin) */
   readonly origin: string;
   /** The host as a did:web writes it: `localhost%3A<port>`. */
   readonly didWebHost: string;
@@ -18,10 +23,24 @@ export interface HttpsOrigin {
 }
 
 /** An https server on loopback with a certificate of `ca`: a DID's or status list's origin. */
-export async function startHttpsOrigin(ca: TestCa): Promise<HttpsOrigin> {
+export async function startHttpsOrigin(ca: TestCa): Promise<TestOrigin> {
+  const certificate = await ca.serverCertificate();
+  return startOrigin((listener) => createHttpsServer(certificate, listener), 'https', 'localhost');
+}
+
+/** The same over plain http on 127.0.0.1: what only a relaxed outbound policy may reach. */
+export function startHttpOrigin(): Promise<TestOrigin> {
+  return startOrigin((listener) => createHttpServer(listener), 'http', '127.0.0.1');
+}
+
+async function startOrigin(
+  create: (listener: RequestListener) => Server,
+  scheme: 'http' | 'https',
+  host: string,
+): Promise<TestOrigin> {
   const routes = new Map<string, (response: ServerResponse) => void>();
   const hits = new Map<string, number>();
-  const server: Server = createServer(await ca.serverCertificate(), (request, response) => {
+  const server = create((request, response) => {
     const path = request.url ?? '';
     hits.set(path, (hits.get(path) ?? 0) + 1);
     const route = routes.get(path);
@@ -31,11 +50,11 @@ export async function startHttpsOrigin(ca: TestCa): Promise<HttpsOrigin> {
     }
     route(response);
   });
-  // Both loopback families: `localhost` may resolve to either first.
-  await new Promise<void>((resolve) => server.listen(0, 'localhost', resolve));
+  // `localhost` listens on both loopback families: it may resolve to either first.
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    origin: `https://localhost:${port}`,
+    origin: `${scheme}://${host}:${port}`,
     didWebHost: `localhost%3A${port}`,
     routes,
     hits,
