@@ -5,6 +5,7 @@ import importX from 'eslint-plugin-import-x';
 import { readdirSync } from 'node:fs';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import { noFolderCycle } from './eslint/no-folder-cycle.js';
 
 /** Every folder of src/, read from the disk: a new feature folder is under the rules below at once. */
 const sourceFolders = readdirSync(new URL('./src', import.meta.url), { withFileTypes: true })
@@ -13,7 +14,16 @@ const sourceFolders = readdirSync(new URL('./src', import.meta.url), { withFileT
 
 /** The folders every feature builds on, and the only folders each of them may import. */
 const foundations = {
-  common: { may: ['config'], message: 'common/ serves every feature and depends on none.' },
+  common: { may: [], message: 'common/ serves every folder and depends on none.' },
+  tenancy: {
+    may: ['common'],
+    message:
+      'tenancy/ is the leaf every feature shares (tenant id, not-found): it knows no feature.',
+  },
+  events: {
+    may: [],
+    message: 'events/ is the outbox port: features depend on it, it depends on none of them.',
+  },
   secrets: {
     may: ['common', 'config', 'database'],
     message:
@@ -53,15 +63,17 @@ export default tseslint.config(
     },
   },
   {
-    // The house's boundaries: no import cycles, and common/ and secrets/ depend on no feature folder.
+    // The house's boundaries: no import cycles between files or folders, the foundations depend on no
+    // feature, and a feature's tables are reached through its service, never its entities or repositories.
     files: ['src/**/*.ts'],
-    plugins: { 'import-x': importX },
+    plugins: { 'import-x': importX, house: { rules: { 'no-folder-cycle': noFolderCycle } } },
     settings: {
       ...importX.flatConfigs.typescript.settings,
       'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })],
     },
     rules: {
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'house/no-folder-cycle': 'error',
       'import-x/no-restricted-paths': [
         'error',
         {
@@ -72,6 +84,13 @@ export default tseslint.config(
                 .filter((other) => other !== folder && !may.includes(other))
                 .map((other) => `./src/${other}`),
               message,
+            })),
+            ...sourceFolders.map((owner) => ({
+              target: sourceFolders
+                .filter((other) => other !== owner)
+                .map((other) => `./src/${other}`),
+              from: [`./src/${owner}/**/*.entity.ts`, `./src/${owner}/**/*.repository.ts`],
+              message: `src/${owner}/ owns its tables: call its exported service, not its entities or repositories.`,
             })),
             { target: './src', from: './test', message: 'The service never depends on its tests.' },
           ],
