@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { MoreThan, Repository } from 'typeorm';
 import { sha256 } from './hashing.js';
 import { IssuerAuthSessionEntity } from './issuer-auth-session.entity.js';
-import { ISSUER_CLOCK, type Clock } from './issuer-clock.js';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { Realm } from './realm.js';
 
 /** A login page as stored: the browser's root session, the page's tab and its authorization request. */
@@ -24,7 +24,7 @@ export class AuthSessionStore {
   constructor(
     @InjectRepository(IssuerAuthSessionEntity)
     private readonly logins: Repository<IssuerAuthSessionEntity>,
-    @Inject(ISSUER_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
     private readonly realm: Realm,
   ) {}
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ISSUER_CLOCK, type Clock } from './issuer-clock.js';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { IssuerLoginFailureEntity } from './issuer-login-failure.entity.js';
 import {
   afterFailure,
@@ -35,7 +35,7 @@ export class BruteForceProtector {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly realm: Realm,
-    @Inject(ISSUER_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /**

@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ISSUER_CLOCK, type Clock } from './issuer-clock.js';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { Realm } from './realm.js';
 
 /** How often each instance purges: Keycloak's default interval for its own expiry tasks. */
@@ -53,7 +53,7 @@ export class IssuerPurge implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly realm: Realm,
-    @Inject(ISSUER_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   get scheduled(): boolean {

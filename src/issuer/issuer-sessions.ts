@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { IsNull, Repository } from 'typeorm';
 import { type AuthorizationRequest } from './authorization-request.js';
 import { sha256 } from './hashing.js';
-import { ISSUER_CLOCK, type Clock } from './issuer-clock.js';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { IssuerCodeEntity } from './issuer-code.entity.js';
 import { IssuerSessionEntity } from './issuer-session.entity.js';
 import { OAuthError } from './oauth-error.js';
@@ -23,7 +23,7 @@ export class IssuerSessions {
 
   constructor(
     private readonly realm: Realm,
-    @Inject(ISSUER_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
     @InjectRepository(IssuerSessionEntity)
     private readonly sessions: Repository<IssuerSessionEntity>,
     @InjectRepository(IssuerCodeEntity) private readonly codes: Repository<IssuerCodeEntity>,

@@ -6,7 +6,6 @@ import { AuthSessionStore } from './auth-session-store.js';
 import { BrowserLoginController } from './browser-login.controller.js';
 import { BruteForceProtector } from './brute-force-protector.js';
 import { IssuerAuthSessionEntity } from './issuer-auth-session.entity.js';
-import { ISSUER_CLOCK, systemClock, type Clock } from './issuer-clock.js';
 import { IssuerCodeEntity } from './issuer-code.entity.js';
 import { IssuerPurge } from './issuer-purge.js';
 import { DiscoveryController } from './discovery.controller.js';
@@ -32,7 +31,7 @@ export const realmName = 'agent-cloud';
 /** The embedded issuer: only mounted when AUTH_ISSUER_URL is unset, which production forbids. */
 @Module({})
 export class IssuerModule {
-  static register(config: AppConfig, clock: Clock = systemClock): DynamicModule {
+  static register(config: AppConfig): DynamicModule {
     const file = loadRealmFile(config.realmFile ?? defaultRealmFilePath(), config.environment);
     if (file.realm !== realmName) {
       throw new Error(
@@ -64,7 +63,6 @@ export class IssuerModule {
         { provide: Realm, useValue: new Realm(file) },
         { provide: IssuerKeys, useValue: IssuerKeys.loadOrCreate(join(config.dataDir, 'issuer')) },
         { provide: ISSUER_URL, useValue: config.authIssuerUrl },
-        { provide: ISSUER_CLOCK, useValue: clock },
         {
           provide: TokenFactory,
           useFactory: (realm: Realm, keys: IssuerKeys, issuerUrl: string) =>

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { ISSUER_CLOCK, type Clock } from './issuer-clock.js';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { IssuerRevokedTokenEntity } from './issuer-revoked-token.entity.js';
 
 /** Keycloak keeps a revoked access token's id at least this long, even when it expires sooner. */
@@ -13,7 +13,7 @@ export class RevokedTokens {
   constructor(
     @InjectRepository(IssuerRevokedTokenEntity)
     private readonly revoked: Repository<IssuerRevokedTokenEntity>,
-    @Inject(ISSUER_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** Remembers the token's id until it expires (`exp`, seconds), as Keycloak's revocation does. */
