@@ -6,7 +6,11 @@ import { AuthSessionStore } from './auth-session-store.js';
 import { BrowserLoginController } from './browser-login.controller.js';
 import { BruteForceProtector } from './brute-force-protector.js';
 import { IssuerAuthSessionEntity } from './issuer-auth-session.entity.js';
+import { IssuerAuthSessionRepository } from './issuer-auth-session.repository.js';
 import { IssuerCodeEntity } from './issuer-code.entity.js';
+import { IssuerCodeRepository } from './issuer-code.repository.js';
+import { IssuerLoginFailureEntity } from './issuer-login-failure.entity.js';
+import { IssuerLoginFailureRepository } from './issuer-login-failure.repository.js';
 import { IssuerPurge } from './issuer-purge.js';
 import { DiscoveryController } from './discovery.controller.js';
 import { IssuerKeys } from './issuer-keys.js';
@@ -19,7 +23,9 @@ import { TokenController } from './token.controller.js';
 import { TokenFactory } from './token-factory.js';
 import { TokenGrants } from './token-grants.js';
 import { IssuerSessionEntity } from './issuer-session.entity.js';
+import { IssuerSessionRepository } from './issuer-session.repository.js';
 import { IssuerRevokedTokenEntity } from './issuer-revoked-token.entity.js';
+import { IssuerRevokedTokenRepository } from './issuer-revoked-token.repository.js';
 import { RevokedTokens } from './revoked-tokens.js';
 import { TokenIntrospection } from './token-introspection.js';
 import { TokenIntrospectionController } from './token-introspection.controller.js';
@@ -49,6 +55,7 @@ export class IssuerModule {
           IssuerSessionEntity,
           IssuerCodeEntity,
           IssuerAuthSessionEntity,
+          IssuerLoginFailureEntity,
           IssuerRevokedTokenEntity,
         ]),
       ],
@@ -69,6 +76,11 @@ export class IssuerModule {
             new TokenFactory(realm, keys, issuerUrl),
           inject: [Realm, IssuerKeys, ISSUER_URL],
         },
+        IssuerSessionRepository,
+        IssuerCodeRepository,
+        IssuerAuthSessionRepository,
+        IssuerLoginFailureRepository,
+        IssuerRevokedTokenRepository,
         IssuerSessions,
         BruteForceProtector,
         PasswordLogin,
