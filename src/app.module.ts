@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
+import { ClockModule, type Clock } from './common/clock.js';
 import { RouteTable } from './common/problem/route-table.js';
 import { APP_CONFIG } from './config/config.token.js';
 import { type AppConfig } from './config/app-config.js';
@@ -12,7 +13,6 @@ import { DidModule } from './did/did.module.js';
 import { EventsModule } from './events/events.module.js';
 import { HealthModule } from './health/health.module.js';
 import { IdempotencyModule } from './idempotency/idempotency.module.js';
-import { type Clock } from './issuer/issuer-clock.js';
 import { IssuerModule } from './issuer/issuer.module.js';
 import { type Metrics } from './observability/metrics.js';
 import { ObservabilityModule } from './observability/observability.module.js';
@@ -36,12 +36,13 @@ export class AppModule {
     dataSource: DataSource,
     metrics: Metrics,
     vault: KeyVault,
-    options: { issuerClock?: Clock } = {},
+    options: { clock?: Clock } = {},
   ): DynamicModule {
     return {
       module: AppModule,
       imports: [
         DiscoveryModule,
+        ClockModule.register(options.clock),
         {
           module: class ConfigModule {},
           global: true,
@@ -59,7 +60,7 @@ export class AppModule {
         IdempotencyModule,
         // Features write events to EventOutbox; webhooks, which owns the tables, provides it.
         EventsModule.providedBy(WebhookOutbox, [WebhooksModule]),
-        ...(config.authIssuerEmbedded ? [IssuerModule.register(config, options.issuerClock)] : []),
+        ...(config.authIssuerEmbedded ? [IssuerModule.register(config)] : []),
         TenantsModule,
         DidModule,
         CredentialsModule,

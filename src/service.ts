@@ -11,7 +11,7 @@ import { AppModule } from './app.module.js';
 import { answerClientErrorsAsProblems } from './common/problem/client-error.js';
 import { PresetPrototypesExpressAdapter } from './common/express-adapter.js';
 import { AppLogger, createRootLogger, requestLogging, type LogLevel } from './common/logging.js';
-import { type Clock } from './issuer/issuer-clock.js';
+import { type Clock } from './common/clock.js';
 import { configureApp } from './configure-app.js';
 import { loadConfig, type AppConfig } from './config/app-config.js';
 import { createDataSource, runMigrationsLocked } from './database/data-source.js';
@@ -65,8 +65,8 @@ export interface StartOptions {
   logLevel?: LogLevel;
   /** Where log lines go (default stdout); tests capture them here. */
   logDestination?: DestinationStream;
-  /** The embedded issuer's clock; tests move it instead of sleeping. */
-  issuerClock?: Clock;
+  /** The service's clock (expiries, lockouts); tests move it instead of sleeping. */
+  clock?: Clock;
 }
 
 const shutdownGraceMs = 8_000;
@@ -141,7 +141,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
 
     const metrics = new Metrics();
     const app = await NestFactory.create<NestExpressApplication>(
-      AppModule.register(config, dataSource, metrics, vault, { issuerClock: options.issuerClock }),
+      AppModule.register(config, dataSource, metrics, vault, { clock: options.clock }),
       new PresetPrototypesExpressAdapter({
         requestTimeout: config.http.requestTimeoutMs,
         headersTimeout: config.http.headersTimeoutMs,

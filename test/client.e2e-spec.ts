@@ -217,7 +217,7 @@ describe(AgentClient.name, () => {
     const clock = () => Date.now() + offset;
 
     beforeAll(async () => {
-      service = await startTestService({ issuerClock: clock });
+      service = await startTestService({ clock });
       await service.client('admin').createTenant({ id: 'acme', label: 'ACME Corp' });
     });
 

@@ -64,7 +64,7 @@ function useBruteForceService(fields?: BruteForceFields, logs?: string[]) {
         : { AUTH_REALM_FILE: realmVariant((realm) => Object.assign(realm, fields)) };
     state.service = await startTestService({
       env,
-      issuerClock: () => state.now,
+      clock: () => state.now,
       logDestination: logs === undefined ? undefined : { write: (line) => logs.push(line) },
     });
   });

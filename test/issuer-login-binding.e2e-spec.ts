@@ -43,7 +43,7 @@ describe('Login form bound to its authorization request', () => {
   let now = Date.now();
 
   beforeAll(async () => {
-    service = await startTestService({ issuerClock: () => now });
+    service = await startTestService({ clock: () => now });
     issuer = `${service.publicBaseUrl}${realmPath}`;
     redirectUri = `${service.publicBaseUrl}/ctrl/swagger-ui/oauth2-redirect.html`;
   });
@@ -263,7 +263,7 @@ describe('Login form with the login timeout of the realm file', () => {
     const file = realmVariant((realm) => {
       Object.assign(realm, { accessCodeLifespanLogin: 300 });
     });
-    service = await startTestService({ env: { AUTH_REALM_FILE: file }, issuerClock: () => now });
+    service = await startTestService({ env: { AUTH_REALM_FILE: file }, clock: () => now });
   });
 
   afterAll(async () => {

@@ -35,10 +35,10 @@ describe('Purge of expired issuer rows', () => {
     const file = realmVariant((realm) => {
       realm.ssoSessionMaxLifespan = 3000;
     });
-    service = await startTestService({ env: { AUTH_REALM_FILE: file }, issuerClock: () => now });
+    service = await startTestService({ env: { AUTH_REALM_FILE: file }, clock: () => now });
     other = await startTestService({
       env: { AUTH_REALM_FILE: file, DATABASE_URL: service.databaseUrl },
-      issuerClock: () => now,
+      clock: () => now,
     });
   });
 

@@ -130,7 +130,7 @@ describe('Embedded issuer across restarts', () => {
         AGENT_MASTER_KEY: previous.masterKey,
         ...env,
       },
-      issuerClock: () => now,
+      clock: () => now,
     });
   }
 
@@ -138,7 +138,7 @@ describe('Embedded issuer across restarts', () => {
     (await running.request<Jwks>(`${oidcPath}/certs`, { as: 'anonymous' })).body;
 
   it('keeps its signing key, so tokens issued before a restart still work', async () => {
-    const first = await startTestService({ issuerClock: () => now });
+    const first = await startTestService({ clock: () => now });
     service = first;
     const kid = (await certs(first)).keys[0]?.kid;
     const tokens = (
@@ -166,7 +166,7 @@ describe('Embedded issuer across restarts', () => {
   });
 
   it('ends a session idle longer than a shortened idle timeout, although its refresh token has not expired', async () => {
-    const first = await startTestService({ issuerClock: () => now });
+    const first = await startTestService({ clock: () => now });
     service = first;
     const tokens = (
       await postForm(first.url, tokenPath, {

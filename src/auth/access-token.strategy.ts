@@ -8,6 +8,7 @@ import { LRUCache } from 'lru-cache';
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { type AddressInfo, type Server } from 'node:net';
 import { ExtractJwt, Strategy, type SecretOrKeyProvider } from 'passport-jwt';
+import { systemClock, type Clock } from '../common/clock.js';
 import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
 import { Metrics } from '../observability/metrics.js';
@@ -42,10 +43,11 @@ export const bearerToken: (request: Request) => string | null =
 export class VerifiedTokens {
   private readonly tokens: LRUCache<string, Caller>;
   private readonly maxAgeMs: number;
-  private readonly now: () => number;
+  private readonly now: Clock;
 
-  constructor(options: { max?: number; maxAgeMs?: number; now?: () => number } = {}) {
-    this.now = options.now ?? Date.now;
+  /** `now` is the service's CLOCK (auth.module.ts). */
+  constructor(options: { max?: number; maxAgeMs?: number; now?: Clock } = {}) {
+    this.now = options.now ?? systemClock;
     this.tokens = new LRUCache({
       max: options.max ?? 1_000,
       ttlResolution: 0,
@@ -194,6 +196,7 @@ export class AccessTokenStrategy extends PassportStrategy(Strategy, 'jwt') {
       issuer: config.authIssuerUrl,
       audience: config.authAudience,
       ignoreExpiration: false,
+      // exp and nbf against the system time: passport-jwt fixes jsonwebtoken's options (no clockTimestamp).
       jsonWebTokenOptions: { clockTolerance: clockToleranceSeconds },
     });
   }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { AccessPolicyGuard } from './access-policy.guard.js';
 import { AccessTokenGuard } from './access-token.guard.js';
 import { AccessTokenStrategy, VerifiedTokens } from './access-token.strategy.js';
@@ -17,7 +18,11 @@ import { TenantGuard } from './tenant.guard.js';
 @Module({
   imports: [PassportModule],
   providers: [
-    { provide: VerifiedTokens, useValue: new VerifiedTokens() },
+    {
+      provide: VerifiedTokens,
+      useFactory: (clock: Clock) => new VerifiedTokens({ now: clock }),
+      inject: [CLOCK],
+    },
     AccessTokenStrategy,
     RateLimits,
     { provide: APP_GUARD, useClass: AccessTokenGuard },

@@ -5,8 +5,7 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource } from 'typeorm';
+import { IdempotencyKeyRepository } from './idempotency-key.repository.js';
 
 /** How often each instance purges. Expired keys count as absent before that (IdempotencyStore). */
 export const idempotencyPurgeIntervalMs = 600_000;
@@ -31,7 +30,7 @@ export class IdempotencyPurge implements OnApplicationBootstrap, OnModuleDestroy
       this.logger.warn(`Purge of expired idempotency keys failed: ${(error as Error).message}`),
   );
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly keys: IdempotencyKeyRepository) {}
 
   onApplicationBootstrap(): void {
     this.job.start();
@@ -45,15 +44,7 @@ export class IdempotencyPurge implements OnApplicationBootstrap, OnModuleDestroy
   async purgeExpired(): Promise<number> {
     let total = 0;
     for (;;) {
-      const [row] = await this.dataSource.query<{ count: number }[]>(
-        `WITH deleted AS (
-           DELETE FROM idempotency_key WHERE id IN (
-             SELECT id FROM idempotency_key WHERE expires_at <= now()
-             LIMIT ${batchSize} FOR UPDATE SKIP LOCKED)
-           RETURNING 1)
-         SELECT count(*)::int AS count FROM deleted`,
-      );
-      const deleted = row?.count ?? 0;
+      const deleted = await this.keys.deleteExpiredBatch(batchSize);
       total += deleted;
       if (deleted < batchSize) return total;
     }

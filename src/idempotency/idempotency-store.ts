@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { type DataSource } from 'typeorm';
+import { type EntityManager } from 'typeorm';
 import { DomainException } from '../common/problem/domain.exception.js';
 import { KeyVault } from '../secrets/key-vault.js';
+import { IdempotencyKeyRepository, type KeyRow } from './idempotency-key.repository.js';
 import { answerJson, type HeldKey } from './idempotent-answer.js';
 
 /** How long a key names its first request: the contract of docs/api.md. */
@@ -19,22 +19,13 @@ export const leaseSeconds = 60;
 export type Reservation =
   { kind: 'run'; owner: string } | { kind: 'replay'; status: number; body: unknown };
 
-interface KeyRow {
-  owner: string;
-  fingerprint: string;
-  state: 'in-progress' | 'completed';
-  status: number | null;
-  answer_sealed: Buffer | null;
-  answer_master_key_id: string | null;
-}
-
-/** The idempotency keys in PostgreSQL; every statement is its own short transaction. */
+/** The idempotency keys in PostgreSQL; every statement is its own short transaction, but a kept answer's. */
 @Injectable()
 export class IdempotencyStore {
   private readonly logger = new Logger('Idempotency');
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly keys: IdempotencyKeyRepository,
     @Inject(KeyVault) private readonly vault: KeyVault,
   ) {}
 
@@ -47,26 +38,10 @@ export class IdempotencyStore {
     const owner = randomUUID();
     // A key deleted by the purge between the two statements is taken on the next turn.
     for (let turn = 0; turn < 3; turn++) {
-      const taken = await this.dataSource.query<{ owner: string }[]>(
-        `INSERT INTO idempotency_key AS k (id, fingerprint, owner, state, lease_until, expires_at)
-         VALUES ($1, $2, $3, 'in-progress', now() + make_interval(secs => $4),
-                 now() + make_interval(secs => $5))
-         ON CONFLICT (id) DO UPDATE
-            SET fingerprint = EXCLUDED.fingerprint, owner = EXCLUDED.owner, state = 'in-progress',
-                lease_until = EXCLUDED.lease_until, expires_at = EXCLUDED.expires_at,
-                status = NULL, answer_sealed = NULL, answer_master_key_id = NULL
-          WHERE k.expires_at <= now()
-             OR (k.state = 'in-progress' AND k.lease_until <= now()
-                 AND k.fingerprint = EXCLUDED.fingerprint)
-         RETURNING k.owner`,
-        [rowId, fingerprint, owner, leaseSeconds, keyLifetimeSeconds],
-      );
-      if (taken[0]?.owner === owner) return { kind: 'run', owner };
-      const [row] = await this.dataSource.query<KeyRow[]>(
-        `SELECT owner, fingerprint, state, status, answer_sealed, answer_master_key_id
-           FROM idempotency_key WHERE id = $1 AND expires_at > now()`,
-        [rowId],
-      );
+      if (await this.keys.take(rowId, fingerprint, owner, leaseSeconds, keyLifetimeSeconds)) {
+        return { kind: 'run', owner };
+      }
+      const row = await this.keys.findLive(rowId);
       if (row !== undefined) return this.existing(rowId, fingerprint, row);
     }
     throw new Error('The idempotency key could be neither taken nor read');
@@ -108,10 +83,21 @@ export class IdempotencyStore {
     return { kind: 'replay', status: row.status, body };
   }
 
-  /** Seals an answer for its row: it may hold a webhook secret or a credential's claims. */
-  seal(rowId: string, json: string): { box: Buffer; masterKeyId: string } {
-    const box = this.vault.seal(rowId, Buffer.from(json, 'utf8'), 'idempotent-answer');
-    return { box, masterKeyId: this.vault.masterKeyId };
+  /**
+   * Seals the answer (it may hold a webhook secret or a credential's claims) and records it if the
+   * attempt still holds the key, in the manager's transaction when given; false when taken over.
+   */
+  async record(
+    key: Pick<HeldKey, 'rowId' | 'owner' | 'status'>,
+    json: string,
+    manager?: EntityManager,
+  ): Promise<boolean> {
+    const box = this.vault.seal(key.rowId, Buffer.from(json, 'utf8'), 'idempotent-answer');
+    const masterKeyId = this.vault.masterKeyId;
+    return this.keys.complete(
+      { rowId: key.rowId, owner: key.owner, status: key.status, box, masterKeyId },
+      manager,
+    );
   }
 
   /**
@@ -119,20 +105,11 @@ export class IdempotencyStore {
    * (docs/api.md, Retrying safely, says what that leaves open).
    */
   async complete(key: HeldKey, body: unknown): Promise<void> {
-    const { box, masterKeyId } = key.seal(answerJson(body));
-    await this.dataSource.query(
-      `UPDATE idempotency_key
-          SET state = 'completed', status = $3, answer_sealed = $4, answer_master_key_id = $5
-        WHERE id = $1 AND owner = $2 AND state = 'in-progress'`,
-      [key.rowId, key.owner, key.status, box, masterKeyId],
-    );
+    await this.record(key, answerJson(body));
   }
 
   /** Frees the key of an attempt that failed, unless its transaction recorded an answer. */
   async release(key: HeldKey): Promise<void> {
-    await this.dataSource.query(
-      `DELETE FROM idempotency_key WHERE id = $1 AND owner = $2 AND state = 'in-progress'`,
-      [key.rowId, key.owner],
-    );
+    await this.keys.release(key.rowId, key.owner);
   }
 }

@@ -61,7 +61,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       owner: reservation.owner,
       // Nest sets the route's status before the interceptors run.
       status: response.statusCode,
-      seal: (json) => this.store.seal(rowId, json),
+      record: (json, manager) => this.store.record(held, json, manager),
       kept: false,
     };
     let body: unknown;

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { SecretsModule } from '../secrets/secrets.module.js';
+import { IdempotencyKeyRepository } from './idempotency-key.repository.js';
 import { idempotencySealedColumns } from './idempotency-key.sealed-columns.js';
 import { IdempotencyInterceptor } from './idempotency.interceptor.js';
 import { IdempotencyPurge } from './idempotency-purge.js';
@@ -9,7 +10,7 @@ import { IdempotencyStore } from './idempotency-store.js';
 @Global()
 @Module({
   imports: [SecretsModule.forFeature(idempotencySealedColumns)],
-  providers: [IdempotencyStore, IdempotencyInterceptor, IdempotencyPurge],
+  providers: [IdempotencyKeyRepository, IdempotencyStore, IdempotencyInterceptor, IdempotencyPurge],
   exports: [IdempotencyStore, IdempotencyInterceptor],
 })
 export class IdempotencyModule {}

@@ -11,8 +11,8 @@ export interface HeldKey {
   readonly owner: string;
   /** The status the route answers with. */
   readonly status: number;
-  /** Seals a kept answer for this row. */
-  readonly seal: (json: string) => { box: Buffer; masterKeyId: string };
+  /** Seals the answer and records it in the manager's transaction; false when the key was taken over. */
+  readonly record: (json: string, manager: EntityManager) => Promise<boolean>;
   /** Set once the answer is recorded in the effect's own transaction. */
   kept: boolean;
 }
@@ -43,14 +43,7 @@ export function answerJson(body: unknown): string {
 export async function keepIdempotentAnswer(manager: EntityManager, body: unknown): Promise<void> {
   const key = heldKeys.getStore();
   if (key === undefined) return;
-  const { box, masterKeyId } = key.seal(answerJson(body));
-  const [, updated] = await manager.query<[unknown[], number]>(
-    `UPDATE idempotency_key
-        SET state = 'completed', status = $3, answer_sealed = $4, answer_master_key_id = $5
-      WHERE id = $1 AND owner = $2 AND state = 'in-progress'`,
-    [key.rowId, key.owner, key.status, box, masterKeyId],
-  );
-  if (updated !== 1) throw keyTakenOver();
+  if (!(await key.record(answerJson(body), manager))) throw keyTakenOver();
   key.kept = true;
 }
 

@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
-import { MoreThan, Repository } from 'typeorm';
 import { sha256 } from './hashing.js';
-import { IssuerAuthSessionEntity } from './issuer-auth-session.entity.js';
-import { ISSUER_CLOCK, type Clock } from './issuer-clock.js';
+import { type IssuerAuthSessionEntity } from './issuer-auth-session.entity.js';
+import { IssuerAuthSessionRepository } from './issuer-auth-session.repository.js';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { Realm } from './realm.js';
 
 /** A login page as stored: the browser's root session, the page's tab and its authorization request. */
@@ -22,9 +21,8 @@ export type PendingLogin = Pick<
 @Injectable()
 export class AuthSessionStore {
   constructor(
-    @InjectRepository(IssuerAuthSessionEntity)
-    private readonly logins: Repository<IssuerAuthSessionEntity>,
-    @Inject(ISSUER_CLOCK) private readonly clock: Clock,
+    private readonly logins: IssuerAuthSessionRepository,
+    @Inject(CLOCK) private readonly clock: Clock,
     private readonly realm: Realm,
   ) {}
 
@@ -35,8 +33,7 @@ export class AuthSessionStore {
     request: Record<string, string>,
   ): Promise<{ cookie: string; cookieIsNew: boolean; tabId: string; sessionCode: string }> {
     const live =
-      cookie !== undefined &&
-      (await this.logins.existsBy({ rootHash: sha256(cookie), expiresAt: MoreThan(this.now()) }));
+      cookie !== undefined && (await this.logins.hasLivePage(sha256(cookie), this.now()));
     const root = live ? cookie : randomToken(32);
     const tabId = randomToken(8);
     const sessionCode = randomToken(32);
@@ -58,12 +55,11 @@ export class AuthSessionStore {
     clientId: string | undefined,
   ): Promise<PendingLogin | undefined> {
     if (cookie === undefined || tabId === undefined || clientId === undefined) return undefined;
-    const login = await this.logins.findOneBy({
-      rootHash: sha256(cookie),
-      tabId,
+    const login = await this.logins.findLive(
+      { rootHash: sha256(cookie), tabId },
       clientId,
-      expiresAt: MoreThan(this.now()),
-    });
+      this.now(),
+    );
     return login ?? undefined;
   }
 
@@ -74,24 +70,23 @@ export class AuthSessionStore {
   ): Promise<string | undefined> {
     if (sessionCode === undefined) return undefined;
     const next = randomToken(32);
-    const result = await this.logins.update(
-      {
-        rootHash: login.rootHash,
-        tabId: login.tabId,
-        sessionCodeHash: sha256(sessionCode),
-        expiresAt: MoreThan(this.now()),
-      },
-      { sessionCodeHash: sha256(next), expiresAt: this.expiry() },
+    const taken = await this.logins.swapCode(
+      { rootHash: login.rootHash, tabId: login.tabId },
+      sha256(sessionCode),
+      sha256(next),
+      this.now(),
+      this.expiry(),
     );
-    return result.affected === 1 ? next : undefined;
+    return taken ? next : undefined;
   }
 
   /** A fresh session code for a page shown again. */
   async renewCode(login: PendingLogin): Promise<string> {
     const next = randomToken(32);
-    await this.logins.update(
+    await this.logins.setCode(
       { rootHash: login.rootHash, tabId: login.tabId },
-      { sessionCodeHash: sha256(next), expiresAt: this.expiry() },
+      sha256(next),
+      this.expiry(),
     );
     return next;
   }

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ISSUER_CLOCK, type Clock } from './issuer-clock.js';
-import { IssuerLoginFailureEntity } from './issuer-login-failure.entity.js';
+import { CLOCK, type Clock } from '../common/clock.js';
+import { IssuerLoginFailureRepository } from './issuer-login-failure.repository.js';
 import {
   afterFailure,
   isLockedOut,
@@ -34,8 +34,9 @@ export class BruteForceProtector {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly failures: IssuerLoginFailureRepository,
     private readonly realm: Realm,
-    @Inject(ISSUER_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /**
@@ -49,31 +50,20 @@ export class BruteForceProtector {
     const at = new Date(this.clock());
     if (!settings.enabled) return { at, ifWrong: undefined };
     const ifWrong = await this.dataSource.transaction(async (manager) => {
-      const failures = manager.getRepository(IssuerLoginFailureEntity);
       // Concurrent attempts of one user, on any instance, queue on the row lock and each computes from
       // the one before, so none is lost and the one that reaches the lockout shuts out those behind it.
       for (;;) {
-        const row = await failures.findOne({
-          where: { userId: user.id },
-          lock: { mode: 'pessimistic_write' },
-        });
+        const row = await this.failures.findLocked(manager, user.id);
         // Keycloak counts no failure during a lockout.
         if (row !== null && isLockedOut(row, at)) return undefined;
         const next = afterFailure(row ?? noFailures, settings, at, address);
         const values = { ...next, userId: user.id, username: user.username };
         if (row !== null) {
-          await failures.update({ userId: user.id }, values);
+          await this.failures.update(manager, values);
           return next;
         }
-        const inserted = await failures
-          .createQueryBuilder()
-          .insert()
-          .values(values)
-          .orIgnore()
-          .returning(['userId'])
-          .execute();
-        // Another attempt made the row first: lock it and count from it.
-        if ((inserted.raw as unknown[]).length > 0) return next;
+        // Unless another attempt made the row first: then lock it and count from it.
+        if (await this.failures.insertIfAbsent(manager, values)) return next;
       }
     });
     return ifWrong === undefined ? undefined : { at, ifWrong };
@@ -97,7 +87,7 @@ export class BruteForceProtector {
    */
   async successfulLogin(user: RealmUserView): Promise<void> {
     if (!this.realm.bruteForce.enabled) return;
-    await this.dataSource.getRepository(IssuerLoginFailureEntity).delete({ userId: user.id });
+    await this.failures.delete(user.id);
   }
 
   /** A login refused because the user is locked out: the answer does not say so, the log does. */

@@ -6,9 +6,12 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { ISSUER_CLOCK, type Clock } from './issuer-clock.js';
+import { CLOCK, type Clock } from '../common/clock.js';
+import { IssuerAuthSessionRepository } from './issuer-auth-session.repository.js';
+import { IssuerCodeRepository } from './issuer-code.repository.js';
+import { IssuerLoginFailureRepository } from './issuer-login-failure.repository.js';
+import { IssuerRevokedTokenRepository } from './issuer-revoked-token.repository.js';
+import { IssuerSessionRepository } from './issuer-session.repository.js';
 import { Realm } from './realm.js';
 
 /** How often each instance purges: Keycloak's default interval for its own expiry tasks. */
@@ -29,6 +32,12 @@ export interface PurgeCounts {
  * clock and the realm's current lifetimes), and login failures Keycloak would forget, every
  * `purgeIntervalMs` while the app runs. Several
  * instances on one database may purge at once: each batch skips the rows another one has locked.
+ *
+ * Each batch is picked once, by an uncorrelated subquery (an InitPlan: run once per statement) whose
+ * rows are then found by their ctid (a TID scan), so the work is bounded whatever the planner believes
+ * of the table. `key IN (SELECT ... LIMIT ... FOR UPDATE)` was planned, when the statistics said the
+ * table was empty, as a semi-join that re-ran the subquery for every row of the table, locking again
+ * each time: seconds for a backlog. The rows are locked, so their ctids stay put until the DELETE.
  */
 @Injectable()
 export class IssuerPurge implements OnApplicationBootstrap, OnModuleDestroy {
@@ -51,9 +60,13 @@ export class IssuerPurge implements OnApplicationBootstrap, OnModuleDestroy {
   );
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sessions: IssuerSessionRepository,
+    private readonly codes: IssuerCodeRepository,
+    private readonly loginPages: IssuerAuthSessionRepository,
+    private readonly revokedTokens: IssuerRevokedTokenRepository,
+    private readonly loginFailures: IssuerLoginFailureRepository,
     private readonly realm: Realm,
-    @Inject(ISSUER_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   get scheduled(): boolean {
@@ -74,19 +87,21 @@ export class IssuerPurge implements OnApplicationBootstrap, OnModuleDestroy {
     const before = (seconds: number) => new Date(now - seconds * 1000);
     return {
       // Ended, idle past ssoSessionIdleTimeout or older than ssoSessionMaxLifespan: no longer active.
-      sessions: await this.deleteExpired(
-        'issuer_session',
-        'ended_at IS NOT NULL OR last_refreshed_at < $1 OR started_at < $2',
-        [before(this.realm.ssoSessionIdleTimeout), before(this.realm.ssoSessionMaxLifespan)],
+      sessions: await inBatches((limit) =>
+        this.sessions.deleteInactiveBatch(
+          before(this.realm.ssoSessionIdleTimeout),
+          before(this.realm.ssoSessionMaxLifespan),
+          limit,
+        ),
       ),
-      codes: await this.deleteExpired('issuer_code', 'expires_at < $1', [new Date(now)]),
-      loginPages: await this.deleteExpired('issuer_auth_session', 'expires_at < $1', [
-        new Date(now),
-      ]),
+      codes: await inBatches((limit) => this.codes.deleteExpiredBatch(new Date(now), limit)),
+      loginPages: await inBatches((limit) =>
+        this.loginPages.deleteExpiredBatch(new Date(now), limit),
+      ),
       // Past its expiry a revoked access token is refused anyway.
-      revokedTokens: await this.deleteExpired('issuer_revoked_token', 'expires_at < $1', [
-        new Date(now),
-      ]),
+      revokedTokens: await inBatches((limit) =>
+        this.revokedTokens.deleteExpiredBatch(new Date(now), limit),
+      ),
     };
   }
 
@@ -98,44 +113,20 @@ export class IssuerPurge implements OnApplicationBootstrap, OnModuleDestroy {
   async purgeLoginFailures(): Promise<number> {
     const settings = this.realm.bruteForce;
     if (!settings.enabled) {
-      return this.deleteExpired('issuer_login_failure', 'permanently_locked_at IS NULL', []);
+      return inBatches((limit) => this.loginFailures.deleteUnlockedBatch(limit));
     }
     if (settings.permanentLockout && settings.maxTemporaryLockouts === 0) return 0;
-    return this.deleteExpired(
-      'issuer_login_failure',
-      'permanently_locked_at IS NULL AND last_failure < $1',
-      [new Date(this.clock() - settings.maxDeltaTimeSeconds * 1000)],
-    );
+    const before = new Date(this.clock() - settings.maxDeltaTimeSeconds * 1000);
+    return inBatches((limit) => this.loginFailures.deleteStaleBatch(before, limit));
   }
+}
 
-  /**
-   * Deletes up to `batchSize` rows at a time. The batch is picked once, by an uncorrelated subquery
-   * (an InitPlan: run once per statement) whose rows are then found by their ctid (a TID scan), so the
-   * work is bounded whatever the planner believes of the table. `key IN (SELECT ... LIMIT ... FOR
-   * UPDATE)` was planned, when the statistics said the table was empty, as a semi-join that re-ran
-   * the subquery for every row of the table, locking again each time: seconds for a backlog.
-   * The rows are locked, so their ctids stay put until the DELETE. Table and condition are constants
-   * of this class, never input.
-   */
-  private async deleteExpired(
-    table: string,
-    condition: string,
-    values: unknown[],
-  ): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const [row] = await this.dataSource.query<{ count: number }[]>(
-        `WITH deleted AS (
-           DELETE FROM "${table}" WHERE ctid = ANY(ARRAY(
-             SELECT ctid FROM "${table}" WHERE ${condition}
-             LIMIT ${batchSize} FOR UPDATE SKIP LOCKED))
-           RETURNING 1)
-         SELECT count(*)::int AS count FROM deleted`,
-        values,
-      );
-      const deleted = row?.count ?? 0;
-      total += deleted;
-      if (deleted < batchSize) return total;
-    }
+/** Runs a batch delete until a batch deletes fewer than `batchSize` rows; answers how many in all. */
+async function inBatches(deleteBatch: (limit: number) => Promise<number>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = await deleteBatch(batchSize);
+    total += deleted;
+    if (deleted < batchSize) return total;
   }
 }

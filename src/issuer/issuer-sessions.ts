@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
-import { IsNull, Repository } from 'typeorm';
 import { type AuthorizationRequest } from './authorization-request.js';
 import { sha256 } from './hashing.js';
-import { ISSUER_CLOCK, type Clock } from './issuer-clock.js';
-import { IssuerCodeEntity } from './issuer-code.entity.js';
-import { IssuerSessionEntity } from './issuer-session.entity.js';
+import { CLOCK, type Clock } from '../common/clock.js';
+import { type IssuerCodeEntity } from './issuer-code.entity.js';
+import { IssuerCodeRepository } from './issuer-code.repository.js';
+import { type IssuerSessionEntity } from './issuer-session.entity.js';
+import { IssuerSessionRepository } from './issuer-session.repository.js';
 import { OAuthError } from './oauth-error.js';
 import { type RealmClient } from './realm-file.js';
 import { Realm, type RealmUserView } from './realm.js';
@@ -23,10 +23,9 @@ export class IssuerSessions {
 
   constructor(
     private readonly realm: Realm,
-    @Inject(ISSUER_CLOCK) private readonly clock: Clock,
-    @InjectRepository(IssuerSessionEntity)
-    private readonly sessions: Repository<IssuerSessionEntity>,
-    @InjectRepository(IssuerCodeEntity) private readonly codes: Repository<IssuerCodeEntity>,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly sessions: IssuerSessionRepository,
+    private readonly codes: IssuerCodeRepository,
   ) {}
 
   async start(
@@ -54,8 +53,7 @@ export class IssuerSessions {
 
   /** The session, if it has not ended or expired; else Keycloak's "Session not active". */
   async active(sessionId: unknown): Promise<IssuerSessionEntity> {
-    const session =
-      typeof sessionId === 'string' ? await this.sessions.findOneBy({ id: sessionId }) : null;
+    const session = typeof sessionId === 'string' ? await this.sessions.findById(sessionId) : null;
     const now = this.clock();
     if (
       session === null ||
@@ -80,15 +78,12 @@ export class IssuerSessions {
   /** A refresh restarts the idle timeout. */
   async touch(session: IssuerSessionEntity): Promise<void> {
     session.lastRefreshedAt = new Date(this.clock());
-    await this.sessions.update({ id: session.id }, { lastRefreshedAt: session.lastRefreshedAt });
+    await this.sessions.setLastRefreshed(session.id, session.lastRefreshedAt);
   }
 
   /** Ends a session (logout): its refresh tokens stop working at once. */
   async end(sessionId: string): Promise<void> {
-    await this.sessions.update(
-      { id: sessionId, endedAt: IsNull() },
-      { endedAt: new Date(this.clock()) },
-    );
+    await this.sessions.end(sessionId, new Date(this.clock()));
   }
 
   /** The earliest of idle timeout from now and the session's maximum lifespan, as Keycloak's SSO session settings do. */
@@ -129,36 +124,13 @@ export class IssuerSessions {
   /** The code's record, used up by this call; undefined when unknown, expired or used before. */
   async consumeCode(code: string): Promise<IssuerCodeEntity | undefined> {
     // One use only, even under concurrent redemption: the UPDATE marks it used atomically.
-    const result = await this.codes
-      .createQueryBuilder()
-      .update(IssuerCodeEntity)
-      .set({ usedAt: new Date(this.clock()) })
-      .where('code_hash = :hash AND used_at IS NULL AND expires_at > :now', {
-        hash: sha256(code),
-        now: new Date(this.clock()),
-      })
-      .returning('*')
-      .execute();
-    const rows = result.raw as Record<string, unknown>[];
-    if (rows.length === 0) {
+    const consumed = await this.codes.consume(sha256(code), new Date(this.clock()));
+    if (consumed === undefined) {
       // A code presented twice may have been stolen: end the session its first use created
       // (RFC 6749 §4.1.2, as Keycloak does).
-      const reused = await this.codes.findOneBy({ codeHash: sha256(code) });
+      const reused = await this.codes.findByHash(sha256(code));
       if (reused?.usedAt !== null && reused?.usedAt !== undefined) await this.end(reused.sessionId);
-      return undefined;
     }
-    const row = rows[0];
-    return {
-      codeHash: String(row.code_hash),
-      sessionId: String(row.session_id),
-      clientId: String(row.client_id),
-      redirectUri: String(row.redirect_uri),
-      codeChallenge: (row.code_challenge as string | null) ?? null,
-      codeChallengeMethod: (row.code_challenge_method as string | null) ?? null,
-      scope: String(row.scope),
-      nonce: (row.nonce as string | null) ?? null,
-      expiresAt: row.expires_at as Date,
-      usedAt: row.used_at as Date,
-    };
+    return consumed;
   }
 }

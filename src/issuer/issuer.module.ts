@@ -6,8 +6,11 @@ import { AuthSessionStore } from './auth-session-store.js';
 import { BrowserLoginController } from './browser-login.controller.js';
 import { BruteForceProtector } from './brute-force-protector.js';
 import { IssuerAuthSessionEntity } from './issuer-auth-session.entity.js';
-import { ISSUER_CLOCK, systemClock, type Clock } from './issuer-clock.js';
+import { IssuerAuthSessionRepository } from './issuer-auth-session.repository.js';
 import { IssuerCodeEntity } from './issuer-code.entity.js';
+import { IssuerCodeRepository } from './issuer-code.repository.js';
+import { IssuerLoginFailureEntity } from './issuer-login-failure.entity.js';
+import { IssuerLoginFailureRepository } from './issuer-login-failure.repository.js';
 import { IssuerPurge } from './issuer-purge.js';
 import { DiscoveryController } from './discovery.controller.js';
 import { IssuerKeys } from './issuer-keys.js';
@@ -20,7 +23,9 @@ import { TokenController } from './token.controller.js';
 import { TokenFactory } from './token-factory.js';
 import { TokenGrants } from './token-grants.js';
 import { IssuerSessionEntity } from './issuer-session.entity.js';
+import { IssuerSessionRepository } from './issuer-session.repository.js';
 import { IssuerRevokedTokenEntity } from './issuer-revoked-token.entity.js';
+import { IssuerRevokedTokenRepository } from './issuer-revoked-token.repository.js';
 import { RevokedTokens } from './revoked-tokens.js';
 import { TokenIntrospection } from './token-introspection.js';
 import { TokenIntrospectionController } from './token-introspection.controller.js';
@@ -32,7 +37,7 @@ export const realmName = 'agent-cloud';
 /** The embedded issuer: only mounted when AUTH_ISSUER_URL is unset, which production forbids. */
 @Module({})
 export class IssuerModule {
-  static register(config: AppConfig, clock: Clock = systemClock): DynamicModule {
+  static register(config: AppConfig): DynamicModule {
     const file = loadRealmFile(config.realmFile ?? defaultRealmFilePath(), config.environment);
     if (file.realm !== realmName) {
       throw new Error(
@@ -50,6 +55,7 @@ export class IssuerModule {
           IssuerSessionEntity,
           IssuerCodeEntity,
           IssuerAuthSessionEntity,
+          IssuerLoginFailureEntity,
           IssuerRevokedTokenEntity,
         ]),
       ],
@@ -64,13 +70,17 @@ export class IssuerModule {
         { provide: Realm, useValue: new Realm(file) },
         { provide: IssuerKeys, useValue: IssuerKeys.loadOrCreate(join(config.dataDir, 'issuer')) },
         { provide: ISSUER_URL, useValue: config.authIssuerUrl },
-        { provide: ISSUER_CLOCK, useValue: clock },
         {
           provide: TokenFactory,
           useFactory: (realm: Realm, keys: IssuerKeys, issuerUrl: string) =>
             new TokenFactory(realm, keys, issuerUrl),
           inject: [Realm, IssuerKeys, ISSUER_URL],
         },
+        IssuerSessionRepository,
+        IssuerCodeRepository,
+        IssuerAuthSessionRepository,
+        IssuerLoginFailureRepository,
+        IssuerRevokedTokenRepository,
         IssuerSessions,
         BruteForceProtector,
         PasswordLogin,

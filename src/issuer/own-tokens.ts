@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { jwtVerify, type JWTPayload } from 'jose';
-import { ISSUER_CLOCK, type Clock } from './issuer-clock.js';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { IssuerKeys } from './issuer-keys.js';
 import { ISSUER_URL } from './issuer-url.js';
 import { OAuthError } from './oauth-error.js';
@@ -15,7 +15,7 @@ export class OwnTokens {
     private readonly keys: IssuerKeys,
     private readonly tokens: TokenFactory,
     @Inject(ISSUER_URL) private readonly issuerUrl: string,
-    @Inject(ISSUER_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** Verifies an access or ID token of this issuer. */

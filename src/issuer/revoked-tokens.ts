@@ -1,8 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
-import { ISSUER_CLOCK, type Clock } from './issuer-clock.js';
-import { IssuerRevokedTokenEntity } from './issuer-revoked-token.entity.js';
+import { CLOCK, type Clock } from '../common/clock.js';
+import { IssuerRevokedTokenRepository } from './issuer-revoked-token.repository.js';
 
 /** Keycloak keeps a revoked access token's id at least this long, even when it expires sooner. */
 const minimumSeconds = 10;
@@ -11,24 +9,18 @@ const minimumSeconds = 10;
 @Injectable()
 export class RevokedTokens {
   constructor(
-    @InjectRepository(IssuerRevokedTokenEntity)
-    private readonly revoked: Repository<IssuerRevokedTokenEntity>,
-    @Inject(ISSUER_CLOCK) private readonly clock: Clock,
+    private readonly revoked: IssuerRevokedTokenRepository,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** Remembers the token's id until it expires (`exp`, seconds), as Keycloak's revocation does. */
   async revoke(jti: string, exp: number): Promise<void> {
     const expiresAt = new Date(Math.max(exp * 1000, this.clock() + minimumSeconds * 1000));
-    await this.revoked
-      .createQueryBuilder()
-      .insert()
-      .values({ jti, expiresAt })
-      .orIgnore()
-      .execute();
+    await this.revoked.insertIfAbsent(jti, expiresAt);
   }
 
   async isRevoked(jti: unknown): Promise<boolean> {
     if (typeof jti !== 'string') return false;
-    return this.revoked.existsBy({ jti });
+    return this.revoked.exists(jti);
   }
 }

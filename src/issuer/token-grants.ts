@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { authenticateClient } from './client-authentication.js';
 import { type Form } from './issuer-http.js';
-import { ISSUER_CLOCK, type Clock } from './issuer-clock.js';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { IssuerKeys } from './issuer-keys.js';
 import { IssuerSessions } from './issuer-sessions.js';
 import { type IssuerSessionEntity } from './issuer-session.entity.js';
@@ -30,7 +30,7 @@ export class TokenGrants {
     private readonly tokens: TokenFactory,
     private readonly passwordLogin: PasswordLogin,
     @Inject(ISSUER_URL) private readonly issuerUrl: string,
-    @Inject(ISSUER_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async token(

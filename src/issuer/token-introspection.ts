@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { jwtVerify, type JWTPayload } from 'jose';
 import { authenticateClient } from './client-authentication.js';
 import { type Form } from './issuer-http.js';
-import { ISSUER_CLOCK, type Clock } from './issuer-clock.js';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { IssuerKeys } from './issuer-keys.js';
 import { IssuerSessions } from './issuer-sessions.js';
 import { ISSUER_URL } from './issuer-url.js';
@@ -29,7 +29,7 @@ export class TokenIntrospection {
     private readonly sessions: IssuerSessions,
     private readonly revoked: RevokedTokens,
     @Inject(ISSUER_URL) private readonly issuerUrl: string,
-    @Inject(ISSUER_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** `{active: false}` for any token that is not active, else its claims with Keycloak's additions. */

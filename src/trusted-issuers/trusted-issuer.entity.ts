@@ -7,9 +7,7 @@ import {
   ManyToOne,
   PrimaryColumn,
   Unique,
-  type Relation,
 } from 'typeorm';
-import { TenantEntity } from '../tenants/tenant.entity.js';
 
 /** An issuer a tenant accepts credentials from when a verification names no list of its own. */
 @Entity({ name: 'trusted_issuer' })
@@ -22,9 +20,10 @@ export class TrustedIssuerEntity {
   @Column({ name: 'tenant_id', type: 'varchar', length: 64 })
   tenantId: string;
 
-  @ManyToOne(() => TenantEntity, { onDelete: 'CASCADE' })
+  /** The tenants feature's row, by entity name: the foreign key without importing its class. */
+  @ManyToOne('TenantEntity', { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'tenant_id', foreignKeyConstraintName: 'trusted_issuer_tenant_id_fkey' })
-  tenant?: Relation<TenantEntity>;
+  tenant?: unknown;
 
   /** The issuer's id as credentials name it (usually a DID), compared exactly. */
   @Column({ type: 'varchar', length: 2048 })

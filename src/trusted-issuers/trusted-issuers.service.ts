@@ -15,18 +15,14 @@ import {
   type TrustedIssuerDto,
   type TrustedIssuerPageDto,
 } from './dto/trusted-issuer.dto.js';
-import { TrustedIssuerEntity } from './trusted-issuer.entity.js';
+import { type TrustedIssuerEntity } from './trusted-issuer.entity.js';
 import {
   trustedIssuerExists,
   trustedIssuerNotFound,
   trustedIssuersFull,
 } from './trusted-issuer.errors.js';
 import { trustedIssuerLimits } from './trusted-issuer-limits.js';
-
-const sortColumns: Record<SortField, keyof TrustedIssuerEntity> = {
-  issuer: 'issuer',
-  createdAt: 'createdAt',
-};
+import { TrustedIssuerRepository } from './trusted-issuer.repository.js';
 
 /** A tenant's trusted issuers list: the only user of its table. */
 @Injectable()
@@ -34,25 +30,25 @@ export class TrustedIssuersService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly audit: AuditLog,
+    private readonly entries: TrustedIssuerRepository,
   ) {}
 
   async list(tenantId: string, query: ListTrustedIssuersQuery): Promise<TrustedIssuerPageDto> {
     await requireTenant(this.dataSource, tenantId);
     const window = pageWindow(query);
     const [field, direction] = (query.sort ?? 'createdAt,desc').split(',') as [SortField, string?];
-    const order = direction === 'desc' ? 'DESC' : 'ASC';
-    const [entities, total] = await this.entries().findAndCount({
-      where: { tenantId },
-      order: { [sortColumns[field]]: order, id: order },
-      skip: window.offset,
-      take: window.size,
+    const [entities, total] = await this.entries.page(tenantId, {
+      by: field,
+      direction: direction === 'desc' ? 'DESC' : 'ASC',
+      offset: window.offset,
+      size: window.size,
     });
     return springPage(entities.map(viewOf), window, total);
   }
 
   async get(tenantId: string, id: string): Promise<TrustedIssuerDto> {
     await requireTenant(this.dataSource, tenantId);
-    const entity = isUUID(id) ? await this.entries().findOneBy({ id, tenantId }) : null;
+    const entity = isUUID(id) ? await this.entries.findById(tenantId, id) : null;
     if (entity === null) throw trustedIssuerNotFound(id);
     return viewOf(entity);
   }
@@ -68,14 +64,13 @@ export class TrustedIssuersService {
   ): Promise<TrustedIssuerDto> {
     const created = await this.dataSource.transaction(async (manager) => {
       await requireTenant(manager, tenantId, { lock: true });
-      const repository = manager.getRepository(TrustedIssuerEntity);
-      if (await repository.existsBy({ tenantId, issuer: input.issuer })) {
+      if (await this.entries.exists(manager, tenantId, input.issuer)) {
         throw trustedIssuerExists(input.issuer);
       }
-      if ((await repository.countBy({ tenantId })) >= trustedIssuerLimits.entries) {
+      if ((await this.entries.count(manager, tenantId)) >= trustedIssuerLimits.entries) {
         throw trustedIssuersFull();
       }
-      const entity = await repository.save({
+      const entity = await this.entries.insert(manager, {
         id: randomUUID(),
         tenantId,
         issuer: input.issuer,
@@ -94,19 +89,14 @@ export class TrustedIssuersService {
 
   async delete(tenantId: string, id: string, actor: Actor): Promise<void> {
     await requireTenant(this.dataSource, tenantId);
-    const { affected } = isUUID(id) ? await this.entries().delete({ id, tenantId }) : {};
-    if (!affected) throw trustedIssuerNotFound(id);
+    const deleted = isUUID(id) && (await this.entries.delete(tenantId, id));
+    if (!deleted) throw trustedIssuerNotFound(id);
     this.audit.record('trusted-issuer.delete', actor, tenantId, { trustedIssuerId: id });
   }
 
   /** Every issuer the tenant trusts (at most the cap: one short query). */
-  async issuersOf(tenantId: string): Promise<string[]> {
-    const rows = await this.entries().find({ select: { issuer: true }, where: { tenantId } });
-    return rows.map((row) => row.issuer);
-  }
-
-  private entries() {
-    return this.dataSource.getRepository(TrustedIssuerEntity);
+  issuersOf(tenantId: string): Promise<string[]> {
+    return this.entries.issuersOf(tenantId);
   }
 }
 

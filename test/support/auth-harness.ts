@@ -192,7 +192,7 @@ export function useEmbeddedIssuerService() {
 
   beforeAll(async () => {
     context.service = await startTestService({
-      issuerClock: () => Date.now() + context.issuerOffsetMs,
+      clock: () => Date.now() + context.issuerOffsetMs,
     });
     context.issuer = `${context.service.publicBaseUrl}${realmPath}`;
     context.issuerKey = createPrivateKey(

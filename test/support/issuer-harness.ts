@@ -147,7 +147,7 @@ export function useIssuer() {
   const nowSeconds = () => Math.floor(now / 1000);
 
   beforeAll(async () => {
-    const service = await startTestService({ issuerClock: () => now });
+    const service = await startTestService({ clock: () => now });
     context.service = service;
     context.issuer = `${service.publicBaseUrl}${realmPath}`;
     context.registeredRedirectUri = `${service.publicBaseUrl}/ctrl/swagger-ui/oauth2-redirect.html`;

@@ -30,8 +30,8 @@ export interface TestService extends RunningService {
 
 export interface TestServiceOptions {
   env?: Record<string, string>;
-  /** The embedded issuer's clock (milliseconds); tests move it instead of sleeping. */
-  issuerClock?: () => number;
+  /** The service's clock (milliseconds), the embedded issuer's with it; tests move it instead of sleeping. */
+  clock?: () => number;
   /** Capture the service's log lines (JSON) here; silent otherwise. */
   logDestination?: { write(line: string): void };
 }
@@ -63,7 +63,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     },
     logLevel: options.logDestination === undefined ? 'silent' : 'debug',
     logDestination: options.logDestination,
-    issuerClock: options.issuerClock,
+    clock: options.clock,
   });
   const tokens = new Map<string, Promise<string>>();
   const tokenFor = (user: 'admin' | 'demo') => {

@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource, type EntityManager } from 'typeorm';
+import { TrustedIssuerEntity } from './trusted-issuer.entity.js';
+
+/** A new entry; `createdAt` is the database's. */
+export type NewTrustedIssuer = Pick<
+  TrustedIssuerEntity,
+  'id' | 'tenantId' | 'issuer' | 'description'
+>;
+
+/** A page of a tenant's list: sorted by one column, then by id, the same way. */
+export interface TrustedIssuerPageRequest {
+  by: 'issuer' | 'createdAt';
+  direction: 'ASC' | 'DESC';
+  offset: number;
+  size: number;
+}
+
+/** The tenants' trusted issuers lists (trusted_issuer). */
+@Injectable()
+export class TrustedIssuerRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** One page of the tenant's entries and how many it has in all. */
+  page(
+    tenantId: string,
+    request: TrustedIssuerPageRequest,
+  ): Promise<[TrustedIssuerEntity[], number]> {
+    return this.entries().findAndCount({
+      where: { tenantId },
+      order: { [request.by]: request.direction, id: request.direction },
+      skip: request.offset,
+      take: request.size,
+    });
+  }
+
+  findById(tenantId: string, id: string): Promise<TrustedIssuerEntity | null> {
+    return this.entries().findOneBy({ id, tenantId });
+  }
+
+  /** Whether the tenant lists the issuer, in the caller's transaction. */
+  exists(manager: EntityManager, tenantId: string, issuer: string): Promise<boolean> {
+    return manager.getRepository(TrustedIssuerEntity).existsBy({ tenantId, issuer });
+  }
+
+  /** How many entries the tenant has, in the caller's transaction. */
+  count(manager: EntityManager, tenantId: string): Promise<number> {
+    return manager.getRepository(TrustedIssuerEntity).countBy({ tenantId });
+  }
+
+  /** Inserts the entry in the caller's transaction; answers it as stored. */
+  insert(manager: EntityManager, entry: NewTrustedIssuer): Promise<TrustedIssuerEntity> {
+    return manager.getRepository(TrustedIssuerEntity).save(entry);
+  }
+
+  /** True when there was such an entry. */
+  async delete(tenantId: string, id: string): Promise<boolean> {
+    const { affected } = await this.entries().delete({ id, tenantId });
+    return (affected ?? 0) > 0;
+  }
+
+  /** The issuer ids of every entry of the tenant (at most the cap: one short query). */
+  async issuersOf(tenantId: string): Promise<string[]> {
+    const rows = await this.entries().find({ select: { issuer: true }, where: { tenantId } });
+    return rows.map((row) => row.issuer);
+  }
+
+  private entries() {
+    return this.dataSource.getRepository(TrustedIssuerEntity);
+  }
+}

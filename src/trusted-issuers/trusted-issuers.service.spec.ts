@@ -1,0 +1,129 @@
+import { type DataSource, type EntityManager } from 'typeorm';
+import { type AuditLog } from '../audit/audit-log.js';
+import { type Actor } from '../auth/caller.js';
+import { DomainException } from '../common/problem/domain.exception.js';
+import { type TrustedIssuerEntity } from './trusted-issuer.entity.js';
+import { trustedIssuerLimits } from './trusted-issuer-limits.js';
+import {
+  type NewTrustedIssuer,
+  type TrustedIssuerPageRequest,
+  type TrustedIssuerRepository,
+} from './trusted-issuer.repository.js';
+import { TrustedIssuersService } from './trusted-issuers.service.js';
+
+/** The service without a database: the repository is a plain object over an array. */
+describe(TrustedIssuersService.name, () => {
+  const actor = { subject: 'admin' } as Actor;
+  const id = '7f6d2c1e-3b4a-4c5d-8e9f-0a1b2c3d4e5f';
+  let rows: TrustedIssuerEntity[];
+  let audited: string[];
+  let pages: TrustedIssuerPageRequest[];
+  let service: TrustedIssuersService;
+
+  // The tenant rule reads the tenant table through the DataSource (tenants/tenant-exists.ts): only 'acme' exists.
+  const query = (_sql: string, [tenantId]: string[]) =>
+    Promise.resolve(tenantId === 'acme' ? [{}] : []);
+  const manager = { query } as unknown as EntityManager;
+  const dataSource = {
+    query,
+    transaction: (run: (manager: EntityManager) => Promise<unknown>) => run(manager),
+  } as unknown as DataSource;
+  const repository = {
+    page: (tenantId: string, request: TrustedIssuerPageRequest) => {
+      pages.push(request);
+      const mine = rows.filter((row) => row.tenantId === tenantId);
+      return Promise.resolve([
+        mine.slice(request.offset, request.offset + request.size),
+        mine.length,
+      ]);
+    },
+    findById: (tenantId: string, rowId: string) =>
+      Promise.resolve(rows.find((row) => row.tenantId === tenantId && row.id === rowId) ?? null),
+    exists: (_manager: EntityManager, tenantId: string, issuer: string) =>
+      Promise.resolve(rows.some((row) => row.tenantId === tenantId && row.issuer === issuer)),
+    count: (_manager: EntityManager, tenantId: string) =>
+      Promise.resolve(rows.filter((row) => row.tenantId === tenantId).length),
+    insert: (_manager: EntityManager, entry: NewTrustedIssuer) => {
+      const row = { ...entry, createdAt: new Date('2026-01-01T00:00:00Z') };
+      rows.push(row);
+      return Promise.resolve(row);
+    },
+    delete: (tenantId: string, rowId: string) => {
+      const before = rows.length;
+      rows = rows.filter((row) => !(row.tenantId === tenantId && row.id === rowId));
+      return Promise.resolve(rows.length < before);
+    },
+    issuersOf: (tenantId: string) =>
+      Promise.resolve(rows.filter((row) => row.tenantId === tenantId).map((row) => row.issuer)),
+  } as unknown as TrustedIssuerRepository;
+
+  beforeEach(() => {
+    rows = [];
+    audited = [];
+    pages = [];
+    const audit = { record: (action: string) => audited.push(action) } as unknown as AuditLog;
+    service = new TrustedIssuersService(dataSource, audit, repository);
+  });
+
+  async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
+    try {
+      await promise;
+      return undefined;
+    } catch (error) {
+      expect(error).toBeInstanceOf(DomainException);
+      return (error as DomainException).code;
+    }
+  }
+
+  it('adds an issuer once, audits it, and answers 409 for the same issuer again', async () => {
+    const created = await service.create('acme', { issuer: 'did:web:a.example' }, actor);
+    expect(created).toMatchObject({
+      tenantId: 'acme',
+      issuer: 'did:web:a.example',
+      description: null,
+    });
+    expect(created.createdAt).toBe('2026-01-01T00:00:00.000Z');
+    expect(audited).toEqual(['trusted-issuer.create']);
+    expect(await codeOf(service.create('acme', { issuer: 'did:web:a.example' }, actor))).toBe(
+      'TRUSTED_ISSUER_ALREADY_EXISTS',
+    );
+    expect(rows).toHaveLength(1);
+  });
+
+  it('refuses an entry past the cap, and lists a full tenant whole', async () => {
+    for (let index = 0; index < trustedIssuerLimits.entries; index++) {
+      await service.create('acme', { issuer: `did:web:${index}.example` }, actor);
+    }
+    expect(
+      await codeOf(service.create('acme', { issuer: 'did:web:one-more.example' }, actor)),
+    ).toBe('TRUSTED_ISSUERS_LIMIT_REACHED');
+    expect(await service.issuersOf('acme')).toHaveLength(trustedIssuerLimits.entries);
+  });
+
+  it('answers 404 for an unknown tenant before looking at its list', async () => {
+    expect(await codeOf(service.list('nope', {}))).toBe('TENANT_NOT_FOUND');
+    expect(await codeOf(service.create('nope', { issuer: 'did:web:a.example' }, actor))).toBe(
+      'TENANT_NOT_FOUND',
+    );
+    expect(pages).toEqual([]);
+    expect(rows).toEqual([]);
+  });
+
+  it('answers TRUSTED_ISSUER_NOT_FOUND for an unknown or malformed id, and audits no delete', async () => {
+    expect(await codeOf(service.get('acme', id))).toBe('TRUSTED_ISSUER_NOT_FOUND');
+    expect(await codeOf(service.get('acme', 'not-a-uuid'))).toBe('TRUSTED_ISSUER_NOT_FOUND');
+    expect(await codeOf(service.delete('acme', id, actor))).toBe('TRUSTED_ISSUER_NOT_FOUND');
+    expect(audited).toEqual([]);
+  });
+
+  it('sorts newest first by default, else by the named field and direction', async () => {
+    await service.list('acme', {});
+    await service.list('acme', { sort: 'issuer' });
+    await service.list('acme', { sort: 'issuer,desc', page: 2, size: 5 });
+    expect(pages).toEqual([
+      { by: 'createdAt', direction: 'DESC', offset: 0, size: 20 },
+      { by: 'issuer', direction: 'ASC', offset: 0, size: 20 },
+      { by: 'issuer', direction: 'DESC', offset: 10, size: 5 },
+    ]);
+  });
+});
