@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
-import { type DataSource } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { AppModule } from './app.module.js';
 import { answerClientErrorsAsProblems } from './common/problem/client-error.js';
 import { PresetPrototypesExpressAdapter } from './common/express-adapter.js';
@@ -136,12 +136,9 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     } finally {
       await migrator.destroy();
     }
-    dataSource = createDataSource(databaseUrl);
-    await dataSource.initialize();
-
     const metrics = new Metrics();
     const app = await NestFactory.create<NestExpressApplication>(
-      AppModule.register(config, dataSource, metrics, vault, { issuerClock: options.issuerClock }),
+      AppModule.register(config, databaseUrl, metrics, vault, { issuerClock: options.issuerClock }),
       new PresetPrototypesExpressAdapter({
         requestTimeout: config.http.requestTimeoutMs,
         headersTimeout: config.http.headersTimeoutMs,
@@ -154,6 +151,10 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
       { bodyParser: false, logger: appLogger },
     );
     nest = app;
+    // Nest made it with every feature's entities (app.module.ts); opened here so that a failure rejects.
+    const openDataSource = app.get(DataSource);
+    dataSource = openDataSource;
+    await openDataSource.initialize();
     app.use(requestLogging(rootLogger));
     app.use(observeRequests(config.metricsPort === 0 ? undefined : metrics));
     const draining = { active: false };
@@ -189,11 +190,10 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
           });
     if (management !== undefined) ownPorts.push(refuseOwnPort(management.port));
     announceOutboundAllowance(config, logger, [port, management?.port, embedded?.port]);
-    const openDataSource = dataSource;
     return {
       config,
       app,
-      dataSource,
+      dataSource: openDataSource,
       url: `http://127.0.0.1:${port}`,
       metricsUrl: management && `http://127.0.0.1:${management.port}/metrics`,
       usesEmbeddedDatabase: embedded !== undefined,

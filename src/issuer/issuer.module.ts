@@ -8,6 +8,7 @@ import { BruteForceProtector } from './brute-force-protector.js';
 import { IssuerAuthSessionEntity } from './issuer-auth-session.entity.js';
 import { ISSUER_CLOCK, systemClock, type Clock } from './issuer-clock.js';
 import { IssuerCodeEntity } from './issuer-code.entity.js';
+import { IssuerLoginFailureEntity } from './issuer-login-failure.entity.js';
 import { IssuerPurge } from './issuer-purge.js';
 import { DiscoveryController } from './discovery.controller.js';
 import { IssuerKeys } from './issuer-keys.js';
@@ -29,6 +30,15 @@ import { Realm } from './realm.js';
 
 export const realmName = 'agent-cloud';
 
+/** The tables this feature owns (src/entities.ts gathers every feature's list). */
+export const issuerEntities = [
+  IssuerSessionEntity,
+  IssuerCodeEntity,
+  IssuerAuthSessionEntity,
+  IssuerLoginFailureEntity,
+  IssuerRevokedTokenEntity,
+];
+
 /** The embedded issuer: only mounted when AUTH_ISSUER_URL is unset, which production forbids. */
 @Module({})
 export class IssuerModule {
@@ -45,14 +55,7 @@ export class IssuerModule {
     );
     return {
       module: IssuerModule,
-      imports: [
-        TypeOrmModule.forFeature([
-          IssuerSessionEntity,
-          IssuerCodeEntity,
-          IssuerAuthSessionEntity,
-          IssuerRevokedTokenEntity,
-        ]),
-      ],
+      imports: [TypeOrmModule.forFeature(issuerEntities)],
       controllers: [
         DiscoveryController,
         TokenController,

@@ -7,8 +7,11 @@ import { TenantsController } from './tenants.controller.js';
 import { TenantsService } from './tenants.service.js';
 import { TenantPageAnchors } from './tenant-page-anchors.js';
 
+/** The tables this feature owns (src/entities.ts gathers every feature's list). */
+export const tenantEntities = [TenantEntity];
+
 @Module({
-  imports: [TypeOrmModule.forFeature([TenantEntity]), DidModule, WebhooksModule],
+  imports: [TypeOrmModule.forFeature(tenantEntities), DidModule, WebhooksModule],
   controllers: [TenantsController],
   providers: [TenantsService, TenantPageAnchors],
   exports: [TenantsService],
