@@ -27,7 +27,7 @@ export class AppModule {
   /**
    * The application around an already-migrated database, a validated configuration and the vault that
    * holds the master keys (secrets/master-keys.ts). Nest creates the DataSource with every feature's
-   * entities (TypeOrmModule.forFeature); the start-up opens it (service.ts).
+   * entities (TypeOrmModule.forFeature); the start-up opens it (bootstrap/create-http-app.ts).
    */
   static register(
     config: AppConfig,
