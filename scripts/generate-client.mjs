@@ -36,7 +36,6 @@ async function documentWithoutDatabase() {
   const { Metrics } = await import('../dist/src/observability/metrics.js');
   const { loadConfig } = await import('../dist/src/config/app-config.js');
   const { KeyVault } = await import('../dist/src/secrets/key-vault.js');
-  const { createDataSource } = await import('../dist/src/database/data-source.js');
   const { buildOpenApiDocument } = await import('../dist/src/common/openapi.js');
   Logger.overrideLogger(false);
   const dataDir = mkdtempSync(join(tmpdir(), 'agent-openapi-'));
@@ -49,12 +48,7 @@ async function documentWithoutDatabase() {
       AGENT_MASTER_KEY: randomBytes(32).toString('base64'),
     });
     const app = await NestFactory.create(
-      AppModule.register(
-        config,
-        createDataSource(config.databaseUrl),
-        new Metrics(),
-        new KeyVault(randomBytes(32)),
-      ),
+      AppModule.register(config, config.databaseUrl, new Metrics(), new KeyVault(randomBytes(32))),
       { preview: true, logger: false, bodyParser: false, abortOnError: false },
     );
     return buildOpenApiDocument(app, config);

@@ -1,13 +1,13 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { type DataSource } from 'typeorm';
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ClockModule, type Clock } from './common/clock.js';
 import { RouteTable } from './common/problem/route-table.js';
 import { APP_CONFIG } from './config/config.token.js';
 import { type AppConfig } from './config/app-config.js';
+import { dataSourceOptions } from './database/data-source.js';
 import { CredentialsModule } from './credentials/credentials.module.js';
 import { DidModule } from './did/did.module.js';
 import { EventsModule } from './events/events.module.js';
@@ -28,12 +28,13 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
 @Module({})
 export class AppModule {
   /**
-   * The application around an already-migrated DataSource, a validated configuration and the vault that
-   * holds the master keys (secrets/master-keys.ts).
+   * The application around an already-migrated database, a validated configuration and the vault that
+   * holds the master keys (secrets/master-keys.ts). Nest creates the DataSource with every feature's
+   * entities (TypeOrmModule.forFeature); the start-up opens it (bootstrap/create-http-app.ts).
    */
   static register(
     config: AppConfig,
-    dataSource: DataSource,
+    databaseUrl: string,
     metrics: Metrics,
     vault: KeyVault,
     options: { clock?: Clock } = {},
@@ -50,8 +51,12 @@ export class AppModule {
           exports: [APP_CONFIG],
         },
         TypeOrmModule.forRootAsync({
-          useFactory: () => ({ ...dataSource.options }),
-          dataSourceFactory: () => Promise.resolve(dataSource),
+          useFactory: () => ({
+            ...dataSourceOptions(databaseUrl),
+            autoLoadEntities: true,
+            // Opened after Nest created it, so that a failure rejects the start instead of exiting.
+            manualInitialization: true,
+          }),
         }),
         SecretsModule.forRoot(vault),
         ObservabilityModule.register(metrics, { tracing: tracingRequested(config.environment) }),

@@ -6,5 +6,5 @@ import { startTracing } from './observability/tracing.js';
 if (existsSync('.env')) process.loadEnvFile('.env');
 // Before the modules it instruments (http, express, Nest, pg) are loaded: they load below.
 const tracing = await startTracing(process.env);
-const { main, exitOnStartFailure } = await import('./server.js');
+const { main, exitOnStartFailure } = await import('./bootstrap/run-from-command-line.js');
 await main(tracing).catch(exitOnStartFailure);

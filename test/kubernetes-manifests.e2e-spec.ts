@@ -336,7 +336,7 @@ describe.each(renderings())('the Kubernetes manifests: %s', (name, objects) => {
     const preStopSeconds = app.lifecycle?.preStop?.sleep?.seconds ?? 0;
     // Endpoint removal reaches the Ingress and kube-proxy while the instance still serves.
     expect(preStopSeconds).toBeGreaterThanOrEqual(3);
-    const drainSeconds = sourceConstant('src/service.ts', 'shutdownGraceMs') / 1000;
+    const drainSeconds = sourceConstant('src/bootstrap/drain.ts', 'shutdownGraceMs') / 1000;
     const deliverySeconds =
       sourceConstant('src/webhooks/webhook-dispatcher.ts', 'requestTimeoutMs') / 1000;
     expect(podSpec?.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(

@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../src/config/app-config.js';
-import { startService, type RunningService } from '../src/service.js';
+import { startService, type RunningService } from '../src/bootstrap/start-service.js';
 import { call, freePort, passwordGrant } from './support/test-service.js';
 import { AppProcess } from './system/support/app-process.js';
 import { Cleanup } from './system/support/cleanup.js';

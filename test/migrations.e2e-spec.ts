@@ -6,11 +6,12 @@ import {
   migrations,
   runMigrationsLocked,
 } from '../src/database/data-source.js';
+import { entities } from '../src/entities.js';
 import { createEmptyDatabase, createTestDatabase, queryDatabase } from './support/database.js';
 
 describe('migrations', () => {
   it('leave no difference between the entities and the schema they create', async () => {
-    const dataSource = createDataSource(await createTestDatabase());
+    const dataSource = createDataSource(await createTestDatabase(), 'app', entities);
     await dataSource.initialize();
     try {
       const pending = await dataSource.driver.createSchemaBuilder().log();

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
 import { DidModule } from '../did/did.module.js';
@@ -9,7 +10,10 @@ import { CredentialsService } from './credentials.service.js';
 import { CredentialVerifier } from './credential-verifier.js';
 import { PresentationsController } from './presentations.controller.js';
 import { PresentationsService } from './presentations.service.js';
+import { IssuedCredentialEntity } from './issued-credential.entity.js';
 import { IssuedCredentialsService } from './issued-credentials.service.js';
+import { StatusEntryEntity } from './status/status-entry.entity.js';
+import { StatusListEntity } from './status/status-list.entity.js';
 import { StatusListsController } from './status/status-lists.controller.js';
 import { RemoteStatusLists } from './status/remote-status-lists.js';
 import { StatusListsService } from './status/status-lists.service.js';
@@ -17,8 +21,11 @@ import { StatusIndexAllocator } from './status/status-index-allocator.js';
 import { createDocumentLoader, DOCUMENT_LOADER } from './document-loader.js';
 import { DidResolution } from './did-resolution/did-resolution.js';
 
+/** The tables this feature owns (src/entities.ts gathers every feature's list). */
+export const credentialEntities = [StatusListEntity, StatusEntryEntity, IssuedCredentialEntity];
+
 @Module({
-  imports: [DidModule, TrustedIssuersModule],
+  imports: [TypeOrmModule.forFeature(credentialEntities), DidModule, TrustedIssuersModule],
   controllers: [CredentialsController, PresentationsController, StatusListsController],
   providers: [
     CredentialsService,

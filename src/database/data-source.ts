@@ -15,42 +15,7 @@ import { IssuerRevokedTokens1795791000000 } from '../../migrations/1795791000000
 import { WebhookFairness1795792000000 } from '../../migrations/1795792000000-webhook-fairness.js';
 import { TrustedIssuers1795793000000 } from '../../migrations/1795793000000-trusted-issuers.js';
 import { StatusAllocationByEntry1795794000000 } from '../../migrations/1795794000000-status-allocation-by-entry.js';
-import { IssuedCredentialEntity } from '../credentials/issued-credential.entity.js';
-import { StatusEntryEntity } from '../credentials/status/status-entry.entity.js';
-import { StatusListEntity } from '../credentials/status/status-list.entity.js';
-import { DidEntity } from '../did/did.entity.js';
-import { IdempotencyKeyEntity } from '../idempotency/idempotency-key.entity.js';
-import { IssuerAuthSessionEntity } from '../issuer/issuer-auth-session.entity.js';
-import { IssuerCodeEntity } from '../issuer/issuer-code.entity.js';
-import { IssuerLoginFailureEntity } from '../issuer/issuer-login-failure.entity.js';
-import { IssuerRevokedTokenEntity } from '../issuer/issuer-revoked-token.entity.js';
-import { IssuerSessionEntity } from '../issuer/issuer-session.entity.js';
-import { TenantEntity } from '../tenants/tenant.entity.js';
-import { TrustedIssuerEntity } from '../trusted-issuers/trusted-issuer.entity.js';
-import { WebhookAttemptEntity } from '../webhooks/webhook-attempt.entity.js';
-import { WebhookDeliveryEntity } from '../webhooks/webhook-delivery.entity.js';
-import { WebhookEventEntity } from '../webhooks/webhook-event.entity.js';
-import { WebhookSubscriptionEntity } from '../webhooks/webhook-subscription.entity.js';
 
-/** Classes, not globs: Jest, the app and the migration CLI load exactly the same code. */
-export const entities = [
-  TenantEntity,
-  DidEntity,
-  IssuerSessionEntity,
-  IssuerCodeEntity,
-  IssuerAuthSessionEntity,
-  IssuerLoginFailureEntity,
-  IssuerRevokedTokenEntity,
-  StatusListEntity,
-  StatusEntryEntity,
-  IssuedCredentialEntity,
-  WebhookSubscriptionEntity,
-  WebhookEventEntity,
-  WebhookDeliveryEntity,
-  WebhookAttemptEntity,
-  IdempotencyKeyEntity,
-  TrustedIssuerEntity,
-];
 export const migrations = [
   InitialSchema1763800000000,
   IssuerSessions1763900000000,
@@ -94,10 +59,18 @@ export const migrationDatabaseBounds = {
   queryTimeoutMs: undefined,
 } as const;
 
-/** The one DataSource definition, used by the app, the migration CLI and the tests. */
+/** Entity classes (not globs: Jest, the app and the CLIs load exactly the same code). */
+export type EntityList = NonNullable<DataSourceOptions['entities']>;
+
+/**
+ * The one DataSource definition, used by the app, the CLIs and the tests. The database layer knows no
+ * feature: the app auto-loads each feature module's entities (TypeOrmModule.forFeature), what runs
+ * outside Nest passes the composition root's list (src/entities.ts), migrations need none.
+ */
 export function dataSourceOptions(
   url: string,
   purpose: 'app' | 'migrations' = 'app',
+  entities: EntityList = [],
 ): DataSourceOptions {
   const bounds = purpose === 'app' ? appDatabaseBounds : migrationDatabaseBounds;
   return {
@@ -127,8 +100,12 @@ export function dataSourceOptions(
   };
 }
 
-export function createDataSource(url: string, purpose: 'app' | 'migrations' = 'app'): DataSource {
-  return new DataSource(dataSourceOptions(url, purpose));
+export function createDataSource(
+  url: string,
+  purpose: 'app' | 'migrations' = 'app',
+  entities: EntityList = [],
+): DataSource {
+  return new DataSource(dataSourceOptions(url, purpose, entities));
 }
 
 /** An arbitrary constant: the key of the session-level advisory lock that serialises migrations. */

@@ -3,6 +3,8 @@ import { Logger } from '@nestjs/common';
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../config/app-config.js';
+// The composition root's list (every feature's entities), for generate: this CLI is an entry point.
+import { entities } from '../entities.js';
 import { createDataSource, runMigrationsLocked, withMigrationLock } from './data-source.js';
 import { type EmbeddedDatabase } from './embedded-postgres.js';
 
@@ -35,7 +37,7 @@ async function main(argv: string[]): Promise<void> {
     const { startEmbeddedPostgres } = await import('./embedded-postgres.js');
     embedded = await startEmbeddedPostgres(join(config.dataDir, 'postgres'));
   }
-  const dataSource = createDataSource(config.databaseUrl ?? embedded!.url, 'migrations');
+  const dataSource = createDataSource(config.databaseUrl ?? embedded!.url, 'migrations', entities);
   try {
     await dataSource.initialize();
     switch (command) {

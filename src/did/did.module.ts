@@ -1,11 +1,16 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { SecretsModule } from '../secrets/secrets.module.js';
 import { DidController } from './did.controller.js';
+import { DidEntity } from './did.entity.js';
 import { didSealedColumns } from './did.sealed-columns.js';
 import { DidService } from './did.service.js';
 
+/** The tables this feature owns (src/entities.ts gathers every feature's list). */
+export const didEntities = [DidEntity];
+
 @Module({
-  imports: [SecretsModule.forFeature(didSealedColumns)],
+  imports: [TypeOrmModule.forFeature(didEntities), SecretsModule.forFeature(didSealedColumns)],
   controllers: [DidController],
   providers: [DidService],
   exports: [DidService],

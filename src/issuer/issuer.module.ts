@@ -34,6 +34,15 @@ import { Realm } from './realm.js';
 
 export const realmName = 'agent-cloud';
 
+/** The tables this feature owns (src/entities.ts gathers every feature's list). */
+export const issuerEntities = [
+  IssuerSessionEntity,
+  IssuerCodeEntity,
+  IssuerAuthSessionEntity,
+  IssuerLoginFailureEntity,
+  IssuerRevokedTokenEntity,
+];
+
 /** The embedded issuer: only mounted when AUTH_ISSUER_URL is unset, which production forbids. */
 @Module({})
 export class IssuerModule {
@@ -50,15 +59,7 @@ export class IssuerModule {
     );
     return {
       module: IssuerModule,
-      imports: [
-        TypeOrmModule.forFeature([
-          IssuerSessionEntity,
-          IssuerCodeEntity,
-          IssuerAuthSessionEntity,
-          IssuerLoginFailureEntity,
-          IssuerRevokedTokenEntity,
-        ]),
-      ],
+      imports: [TypeOrmModule.forFeature(issuerEntities)],
       controllers: [
         DiscoveryController,
         TokenController,

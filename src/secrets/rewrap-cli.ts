@@ -6,6 +6,7 @@ import '../app.module.js';
 import { loadConfig } from '../config/app-config.js';
 import { createDataSource } from '../database/data-source.js';
 import { type EmbeddedDatabase } from '../database/embedded-postgres.js';
+import { entities } from '../entities.js';
 import { openKeyVault } from './master-keys.js';
 import { rewrap } from './rewrap.js';
 
@@ -39,7 +40,7 @@ async function main(argv: string[]): Promise<void> {
     const { startEmbeddedPostgres } = await import('../database/embedded-postgres.js');
     embedded = await startEmbeddedPostgres(join(config.dataDir, 'postgres'));
   }
-  const dataSource = createDataSource(config.databaseUrl ?? embedded!.url);
+  const dataSource = createDataSource(config.databaseUrl ?? embedded!.url, 'app', entities);
   try {
     await dataSource.initialize();
     const result = await rewrap(dataSource, vault, {

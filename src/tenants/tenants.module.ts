@@ -6,8 +6,11 @@ import { TenantsController } from './tenants.controller.js';
 import { TenantsService } from './tenants.service.js';
 import { TenantPageAnchors } from './tenant-page-anchors.js';
 
+/** The tables this feature owns (src/entities.ts gathers every feature's list). */
+export const tenantEntities = [TenantEntity];
+
 @Module({
-  imports: [TypeOrmModule.forFeature([TenantEntity]), DidModule],
+  imports: [TypeOrmModule.forFeature(tenantEntities), DidModule],
   controllers: [TenantsController],
   providers: [TenantsService, TenantPageAnchors],
   exports: [TenantsService],

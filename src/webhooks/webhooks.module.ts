@@ -1,19 +1,35 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { SecretsModule } from '../secrets/secrets.module.js';
 import { webhookDeliveriesController } from './webhook-deliveries.controller.js';
 import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { WebhookAttempts } from './webhook-attempts.js';
+import { WebhookAttemptEntity } from './webhook-attempt.entity.js';
+import { WebhookDeliveryEntity } from './webhook-delivery.entity.js';
+import { WebhookEventEntity } from './webhook-event.entity.js';
 import { WebhookMetrics } from './webhook-metrics.js';
 import { WebhookOutbox } from './webhook-outbox.js';
 import { WebhookRetention } from './webhook-retention.js';
 import { allTenantWebhooks, tenantWebhooks } from './webhook-scope.js';
+import { WebhookSubscriptionEntity } from './webhook-subscription.entity.js';
 import { webhookSealedColumns } from './webhook-subscription.sealed-columns.js';
 import { webhooksController } from './webhooks.controller.js';
 import { WebhooksService } from './webhooks.service.js';
 
+/** The tables this feature owns (src/entities.ts gathers every feature's list). */
+export const webhookEntities = [
+  WebhookSubscriptionEntity,
+  WebhookEventEntity,
+  WebhookDeliveryEntity,
+  WebhookAttemptEntity,
+];
+
 @Module({
-  imports: [SecretsModule.forFeature(webhookSealedColumns)],
+  imports: [
+    TypeOrmModule.forFeature(webhookEntities),
+    SecretsModule.forFeature(webhookSealedColumns),
+  ],
   controllers: [tenantWebhooks, allTenantWebhooks].flatMap((scope) => [
     webhooksController(scope),
     webhookDeliveriesController(scope),

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AgentClient, type AgentClientOptions } from '../../packages/client/src/index.js';
-import { startService, type RunningService } from '../../src/service.js';
+import { startService, type RunningService } from '../../src/bootstrap/start-service.js';
 import { createTestDatabase } from './database.js';
 
 export interface TestService extends RunningService {

@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { type NodeSDK } from '@opentelemetry/sdk-node';
-import { ConfigError } from './config/app-config.js';
-import { loadEmbeddedPostgres, startService } from './service.js';
+import { ConfigError } from '../config/app-config.js';
+import { startService } from './start-service.js';
+import { loadEmbeddedPostgres } from './start-database.js';
 
 const logger = new Logger('Main');
 

@@ -1,0 +1,28 @@
+import { type Logger } from '@nestjs/common';
+import { createDataSource, runMigrationsLocked } from '../database/data-source.js';
+import { checkStoredMasterKeys } from '../secrets/master-key-check.js';
+import { type Configuration } from './load-configuration.js';
+import { initializeWithRetry } from './start-database.js';
+
+/**
+ * Applies pending migrations under the advisory lock, on a connection of their own with their own
+ * bounds, then refuses the start when stored sealed values name a master key this instance lacks.
+ */
+export async function migrate(
+  databaseUrl: string,
+  { config, vault, replacedLocalKey }: Configuration,
+  logger: Logger,
+): Promise<void> {
+  const migrator = createDataSource(databaseUrl, 'migrations');
+  await initializeWithRetry(migrator, logger);
+  try {
+    const applied = await runMigrationsLocked(migrator);
+    if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
+    await checkStoredMasterKeys((sql) => migrator.query(sql), vault, {
+      lostKeyIds: config.lostMasterKeyIds,
+      replacedLocalKey,
+    });
+  } finally {
+    await migrator.destroy();
+  }
+}
