@@ -5,11 +5,12 @@ import { TenantEntity } from './tenant.entity.js';
 import { TenantsController } from './tenants.controller.js';
 import { TenantsService } from './tenants.service.js';
 import { TenantPageAnchors } from './tenant-page-anchors.js';
+import { TenantRepository } from './tenant.repository.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([TenantEntity]), DidModule],
   controllers: [TenantsController],
-  providers: [TenantsService, TenantPageAnchors],
+  providers: [TenantsService, TenantPageAnchors, TenantRepository],
   exports: [TenantsService],
 })
 export class TenantsModule {}
