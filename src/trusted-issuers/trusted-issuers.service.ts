@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { pageWindow, springPage } from '../common/page-query.js';
 import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
-import { requireTenant } from '../tenants/tenant-exists.js';
+import { TenantsService } from '../tenants/tenants.service.js';
 import {
   type CreateTrustedIssuerDto,
   type ListTrustedIssuersQuery,
@@ -34,10 +34,11 @@ export class TrustedIssuersService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly audit: AuditLog,
+    private readonly tenants: TenantsService,
   ) {}
 
   async list(tenantId: string, query: ListTrustedIssuersQuery): Promise<TrustedIssuerPageDto> {
-    await requireTenant(this.dataSource, tenantId);
+    await this.tenants.requireTenant(tenantId);
     const window = pageWindow(query);
     const [field, direction] = (query.sort ?? 'createdAt,desc').split(',') as [SortField, string?];
     const order = direction === 'desc' ? 'DESC' : 'ASC';
@@ -51,7 +52,7 @@ export class TrustedIssuersService {
   }
 
   async get(tenantId: string, id: string): Promise<TrustedIssuerDto> {
-    await requireTenant(this.dataSource, tenantId);
+    await this.tenants.requireTenant(tenantId);
     const entity = isUUID(id) ? await this.entries().findOneBy({ id, tenantId }) : null;
     if (entity === null) throw trustedIssuerNotFound(id);
     return viewOf(entity);
@@ -67,7 +68,7 @@ export class TrustedIssuersService {
     actor: Actor,
   ): Promise<TrustedIssuerDto> {
     const created = await this.dataSource.transaction(async (manager) => {
-      await requireTenant(manager, tenantId, { lock: true });
+      await this.tenants.requireTenant(tenantId, { manager, lock: true });
       const repository = manager.getRepository(TrustedIssuerEntity);
       if (await repository.existsBy({ tenantId, issuer: input.issuer })) {
         throw trustedIssuerExists(input.issuer);
@@ -93,7 +94,7 @@ export class TrustedIssuersService {
   }
 
   async delete(tenantId: string, id: string, actor: Actor): Promise<void> {
-    await requireTenant(this.dataSource, tenantId);
+    await this.tenants.requireTenant(tenantId);
     const { affected } = isUUID(id) ? await this.entries().delete({ id, tenantId }) : {};
     if (!affected) throw trustedIssuerNotFound(id);
     this.audit.record('trusted-issuer.delete', actor, tenantId, { trustedIssuerId: id });

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TenantsModule } from '../tenants/tenants.module.js';
 import { SecretsModule } from '../secrets/secrets.module.js';
 import { webhookDeliveriesController } from './webhook-deliveries.controller.js';
 import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
@@ -13,7 +14,7 @@ import { webhooksController } from './webhooks.controller.js';
 import { WebhooksService } from './webhooks.service.js';
 
 @Module({
-  imports: [SecretsModule.forFeature(webhookSealedColumns)],
+  imports: [SecretsModule.forFeature(webhookSealedColumns), TenantsModule],
   controllers: [tenantWebhooks, allTenantWebhooks].flatMap((scope) => [
     webhooksController(scope),
     webhookDeliveriesController(scope),
