@@ -4,6 +4,7 @@ import { SecretsModule } from '../secrets/secrets.module.js';
 import { DidController } from './did.controller.js';
 import { DidEntity } from './did.entity.js';
 import { didSealedColumns } from './did.sealed-columns.js';
+import { DidRepository } from './did.repository.js';
 import { DidService } from './did.service.js';
 
 /** The tables this feature owns (src/entities.ts gathers every feature's list). */
@@ -12,7 +13,7 @@ export const didEntities = [DidEntity];
 @Module({
   imports: [TypeOrmModule.forFeature(didEntities), SecretsModule.forFeature(didSealedColumns)],
   controllers: [DidController],
-  providers: [DidService],
+  providers: [DidService, DidRepository],
   exports: [DidService],
 })
 export class DidModule {}

@@ -1,9 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { generateKeyPair } from 'node:crypto';
 import { promisify } from 'node:util';
-import { DataSource, type EntityManager } from 'typeorm';
-import { PreparedStatement } from '../database/prepared-statement.js';
+import { type EntityManager } from 'typeorm';
 import { tenantNotFound } from '../tenancy/tenant.errors.js';
 import {
   ed25519DidDocument,
@@ -12,7 +10,7 @@ import {
   type DidDocument,
   type DidDocumentFormat,
 } from './did-key.js';
-import { DidEntity } from './did.entity.js';
+import { DidRepository, type PublicDidRecord } from './did.repository.js';
 import { type DidDto } from './dto/did.dto.js';
 import { KeyVault } from '../secrets/key-vault.js';
 import { masterKeyUnavailable } from '../secrets/master-key.errors.js';
@@ -30,23 +28,11 @@ const generateKeyPairAsync = promisify(generateKeyPair);
 @Injectable()
 export class DidService {
   private readonly logger = new Logger('Did');
-  /** GET /did's one read (tenant_id is unique): the service's hot path. */
-  private readonly didOfTenant: PreparedStatement<{
-    did: string;
-    public_key: Buffer;
-    created_at: Date;
-  }>;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repository: DidRepository,
     @Inject(KeyVault) private readonly vault: KeyVault,
-  ) {
-    this.didOfTenant = new PreparedStatement(
-      dataSource,
-      'did-of-tenant',
-      'SELECT did, public_key, created_at FROM tenant_did WHERE tenant_id = $1',
-    );
-  }
+  ) {}
 
   /**
    * Makes a new Ed25519 key pair and its did:key for the tenant, inside the caller's transaction. The
@@ -63,15 +49,18 @@ export class DidService {
     const seed = Buffer.from(privateJwk.d, 'base64url');
     try {
       const { did } = ed25519DidKey(rawPublicKey);
-      await manager.insert(DidEntity, {
-        did,
-        tenantId,
-        method: 'key',
-        keyType: 'ed25519',
-        publicKey: rawPublicKey,
-        privateKeySealed: this.vault.seal(tenantId, seed),
-        masterKeyId: this.vault.masterKeyId,
-      });
+      await this.repository.insert(
+        {
+          did,
+          tenantId,
+          method: 'key',
+          keyType: 'ed25519',
+          publicKey: rawPublicKey,
+          privateKeySealed: this.vault.seal(tenantId, seed),
+          masterKeyId: this.vault.masterKeyId,
+        },
+        manager,
+      );
       return did;
     } finally {
       seed.fill(0);
@@ -80,11 +69,16 @@ export class DidService {
 
   /** The tenant's DID, read inside the caller's transaction. */
   async didInTransaction(manager: EntityManager, tenantId: string): Promise<string> {
-    const entity = await manager.findOneOrFail(DidEntity, {
-      select: { did: true },
-      where: { tenantId },
-    });
-    return entity.did;
+    const did = await this.repository.didOf(tenantId, manager);
+    // The caller holds the tenant's row, so its DID (deleted only with it) cannot be missing.
+    if (did === undefined) throw new Error(`Tenant ${tenantId} has no DID`);
+    return did;
+  }
+
+  /** The DIDs of the given tenants in one read, by tenant id; a tenant without one has no entry. */
+  async didsOf(tenantIds: readonly string[]): Promise<Map<string, string>> {
+    if (tenantIds.length === 0) return new Map();
+    return this.repository.didsOf(tenantIds);
   }
 
   async getDid(tenantId: string): Promise<DidDto> {
@@ -106,15 +100,7 @@ export class DidService {
    * under a master key this instance lacks is refused here, before any work, with a clear 503.
    */
   async signerFor(tenantId: string): Promise<TenantSigner> {
-    // A plain query: TypeORM's find machinery costs more than the read on the issuing path.
-    const [entity] = await this.dataSource.query<
-      Pick<DidEntity, 'did' | 'publicKey' | 'privateKeySealed' | 'masterKeyId'>[]
-    >(
-      `SELECT did, public_key AS "publicKey", private_key_sealed AS "privateKeySealed",
-              master_key_id AS "masterKeyId"
-         FROM tenant_did WHERE tenant_id = $1`,
-      [tenantId],
-    );
+    const entity = await this.repository.signingKeyOf(tenantId);
     if (entity === undefined) throw tenantNotFound(tenantId);
     // The box and its key id come from one read, so a concurrent re-seal never splits them.
     const { privateKeySealed: sealed, masterKeyId } = entity;
@@ -149,15 +135,11 @@ export class DidService {
       : ed25519DidDocument(publicKey);
   }
 
-  /** One prepared, indexed query, not TypeORM's find machinery: the hot path (docs/performance.md). */
-  private async find(
-    tenantId: string,
-  ): Promise<Pick<DidEntity, 'did' | 'publicKey' | 'createdAt'>> {
-    const [row] = await this.didOfTenant.rows([tenantId]);
-    if (row === undefined) {
-      // The tenant does not exist, or was deleted between the tenant check and this read.
-      throw tenantNotFound(tenantId);
-    }
-    return { did: row.did, publicKey: row.public_key, createdAt: row.created_at };
+  /** GET /did's one read, which also answers whether the tenant exists (docs/performance.md). */
+  private async find(tenantId: string): Promise<PublicDidRecord> {
+    const record = await this.repository.publicDidOf(tenantId);
+    // The tenant does not exist, or was deleted between the tenant check and this read.
+    if (record === undefined) throw tenantNotFound(tenantId);
+    return record;
   }
 }

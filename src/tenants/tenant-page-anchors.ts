@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { type SortField } from './dto/list-tenants.query.js';
+import { TenantRepository } from './tenant.repository.js';
+import { type AnchorKey } from './tenant-sort-keys.js';
 
 /** Rows between two anchors: a deep page walks fewer than this many index entries. */
 export const anchorSpacing = 1000;
@@ -9,37 +9,6 @@ export const anchorSpacing = 1000;
 const anchorTtlMs = 1000;
 /** Anchors one read may add: a page beyond them walks from the last one. */
 const maxNewAnchors = 200;
-
-/** The sort key of a row, exactly (timestamps to the microsecond, as text), and its id. */
-export interface AnchorKey {
-  value: string;
-  id: string;
-}
-
-/** A sort column as SQL, its key as text, and a parameter cast back to the column's type. */
-const columns: Record<SortField, { sql: string; text: string; cast: (p: string) => string }> = {
-  id: { sql: 'tenant.id', text: 'tenant.id', cast: (p) => p },
-  label: { sql: 'tenant.label', text: 'tenant.label', cast: (p) => p },
-  createdAt: {
-    sql: 'tenant.created_at',
-    text: `to_char(tenant.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
-    cast: (p) => `CAST(${p} AS timestamptz)`,
-  },
-  updatedAt: {
-    sql: 'tenant.updated_at',
-    text: `to_char(tenant.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
-    cast: (p) => `CAST(${p} AS timestamptz)`,
-  },
-};
-
-/** Rows after `key` in the order (field, id) ascending or descending, as SQL over two parameters. */
-export function afterAnchorSql(field: SortField, descending: boolean, value: string, id: string) {
-  const column = columns[field];
-  const op = descending ? '<' : '>';
-  // By id alone: the primary key, not a row comparison it holds no index for.
-  if (field === 'id') return `tenant.id ${op} ${id}`;
-  return `(${column.sql}, tenant.id) ${op} (${column.cast(value)}, ${id})`;
-}
 
 interface Anchors {
   readAt: number;
@@ -61,7 +30,7 @@ export class TenantPageAnchors {
   /** Grows with each change: anchors read before one are not kept. */
   private generation = 0;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly tenants: TenantRepository) {}
 
   /** After this instance changed a tenant: positions may have moved. */
   invalidate(): void {
@@ -111,29 +80,13 @@ export class TenantPageAnchors {
     block: number,
   ): Promise<Anchors> {
     const generation = this.generation;
-    const column = columns[field];
-    const direction = descending ? 'DESC' : 'ASC';
-    const last = anchors.keys.at(-1);
     const wanted = Math.min(block - anchors.keys.length, maxNewAnchors);
-    // By id the anchor's id alone is the key (afterAnchorSql): one parameter fewer.
-    const after =
-      last === undefined
-        ? { sql: '', parameters: [] }
-        : field === 'id'
-          ? { sql: `WHERE ${afterAnchorSql(field, descending, '', '$2')}`, parameters: [last.id] }
-          : {
-              sql: `WHERE ${afterAnchorSql(field, descending, '$2', '$3')}`,
-              parameters: [last.value, last.id],
-            };
-    const rows = await this.dataSource.query<{ value: string; id: string }[]>(
-      `SELECT value, id FROM (
-         SELECT ${column.text} AS value, tenant.id,
-                row_number() OVER (ORDER BY ${column.sql} ${direction}, tenant.id ${direction}) AS n
-           FROM tenant ${after.sql}
-          ORDER BY ${column.sql} ${direction}, tenant.id ${direction}
-          LIMIT $1) walked
-        WHERE n % ${anchorSpacing} = 0 ORDER BY n`,
-      [wanted * anchorSpacing, ...after.parameters],
+    const rows = await this.tenants.anchorKeys(
+      field,
+      descending,
+      anchors.keys.at(-1),
+      anchorSpacing,
+      wanted * anchorSpacing,
     );
     const extended = { readAt: anchors.readAt, keys: [...anchors.keys, ...rows] };
     if (generation === this.generation) this.orders.set(order, extended);

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { TrustedIssuerEntity } from './trusted-issuer.entity.js';
+import { TenantsModule } from '../tenants/tenants.module.js';
 import { TrustedIssuerPolicy } from './trusted-issuer-policy.js';
 import { TrustedIssuerRepository } from './trusted-issuer.repository.js';
 import { TrustedIssuersController } from './trusted-issuers.controller.js';
@@ -10,7 +11,7 @@ import { TrustedIssuersService } from './trusted-issuers.service.js';
 export const trustedIssuerEntities = [TrustedIssuerEntity];
 
 @Module({
-  imports: [TypeOrmModule.forFeature(trustedIssuerEntities)],
+  imports: [TypeOrmModule.forFeature(trustedIssuerEntities), TenantsModule],
   controllers: [TrustedIssuersController],
   providers: [TrustedIssuerRepository, TrustedIssuersService, TrustedIssuerPolicy],
   exports: [TrustedIssuerPolicy],

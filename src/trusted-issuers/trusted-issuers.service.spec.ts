@@ -2,6 +2,8 @@ import { type DataSource, type EntityManager } from 'typeorm';
 import { type AuditLog } from '../audit/audit-log.js';
 import { type Actor } from '../auth/caller.js';
 import { DomainException } from '../common/problem/domain.exception.js';
+import { tenantNotFound } from '../tenancy/tenant.errors.js';
+import { type TenantsService } from '../tenants/tenants.service.js';
 import { type TrustedIssuerEntity } from './trusted-issuer.entity.js';
 import { trustedIssuerLimits } from './trusted-issuer-limits.js';
 import {
@@ -20,12 +22,13 @@ describe(TrustedIssuersService.name, () => {
   let pages: TrustedIssuerPageRequest[];
   let service: TrustedIssuersService;
 
-  // The tenant rule reads the tenant table through the DataSource (tenants/tenant-exists.ts): only 'acme' exists.
-  const query = (_sql: string, [tenantId]: string[]) =>
-    Promise.resolve(tenantId === 'acme' ? [{}] : []);
-  const manager = { query } as unknown as EntityManager;
+  // The tenant rule is the tenants feature's: only 'acme' exists.
+  const tenants = {
+    requireTenant: (tenantId: string) =>
+      tenantId === 'acme' ? Promise.resolve() : Promise.reject(tenantNotFound(tenantId)),
+  } as unknown as TenantsService;
+  const manager = {} as EntityManager;
   const dataSource = {
-    query,
     transaction: (run: (manager: EntityManager) => Promise<unknown>) => run(manager),
   } as unknown as DataSource;
   const repository = {
@@ -62,7 +65,7 @@ describe(TrustedIssuersService.name, () => {
     audited = [];
     pages = [];
     const audit = { record: (action: string) => audited.push(action) } as unknown as AuditLog;
-    service = new TrustedIssuersService(dataSource, audit, repository);
+    service = new TrustedIssuersService(dataSource, audit, repository, tenants);
   });
 
   async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {

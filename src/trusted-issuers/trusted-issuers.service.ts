@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { pageWindow, springPage } from '../common/page-query.js';
 import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
-import { requireTenant } from '../tenants/tenant-exists.js';
+import { TenantsService } from '../tenants/tenants.service.js';
 import {
   type CreateTrustedIssuerDto,
   type ListTrustedIssuersQuery,
@@ -31,10 +31,11 @@ export class TrustedIssuersService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly audit: AuditLog,
     private readonly entries: TrustedIssuerRepository,
+    private readonly tenants: TenantsService,
   ) {}
 
   async list(tenantId: string, query: ListTrustedIssuersQuery): Promise<TrustedIssuerPageDto> {
-    await requireTenant(this.dataSource, tenantId);
+    await this.tenants.requireTenant(tenantId);
     const window = pageWindow(query);
     const [field, direction] = (query.sort ?? 'createdAt,desc').split(',') as [SortField, string?];
     const [entities, total] = await this.entries.page(tenantId, {
@@ -47,7 +48,7 @@ export class TrustedIssuersService {
   }
 
   async get(tenantId: string, id: string): Promise<TrustedIssuerDto> {
-    await requireTenant(this.dataSource, tenantId);
+    await this.tenants.requireTenant(tenantId);
     const entity = isUUID(id) ? await this.entries.findById(tenantId, id) : null;
     if (entity === null) throw trustedIssuerNotFound(id);
     return viewOf(entity);
@@ -63,7 +64,7 @@ export class TrustedIssuersService {
     actor: Actor,
   ): Promise<TrustedIssuerDto> {
     const created = await this.dataSource.transaction(async (manager) => {
-      await requireTenant(manager, tenantId, { lock: true });
+      await this.tenants.requireTenant(tenantId, { manager, lock: true });
       if (await this.entries.exists(manager, tenantId, input.issuer)) {
         throw trustedIssuerExists(input.issuer);
       }
@@ -88,7 +89,7 @@ export class TrustedIssuersService {
   }
 
   async delete(tenantId: string, id: string, actor: Actor): Promise<void> {
-    await requireTenant(this.dataSource, tenantId);
+    await this.tenants.requireTenant(tenantId);
     const deleted = isUUID(id) && (await this.entries.delete(tenantId, id));
     if (!deleted) throw trustedIssuerNotFound(id);
     this.audit.record('trusted-issuer.delete', actor, tenantId, { trustedIssuerId: id });

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { TenantsModule } from '../tenants/tenants.module.js';
 import { SecretsModule } from '../secrets/secrets.module.js';
 import { webhookDeliveriesController } from './webhook-deliveries.controller.js';
 import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
@@ -29,6 +30,7 @@ export const webhookEntities = [
   imports: [
     TypeOrmModule.forFeature(webhookEntities),
     SecretsModule.forFeature(webhookSealedColumns),
+    TenantsModule,
   ],
   controllers: [tenantWebhooks, allTenantWebhooks].flatMap((scope) => [
     webhooksController(scope),

@@ -22,7 +22,7 @@ import {
   type CursorPageQuery,
 } from '../common/cursor-page.js';
 import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
-import { requireTenant } from '../tenants/tenant-exists.js';
+import { TenantsService } from '../tenants/tenants.service.js';
 import { tenantNotFound } from '../tenancy/tenant.errors.js';
 import { type WebhookPageDto } from './dto/webhook.dto.js';
 import { newSecret } from './signature.js';
@@ -55,11 +55,12 @@ export class WebhooksService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(KeyVault) private readonly vault: KeyVault,
     private readonly audit: AuditLog,
+    private readonly tenants: TenantsService,
   ) {}
 
   /** The tenant rules of every tenant-scoped route: an unknown tenant is 404 here too. */
   private async requireTenant(tenantId: string | null): Promise<void> {
-    if (tenantId !== null) await requireTenant(this.dataSource, tenantId);
+    if (tenantId !== null) await this.tenants.requireTenant(tenantId);
   }
 
   /** Newest first, by page number or after a cursor (docs/api.md, Pages). */
