@@ -10,6 +10,9 @@ import { WebhookRetention } from './webhook-retention.js';
 import { allTenantWebhooks, tenantWebhooks } from './webhook-scope.js';
 import { webhookSealedColumns } from './webhook-subscription.sealed-columns.js';
 import { webhooksController } from './webhooks.controller.js';
+import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
+import { WebhookEventRepository } from './webhook-event.repository.js';
+import { WebhookSubscriptionRepository } from './webhook-subscription.repository.js';
 import { WebhooksService } from './webhooks.service.js';
 
 @Module({
@@ -26,6 +29,9 @@ import { WebhooksService } from './webhooks.service.js';
     WebhookDeliveriesService,
     WebhookRetention,
     WebhookMetrics,
+    WebhookSubscriptionRepository,
+    WebhookEventRepository,
+    WebhookDeliveryRepository,
   ],
   exports: [WebhookOutbox],
 })
