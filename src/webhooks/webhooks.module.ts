@@ -10,8 +10,10 @@ import { WebhookRetention } from './webhook-retention.js';
 import { allTenantWebhooks, tenantWebhooks } from './webhook-scope.js';
 import { webhookSealedColumns } from './webhook-subscription.sealed-columns.js';
 import { webhooksController } from './webhooks.controller.js';
+import { WebhookChangesService } from './webhook-changes.service.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import { WebhookEventRepository } from './webhook-event.repository.js';
+import { WebhookSecretsService } from './webhook-secrets.service.js';
 import { WebhookSubscriptionRepository } from './webhook-subscription.repository.js';
 import { WebhooksService } from './webhooks.service.js';
 
@@ -26,6 +28,8 @@ import { WebhooksService } from './webhooks.service.js';
     WebhookDispatcher,
     WebhookAttempts,
     WebhooksService,
+    WebhookChangesService,
+    WebhookSecretsService,
     WebhookDeliveriesService,
     WebhookRetention,
     WebhookMetrics,
