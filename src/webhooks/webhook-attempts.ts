@@ -5,9 +5,13 @@ import { type DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
 import { type OutboundResponse } from '../common/outbound.js';
-import { PreparedStatement } from '../database/prepared-statement.js';
-import { rowsOf } from '../database/rows-of.js';
 import { Metrics } from '../observability/metrics.js';
+import { type AttemptRecord } from './webhook-delivery.rows.js';
+import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
+import {
+  type CircuitSettings,
+  WebhookSubscriptionRepository,
+} from './webhook-subscription.repository.js';
 
 /** The most of an answer the delivery log keeps, and only of a text or JSON answer (docs/webhooks.md). */
 export const excerptBytes = 256;
@@ -18,20 +22,17 @@ export const excerptBytes = 256;
  * delivery at a time (the probe) until one is delivered.
  */
 export const pauseAfterFailures = 5;
-const firstPauseMs = 1_000;
-const longestPauseMs = 3_600_000;
+const circuit: CircuitSettings = {
+  pauseAfterFailures,
+  firstPauseMs: 1_000,
+  longestPauseMs: 3_600_000,
+};
 
 /** The delivery an attempt was made for. */
 export interface AttemptedDelivery {
   id: string;
   attempts: number;
   subscription_id: string;
-}
-
-interface CountedFailure {
-  failures: number;
-  paused_until: Date | null;
-  opened: boolean;
 }
 
 /**
@@ -43,16 +44,14 @@ interface CountedFailure {
 @Injectable()
 export class WebhookAttempts {
   private readonly logger = new Logger('Webhooks');
-  /** The common case, once per delivery: prepared, so that PostgreSQL plans it once per connection. */
-  private readonly delivered: PreparedStatement<{ count: number }>;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly subscriptions: WebhookSubscriptionRepository,
+    private readonly deliveries: WebhookDeliveryRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
-  ) {
-    this.delivered = new PreparedStatement(dataSource, 'webhook-delivered', recordDelivered);
-  }
+  ) {}
 
   /** The attempt's row, and what it means for the delivery and its subscription, in one transaction. */
   async record(
@@ -71,51 +70,36 @@ export class WebhookAttempts {
       finalState === null ? Math.max(jittered(retryIn), retryAfterMs(response) ?? 0) : 0;
     this.metrics.webhookAttempts.inc({ outcome: finalState ?? 'retry' });
     const excerpt = excerptOf(response);
-    const attempt = [
-      delivery.id,
-      delivery.attempts,
-      started,
-      status ?? null,
-      Date.now() - started.getTime(),
-      error?.slice(0, 500) ?? null,
-      excerpt?.text ?? null,
-      excerpt?.contentType ?? null,
+    const attempt: AttemptRecord = {
+      deliveryId: delivery.id,
+      attempt: delivery.attempts,
+      startedAt: started,
+      statusCode: status ?? null,
+      durationMs: Date.now() - started.getTime(),
+      error: error?.slice(0, 500) ?? null,
+      responseExcerpt: excerpt?.text ?? null,
+      responseContentType: excerpt?.contentType ?? null,
       finalState,
       waitMs,
-    ];
+    };
     if (delivered) {
-      const [recorded] = await this.delivered.rows([...attempt, delivery.subscription_id]);
-      if (recorded?.count === 0) this.gone(delivery);
+      if (!(await this.deliveries.recordDelivered(attempt, delivery.subscription_id))) {
+        this.gone(delivery);
+      }
       return;
     }
     const outcome = await this.dataSource.transaction(async (manager) => {
       // The subscription first, as a delete takes it before its deliveries: no deadlock between them.
-      const [counted] = rowsOf<CountedFailure>(
-        await manager.query(
-          `WITH before AS (
-             SELECT id, backoff_until FROM webhook_subscription WHERE id = $1 FOR NO KEY UPDATE)
-           UPDATE webhook_subscription s
-              SET consecutive_failures = s.consecutive_failures + 1,
-                  backoff_ms = CASE WHEN ${opens} THEN ${nextPause} ELSE s.backoff_ms END,
-                  backoff_until = CASE WHEN ${opens}
-                                       THEN now() + ${nextPause} * interval '1 millisecond'
-                                       ELSE s.backoff_until END
-             FROM before WHERE s.id = before.id
-           RETURNING s.consecutive_failures AS failures, s.backoff_until AS paused_until,
-                     s.backoff_until IS DISTINCT FROM before.backoff_until AS opened`,
-          [delivery.subscription_id, pauseAfterFailures, firstPauseMs, longestPauseMs],
-        ),
+      const counted = await this.subscriptions.countFailure(
+        manager,
+        delivery.subscription_id,
+        circuit,
       );
       if (counted === undefined) return undefined;
-      await manager.query(`WITH ${recordAttempt} SELECT 1`, attempt);
+      await this.deliveries.recordAttempt(manager, attempt);
       if (counted.opened) {
         // The backlog waits for the pause, out of the claim's way; deliveries in flight finish.
-        await manager.query(
-          `UPDATE webhook_delivery SET next_attempt_at = $2
-            WHERE subscription_id = $1 AND state = 'pending' AND next_attempt_at < $2
-              AND (lease_until IS NULL OR lease_until <= now())`,
-          [delivery.subscription_id, counted.paused_until],
-        );
+        await this.deliveries.postpone(manager, delivery.subscription_id, counted.paused_until);
       }
       const failures = counted.failures;
       const reason = gone
@@ -124,12 +108,8 @@ export class WebhookAttempts {
           ? `${failures} deliveries failed in a row`
           : undefined;
       if (reason === undefined) return { counted };
-      const changed = await manager.query<unknown>(
-        `UPDATE webhook_subscription SET enabled = false, disabled_reason = $2, updated_at = now()
-          WHERE id = $1 AND enabled RETURNING id`,
-        [delivery.subscription_id, reason],
-      );
-      return { counted, disabled: rowsOf(changed).length > 0 ? reason : undefined };
+      const disabled = await this.subscriptions.disable(manager, delivery.subscription_id, reason);
+      return { counted, disabled: disabled ? reason : undefined };
     });
     if (outcome === undefined) return this.gone(delivery);
     if (outcome.counted.opened) {
@@ -162,42 +142,6 @@ export class WebhookAttempts {
     });
   }
 }
-
-/**
- * The delivery's new state and, if the delivery still exists, the attempt's row, from parameters $1 to
- * $10 (`record`'s `attempt`).
- */
-const recordAttempt = `
-  delivery AS (
-    UPDATE webhook_delivery
-       SET state = coalesce($9::varchar, state), lease_until = NULL,
-           finished_at = CASE WHEN $9::varchar IS NULL THEN NULL ELSE now() END,
-           next_attempt_at = now() + make_interval(secs => $10::double precision / 1000)
-     WHERE id = $1::uuid RETURNING id),
-  attempt AS (
-    INSERT INTO webhook_attempt (delivery_id, attempt, started_at, status_code, duration_ms, error,
-                                 response_excerpt, response_content_type)
-    SELECT id, $2::int, $3::timestamptz, $4::int, $5::int, $6::varchar, $7::varchar, $8::varchar
-      FROM delivery)`;
-
-/**
- * A delivered attempt, which also closes the subscription's circuit ($11), unless another transaction
- * holds the subscription (a failure being recorded, a change, a delete): never waiting for it keeps this
- * free of deadlocks. Answers 0 when the delivery is gone.
- */
-const recordDelivered = `
-  WITH ${recordAttempt},
-  closed AS (
-    UPDATE webhook_subscription SET consecutive_failures = 0, backoff_ms = 0, backoff_until = NULL
-     WHERE id IN (SELECT id FROM webhook_subscription
-                   WHERE id = $11::uuid AND (consecutive_failures > 0 OR backoff_ms > 0)
-                     FOR NO KEY UPDATE SKIP LOCKED))
-  SELECT count(*)::int AS count FROM delivery`;
-
-/** The circuit opens (again) with this failure: enough in a row, and not paused already. */
-const opens = `s.consecutive_failures + 1 >= $2 AND (s.backoff_until IS NULL OR s.backoff_until <= now())`;
-/** Twice the last pause, from $3 up to $4 milliseconds. */
-const nextPause = `least(greatest(s.backoff_ms * 2, $3), $4)`;
 
 /** ±10%, so that a receiver coming back is not met by every retry in the same second. */
 function jittered(delayMs: number): number {

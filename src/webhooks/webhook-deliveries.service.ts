@@ -3,39 +3,17 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import {
-  afterCursorSql,
   cursorPage,
-  cursorTimeSql,
   cursorWindow,
   uuidPattern,
   type CursorPageQuery,
 } from '../common/cursor-page.js';
 import { DomainException } from '../common/problem/domain.exception.js';
-import { rowsOf } from '../database/rows-of.js';
 import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
 import { type WebhookDeliveryPageDto } from './dto/webhook-delivery.dto.js';
+import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import { WebhookOutbox } from './webhook-outbox.js';
 import { WebhooksService } from './webhooks.service.js';
-
-interface DeliveryRow {
-  id: string;
-  type: string;
-  state: string;
-  attempts: number;
-  created_at: Date;
-  cursor_at: string;
-  next_attempt_at: Date;
-  finished_at: Date | null;
-  log: {
-    attempt: number;
-    startedAt: string;
-    statusCode: number | null;
-    durationMs: number;
-    error: string | null;
-    responseExcerpt: string | null;
-    responseContentType: string | null;
-  }[];
-}
 
 /** A subscription's deliveries: the log of what was sent and answered, a test event, redelivery. */
 @Injectable()
@@ -45,6 +23,7 @@ export class WebhookDeliveriesService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly subscriptions: WebhooksService,
+    private readonly deliveries: WebhookDeliveryRepository,
     private readonly outbox: WebhookOutbox,
   ) {}
 
@@ -72,36 +51,15 @@ export class WebhookDeliveriesService {
     const subscription = await this.subscriptions.find(owner, id);
     const window = cursorWindow(query, uuidPattern);
     const { after } = window;
-    // One row more than the page: whether another follows it.
-    const [rows, [count]] = await Promise.all([
-      this.dataSource.query<DeliveryRow[]>(
-        `SELECT d.id, e.type, d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at,
-                ${cursorTimeSql('d.created_at')} AS cursor_at,
-                coalesce((SELECT json_agg(json_build_object(
-                   'attempt', a.attempt, 'startedAt', a.started_at, 'statusCode', a.status_code,
-                   'durationMs', a.duration_ms, 'error', a.error, 'responseExcerpt', a.response_excerpt,
-                   'responseContentType', a.response_content_type)
-                   ORDER BY a.attempt)
-                   FROM webhook_attempt a WHERE a.delivery_id = d.id), '[]') AS log
-           FROM webhook_delivery d JOIN webhook_event e ON e.id = d.event_id
-          WHERE d.subscription_id = $1
-            ${after === undefined ? '' : `AND ${afterCursorSql('d.created_at', 'd.id', '$4', '$5::uuid')}`}
-          ORDER BY d.created_at DESC, d.id LIMIT $2 OFFSET $3`,
-        [
-          subscription.id,
-          window.size + 1,
-          window.offset,
-          ...(after === undefined ? [] : [after.at, after.id]),
-        ],
-      ),
-      after === undefined
-        ? this.dataSource.query<{ total: number }[]>(
-            'SELECT count(*)::int AS total FROM webhook_delivery WHERE subscription_id = $1',
-            [subscription.id],
-          )
-        : [undefined],
+    const [rows, total] = await Promise.all([
+      // One row more than the page: whether another follows it.
+      this.deliveries.page(subscription.id, {
+        offset: window.offset,
+        limit: window.size + 1,
+        after,
+      }),
+      after === undefined ? this.deliveries.count(subscription.id) : undefined,
     ]);
-    const total = count?.total;
     const last = rows.at(Math.min(rows.length, window.size) - 1);
     const content = rows.slice(0, window.size).map((row) => ({
       id: row.id,
@@ -128,18 +86,10 @@ export class WebhookDeliveriesService {
   /** Sends a delivery again, now, with a fresh retry schedule; its `webhook-id` stays the same. */
   async redeliver(owner: string | null, id: string, deliveryId: string): Promise<void> {
     const subscription = await this.subscriptions.find(owner, id);
-    const changed = isUUID(deliveryId)
-      ? rowsOf(
-          await this.dataSource.query(
-            `UPDATE webhook_delivery
-                SET state = 'pending', attempts = 0, next_attempt_at = now(), finished_at = NULL,
-                    lease_until = NULL
-              WHERE id = $1 AND subscription_id = $2 RETURNING id`,
-            [deliveryId.toLowerCase(), subscription.id],
-          ),
-        )
-      : [];
-    if (changed.length === 0) {
+    const redelivered =
+      isUUID(deliveryId) &&
+      (await this.deliveries.redeliver(subscription.id, deliveryId.toLowerCase()));
+    if (!redelivered) {
       throw new DomainException(
         'WEBHOOK_DELIVERY_NOT_FOUND',
         `The subscription has no delivery '${deliveryId}'.`,

@@ -5,15 +5,15 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
 import { guardedRequest, OutboundError, type OutboundResponse } from '../common/outbound.js';
 import { KeyVault, UnknownMasterKeyError } from '../secrets/key-vault.js';
 import { signatureOf } from './signature.js';
 import { excerptBytes, WebhookAttempts } from './webhook-attempts.js';
-import { claimDue, type Claimed } from './webhook-claim.js';
+import { claimLimits } from './webhook-claim.js';
+import { type Claimed } from './webhook-delivery.rows.js';
+import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 
 /** How often an idle instance looks for due deliveries, and how many it sends at once. */
 const pollIntervalMs = 250;
@@ -39,7 +39,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private woken = false;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly deliveries: WebhookDeliveryRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(KeyVault) private readonly vault: KeyVault,
     private readonly attempts: WebhookAttempts,
@@ -79,7 +79,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     try {
       const room = maxInFlight - this.inFlight.size;
       if (room > 0) {
-        const claimed = await claimDue(this.dataSource, room, leaseSeconds);
+        const claimed = await this.deliveries.claimDue(claimLimits(room, leaseSeconds));
         for (const delivery of claimed) this.track(this.deliver(delivery));
         // Room left, or freed while claiming (the caps may have held back what was due): claim again.
         if (claimed.length === room || this.woken) next = 0;

@@ -1,13 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource } from 'typeorm';
 import { Metrics } from '../observability/metrics.js';
-
-interface Backlog {
-  depth: number;
-  oldestSeconds: number;
-  paused: number;
-}
+import { type Backlog } from './webhook-delivery.rows.js';
+import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 
 /** The delivery queue as Prometheus sees it at each scrape: one query serves the three gauges. */
 @Injectable()
@@ -15,7 +9,7 @@ export class WebhookMetrics {
   private backlog: { at: number; value: Promise<Backlog> } | undefined;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly deliveries: WebhookDeliveryRepository,
     metrics: Metrics,
   ) {
     metrics.gauge(
@@ -38,19 +32,8 @@ export class WebhookMetrics {
   private read(): Promise<Backlog> {
     const now = Date.now();
     if (this.backlog === undefined || now - this.backlog.at > 1_000) {
-      this.backlog = { at: now, value: this.query() };
+      this.backlog = { at: now, value: this.deliveries.backlog() };
     }
     return this.backlog.value;
-  }
-
-  private async query(): Promise<Backlog> {
-    const [row] = await this.dataSource.query<{ depth: number; oldest: number; paused: number }[]>(
-      `SELECT count(*)::int AS depth,
-              coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest,
-              (SELECT count(*)::int FROM webhook_subscription
-                WHERE backoff_until > now() AND enabled) AS paused
-         FROM webhook_delivery WHERE state = 'pending'`,
-    );
-    return { depth: row?.depth ?? 0, oldestSeconds: row?.oldest ?? 0, paused: row?.paused ?? 0 };
   }
 }

@@ -6,10 +6,9 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
+import { WebhookEventRepository } from './webhook-event.repository.js';
 
 const pruneEveryMs = 10 * 60 * 1000;
 const batch = 5_000;
@@ -30,7 +29,7 @@ export class WebhookRetention implements OnApplicationBootstrap, OnModuleDestroy
   );
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly events: WebhookEventRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -44,21 +43,6 @@ export class WebhookRetention implements OnApplicationBootstrap, OnModuleDestroy
 
   /** One batch; answers how many events it removed. */
   async prune(): Promise<number> {
-    return this.dataSource.transaction(async (manager) => {
-      const [lock] = await manager.query<{ locked: boolean }[]>(
-        `SELECT pg_try_advisory_xact_lock(hashtext('webhook-retention')) AS locked`,
-      );
-      if (lock?.locked !== true) return 0;
-      const removed = await manager.query<unknown>(
-        `DELETE FROM webhook_event WHERE id IN (
-           SELECT e.id FROM webhook_event e
-            WHERE e.created_at < now() - make_interval(days => $1)
-              AND NOT EXISTS (SELECT 1 FROM webhook_delivery d
-                               WHERE d.event_id = e.id AND d.state = 'pending')
-            LIMIT $2)`,
-        [this.config.webhooks.retentionDays, batch],
-      );
-      return Array.isArray(removed) && typeof removed[1] === 'number' ? removed[1] : 0;
-    });
+    return this.events.prune(this.config.webhooks.retentionDays, batch);
   }
 }

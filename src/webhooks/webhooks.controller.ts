@@ -22,6 +22,8 @@ import {
 } from './dto/webhook.dto.js';
 import { RotatedSecretDto } from './dto/webhook-delivery.dto.js';
 import { type WebhookScope } from './webhook-scope.js';
+import { WebhookChangesService } from './webhook-changes.service.js';
+import { WebhookSecretsService } from './webhook-secrets.service.js';
 import { WebhooksService } from './webhooks.service.js';
 
 export const idParameter = {
@@ -43,7 +45,11 @@ export function webhooksController(scope: WebhookScope) {
   @scope.controller()
   @Controller(scope.path)
   class WebhooksController {
-    constructor(private readonly webhooks: WebhooksService) {}
+    constructor(
+      private readonly webhooks: WebhooksService,
+      private readonly changes: WebhookChangesService,
+      private readonly secrets: WebhookSecretsService,
+    ) {}
 
     @Post('create')
     @scope.access()
@@ -80,7 +86,7 @@ export function webhooksController(scope: WebhookScope) {
       @Body() body: CreateWebhookDto,
       @CurrentActor() actor: Actor,
     ): Promise<CreatedWebhookDto> {
-      return this.webhooks.create(owner, body, actor);
+      return this.changes.create(owner, body, actor);
     }
 
     @Get()
@@ -160,7 +166,7 @@ export function webhooksController(scope: WebhookScope) {
       @Body() body: UpdateWebhookDto,
       @CurrentActor() actor: Actor,
     ): Promise<WebhookDto> {
-      return this.webhooks.update(owner, id, body, actor);
+      return this.changes.update(owner, id, body, actor);
     }
 
     @Post(':id/rotate-secret')
@@ -192,7 +198,7 @@ export function webhooksController(scope: WebhookScope) {
       @Param('id') id: string,
       @CurrentActor() actor: Actor,
     ): Promise<RotatedSecretDto> {
-      return this.webhooks.rotateSecret(owner, id, actor);
+      return this.secrets.rotateSecret(owner, id, actor);
     }
 
     @Post(':id/delete')
@@ -211,7 +217,7 @@ export function webhooksController(scope: WebhookScope) {
       @Param('id') id: string,
       @CurrentActor() actor: Actor,
     ): Promise<void> {
-      await this.webhooks.delete(owner, id, actor);
+      await this.changes.delete(owner, id, actor);
     }
   }
   return WebhooksController;

@@ -16,6 +16,11 @@ import { allTenantWebhooks, tenantWebhooks } from './webhook-scope.js';
 import { WebhookSubscriptionEntity } from './webhook-subscription.entity.js';
 import { webhookSealedColumns } from './webhook-subscription.sealed-columns.js';
 import { webhooksController } from './webhooks.controller.js';
+import { WebhookChangesService } from './webhook-changes.service.js';
+import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
+import { WebhookEventRepository } from './webhook-event.repository.js';
+import { WebhookSecretsService } from './webhook-secrets.service.js';
+import { WebhookSubscriptionRepository } from './webhook-subscription.repository.js';
 import { WebhooksService } from './webhooks.service.js';
 
 /** The tables this feature owns (src/entities.ts gathers every feature's list). */
@@ -41,9 +46,14 @@ export const webhookEntities = [
     WebhookDispatcher,
     WebhookAttempts,
     WebhooksService,
+    WebhookChangesService,
+    WebhookSecretsService,
     WebhookDeliveriesService,
     WebhookRetention,
     WebhookMetrics,
+    WebhookSubscriptionRepository,
+    WebhookEventRepository,
+    WebhookDeliveryRepository,
   ],
   exports: [WebhookOutbox],
 })

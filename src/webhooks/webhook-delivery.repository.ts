@@ -1,0 +1,247 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource, type EntityManager } from 'typeorm';
+import { type Cursor } from '../common/cursor-page.js';
+import { poolOf, PreparedStatement } from '../database/prepared-statement.js';
+import { rowsOf } from '../database/rows-of.js';
+import {
+  type AttemptRecord,
+  type Backlog,
+  type ClaimLimits,
+  type Claimed,
+  type DeliveryRow,
+} from './webhook-delivery.rows.js';
+
+/**
+ * Deliveries (webhook_delivery) with their attempts (webhook_attempt): the claim of due ones, each
+ * attempt's outcome, the delivery log and redelivery, the backlog's size.
+ */
+@Injectable()
+export class WebhookDeliveryRepository {
+  /** The common case, once per delivery: prepared, so that PostgreSQL plans it once per connection. */
+  private readonly delivered: PreparedStatement<{ count: number }>;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.delivered = new PreparedStatement(dataSource, 'webhook-delivered', recordDelivered);
+  }
+
+  /** A subscription's deliveries from `offset` (or after a cursor), newest first, with attempts. */
+  page(
+    subscriptionId: string,
+    window: { offset: number; limit: number; after?: Cursor },
+  ): Promise<DeliveryRow[]> {
+    // Rows after the cursor in the order `created_at DESC, id ASC`; without one, $4 is null.
+    return this.dataSource.query<DeliveryRow[]>(
+      `SELECT d.id, e.type, d.state, d.attempts, d.created_at, d.next_attempt_at, d.finished_at,
+              to_char(d.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at,
+              coalesce((SELECT json_agg(json_build_object(
+                 'attempt', a.attempt, 'startedAt', a.started_at, 'statusCode', a.status_code,
+                 'durationMs', a.duration_ms, 'error', a.error, 'responseExcerpt', a.response_excerpt,
+                 'responseContentType', a.response_content_type)
+                 ORDER BY a.attempt)
+                 FROM webhook_attempt a WHERE a.delivery_id = d.id), '[]') AS log
+         FROM webhook_delivery d JOIN webhook_event e ON e.id = d.event_id
+        WHERE d.subscription_id = $1
+          AND ($4::timestamptz IS NULL OR d.created_at < $4::timestamptz
+               OR (d.created_at = $4::timestamptz AND d.id > $5::uuid))
+        ORDER BY d.created_at DESC, d.id LIMIT $2 OFFSET $3`,
+      [
+        subscriptionId,
+        window.limit,
+        window.offset,
+        window.after?.at ?? null,
+        window.after?.id ?? null,
+      ],
+    );
+  }
+
+  async count(subscriptionId: string): Promise<number> {
+    const [row] = await this.dataSource.query<{ total: number }[]>(
+      'SELECT count(*)::int AS total FROM webhook_delivery WHERE subscription_id = $1',
+      [subscriptionId],
+    );
+    return row?.total ?? 0;
+  }
+
+  /** Pending again, due now, with no attempt counted; whether the subscription had it. */
+  async redeliver(subscriptionId: string, deliveryId: string): Promise<boolean> {
+    const changed = rowsOf(
+      await this.dataSource.query(
+        `UPDATE webhook_delivery
+            SET state = 'pending', attempts = 0, next_attempt_at = now(), finished_at = NULL,
+                lease_until = NULL
+          WHERE id = $1 AND subscription_id = $2 RETURNING id`,
+        [deliveryId, subscriptionId],
+      ),
+    );
+    return changed.length > 0;
+  }
+
+  /**
+   * Claims due deliveries within the limits (webhook-claim.ts). Claims are one at a time across
+   * instances (a transaction lock), so that the in-flight count each one reads cannot be out of date;
+   * FOR UPDATE SKIP LOCKED keeps a delivery out of two claims all the same. The statement is prepared on
+   * its connection: it runs several times a second, and its plan is kept.
+   */
+  async claimDue(limits: ClaimLimits): Promise<Claimed[]> {
+    const client = await poolOf(this.dataSource).connect();
+    let failure: Error | undefined;
+    try {
+      // Both in one round trip (the simple protocol runs them in turn); the lock lasts until COMMIT.
+      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(hashtext('webhook-claim'))`);
+      const { rows } = await client.query<Claimed>({
+        name: 'webhook-claim',
+        text: claimStatement,
+        values: [
+          limits.limit,
+          limits.leaseSeconds,
+          limits.perSubscription,
+          limits.perTenant,
+          limits.probeAfterFailures,
+        ],
+      });
+      await client.query('COMMIT');
+      return rows;
+    } catch (error) {
+      failure = error as Error;
+      throw error;
+    } finally {
+      // A connection whose transaction failed is closed, not handed back: that rolls it back.
+      client.release(failure);
+    }
+  }
+
+  /** A delivered attempt, which also closes the circuit; false when the delivery is gone. */
+  async recordDelivered(attempt: AttemptRecord, subscriptionId: string): Promise<boolean> {
+    const [recorded] = await this.delivered.rows([...attemptValues(attempt), subscriptionId]);
+    return recorded?.count !== 0;
+  }
+
+  /** The attempt's row and the delivery's new state, if the delivery still exists. */
+  async recordAttempt(manager: EntityManager, attempt: AttemptRecord): Promise<void> {
+    await manager.query(`WITH ${recordAttempt} SELECT 1`, attemptValues(attempt));
+  }
+
+  /** The subscription's backlog waits until `until`; deliveries in flight finish. */
+  async postpone(
+    manager: EntityManager,
+    subscriptionId: string,
+    until: Date | null,
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE webhook_delivery SET next_attempt_at = $2
+        WHERE subscription_id = $1 AND state = 'pending' AND next_attempt_at < $2
+          AND (lease_until IS NULL OR lease_until <= now())`,
+      [subscriptionId, until],
+    );
+  }
+
+  /** Pending deliveries, the age of the oldest, and paused subscriptions, in one query. */
+  async backlog(): Promise<Backlog> {
+    const [row] = await this.dataSource.query<{ depth: number; oldest: number; paused: number }[]>(
+      `SELECT count(*)::int AS depth,
+              coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest,
+              (SELECT count(*)::int FROM webhook_subscription
+                WHERE backoff_until > now() AND enabled) AS paused
+         FROM webhook_delivery WHERE state = 'pending'`,
+    );
+    return { depth: row?.depth ?? 0, oldestSeconds: row?.oldest ?? 0, paused: row?.paused ?? 0 };
+  }
+}
+
+/** $1 to $10 of recordAttempt, in its order. */
+function attemptValues(attempt: AttemptRecord): unknown[] {
+  return [
+    attempt.deliveryId,
+    attempt.attempt,
+    attempt.startedAt,
+    attempt.statusCode,
+    attempt.durationMs,
+    attempt.error,
+    attempt.responseExcerpt,
+    attempt.responseContentType,
+    attempt.finalState,
+    attempt.waitMs,
+  ];
+}
+
+/** The delivery's new state and, if the delivery still exists, the attempt's row ($1 to $10). */
+const recordAttempt = `
+  delivery AS (
+    UPDATE webhook_delivery
+       SET state = coalesce($9::varchar, state), lease_until = NULL,
+           finished_at = CASE WHEN $9::varchar IS NULL THEN NULL ELSE now() END,
+           next_attempt_at = now() + make_interval(secs => $10::double precision / 1000)
+     WHERE id = $1::uuid RETURNING id),
+  attempt AS (
+    INSERT INTO webhook_attempt (delivery_id, attempt, started_at, status_code, duration_ms, error,
+                                 response_excerpt, response_content_type)
+    SELECT id, $2::int, $3::timestamptz, $4::int, $5::int, $6::varchar, $7::varchar, $8::varchar
+      FROM delivery)`;
+
+/**
+ * A delivered attempt, which also closes the subscription's circuit ($11), unless another transaction
+ * holds the subscription (a failure being recorded, a change, a delete): never waiting for it keeps this
+ * free of deadlocks. Answers 0 when the delivery is gone.
+ */
+const recordDelivered = `
+  WITH ${recordAttempt},
+  closed AS (
+    UPDATE webhook_subscription SET consecutive_failures = 0, backoff_ms = 0, backoff_until = NULL
+     WHERE id IN (SELECT id FROM webhook_subscription
+                   WHERE id = $11::uuid AND (consecutive_failures > 0 OR backoff_ms > 0)
+                     FOR NO KEY UPDATE SKIP LOCKED))
+  SELECT count(*)::int AS count FROM delivery`;
+
+/**
+ * In flight: the leased deliveries, counted per subscription and per owner. Candidates: due deliveries
+ * of enabled subscriptions that are not paused and below both caps, in due order (the due index), the
+ * first `limit × perSubscription` of them; of those, each subscription's and then each owner's oldest up
+ * to its room, and of those the oldest `limit`. The scan steps over the due backlog of subscriptions at
+ * their cap (a failing one's is moved out of the due range when it pauses).
+ */
+const claimStatement = `
+  WITH leased AS (
+    SELECT d.subscription_id, coalesce(s.tenant_id, '') AS owner, count(*)::int AS n
+      FROM webhook_delivery d JOIN webhook_subscription s ON s.id = d.subscription_id
+     WHERE d.lease_until > now() AND d.state = 'pending'
+     GROUP BY d.subscription_id, s.tenant_id),
+  owners AS (SELECT owner, sum(n)::int AS n FROM leased GROUP BY owner),
+  candidates AS (
+    SELECT w.id, w.subscription_id, w.next_attempt_at, coalesce(s.tenant_id, '') AS owner,
+           CASE WHEN s.consecutive_failures >= $5::int THEN 1 ELSE $3::int END - coalesce(l.n, 0)
+             AS subscription_room,
+           $4::int - coalesce(o.n, 0) AS owner_room
+      FROM webhook_delivery w
+      JOIN webhook_subscription s ON s.id = w.subscription_id
+      LEFT JOIN leased l ON l.subscription_id = w.subscription_id
+      LEFT JOIN owners o ON o.owner = coalesce(s.tenant_id, '')
+     WHERE w.state = 'pending' AND w.next_attempt_at <= now()
+       AND s.enabled AND (s.backoff_until IS NULL OR s.backoff_until <= now())
+       AND coalesce(l.n, 0) < CASE WHEN s.consecutive_failures >= $5::int THEN 1 ELSE $3::int END
+       AND coalesce(o.n, 0) < $4::int
+     ORDER BY w.next_attempt_at LIMIT $1::int * $3::int),
+  per_subscription AS (
+    SELECT *, row_number() OVER (PARTITION BY subscription_id ORDER BY next_attempt_at, id) AS rank
+      FROM candidates),
+  per_owner AS (
+    SELECT id, next_attempt_at, owner_room,
+           row_number() OVER (PARTITION BY owner ORDER BY next_attempt_at, id) AS rank
+      FROM per_subscription WHERE rank <= subscription_room),
+  picked AS (
+    SELECT id FROM per_owner WHERE rank <= owner_room ORDER BY next_attempt_at LIMIT $1::int),
+  claimed AS (
+    UPDATE webhook_delivery d
+       SET attempts = d.attempts + 1,
+           lease_until = now() + make_interval(secs => $2::int),
+           next_attempt_at = now() + make_interval(secs => $2::int)
+     WHERE d.id IN (
+       SELECT w.id FROM webhook_delivery w
+        WHERE w.id IN (SELECT id FROM picked) AND w.state = 'pending' AND w.next_attempt_at <= now()
+          FOR UPDATE OF w SKIP LOCKED)
+    RETURNING d.id, d.attempts, d.subscription_id, d.event_id)
+  SELECT c.id, c.attempts, c.subscription_id, s.url, s.secret_sealed, s.secret_master_key_id,
+         s.previous_secret_sealed, s.previous_secret_master_key_id, s.previous_secret_until, e.body
+    FROM claimed c
+    JOIN webhook_subscription s ON s.id = c.subscription_id
+    JOIN webhook_event e ON e.id = c.event_id`;
