@@ -1,6 +1,8 @@
 import { DataSource, type EntityManager } from 'typeorm';
 import { StatusIndexAllocator } from '../src/credentials/status/status-index-allocator.js';
 import { type StatusListsService } from '../src/credentials/status/status-lists.service.js';
+import { StatusEntryRepository } from '../src/credentials/status/status-entry.repository.js';
+import { StatusListRepository } from '../src/credentials/status/status-list.repository.js';
 import { startTestService, type TestService } from './support/test-service.js';
 import { alumniCredential, issue } from './support/credentials-harness.js';
 
@@ -23,7 +25,11 @@ describe('Status index allocation', () => {
     dataSource = new DataSource({ type: 'postgres', url: service.databaseUrl, poolSize: 4 });
     await dataSource.initialize();
     const lists = { listUrl: (tenant: string, list: string) => `https://lists/${tenant}/${list}` };
-    allocator = new StatusIndexAllocator(lists as StatusListsService);
+    allocator = new StatusIndexAllocator(
+      lists as StatusListsService,
+      new StatusEntryRepository(),
+      new StatusListRepository(dataSource),
+    );
     [{ id: listId }] = await dataSource.query<{ id: string }[]>(
       `SELECT id FROM credential_status_list WHERE tenant_id = 'demo' AND purpose = 'revocation'`,
     );

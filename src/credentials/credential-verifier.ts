@@ -21,7 +21,7 @@ import { DidResolution } from './did-resolution/did-resolution.js';
 import { resolvedDidMethods, UnresolvableDidError } from './did-resolution/unresolvable-did.js';
 import { entryStatus } from './status/entry-status.js';
 import { RemoteStatusLists } from './status/remote-status-lists.js';
-import { StatusListsService } from './status/status-lists.service.js';
+import { StatusListsService, type KnownDid } from './status/status-lists.service.js';
 import { documentLimitErrors, remoteStatusListLimits } from './verification-limits.js';
 import { oneStepAtATime } from './verification-steps.js';
 import { runs, type VerificationPolicy } from './verification-policy.js';
@@ -59,13 +59,14 @@ export class CredentialVerifier {
    * Proofs, issuer, validity and status of a credential. Throws 400 when it is not a credential at
    * all or exceeds a limit (`field` names where it sits in the request); otherwise answers what
    * failed. Its status lists are read by `deadline`; `policy` says which checks run and whose
-   * credentials pass.
+   * credentials pass; `verifying`, the verifying tenant's DID, spares reading it for its own lists.
    */
   async inspectCredential(
     credential: Json,
     field: string,
     deadline = statusDeadline(),
     policy: VerificationPolicy = {},
+    verifying?: KnownDid,
   ): Promise<CredentialInspection> {
     const beyond = documentLimitErrors(credential, field);
     if (beyond.length > 0) throw credentialInvalid(beyond);
@@ -104,17 +105,21 @@ export class CredentialVerifier {
       });
     }
     if (!authentic || !runs(policy, 'status')) return { proofs, problems, checks, issuer };
-    problems.push(...(await this.statusProblems(credential, deadline)));
+    problems.push(...(await this.statusProblems(credential, deadline, verifying)));
     return { proofs, problems, checks: [...checks, 'status'], issuer };
   }
 
   /** Each BitstringStatusListEntry: its bit must be clear in the list it names. */
-  private async statusProblems(credential: Json, deadline: AbortSignal): Promise<CheckProblem[]> {
+  private async statusProblems(
+    credential: Json,
+    deadline: AbortSignal,
+    verifying: KnownDid | undefined,
+  ): Promise<CheckProblem[]> {
     const issuer = issuerIdOf(credential);
     const entries = asArray(credential.credentialStatus).map((entry) => (entry ?? {}) as Json);
     const bits = await mapAtMost(entries, remoteStatusListLimits.fetchesAtOnce, (entry) =>
       entry.type === 'BitstringStatusListEntry'
-        ? this.statusBit(entry, issuer, deadline)
+        ? this.statusBit(entry, issuer, deadline, verifying)
         : Promise.resolve(`unsupported status entry type ${JSON.stringify(entry.type)}`),
     );
     const problems: CheckProblem[] = [];
@@ -147,6 +152,7 @@ export class CredentialVerifier {
     entry: Json,
     issuer: string | undefined,
     deadline: AbortSignal,
+    verifying: KnownDid | undefined,
   ): Promise<boolean | string> {
     const { statusPurpose, statusListIndex, statusListCredential: url } = entry;
     if (typeof url !== 'string') return 'the entry names no statusListCredential';
@@ -158,6 +164,7 @@ export class CredentialVerifier {
         statusListIndex,
         String(statusPurpose),
         issuer,
+        verifying,
       );
     }
     const list = await this.remoteLists.read(

@@ -12,7 +12,9 @@ import { CurrentActor, CurrentTenant, TenantScoped } from '../auth/access.decora
 import { type Actor } from '../auth/caller.js';
 import { ApiProblems, ApiTenantSecurity, tenantScopedProblems } from '../common/openapi.js';
 import { credentialBodyProblems } from './credential.errors.js';
-import { CredentialsService } from './credentials.service.js';
+import { CredentialIssuanceService } from './credential-issuance.service.js';
+import { CredentialStatusService } from './credential-status.service.js';
+import { CredentialVerificationService } from './credential-verification.service.js';
 import { IssuedCredentialsService } from './issued-credentials.service.js';
 import {
   IssuedCredentialPageDto,
@@ -53,7 +55,9 @@ const recordExample = {
 @Controller('ctrl/api/v1.0/credentials')
 export class CredentialsController {
   constructor(
-    private readonly credentials: CredentialsService,
+    private readonly issuance: CredentialIssuanceService,
+    private readonly verification: CredentialVerificationService,
+    private readonly statuses: CredentialStatusService,
     private readonly issued: IssuedCredentialsService,
   ) {}
 
@@ -82,7 +86,6 @@ export class CredentialsController {
     @CurrentTenant() tenantId: string,
     @Query() query: ListCredentialsQuery,
   ): Promise<IssuedCredentialPageDto> {
-    await this.credentials.requireTenant(tenantId);
     return this.issued.list(tenantId, query);
   }
 
@@ -112,7 +115,6 @@ export class CredentialsController {
     @CurrentTenant() tenantId: string,
     @Param('id') id: string,
   ): Promise<IssuedCredentialRecordDto> {
-    await this.credentials.requireTenant(tenantId);
     return this.issued.get(tenantId, id);
   }
 
@@ -155,7 +157,7 @@ export class CredentialsController {
     @CurrentActor() actor: Actor,
     @Body() body: IssueCredentialDto,
   ): Promise<IssuedCredentialDto> {
-    return { verifiableCredential: await this.credentials.issue(tenantId, actor, body) };
+    return { verifiableCredential: await this.issuance.issue(tenantId, actor, body) };
   }
 
   @Post('status')
@@ -202,7 +204,7 @@ export class CredentialsController {
     @CurrentActor() actor: Actor,
     @Body() body: UpdateStatusDto,
   ): Promise<void> {
-    await this.credentials.updateStatus(tenantId, actor, body);
+    await this.statuses.updateStatus(tenantId, actor, body);
   }
 
   @Post('verify')
@@ -239,6 +241,6 @@ export class CredentialsController {
     @CurrentTenant() tenantId: string,
     @Body() body: VerifyCredentialDto,
   ): Promise<VerificationDto> {
-    return this.credentials.verify(tenantId, body);
+    return this.verification.verify(tenantId, body);
   }
 }

@@ -6,7 +6,9 @@ import { DidModule } from '../did/did.module.js';
 import { TrustedIssuersModule } from '../trusted-issuers/trusted-issuers.module.js';
 import { bundledContexts, contextsFromFolder } from './contexts.js';
 import { CredentialsController } from './credentials.controller.js';
-import { CredentialsService } from './credentials.service.js';
+import { CredentialIssuanceService } from './credential-issuance.service.js';
+import { CredentialStatusService } from './credential-status.service.js';
+import { CredentialVerificationService } from './credential-verification.service.js';
 import { CredentialVerifier } from './credential-verifier.js';
 import { PresentationsController } from './presentations.controller.js';
 import { PresentationsService } from './presentations.service.js';
@@ -14,10 +16,13 @@ import { IssuedCredentialEntity } from './issued-credential.entity.js';
 import { IssuedCredentialsService } from './issued-credentials.service.js';
 import { StatusEntryEntity } from './status/status-entry.entity.js';
 import { StatusListEntity } from './status/status-list.entity.js';
+import { IssuedCredentialRepository } from './issued-credential.repository.js';
 import { StatusListsController } from './status/status-lists.controller.js';
 import { RemoteStatusLists } from './status/remote-status-lists.js';
 import { StatusListsService } from './status/status-lists.service.js';
 import { StatusIndexAllocator } from './status/status-index-allocator.js';
+import { StatusEntryRepository } from './status/status-entry.repository.js';
+import { StatusListRepository } from './status/status-list.repository.js';
 import { createDocumentLoader, DOCUMENT_LOADER } from './document-loader.js';
 import { DidResolution } from './did-resolution/did-resolution.js';
 
@@ -28,11 +33,16 @@ export const credentialEntities = [StatusListEntity, StatusEntryEntity, IssuedCr
   imports: [TypeOrmModule.forFeature(credentialEntities), DidModule, TrustedIssuersModule],
   controllers: [CredentialsController, PresentationsController, StatusListsController],
   providers: [
-    CredentialsService,
+    CredentialIssuanceService,
+    CredentialVerificationService,
+    CredentialStatusService,
     CredentialVerifier,
     PresentationsService,
     IssuedCredentialsService,
+    IssuedCredentialRepository,
     StatusListsService,
+    StatusListRepository,
+    StatusEntryRepository,
     StatusIndexAllocator,
     RemoteStatusLists,
     // did:web documents come through the same outbound policy as status lists.

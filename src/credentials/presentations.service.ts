@@ -34,7 +34,8 @@ export class PresentationsService {
     tenantId: string,
     { verifiablePresentation: presentation, options = {} }: VerifyPresentationDto,
   ): Promise<PresentationVerificationDto> {
-    await this.dids.getDid(tenantId);
+    // The tenant rules (an unknown tenant is 404); its DID then checks its own status lists.
+    const { id: did } = await this.dids.getDid(tenantId);
     const beyond = presentationLimitErrors(presentation, field);
     if (beyond.length > 0) throw credentialInvalid(beyond);
     const errors = presentationShapeErrors(presentation);
@@ -72,6 +73,7 @@ export class PresentationsService {
         where,
         deadline,
         policy,
+        { tenantId, did },
       );
       credentialResults.push({
         id: (credential as Json).id as string | undefined,

@@ -38,9 +38,3 @@ export function entryBit(bits: Uint8Array, statusListIndex: unknown): boolean | 
   }
   return bitAt(bits, index);
 }
-
-/**
- * The position PostgreSQL's get_bit/set_bit give the bit of `e.list_index` in `l.bits`: they count a
- * byte's bits from the least significant, the list from the most.
- */
-export const entryBitSql = '(e.list_index / 8) * 8 + 7 - e.list_index % 8';

@@ -3,6 +3,13 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { type EntityManager } from 'typeorm';
 import { statusListLength, type StatusPurpose } from './bitstring.js';
 import { StatusListsService } from './status-lists.service.js';
+import {
+  StatusEntryRepository,
+  type IssueEntries,
+  type Taken,
+  type TakenOnIssue,
+} from './status-entry.repository.js';
+import { StatusListRepository } from './status-list.repository.js';
 
 /** What a credential carries for one purpose (Bitstring Status List §2.1). */
 export interface StatusEntry {
@@ -13,43 +20,8 @@ export interface StatusEntry {
   statusListCredential: string;
 }
 
-export type Taken = { list_id: string; list_index: number };
-
-/**
- * The first of the candidate indices (an int[]) that list `listId` has not given out. A scalar
- * subquery per candidate is an index probe each, stopped at the first free one; as NOT EXISTS the
- * planner may join all the list's entries instead, which grows with the table.
- */
-const freeCandidateSql = (listId: string, candidates: string) =>
-  `SELECT i FROM unnest(${candidates}::int[]) i
-    WHERE (SELECT true FROM credential_status_entry e
-            WHERE e.list_id = ${listId} AND e.list_index = i) IS NULL
-    LIMIT 1`;
-
-/**
- * The entry of credential $c (tenant $t, purpose $p) at the first free of the random indices $r in the
- * open list, the parameters numbered from `$first` in that order: an insert under the entry's primary
- * key, which a concurrent issue's same pick makes a no-op. No row when there is no open list, all
- * candidates were taken, or the pick was lost.
- */
-const takeRandomSql = (first: number) => {
-  const [tenant, purpose, credential, candidates] = [0, 1, 2, 3].map((n) => `$${first + n}`);
-  return `INSERT INTO credential_status_entry
-      (list_id, list_index, tenant_id, credential_id, purpose)
-    SELECT l.id, c.i, l.tenant_id, ${credential}::text, l.purpose FROM credential_status_list l
-     CROSS JOIN LATERAL (${freeCandidateSql('l.id', candidates)}) c
-     WHERE l.tenant_id = ${tenant} AND l.purpose = ${purpose} AND l.filled_at IS NULL
-    ON CONFLICT (list_id, list_index) DO NOTHING
-    RETURNING list_id, list_index`;
-};
-
 /** Entries taken by the caller's statement (`takeRandomItems`), per purpose; null where none was. */
 export type TakenEntries = (Taken | null)[];
-
-/** A free index of list $1 (length $2) at random, searched for: only once random tries failed. */
-const searchFreeSql = `SELECT i FROM generate_series(0, $2::int - 1) i
-  WHERE NOT EXISTS (SELECT 1 FROM credential_status_entry e WHERE e.list_id = $1 AND e.list_index = i)
-  ORDER BY random() LIMIT 1`;
 
 /** Random indices tried at once; all of them taken means the list is nearly full. */
 const randomTries = 32;
@@ -66,7 +38,11 @@ const slowRounds = 8;
  */
 @Injectable()
 export class StatusIndexAllocator {
-  constructor(private readonly lists: StatusListsService) {}
+  constructor(
+    private readonly lists: StatusListsService,
+    private readonly entries: StatusEntryRepository,
+    private readonly listRows: StatusListRepository,
+  ) {}
 
   /**
    * Gives the credential a random, never reused index in a list of each purpose, inside the caller's
@@ -82,44 +58,39 @@ export class StatusIndexAllocator {
   ): Promise<StatusEntry[]> {
     const taken: TakenEntries = [];
     for (const purpose of purposes) {
-      const [entry] = await manager.query<Taken[]>(takeRandomSql(1), [
+      const entry = await this.entries.takeRandom(
+        manager,
         tenantId,
         purpose,
         credentialId,
         randomCandidates(),
-      ]);
+      );
       taken.push(entry ?? null);
     }
     return this.complete(manager, tenantId, credentialId, purposes, taken);
   }
 
   /**
-   * The usual statement of `allocate` for each purpose, as WITH items (`status_entry_<n>`) of a
-   * statement of the caller's, parameters numbered from `$first`; `select` reads what they took, one
-   * column per purpose (`status_entry_<n>`, null when the slow way must take it: `complete`).
+   * The usual statement of `allocate` for each purpose, as WITH items of the issue statement
+   * (StatusEntryRepository.issueEntries); its select reads what they took, null where the slow way
+   * must take it (`complete`). Undefined for no purpose.
    */
   takeRandomItems(
     tenantId: string,
     credentialId: string,
     purposes: StatusPurpose[],
-    first: number,
-  ): { items: string; parameters: unknown[]; select: string } {
-    const names = purposes.map((_, n) => `status_entry_${n}`);
-    return {
-      items: names.map((name, n) => `${name} AS (${takeRandomSql(first + 4 * n)})`).join(',\n'),
-      parameters: purposes.flatMap((purpose) => [
-        tenantId,
-        purpose,
-        credentialId,
-        randomCandidates(),
-      ]),
-      select: names
-        .map(
-          (name) => `(SELECT json_build_object('list_id', list_id, 'list_index', list_index)
-                           FROM ${name}) AS ${name}`,
-        )
-        .join(', '),
-    };
+  ): IssueEntries | undefined {
+    return this.entries.issueEntries(
+      tenantId,
+      credentialId,
+      purposes.map((purpose) => ({ purpose, candidates: randomCandidates() })),
+    );
+  }
+
+  /** What the issue statement's items (`takeRandomItems`) took, per purpose; null where none was. */
+  takenOnIssue(row: TakenOnIssue | undefined, purposes: StatusPurpose[]): TakenEntries {
+    const columns = [row?.status_entry_0, row?.status_entry_1];
+    return purposes.map((_, n) => columns[n] ?? null);
   }
 
   /** The status entries of `taken` (`takeRandomItems`), each purpose none took taken the slow way. */
@@ -168,29 +139,16 @@ export class StatusIndexAllocator {
     for (let round = 0; round < slowRounds; round++) {
       const listId = await this.openList(manager, tenantId, purpose);
       if (listId === undefined) continue;
-      const take = (freeSql: string, parameter: unknown) =>
-        manager.query<Taken[]>(
-          `INSERT INTO credential_status_entry
-             (list_id, list_index, tenant_id, credential_id, purpose)
-           SELECT $1, i, $3, $4, $5 FROM (${freeSql}) free
-           ON CONFLICT (list_id, list_index) DO NOTHING RETURNING list_id, list_index`,
-          [listId, parameter, tenantId, credentialId, purpose],
-        );
-      const [random] = await take(freeCandidateSql('$1', '$2'), randomCandidates());
+      const entry = { tenantId, credentialId, purpose };
+      const random = await this.entries.takeCandidate(manager, listId, randomCandidates(), entry);
       if (random !== undefined) return random;
-      const [free] = await manager.query<{ i: number }[]>(searchFreeSql, [
-        listId,
-        statusListLength,
-      ]);
+      const free = await this.entries.searchFree(manager, listId, statusListLength);
       if (free === undefined) {
         // Seen full by this snapshot: issues stop picking in it; a concurrent marker waits, then skips.
-        await manager.query(
-          `UPDATE credential_status_list SET filled_at = now() WHERE id = $1 AND filled_at IS NULL`,
-          [listId],
-        );
+        await this.listRows.markFilled(manager, listId);
         continue;
       }
-      const [searched] = await take('SELECT $2::int AS i', free.i);
+      const searched = await this.entries.takeIndex(manager, listId, free, entry);
       if (searched !== undefined) return searched;
     }
     throw new Error(`No free status index for ${tenantId}/${purpose} in ${slowRounds} rounds`);
@@ -206,20 +164,14 @@ export class StatusIndexAllocator {
     tenantId: string,
     purpose: StatusPurpose,
   ): Promise<string | undefined> {
-    const open = () =>
-      manager.query<{ id: string }[]>(
-        `SELECT id FROM credential_status_list
-          WHERE tenant_id = $1 AND purpose = $2 AND filled_at IS NULL`,
-        [tenantId, purpose],
-      );
-    const [existing] = await open();
-    if (existing !== undefined) return existing.id;
-    const [made] = await manager.query<{ id: string }[]>(
-      `INSERT INTO credential_status_list (id, tenant_id, purpose, length, bits)
-       VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (tenant_id, purpose) WHERE filled_at IS NULL DO NOTHING RETURNING id`,
-      [randomUUID(), tenantId, purpose, statusListLength, Buffer.alloc(statusListLength / 8)],
-    );
-    return (made ?? (await open())[0])?.id;
+    const existing = await this.listRows.openList(manager, tenantId, purpose);
+    if (existing !== undefined) return existing;
+    const made = await this.listRows.makeList(manager, {
+      id: randomUUID(),
+      tenantId,
+      purpose,
+      length: statusListLength,
+    });
+    return made ?? (await this.listRows.openList(manager, tenantId, purpose));
   }
 }

@@ -10,22 +10,25 @@ import { Metrics } from '../../observability/metrics.js';
 import { DidService } from '../../did/did.service.js';
 import { signCredential } from '../data-integrity.js';
 import { DOCUMENT_LOADER } from '../document-loader.js';
-import { entryBit, encodeList, entryBitSql, type StatusPurpose } from './bitstring.js';
+import { entryBit, encodeList, type StatusPurpose } from './bitstring.js';
+import { StatusListRepository, type ListRow } from './status-list.repository.js';
 
-interface ListRow {
-  purpose: StatusPurpose;
-  bits: Buffer;
-  version: number;
-  updated_at: Date;
+/** A tenant's DID its caller already read: that tenant's lists are then read without it. */
+export interface KnownDid {
+  tenantId: string;
+  did: string;
 }
 
 @Injectable()
 export class StatusListsService {
   /** Signed public lists by id and version: a list is signed again only after it changed. */
   private readonly signed = new LRUCache<string, Record<string, unknown>>({ max: 256 });
+  /** Lists' issuer DIDs by list id: list ids are never reused, a tenant's DID never changes. */
+  private readonly issuers = new LRUCache<string, string>({ max: 1024 });
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repository: StatusListRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly dids: DidService,
     @Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader,
@@ -64,17 +67,10 @@ export class StatusListsService {
         [{ field: 'status', message: 'must be true for revocation (a revocation is final)' }],
       );
     }
+    // The bit and its event in one statement: atomic without a transaction of its own.
     const changed = await this.outbox.withChange(
       this.dataSource,
-      {
-        sql: `UPDATE credential_status_list l
-                 SET bits = set_bit(l.bits, ${entryBitSql}, $4),
-                     version = l.version + 1, updated_at = now()
-                FROM credential_status_entry e
-               WHERE e.tenant_id = $1 AND e.credential_id = $2 AND e.purpose = $3 AND l.id = e.list_id
-              RETURNING e.list_index`,
-        parameters: [tenantId, credentialId, purpose, status ? 1 : 0],
-      },
+      this.repository.statusChange(tenantId, credentialId, purpose, status),
       {
         type: 'credential.status.changed',
         tenantId,
@@ -131,7 +127,8 @@ export class StatusListsService {
 
   /**
    * The bit of one of our lists, or a sentence saying why it cannot be read; the list must be the
-   * issuer's, as a verifier elsewhere would check on the signed list.
+   * issuer's, as a verifier elsewhere would check on the signed list. `known`, the verifying tenant's
+   * DID, spares reading it; another tenant's is read beside the list the first time.
    */
   async bitOf(
     tenantId: string,
@@ -139,31 +136,38 @@ export class StatusListsService {
     statusListIndex: unknown,
     purpose: string,
     issuer: string | undefined,
+    known?: KnownDid,
   ): Promise<boolean | string> {
-    const [list] = await this.dataSource.query<
-      (Pick<ListRow, 'purpose' | 'bits'> & { did: string })[]
-    >(
-      `SELECT l.purpose, l.bits, d.did FROM credential_status_list l
-         JOIN tenant_did d ON d.tenant_id = l.tenant_id
-        WHERE l.id = $1 AND l.tenant_id = $2`,
-      [listId, tenantId],
-    );
-    if (list === undefined) return 'the status list does not exist (its tenant may be deleted)';
-    if (list.did !== issuer) {
-      return `the status list is issued by '${list.did}', not by the credential's issuer`;
+    const did = known?.tenantId === tenantId ? known.did : this.issuers.get(listId);
+    const [list, listIssuer] = await Promise.all([
+      this.repository.bitsOf(tenantId, listId),
+      did ?? this.didOf(tenantId),
+    ]);
+    if (list === undefined || listIssuer === undefined) {
+      return 'the status list does not exist (its tenant may be deleted)';
+    }
+    this.issuers.set(listId, listIssuer);
+    if (listIssuer !== issuer) {
+      return `the status list is issued by '${listIssuer}', not by the credential's issuer`;
     }
     if (list.purpose !== purpose) return `the status list is for ${list.purpose}, not ${purpose}`;
     return entryBit(list.bits, statusListIndex);
   }
 
+  /** The tenant's DID, or undefined once the tenant is deleted. */
+  private async didOf(tenantId: string): Promise<string | undefined> {
+    try {
+      return (await this.dids.getDid(tenantId)).id;
+    } catch (error) {
+      if (error instanceof DomainException && error.code === 'TENANT_NOT_FOUND') return undefined;
+      throw error;
+    }
+  }
+
   private async find(tenantId: string, listId: string): Promise<ListRow> {
-    const [list] = /^[0-9a-f-]{36}$/.test(listId)
-      ? await this.dataSource.query<ListRow[]>(
-          `SELECT purpose, bits, version, updated_at
-             FROM credential_status_list WHERE id = $1 AND tenant_id = $2`,
-          [listId, tenantId],
-        )
-      : [];
+    const list = /^[0-9a-f-]{36}$/.test(listId)
+      ? await this.repository.find(tenantId, listId)
+      : undefined;
     if (list === undefined) {
       throw new DomainException('STATUS_LIST_NOT_FOUND', `No status list ${tenantId}/${listId}.`);
     }

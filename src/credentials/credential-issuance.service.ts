@@ -1,0 +1,195 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AuditLog } from '../audit/audit-log.js';
+import { type Actor } from '../auth/caller.js';
+import { DomainException } from '../common/problem/domain.exception.js';
+import { APP_CONFIG } from '../config/config.token.js';
+import { type AppConfig } from '../config/app-config.js';
+import { DidService } from '../did/did.service.js';
+import { EventOutbox } from '../events/event-outbox.js';
+import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
+import { type StatusPurpose } from './status/bitstring.js';
+import { StatusIndexAllocator, type StatusEntry } from './status/status-index-allocator.js';
+import { type TakenOnIssue } from './status/status-entry.repository.js';
+import { IssuedCredentialRepository } from './issued-credential.repository.js';
+import { credentialInvalid, jsonLdProblem } from './credential.errors.js';
+import { asArray, issuerIdOf } from './credential-checks.js';
+import { CredentialVerifier } from './credential-verifier.js';
+import { signCredential, signingCryptosuites, type SigningCryptosuite } from './data-integrity.js';
+import { DOCUMENT_LOADER } from './document-loader.js';
+import { documentLimitErrors, verificationLimits } from './verification-limits.js';
+import { requestedPurposes, submittedErrors, withStatusContext } from './issue-request-checks.js';
+import { type IssueCredentialDto } from './dto/credential-requests.dto.js';
+
+type Json = Record<string, unknown>;
+
+/** What the issuance record and its event say. */
+interface Issuance {
+  tenantId: string;
+  credentialId: string;
+  types: string[];
+  cryptosuite: SigningCryptosuite;
+  issuedBy: string;
+  purposes: StatusPurpose[];
+}
+
+/** Issuing: a credential signed by the tenant's DID, its record, status entries and event. */
+@Injectable()
+export class CredentialIssuanceService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly dids: DidService,
+    private readonly statusIndices: StatusIndexAllocator,
+    private readonly records: IssuedCredentialRepository,
+    @Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader,
+    private readonly verifier: CredentialVerifier,
+    private readonly outbox: EventOutbox,
+    private readonly audit: AuditLog,
+  ) {}
+
+  /** Signs a credential with the tenant's DID; the credential is not stored. */
+  async issue(
+    tenantId: string,
+    actor: Actor,
+    { credential: submitted, options = {} }: IssueCredentialDto,
+  ): Promise<Json> {
+    const { documentValues, issueReserve } = verificationLimits;
+    const beyond = documentLimitErrors(submitted, 'credential', documentValues - issueReserve);
+    if (beyond.length > 0) throw credentialInvalid(beyond);
+    const ourLists = `${this.config.publicBaseUrl}/ctrl/status-lists/`;
+    const errors = submittedErrors(submitted, options, ourLists);
+    const tenant = await this.dids.signerFor(tenantId);
+    if (submitted.issuer !== undefined && issuerIdOf(submitted) !== tenant.did) {
+      errors.push({
+        field: 'credential.issuer',
+        message: `must be the tenant's DID ${tenant.did}`,
+      });
+    }
+    const given = asArray(submitted.credentialStatus);
+    const purposes = requestedPurposes(
+      options.credentialStatus,
+      this.config.credentialStatusDefault,
+      given,
+      errors,
+    );
+    if (errors.length > 0) throw credentialInvalid(errors);
+
+    const credential: Json = {
+      ...submitted,
+      id: submitted.id ?? options.credentialId ?? `urn:uuid:${randomUUID()}`,
+      issuer: submitted.issuer ?? tenant.did,
+    };
+    const cryptosuite = options.cryptosuite ?? signingCryptosuites[0];
+    // eddsa-rdfc-2022 canonicalizes in safe mode while signing; JCS reads no JSON-LD, so check it here.
+    if (cryptosuite === 'eddsa-jcs-2022') await this.verifier.expand(credential, 'credential');
+    const issuance = {
+      tenantId,
+      credentialId: credential.id as string,
+      types: asArray(credential.type).filter((type): type is string => typeof type === 'string'),
+      cryptosuite,
+      issuedBy: actor.username ?? actor.subject,
+      purposes,
+    };
+    const sign = (entries: StatusEntry[]) => {
+      if (entries.length > 0) {
+        const all = [...entries, ...given];
+        credential.credentialStatus = all.length === 1 ? all[0] : all;
+        withStatusContext(credential);
+      }
+      return this.sign(credential, tenant.signer, cryptosuite);
+    };
+    const signed = await this.issueInTransaction(issuance, sign);
+    this.audit.record('credential.issue', actor, tenantId, {
+      credentialId: issuance.credentialId,
+      cryptosuite,
+      statusPurposes: purposes,
+    });
+    return signed;
+  }
+
+  /**
+   * Record, event and status indices (an entry row each, no shared row updated: docs/performance.md)
+   * in one statement, then the signature and the idempotent answer, in one transaction.
+   */
+  private issueInTransaction(
+    issuance: Issuance,
+    sign: (entries: StatusEntry[]) => Promise<Json>,
+  ): Promise<Json> {
+    return this.dataSource.transaction(async (manager) => {
+      const signed = await sign(await this.recordIssue(manager, issuance));
+      await keepIdempotentAnswer(manager, { verifiableCredential: signed });
+      return signed;
+    });
+  }
+
+  /**
+   * The issuance record, its credential.issued event and, the usual way, its status entries, in one
+   * statement; an entry that statement could not take is taken the slow way after it.
+   */
+  private async recordIssue(manager: EntityManager, issuance: Issuance): Promise<StatusEntry[]> {
+    const { tenantId, credentialId, types, cryptosuite, issuedBy, purposes } = issuance;
+    const record = this.records.recordStatement({
+      tenantId,
+      id: credentialId,
+      types,
+      cryptosuite,
+      issuedBy,
+    });
+    const entries = this.statusIndices.takeRandomItems(tenantId, credentialId, purposes);
+    let rows: TakenOnIssue[];
+    try {
+      // One statement, one round trip: the issue path's budget (docs/performance.md).
+      rows = await this.outbox.withChange<TakenOnIssue>(
+        manager,
+        {
+          before: entries?.before,
+          sql: record.sql,
+          parameters: [...record.parameters, ...(entries?.parameters ?? [])],
+          select: entries?.select,
+        },
+        {
+          type: 'credential.issued',
+          tenantId,
+          data: { tenantId, credentialId, types, cryptosuite, statusPurposes: purposes },
+        },
+      );
+    } catch (error) {
+      throw this.duplicateOf(error, credentialId) ?? error;
+    }
+    const taken = this.statusIndices.takenOnIssue(rows[0], purposes);
+    return this.statusIndices.complete(manager, tenantId, credentialId, purposes, taken);
+  }
+
+  /**
+   * A credential id the tenant already used, as the issue statement failed with it: 409. Its record's
+   * key, or that of a status entry of it, whichever the statement wrote first.
+   */
+  private duplicateOf(error: unknown, id: string): DomainException | undefined {
+    if (!this.records.isDuplicate(error)) return undefined;
+    return new DomainException(
+      'CREDENTIAL_ALREADY_EXISTS',
+      `The tenant already issued a credential with id '${id}'.`,
+      [{ field: 'credential.id', message: 'is already taken by an issued credential' }],
+    );
+  }
+
+  private async sign(
+    credential: Json,
+    signer: Signer,
+    cryptosuite: SigningCryptosuite,
+  ): Promise<Json> {
+    try {
+      return await signCredential(credential, {
+        signer,
+        cryptosuite,
+        date: new Date(),
+        documentLoader: this.documentLoader,
+      });
+    } catch (error) {
+      throw jsonLdProblem(error, 'credential') ?? error;
+    }
+  }
+}
