@@ -366,40 +366,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/ctrl/health/live': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** The process is up */
-    get: operations['live'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/ctrl/health/ready': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Ready to serve: the database answers and the issuer keys are there */
-    get: operations['ready'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/ctrl/api/v1.0/webhooks/create': {
     parameters: {
       query?: never;
@@ -742,6 +708,40 @@ export interface paths {
      * @description Now, with a fresh retry schedule and the same `webhook-id`, so a receiver that already has it can tell.
      */
     post: operations['redeliverAdminWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/health/live': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The process is up */
+    get: operations['live'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/health/ready': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Ready to serve: the database answers and the issuer keys are there */
+    get: operations['ready'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -3940,125 +3940,6 @@ export interface operations {
       };
     };
   };
-  live: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Alive. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "status": "ok"
-           *     }
-           */
-          'application/json': {
-            /** @enum {string} */
-            status: 'ok';
-          };
-        };
-      };
-    };
-  };
-  ready: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Ready: every check is up. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "status": "ok",
-           *       "info": {
-           *         "database": {
-           *           "status": "up"
-           *         },
-           *         "issuer": {
-           *           "status": "up",
-           *           "mode": "embedded"
-           *         }
-           *       },
-           *       "error": {},
-           *       "details": {
-           *         "database": {
-           *           "status": "up"
-           *         },
-           *         "issuer": {
-           *           "status": "up",
-           *           "mode": "embedded"
-           *         }
-           *       }
-           *     }
-           */
-          'application/json': {
-            /** @enum {string} */
-            status: 'ok';
-            info?: {
-              [key: string]: {
-                /** @enum {string} */
-                status: 'up' | 'down';
-              } & {
-                [key: string]: unknown;
-              };
-            };
-            error?: {
-              [key: string]: {
-                /** @enum {string} */
-                status: 'up' | 'down';
-              } & {
-                [key: string]: unknown;
-              };
-            };
-            details: {
-              [key: string]: {
-                /** @enum {string} */
-                status: 'up' | 'down';
-              } & {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-      };
-      /** @description - `INTERNAL_ERROR`: Internal server error */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['ProblemDto'];
-        };
-      };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['ProblemDto'];
-        };
-      };
-    };
-  };
   createWebhook: {
     parameters: {
       query?: never;
@@ -6210,6 +6091,125 @@ export interface operations {
         };
         content: {
           'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  live: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Alive. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "status": "ok"
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok';
+          };
+        };
+      };
+    };
+  };
+  ready: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Ready: every check is up. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "status": "ok",
+           *       "info": {
+           *         "database": {
+           *           "status": "up"
+           *         },
+           *         "issuer": {
+           *           "status": "up",
+           *           "mode": "embedded"
+           *         }
+           *       },
+           *       "error": {},
+           *       "details": {
+           *         "database": {
+           *           "status": "up"
+           *         },
+           *         "issuer": {
+           *           "status": "up",
+           *           "mode": "embedded"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok';
+            info?: {
+              [key: string]: {
+                /** @enum {string} */
+                status: 'up' | 'down';
+              } & {
+                [key: string]: unknown;
+              };
+            };
+            error?: {
+              [key: string]: {
+                /** @enum {string} */
+                status: 'up' | 'down';
+              } & {
+                [key: string]: unknown;
+              };
+            };
+            details: {
+              [key: string]: {
+                /** @enum {string} */
+                status: 'up' | 'down';
+              } & {
+                [key: string]: unknown;
+              };
+            };
+          };
         };
       };
       /** @description - `INTERNAL_ERROR`: Internal server error */
