@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { AuditLog } from '../audit/audit-log.js';
 import { type Actor } from '../auth/caller.js';
 import { DomainException } from '../common/problem/domain.exception.js';
@@ -48,6 +49,7 @@ export class CredentialIssuanceService {
     private readonly verifier: CredentialVerifier,
     private readonly outbox: EventOutbox,
     private readonly audit: AuditLog,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** Signs a credential with the tenant's DID; the credential is not stored. */
@@ -185,7 +187,7 @@ export class CredentialIssuanceService {
       return await signCredential(credential, {
         signer,
         cryptosuite,
-        date: new Date(),
+        date: new Date(this.clock()),
         documentLoader: this.documentLoader,
       });
     } catch (error) {

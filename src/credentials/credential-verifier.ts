@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import jsonld from 'jsonld';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { DomainException } from '../common/problem/domain.exception.js';
 import {
   checkProblemTypes,
@@ -53,6 +54,7 @@ export class CredentialVerifier {
     private readonly statusLists: StatusListsService,
     private readonly remoteLists: RemoteStatusLists,
     private readonly dids: DidResolution,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /**
@@ -94,7 +96,9 @@ export class CredentialVerifier {
     // A credential its issuer did not sign says nothing about its status: its lists are not read.
     const authentic = problems.length === 0;
     const checks = ['proof', 'issuer'];
-    const validity = runs(policy, 'validity') ? validityProblem(credential, new Date()) : undefined;
+    const validity = runs(policy, 'validity')
+      ? validityProblem(credential, new Date(this.clock()))
+      : undefined;
     if (runs(policy, 'validity')) checks.push('validity');
     if (validity !== undefined) {
       problems.push({
@@ -201,7 +205,7 @@ export class CredentialVerifier {
     const unsigned =
       problems[0]?.detail ?? (await this.keyProblem(issuer, proofs, 'assertionMethod'));
     if (unsigned !== undefined) return `does not verify: ${unsigned}`;
-    const validity = validityProblem(list, new Date());
+    const validity = validityProblem(list, new Date(this.clock()));
     return validity === undefined ? undefined : `is outside its validity period: ${validity}`;
   }
 

@@ -5,6 +5,7 @@ import { type DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
 import { type OutboundResponse } from '../common/outbound.js';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { Metrics } from '../observability/metrics.js';
 import { type AttemptRecord } from './webhook-delivery.rows.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
@@ -51,6 +52,7 @@ export class WebhookAttempts {
     private readonly deliveries: WebhookDeliveryRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** The attempt's row, and what it means for the delivery and its subscription, in one transaction. */
@@ -67,7 +69,9 @@ export class WebhookAttempts {
     const retryIn = retryDelaysMs[delivery.attempts - 1];
     const finalState = delivered ? 'delivered' : gone || retryIn === undefined ? 'failed' : null;
     const waitMs =
-      finalState === null ? Math.max(jittered(retryIn), retryAfterMs(response) ?? 0) : 0;
+      finalState === null
+        ? Math.max(jittered(retryIn), retryAfterMs(response, this.clock()) ?? 0)
+        : 0;
     this.metrics.webhookAttempts.inc({ outcome: finalState ?? 'retry' });
     const excerpt = excerptOf(response);
     const attempt: AttemptRecord = {
@@ -150,12 +154,10 @@ function jittered(delayMs: number): number {
 }
 
 /** `Retry-After` in seconds or as an HTTP date, capped at a day; undefined when absent or unreadable. */
-function retryAfterMs(response: OutboundResponse | undefined): number | undefined {
+function retryAfterMs(response: OutboundResponse | undefined, now: number): number | undefined {
   const header = response?.headers['retry-after'];
   if (header === undefined) return undefined;
-  const milliseconds = /^\d+$/.test(header)
-    ? Number(header) * 1000
-    : Date.parse(header) - Date.now();
+  const milliseconds = /^\d+$/.test(header) ? Number(header) * 1000 : Date.parse(header) - now;
   return Number.isFinite(milliseconds)
     ? Math.min(Math.max(milliseconds, 0), 86_400_000)
     : undefined;

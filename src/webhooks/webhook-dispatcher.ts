@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.token.js';
 import { type AppConfig } from '../config/app-config.js';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { guardedRequest, OutboundError, type OutboundResponse } from '../common/outbound.js';
 import { KeyVault, UnknownMasterKeyError } from '../secrets/key-vault.js';
 import { signatureOf } from './signature.js';
@@ -42,6 +43,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     private readonly deliveries: WebhookDeliveryRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(KeyVault) private readonly vault: KeyVault,
+    @Inject(CLOCK) private readonly clock: Clock,
     private readonly attempts: WebhookAttempts,
   ) {}
 
@@ -104,7 +106,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   }
 
   private async deliver(delivery: Claimed): Promise<void> {
-    const timestamp = Math.floor(Date.now() / 1000);
+    const timestamp = Math.floor(this.clock() / 1000);
     let signature: string;
     try {
       signature = this.sign(delivery, timestamp);
@@ -153,7 +155,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     const boxes: [Buffer, string | null][] = [
       [delivery.secret_sealed, delivery.secret_master_key_id],
     ];
-    if (delivery.previous_secret_sealed !== null && delivery.previous_secret_until! > new Date()) {
+    if (
+      delivery.previous_secret_sealed !== null &&
+      delivery.previous_secret_until!.getTime() > this.clock()
+    ) {
       boxes.push([delivery.previous_secret_sealed, delivery.previous_secret_master_key_id]);
     }
     return boxes

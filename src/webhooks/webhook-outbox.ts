@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { type EntityManager } from 'typeorm';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { EventOutbox, type ChangeStatement, type DomainEvent } from '../events/event-outbox.js';
 import { Metrics } from '../observability/metrics.js';
 import { WebhookEventRepository, type EventRow } from './webhook-event.repository.js';
@@ -11,13 +12,14 @@ export class WebhookOutbox extends EventOutbox {
   constructor(
     private readonly events: WebhookEventRepository,
     private readonly metrics: Metrics,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {
     super();
   }
 
   // Counted when written: a caller's transaction that rolls back after it (rare) is counted too.
   async emit(manager: EntityManager, event: DomainEvent): Promise<void> {
-    await this.events.write(manager, rowOf(event));
+    await this.events.write(manager, rowOf(event, this.clock()));
     this.metrics.webhookEvents.inc({ type: event.type });
   }
 
@@ -26,7 +28,7 @@ export class WebhookOutbox extends EventOutbox {
     change: ChangeStatement,
     event: DomainEvent,
   ): Promise<Row[]> {
-    const rows = await this.events.writeWithChange<Row>(runner, change, rowOf(event));
+    const rows = await this.events.writeWithChange<Row>(runner, change, rowOf(event, this.clock()));
     if (rows.length > 0) this.metrics.webhookEvents.inc({ type: event.type });
     return rows;
   }
@@ -37,21 +39,25 @@ export class WebhookOutbox extends EventOutbox {
     subscriptionId: string,
     event: DomainEvent,
   ): Promise<string> {
-    const deliveryId = await this.events.writeFor(manager, subscriptionId, rowOf(event));
+    const deliveryId = await this.events.writeFor(
+      manager,
+      subscriptionId,
+      rowOf(event, this.clock()),
+    );
     this.metrics.webhookEvents.inc({ type: event.type });
     return deliveryId;
   }
 }
 
 /** The event's row, with the payload every receiver gets: `{type, timestamp, data}`. */
-function rowOf(event: DomainEvent): EventRow {
+function rowOf(event: DomainEvent, now: number): EventRow {
   return {
     id: randomUUID(),
     tenant_id: event.tenantId,
     type: event.type,
     body: JSON.stringify({
       type: event.type,
-      timestamp: new Date().toISOString(),
+      timestamp: new Date(now).toISOString(),
       data: event.data,
     }),
   };

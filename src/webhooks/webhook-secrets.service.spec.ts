@@ -32,6 +32,7 @@ function setUp(known: string[]) {
   const service = new WebhookSecretsService(
     dataSource,
     vault,
+    () => now,
     { record } as unknown as AuditLog,
     new WebhooksService(subscriptions, tenantsService),
     subscriptions,
@@ -39,15 +40,15 @@ function setUp(known: string[]) {
   return { service, record, rotations };
 }
 
+/** The service's clock (common/clock.ts), fixed. */
+const now = Date.parse('2026-06-01T12:00:00Z');
+
 describe('webhook secret rotation', () => {
   it('keeps the previous secret signing for a day, sealed under the current master key, and audits the actor', async () => {
     const { service, record, rotations } = setUp([id]);
-    const before = Date.now();
     const answer = await service.rotateSecret('acme', id, actor);
     expect(answer.secret).toMatch(/^whsec_/);
-    const expires = Date.parse(answer.previousSecretExpiresAt) - before;
-    expect(expires).toBeGreaterThanOrEqual(24 * 3600 * 1000);
-    expect(expires).toBeLessThan(24 * 3600 * 1000 + 60_000);
+    expect(Date.parse(answer.previousSecretExpiresAt) - now).toBe(24 * 3600 * 1000);
     expect(rotations).toEqual([
       expect.objectContaining({
         masterKeyId: 'k2',

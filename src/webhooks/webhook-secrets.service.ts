@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { AuditLog } from '../audit/audit-log.js';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { type Actor } from '../auth/caller.js';
 import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
 import { KeyVault } from '../secrets/key-vault.js';
@@ -19,6 +20,7 @@ export class WebhookSecretsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(KeyVault) private readonly vault: KeyVault,
+    @Inject(CLOCK) private readonly clock: Clock,
     private readonly audit: AuditLog,
     private readonly webhooks: WebhooksService,
     private readonly subscriptions: WebhookSubscriptionRepository,
@@ -36,7 +38,7 @@ export class WebhookSecretsService {
   ): Promise<{ secret: string; previousSecretExpiresAt: string }> {
     const subscriptionId = await this.webhooks.idOf(owner, id);
     const secret = newSecret();
-    const until = new Date(Date.now() + secretGraceMs);
+    const until = new Date(this.clock() + secretGraceMs);
     const answer = { secret, previousSecretExpiresAt: until.toISOString() };
     // The answer is kept with the rotation, so a retry after an ambiguous 503 replays it (docs/api.md).
     const rotated = await this.dataSource.transaction(async (manager) => {

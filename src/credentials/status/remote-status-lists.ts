@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
+import { CLOCK, type Clock } from '../../common/clock.js';
 import { APP_CONFIG } from '../../config/config.token.js';
 import { type AppConfig } from '../../config/app-config.js';
 import { guardedRequest, OutboundError, type OutboundPolicy } from '../../common/outbound.js';
@@ -39,7 +40,10 @@ export class RemoteStatusLists {
   });
   private readonly reading = new Map<string, Promise<ReadResult>>();
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
     this.policy = { allowPrivate: config.statusListAllowPrivateTargets, ca: config.outboundCa };
   }
 
@@ -111,7 +115,7 @@ export class RemoteStatusLists {
     // Never remembered past its own end: an expired list must fail the next verification.
     const ends = Date.parse(String((list as Json).validUntil ?? (list as Json).expirationDate));
     const ttl = cacheTtl(response.headers['cache-control']);
-    return { result: read, ttl: Number.isNaN(ends) ? ttl : Math.min(ttl, ends - Date.now()) };
+    return { result: read, ttl: Number.isNaN(ends) ? ttl : Math.min(ttl, ends - this.clock()) };
   }
 }
 

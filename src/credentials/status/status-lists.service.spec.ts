@@ -57,6 +57,7 @@ function setUp(options: { changedRows?: number; dids?: Record<string, string> } 
     () => Promise.reject(new Error('no documents')),
     outbox as EventOutbox,
     metrics as unknown as Metrics,
+    () => Date.parse('2026-06-01T12:00:00Z'),
   );
   return { service, lists, didReads, changes, counted };
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
+import { CLOCK, type Clock } from '../../common/clock.js';
 import { APP_CONFIG } from '../../config/config.token.js';
 import { type AppConfig } from '../../config/app-config.js';
 import { DomainException } from '../../common/problem/domain.exception.js';
@@ -34,6 +35,7 @@ export class StatusListsService {
     @Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader,
     private readonly outbox: EventOutbox,
     private readonly metrics: Metrics,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   listUrl(tenantId: string, listId: string): string {
@@ -116,7 +118,7 @@ export class StatusListsService {
         {
           signer: tenant.signer,
           cryptosuite: 'eddsa-rdfc-2022',
-          date: new Date(),
+          date: new Date(this.clock()),
           documentLoader: this.documentLoader,
         },
       );
