@@ -12,6 +12,9 @@ const sourceFolders = readdirSync(new URL('./src', import.meta.url), { withFileT
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name);
 
+/** Where processes start: they may import anything, and nothing imports them. */
+const entryPoints = ['bootstrap', 'cli'];
+
 /** The folders every feature builds on, and the only folders each of them may import. */
 const foundations = {
   common: { may: [], message: 'common/ serves every folder and depends on none.' },
@@ -23,6 +26,10 @@ const foundations = {
   events: {
     may: [],
     message: 'events/ is the outbox port: features depend on it, it depends on none of them.',
+  },
+  database: {
+    may: ['common', 'config'],
+    message: 'database/ is the DataSource and its bounds: each feature registers its own entities.',
   },
   secrets: {
     may: ['common', 'config', 'database'],
@@ -92,6 +99,14 @@ export default tseslint.config(
               from: [`./src/${owner}/**/*.entity.ts`, `./src/${owner}/**/*.repository.ts`],
               message: `src/${owner}/ owns its tables: call its exported service, not its entities or repositories.`,
             })),
+            {
+              target: sourceFolders
+                .filter((folder) => !entryPoints.includes(folder))
+                .map((folder) => `./src/${folder}`),
+              from: [...entryPoints.map((folder) => `./src/${folder}/**`), './src/*.ts'],
+              message:
+                'Start-up, the commands and the composition root (src/*.ts) are entry points: no folder imports them.',
+            },
             { target: './src', from: './test', message: 'The service never depends on its tests.' },
           ],
         },

@@ -93,4 +93,21 @@ describe('lint boundaries', () => {
       ]);
     }
   }, 120_000);
+
+  it("refuses an import of another folder's repository", async () => {
+    const filePath = 'src/webhooks/webhooks.service.ts';
+    const changed = `import { TenantRepository } from '../tenants/tenant.repository.js';\nexport const reached = TenantRepository;\n${readFileSync(filePath, 'utf8')}`;
+    expect(await ruleIdsFor(filePath, changed)).toContain('import-x/no-restricted-paths');
+  }, 60_000);
+
+  it('refuses an import of an entry point or the composition root from a folder', async () => {
+    const filePath = 'src/tenants/tenants.service.ts';
+    for (const module of ['../app.module.js', '../entities.js', '../bootstrap/start-service.js']) {
+      const changed = `import * as root from '${module}';\nexport const reached = root;\n${readFileSync(filePath, 'utf8')}`;
+      expect([module, await ruleIdsFor(filePath, changed)]).toEqual([
+        module,
+        expect.arrayContaining(['import-x/no-restricted-paths']),
+      ]);
+    }
+  }, 60_000);
 });

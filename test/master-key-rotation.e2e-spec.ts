@@ -144,7 +144,7 @@ describe('Master key rotation', () => {
     return new Promise((resolve) => {
       execFile(
         process.execPath,
-        ['dist/src/secrets/rewrap-cli.js', ...args],
+        ['dist/src/cli/rewrap-keys.js', ...args],
         {
           env: { PATH: process.env.PATH, NODE_ENV: 'test', DATA_DIR: dataDir, ...env },
           timeout: 30_000,

@@ -3,10 +3,10 @@ import { Logger } from '@nestjs/common';
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../config/app-config.js';
-// The composition root's list (every feature's entities), for generate: this CLI is an entry point.
+// Every feature's entities, for generate: a command is an entry point, like main.ts.
 import { entities } from '../entities.js';
-import { createDataSource, runMigrationsLocked, withMigrationLock } from './data-source.js';
-import { type EmbeddedDatabase } from './embedded-postgres.js';
+import { createDataSource, runMigrationsLocked, withMigrationLock } from '../database/data-source.js';
+import { type EmbeddedDatabase } from '../database/embedded-postgres.js';
 
 const usage = `Usage: npm run migration:<command>
   migration:run                 apply pending migrations
@@ -34,7 +34,7 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfig();
   let embedded: EmbeddedDatabase | undefined;
   if (config.databaseUrl === undefined) {
-    const { startEmbeddedPostgres } = await import('./embedded-postgres.js');
+    const { startEmbeddedPostgres } = await import('../database/embedded-postgres.js');
     embedded = await startEmbeddedPostgres(join(config.dataDir, 'postgres'));
   }
   const dataSource = createDataSource(config.databaseUrl ?? embedded!.url, 'migrations', entities);

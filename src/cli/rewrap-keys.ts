@@ -7,8 +7,8 @@ import { loadConfig } from '../config/app-config.js';
 import { createDataSource } from '../database/data-source.js';
 import { type EmbeddedDatabase } from '../database/embedded-postgres.js';
 import { entities } from '../entities.js';
-import { openKeyVault } from './master-keys.js';
-import { rewrap } from './rewrap.js';
+import { openKeyVault } from '../secrets/master-keys.js';
+import { rewrap } from '../secrets/rewrap.js';
 
 const usage = `Usage: npm run keys:rewrap [-- --batch-size <rows>] [-- --skip-unknown]
   Re-seals every sealed value (private keys, webhook secrets, kept answers) under AGENT_MASTER_KEY,
