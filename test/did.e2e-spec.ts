@@ -8,6 +8,7 @@ import { KeyVault } from '../src/secrets/key-vault.js';
 import { queryDatabase, type DidRow } from './support/database.js';
 import { startTestService, type ApiResponse, type TestService } from './support/test-service.js';
 import { independentResolver, type DidKeyDriver } from './support/independent-did-resolver.js';
+import { didKeyPurpose } from '../src/did/did.sealed-columns.js';
 
 const didPath = '/ctrl/api/v1.0/did';
 const documentPath = '/ctrl/api/v1.0/did/document';
@@ -379,7 +380,7 @@ describe('DID endpoints', () => {
       await createTenant('sealed-pair');
       const row = await didRowOf('sealed-pair');
 
-      const seed = vault().open('sealed-pair', row.private_key_sealed);
+      const seed = vault().open('sealed-pair', row.private_key_sealed, didKeyPurpose);
 
       expect(seed).toHaveLength(32);
       expect(publicKeyOfSeed(seed)).toEqual(row.public_key);
@@ -395,9 +396,9 @@ describe('DID endpoints', () => {
       const mine = await didRowOf('sealed-mine');
       const theirs = await didRowOf('sealed-theirs');
 
-      expect(() => vault().open('sealed-theirs', mine.private_key_sealed)).toThrow();
-      expect(() => vault().open('sealed-mine', theirs.private_key_sealed)).toThrow();
-      expect(() => vault().open('Sealed-mine', mine.private_key_sealed)).toThrow();
+      expect(() => vault().open('sealed-theirs', mine.private_key_sealed, didKeyPurpose)).toThrow();
+      expect(() => vault().open('sealed-mine', theirs.private_key_sealed, didKeyPurpose)).toThrow();
+      expect(() => vault().open('Sealed-mine', mine.private_key_sealed, didKeyPurpose)).toThrow();
     });
 
     it('does not open under another master key', async () => {
@@ -405,7 +406,11 @@ describe('DID endpoints', () => {
       const row = await didRowOf('sealed-other-key');
 
       expect(() =>
-        new KeyVault(randomBytes(32)).open('sealed-other-key', row.private_key_sealed),
+        new KeyVault(randomBytes(32)).open(
+          'sealed-other-key',
+          row.private_key_sealed,
+          didKeyPurpose,
+        ),
       ).toThrow();
     });
 
@@ -506,7 +511,10 @@ describe('DID endpoints', () => {
       const rows = await queryDatabase<DidRow>(service.databaseUrl, 'SELECT * FROM tenant_did');
       expect(rows.length).toBeGreaterThanOrEqual(1);
       const forms = rows.flatMap((row) =>
-        leakFormsOf(vault().open(row.tenant_id, row.private_key_sealed), row.public_key),
+        leakFormsOf(
+          vault().open(row.tenant_id, row.private_key_sealed, didKeyPurpose),
+          row.public_key,
+        ),
       );
       const masterKey = Buffer.from(service.masterKey, 'base64');
       forms.push(service.masterKey, masterKey.toString('hex'), masterKey.toString('base64url'));

@@ -11,6 +11,7 @@ import {
   tokenPath,
   type TestService,
 } from './support/test-service.js';
+import { didKeyPurpose } from '../src/did/did.sealed-columns.js';
 
 interface LogLine {
   level: string;
@@ -289,6 +290,7 @@ describe('logging', () => {
     const seed = new KeyVault(Buffer.from(service.masterKey, 'base64')).open(
       'secretive',
       row.private_key_sealed,
+      didKeyPurpose,
     );
     const signingKey = createPrivateKey({
       key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]),

@@ -15,6 +15,7 @@ import { ConfigError } from '../src/config/app-config.js';
 import { alumniCredential, issue, verifyCredential } from './support/credentials-harness.js';
 import { createEmptyDatabase, createTestDatabase, queryDatabase } from './support/database.js';
 import { startTestService, type TestService } from './support/test-service.js';
+import { didKeyPurpose } from '../src/did/did.sealed-columns.js';
 
 interface Arrival {
   path: string;
@@ -394,11 +395,11 @@ describe('Master key rotation', () => {
         databaseUrl,
         `SELECT private_key_sealed FROM tenant_did WHERE tenant_id = 't-2'`,
       );
-      const seed = current.open('t-2', did.private_key_sealed);
+      const seed = current.open('t-2', did.private_key_sealed, didKeyPurpose);
       await queryDatabase(
         databaseUrl,
         `UPDATE tenant_did SET private_key_sealed = $1, master_key_id = $2 WHERE tenant_id = 't-2'`,
-        [old.seal('t-2', seed), idA],
+        [old.seal('t-2', seed, didKeyPurpose), idA],
       );
       const subscription = secrets.get('t-2')!.id;
       await queryDatabase(

@@ -5,7 +5,11 @@ import { join, resolve } from 'node:path';
 import { loadConfig } from '../config/app-config.js';
 // Every feature's entities, for generate: a command is an entry point, like main.ts.
 import { entities } from '../entities.js';
-import { createDataSource, runMigrationsLocked, withMigrationLock } from '../database/data-source.js';
+import {
+  createDataSource,
+  runMigrationsLocked,
+  withMigrationLock,
+} from '../database/data-source.js';
 import { type EmbeddedDatabase } from '../database/embedded-postgres.js';
 
 const usage = `Usage: npm run migration:<command>

@@ -1,5 +1,8 @@
 import { type SealedColumn } from '../secrets/sealed-columns.js';
 
+/** The purpose a DID's private key is sealed for (the vault's associated data). */
+export const didKeyPurpose = 'did-private-key';
+
 /** The DID's private key, sealed with its tenant as owner (did.entity.ts). */
 export const didSealedColumns: readonly SealedColumn[] = [
   {
@@ -9,6 +12,6 @@ export const didSealedColumns: readonly SealedColumn[] = [
     owner: 'tenant_id',
     box: 'private_key_sealed',
     keyId: 'master_key_id',
-    purpose: 'did-private-key',
+    purpose: didKeyPurpose,
   },
 ];

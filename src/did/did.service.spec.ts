@@ -6,6 +6,7 @@ import { KeyVault } from '../secrets/key-vault.js';
 import { ed25519DidKey } from './did-key.js';
 import { type DidRepository, type NewDidRecord } from './did.repository.js';
 import { DidService } from './did.service.js';
+import { didKeyPurpose } from './did.sealed-columns.js';
 
 /** tenant_did as a map, with the calls that reached it. */
 function fakeRepository() {
@@ -51,8 +52,8 @@ describe('DidService without a database', () => {
     expect(row?.masterKeyId).toBe(vault.masterKeyId);
     expect(ed25519DidKey(row!.publicKey).did).toBe(did);
     // The box opens, for this tenant only, to the seed of the DID's key.
-    expect(vault.open('acme', row!.privateKeySealed)).toHaveLength(32);
-    expect(() => vault.open('other', row!.privateKeySealed)).toThrow();
+    expect(vault.open('acme', row!.privateKeySealed, didKeyPurpose)).toHaveLength(32);
+    expect(() => vault.open('other', row!.privateKeySealed, didKeyPurpose)).toThrow();
   });
 
   it("signs with the tenant's key: the signature verifies under the DID's public key", async () => {

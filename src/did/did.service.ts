@@ -15,6 +15,7 @@ import { type DidDto } from './dto/did.dto.js';
 import { KeyVault } from '../secrets/key-vault.js';
 import { masterKeyUnavailable } from '../secrets/master-key.errors.js';
 import { ed25519Signer } from './signer.js';
+import { didKeyPurpose } from './did.sealed-columns.js';
 
 /** What signs for a tenant: its DID, the verification method a proof names, and the signer. */
 export interface TenantSigner {
@@ -56,7 +57,7 @@ export class DidService {
           method: 'key',
           keyType: 'ed25519',
           publicKey: rawPublicKey,
-          privateKeySealed: this.vault.seal(tenantId, seed),
+          privateKeySealed: this.vault.seal(tenantId, seed, didKeyPurpose),
           masterKeyId: this.vault.masterKeyId,
         },
         manager,
@@ -120,7 +121,7 @@ export class DidService {
       did,
       verificationMethod,
       signer: ed25519Signer(verificationMethod, entity.publicKey, () =>
-        this.vault.open(tenantId, sealed, 'did-private-key', masterKeyId),
+        this.vault.open(tenantId, sealed, didKeyPurpose, masterKeyId),
       ),
     };
   }

@@ -5,6 +5,7 @@ import { DomainException } from '../common/problem/domain.exception.js';
 import { KeyVault } from '../secrets/key-vault.js';
 import { IdempotencyKeyRepository, type KeyRow } from './idempotency-key.repository.js';
 import { answerJson, type HeldKey } from './idempotent-answer.js';
+import { idempotentAnswerPurpose } from './idempotency-key.sealed-columns.js';
 
 /** How long a key names its first request: the contract of docs/api.md. */
 export const keyLifetimeSeconds = 24 * 60 * 60;
@@ -78,7 +79,7 @@ export class IdempotencyStore {
         { 'Retry-After': '30' },
       );
     }
-    const json = this.vault.open(rowId, row.answer_sealed, 'idempotent-answer', masterKeyId);
+    const json = this.vault.open(rowId, row.answer_sealed, idempotentAnswerPurpose, masterKeyId);
     const { body } = JSON.parse(json.toString('utf8')) as { body: unknown };
     return { kind: 'replay', status: row.status, body };
   }
@@ -92,7 +93,7 @@ export class IdempotencyStore {
     json: string,
     manager?: EntityManager,
   ): Promise<boolean> {
-    const box = this.vault.seal(key.rowId, Buffer.from(json, 'utf8'), 'idempotent-answer');
+    const box = this.vault.seal(key.rowId, Buffer.from(json, 'utf8'), idempotentAnswerPurpose);
     const masterKeyId = this.vault.masterKeyId;
     return this.keys.complete(
       { rowId: key.rowId, owner: key.owner, status: key.status, box, masterKeyId },

@@ -5,6 +5,9 @@ import { inspect } from 'node:util';
 import { tenantIdPattern } from '../tenancy/tenant-id.js';
 import { KeyVault, UnknownMasterKeyError } from './key-vault.js';
 
+/** A purpose as a feature names it (did/did.sealed-columns.ts names the DID key's). */
+const purpose = 'did-private-key';
+
 /** Every textual form a 32-byte key could take when it leaks. */
 function encodingsOf(bytes: Uint8Array): string[] {
   const buffer = Buffer.from(bytes);
@@ -27,7 +30,7 @@ describe(KeyVault.name, () => {
 
   describe('seal and open', () => {
     it('gives back the sealed secret when opened for the same tenant', () => {
-      expect(vault.open('acme', vault.seal('acme', seed))).toEqual(seed);
+      expect(vault.open('acme', vault.seal('acme', seed, purpose), purpose)).toEqual(seed);
     });
 
     it('gives back any secret for any valid tenant id', () => {
@@ -36,30 +39,32 @@ describe(KeyVault.name, () => {
           fc.uint8Array({ minLength: 1, maxLength: 256 }),
           fc.stringMatching(tenantIdPattern),
           (secret, tenantId) => {
-            expect(vault.open(tenantId, vault.seal(tenantId, secret))).toEqual(Buffer.from(secret));
+            expect(vault.open(tenantId, vault.seal(tenantId, secret, purpose), purpose)).toEqual(
+              Buffer.from(secret),
+            );
           },
         ),
       );
     });
 
     it('opens a box with a second vault built from the same master key', () => {
-      const sealed = vault.seal('acme', seed);
+      const sealed = vault.seal('acme', seed, purpose);
 
-      expect(new KeyVault(Buffer.from(masterKey)).open('acme', sealed)).toEqual(seed);
+      expect(new KeyVault(Buffer.from(masterKey)).open('acme', sealed, purpose)).toEqual(seed);
     });
 
     it('adds only the version, nonce and tag to the length of the secret', () => {
-      expect(vault.seal('acme', seed)).toHaveLength(headerLength + seed.length);
+      expect(vault.seal('acme', seed, purpose)).toHaveLength(headerLength + seed.length);
     });
 
     it('starts the box with format version 1', () => {
-      expect(vault.seal('acme', seed)[0]).toBe(1);
+      expect(vault.seal('acme', seed, purpose)[0]).toBe(1);
     });
   });
 
   describe('the sealed box', () => {
     it('differs each time the same secret is sealed, with a fresh nonce', () => {
-      const boxes = Array.from({ length: 20 }, () => vault.seal('acme', seed));
+      const boxes = Array.from({ length: 20 }, () => vault.seal('acme', seed, purpose));
 
       expect(new Set(boxes.map((box) => box.toString('hex'))).size).toBe(boxes.length);
       const nonces = boxes.map((box) => box.subarray(1, 13).toString('hex'));
@@ -67,7 +72,7 @@ describe(KeyVault.name, () => {
     });
 
     it('does not contain the secret bytes or any text form of them', () => {
-      const sealed = vault.seal('acme', seed);
+      const sealed = vault.seal('acme', seed, purpose);
 
       expect(sealed.indexOf(seed)).toBe(-1);
       // Not even half of the secret appears in the box.
@@ -78,7 +83,7 @@ describe(KeyVault.name, () => {
     });
 
     it('does not contain the master key', () => {
-      const sealed = vault.seal('acme', seed);
+      const sealed = vault.seal('acme', seed, purpose);
 
       expect(sealed.indexOf(masterKey)).toBe(-1);
       expect(sealed.indexOf(masterKey.subarray(0, 16))).toBe(-1);
@@ -87,29 +92,29 @@ describe(KeyVault.name, () => {
 
   describe('refusing to open', () => {
     it('fails for another tenant id', () => {
-      const sealed = vault.seal('acme', seed);
+      const sealed = vault.seal('acme', seed, purpose);
 
       for (const otherTenant of ['beta', 'acme2', 'acm', 'Acme', 'ACME', '']) {
-        expect(() => vault.open(otherTenant, sealed)).toThrow();
+        expect(() => vault.open(otherTenant, sealed, purpose)).toThrow();
       }
     });
 
     it('fails under another master key', () => {
-      const sealed = vault.seal('acme', seed);
+      const sealed = vault.seal('acme', seed, purpose);
 
-      expect(() => new KeyVault(randomBytes(32)).open('acme', sealed)).toThrow();
+      expect(() => new KeyVault(randomBytes(32)).open('acme', sealed, purpose)).toThrow();
     });
 
     it('fails under a master key that differs in a single bit', () => {
-      const sealed = vault.seal('acme', seed);
+      const sealed = vault.seal('acme', seed, purpose);
       const nearlyTheKey = Buffer.from(masterKey);
       nearlyTheKey[31] ^= 0x01;
 
-      expect(() => new KeyVault(nearlyTheKey).open('acme', sealed)).toThrow();
+      expect(() => new KeyVault(nearlyTheKey).open('acme', sealed, purpose)).toThrow();
     });
 
     it('fails when any single bit of the box is flipped', () => {
-      const sealed = vault.seal('acme', seed);
+      const sealed = vault.seal('acme', seed, purpose);
       const opened: string[] = [];
 
       for (let index = 0; index < sealed.length; index += 1) {
@@ -117,7 +122,7 @@ describe(KeyVault.name, () => {
           const tampered = Buffer.from(sealed);
           tampered[index] ^= 1 << bit;
           try {
-            vault.open('acme', tampered);
+            vault.open('acme', tampered, purpose);
             opened.push(`byte ${index} bit ${bit}`);
           } catch {
             // Refused, as it must be.
@@ -129,35 +134,37 @@ describe(KeyVault.name, () => {
     });
 
     it.each([0, 2, 0xff])('fails when the version byte is %i', (version) => {
-      const sealed = vault.seal('acme', seed);
+      const sealed = vault.seal('acme', seed, purpose);
       sealed[0] = version;
 
-      expect(() => vault.open('acme', sealed)).toThrow('Not a sealed key of a known format');
+      expect(() => vault.open('acme', sealed, purpose)).toThrow(
+        'Not a sealed key of a known format',
+      );
     });
 
     it('fails when the box is cut short', () => {
-      const sealed = vault.seal('acme', seed);
+      const sealed = vault.seal('acme', seed, purpose);
 
       for (const length of [0, 1, headerLength, headerLength + 1, sealed.length - 1]) {
-        expect(() => vault.open('acme', sealed.subarray(0, length))).toThrow();
+        expect(() => vault.open('acme', sealed.subarray(0, length), purpose)).toThrow();
       }
     });
 
     it('fails when bytes are appended to the box', () => {
-      const sealed = vault.seal('acme', seed);
+      const sealed = vault.seal('acme', seed, purpose);
 
-      expect(() => vault.open('acme', Buffer.concat([sealed, Buffer.of(0)]))).toThrow();
+      expect(() => vault.open('acme', Buffer.concat([sealed, Buffer.of(0)]), purpose)).toThrow();
     });
 
     it('fails when the ciphertext of one box is moved under the header of another', () => {
-      const first = vault.seal('acme', seed);
-      const second = vault.seal('acme', randomBytes(32));
+      const first = vault.seal('acme', seed, purpose);
+      const second = vault.seal('acme', randomBytes(32), purpose);
       const spliced = Buffer.concat([
         first.subarray(0, headerLength),
         second.subarray(headerLength),
       ]);
 
-      expect(() => vault.open('acme', spliced)).toThrow();
+      expect(() => vault.open('acme', spliced, purpose)).toThrow();
     });
   });
 
@@ -169,13 +176,13 @@ describe(KeyVault.name, () => {
     it('is copied, so wiping the caller’s buffer does not break the vault', () => {
       const callerKey = randomBytes(32);
       const ownVault = new KeyVault(callerKey);
-      const sealed = ownVault.seal('acme', seed);
+      const sealed = ownVault.seal('acme', seed, purpose);
 
       callerKey.fill(0);
 
-      expect(ownVault.open('acme', sealed)).toEqual(seed);
-      expect(ownVault.open('acme', ownVault.seal('acme', seed))).toEqual(seed);
-      expect(() => new KeyVault(callerKey).open('acme', sealed)).toThrow();
+      expect(ownVault.open('acme', sealed, purpose)).toEqual(seed);
+      expect(ownVault.open('acme', ownVault.seal('acme', seed, purpose), purpose)).toEqual(seed);
+      expect(() => new KeyVault(callerKey).open('acme', sealed, purpose)).toThrow();
     });
   });
 
@@ -217,14 +224,14 @@ describe(KeyVault.name, () => {
 
     it('seals under the current key only, and records its id', () => {
       expect(rotated.masterKeyId).toBe(vault.masterKeyId);
-      const sealed = rotated.seal('acme', seed);
+      const sealed = rotated.seal('acme', seed, purpose);
 
-      expect(vault.open('acme', sealed)).toEqual(seed);
-      expect(() => oldVault.open('acme', sealed)).toThrow();
+      expect(vault.open('acme', sealed, purpose)).toEqual(seed);
+      expect(() => oldVault.open('acme', sealed, purpose)).toThrow();
     });
 
     it('opens a box under each listed key by the id recorded with it', () => {
-      const fromOld = oldVault.seal('acme', seed);
+      const fromOld = oldVault.seal('acme', seed, purpose);
       const fromOlder = olderVault.seal('acme', seed, 'webhook-secret');
 
       expect(rotated.open('acme', fromOld, 'did-private-key', oldVault.masterKeyId)).toEqual(seed);
@@ -232,23 +239,28 @@ describe(KeyVault.name, () => {
         seed,
       );
       expect(
-        rotated.open('acme', rotated.seal('acme', seed), 'did-private-key', vault.masterKeyId),
+        rotated.open(
+          'acme',
+          rotated.seal('acme', seed, purpose),
+          'did-private-key',
+          vault.masterKeyId,
+        ),
       ).toEqual(seed);
     });
 
     it('opens with the recorded key only, never trying the others', () => {
-      const fromOld = oldVault.seal('acme', seed);
+      const fromOld = oldVault.seal('acme', seed, purpose);
 
       expect(() =>
         rotated.open('acme', fromOld, 'did-private-key', olderVault.masterKeyId),
       ).toThrow('Unsupported state or unable to authenticate data');
       // Without an id, the box is taken to be under the current key.
-      expect(() => rotated.open('acme', fromOld)).toThrow();
+      expect(() => rotated.open('acme', fromOld, purpose)).toThrow();
     });
 
     it('refuses a box recorded under a key it was not given, naming that id', () => {
       const stranger = new KeyVault(randomBytes(32));
-      const sealed = stranger.seal('acme', seed);
+      const sealed = stranger.seal('acme', seed, purpose);
       let caught: unknown;
       try {
         rotated.open('acme', sealed, 'did-private-key', stranger.masterKeyId);
@@ -260,7 +272,12 @@ describe(KeyVault.name, () => {
       expect((caught as UnknownMasterKeyError).masterKeyId).toBe(stranger.masterKeyId);
       expect((caught as Error).message).toContain(stranger.masterKeyId);
       expect(() =>
-        oldVault.open('acme', oldVault.seal('acme', seed), 'did-private-key', 'f'.repeat(32)),
+        oldVault.open(
+          'acme',
+          oldVault.seal('acme', seed, purpose),
+          'did-private-key',
+          'f'.repeat(32),
+        ),
       ).toThrow(UnknownMasterKeyError);
     });
 

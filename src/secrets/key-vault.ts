@@ -6,10 +6,11 @@ const tagLength = 16;
 const headerLength = 1 + nonceLength + tagLength;
 
 /**
- * What a sealed secret is for: a DID's private key, a webhook subscription's signing secret, or an answer
- * kept for an idempotency key (it may hold a secret or a credential's claims).
+ * What a sealed secret is for, named by the feature that seals it beside its sealed columns (for example
+ * `did/did.sealed-columns.ts`). It is part of the associated data: a box opens only for the purpose it
+ * was sealed for, so a name, once used, is never changed.
  */
-export type SealPurpose = 'did-private-key' | 'webhook-secret' | 'idempotent-answer';
+export type SealPurpose = string;
 
 /** Binds a sealed secret to its owner and purpose: a row copied to another owner will not open. */
 function associatedData(owner: string, purpose: SealPurpose): Buffer {
@@ -65,7 +66,7 @@ export class KeyVault {
   }
 
   /** Returns version | nonce | tag | ciphertext, sealed under the current key (`masterKeyId`). */
-  seal(owner: string, secret: Uint8Array, purpose: SealPurpose = 'did-private-key'): Buffer {
+  seal(owner: string, secret: Uint8Array, purpose: SealPurpose): Buffer {
     const nonce = randomBytes(nonceLength);
     const cipher = createCipheriv('aes-256-gcm', this.key(this.masterKeyId), nonce, {
       authTagLength: tagLength,
@@ -83,7 +84,7 @@ export class KeyVault {
   open(
     owner: string,
     sealed: Uint8Array,
-    purpose: SealPurpose = 'did-private-key',
+    purpose: SealPurpose,
     masterKeyId: string = this.masterKeyId,
   ): Buffer {
     const key = this.key(masterKeyId);

@@ -23,6 +23,7 @@ import {
   type SubscriptionView,
 } from './webhook-subscription.view.js';
 import { WebhooksService } from './webhooks.service.js';
+import { webhookSecretPurpose } from './webhook-subscription.sealed-columns.js';
 
 /** Making, changing and deleting subscriptions, each in the audit log with who did it. */
 @Injectable()
@@ -54,7 +55,7 @@ export class WebhookChangesService {
           url: input.url,
           events: [...new Set(input.events ?? [])],
           description: input.description ?? null,
-          secretSealed: this.vault.seal(id, Buffer.from(secret, 'utf8'), 'webhook-secret'),
+          secretSealed: this.vault.seal(id, Buffer.from(secret, 'utf8'), webhookSecretPurpose),
           secretMasterKeyId: this.vault.masterKeyId,
         });
         // The answer shows the secret once; a replay shows it again, sealed at rest meanwhile.

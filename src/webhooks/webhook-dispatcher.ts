@@ -15,6 +15,7 @@ import { excerptBytes, WebhookAttempts } from './webhook-attempts.js';
 import { claimLimits } from './webhook-claim.js';
 import { type Claimed } from './webhook-delivery.rows.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
+import { webhookSecretPurpose } from './webhook-subscription.sealed-columns.js';
 
 /** How often an idle instance looks for due deliveries, and how many it sends at once. */
 const pollIntervalMs = 250;
@@ -166,7 +167,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         const secret = this.vault.open(
           delivery.subscription_id,
           sealed,
-          'webhook-secret',
+          webhookSecretPurpose,
           // Null: sealed before key ids were recorded, under the key that is still current.
           keyId ?? this.vault.masterKeyId,
         );

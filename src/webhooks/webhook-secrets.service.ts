@@ -10,6 +10,7 @@ import { newSecret } from './signature.js';
 import { WebhookSubscriptionRepository } from './webhook-subscription.repository.js';
 import { webhookNotFound } from './webhook-subscription.view.js';
 import { WebhooksService } from './webhooks.service.js';
+import { webhookSecretPurpose } from './webhook-subscription.sealed-columns.js';
 
 /** How long the secret before a rotation still signs. */
 const secretGraceMs = 24 * 60 * 60 * 1000;
@@ -43,7 +44,7 @@ export class WebhookSecretsService {
     // The answer is kept with the rotation, so a retry after an ambiguous 503 replays it (docs/api.md).
     const rotated = await this.dataSource.transaction(async (manager) => {
       const done = await this.subscriptions.rotateSecret(manager, owner, subscriptionId, {
-        sealed: this.vault.seal(subscriptionId, Buffer.from(secret, 'utf8'), 'webhook-secret'),
+        sealed: this.vault.seal(subscriptionId, Buffer.from(secret, 'utf8'), webhookSecretPurpose),
         masterKeyId: this.vault.masterKeyId,
         previousUntil: until,
       });

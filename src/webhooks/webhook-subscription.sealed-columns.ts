@@ -1,11 +1,14 @@
 import { type SealedColumn } from '../secrets/sealed-columns.js';
 
+/** The purpose a subscription's signing secrets are sealed for (the vault's associated data). */
+export const webhookSecretPurpose = 'webhook-secret';
+
 const secret = {
   table: 'webhook_subscription',
   id: 'id',
   idType: 'uuid',
   owner: 'id',
-  purpose: 'webhook-secret',
+  purpose: webhookSecretPurpose,
 } as const;
 
 /** A subscription's signing secrets, current and previous, sealed with the subscription as owner. */
