@@ -264,6 +264,30 @@ describe('Webhook subscriptions', () => {
     expect((await service.client().getWebhook('demo', id)).enabled).toBe(true);
   });
 
+  // A new URL and enabled: true both clear the pause: one statement must still set it once.
+  it('takes a new URL and enabled: true in one update, for a disabled and a paused subscription', async () => {
+    const id = String((await create('demo', { url: publicTarget })).body.id);
+    await database.query(
+      `UPDATE webhook_subscription
+          SET enabled = false, consecutive_failures = 9, backoff_until = now() + interval '1 hour',
+              disabled_reason = 'too many failures'
+        WHERE id = $1`,
+      [id],
+    );
+    const moved = `${publicTarget}/moved`;
+    const updated = await service.client().updateWebhook('demo', id, { url: moved, enabled: true });
+    expect(updated).toMatchObject({ url: moved, enabled: true });
+    const { rows } = await database.query<Record<string, unknown>>(
+      `SELECT consecutive_failures, backoff_until, disabled_reason FROM webhook_subscription WHERE id = $1`,
+      [id],
+    );
+    expect(rows).toEqual([{ consecutive_failures: 0, backoff_until: null, disabled_reason: null }]);
+    const again = await service
+      .client()
+      .updateWebhook('demo', id, { url: publicTarget, enabled: true });
+    expect(again).toMatchObject({ url: publicTarget, enabled: true });
+  });
+
   it('refuses unknown event types, naming them', async () => {
     const answer = await create('demo', { url: publicTarget, events: ['tenant.created', 'nope'] });
     expect(answer.status).toBe(400);
