@@ -1,7 +1,6 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { APP_CONFIG } from '../../config/config.token.js';
-import { type AppConfig } from '../../config/app-config.js';
+import { Settings } from '../../config/settings.js';
 import { guardedRequest, OutboundError, type OutboundPolicy } from '../../common/outbound.js';
 import { asArray, issuerIdOf, isJsonObject } from '../credential-checks.js';
 import { remoteStatusListLimits } from '../verification-limits.js';
@@ -39,8 +38,11 @@ export class RemoteStatusLists {
   });
   private readonly reading = new Map<string, Promise<ReadResult>>();
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.policy = { allowPrivate: config.statusListAllowPrivateTargets, ca: config.outboundCa };
+  constructor(settings: Settings) {
+    this.policy = {
+      allowPrivate: settings.statusListAllowPrivateTargets,
+      ca: settings.OUTBOUND_CA_FILE,
+    };
   }
 
   /**
