@@ -34,24 +34,29 @@ async function documentWithoutDatabase() {
   const { Logger } = await import('@nestjs/common');
   const { AppModule } = await import('../dist/src/app.module.js');
   const { Metrics } = await import('../dist/src/observability/metrics.js');
-  const { loadConfig } = await import('../dist/src/config/app-config.js');
+  const { loadSettings } = await import('../dist/src/config/load-settings.js');
   const { KeyVault } = await import('../dist/src/secrets/key-vault.js');
   const { buildOpenApiDocument } = await import('../dist/src/common/openapi.js');
   Logger.overrideLogger(false);
   const dataDir = mkdtempSync(join(tmpdir(), 'agent-openapi-'));
   try {
-    const config = loadConfig({
+    const settings = loadSettings({
       NODE_ENV: 'test',
       DATA_DIR: dataDir,
-      // Never connected to (preview mode), but the configuration must be complete.
+      // Never connected to (preview mode), but the settings must be complete.
       DATABASE_URL: 'postgres://agent@127.0.0.1:5432/agent',
       AGENT_MASTER_KEY: randomBytes(32).toString('base64'),
     });
     const app = await NestFactory.create(
-      AppModule.register(config, config.databaseUrl, new Metrics(), new KeyVault(randomBytes(32))),
+      AppModule.register(
+        settings,
+        settings.DATABASE_URL,
+        new Metrics(),
+        new KeyVault(randomBytes(32)),
+      ),
       { preview: true, logger: false, bodyParser: false, abortOnError: false },
     );
-    return buildOpenApiDocument(app, config);
+    return buildOpenApiDocument(app, settings);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

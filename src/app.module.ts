@@ -5,8 +5,7 @@ import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ClockModule, type Clock } from './common/clock.js';
 import { RouteTable } from './common/problem/route-table.js';
-import { APP_CONFIG } from './config/config.token.js';
-import { type AppConfig } from './config/app-config.js';
+import { Settings } from './config/settings.js';
 import { dataSourceOptions } from './database/data-source.js';
 import { CredentialsModule } from './credentials/credentials.module.js';
 import { DidModule } from './did/did.module.js';
@@ -28,12 +27,12 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
 @Module({})
 export class AppModule {
   /**
-   * The application around an already-migrated database, a validated configuration and the vault that
+   * The application around an already-migrated database, the validated settings and the vault that
    * holds the master keys (secrets/master-keys.ts). Nest creates the DataSource with every feature's
    * entities (TypeOrmModule.forFeature); the start-up opens it (bootstrap/create-http-app.ts).
    */
   static register(
-    config: AppConfig,
+    settings: Settings,
     databaseUrl: string,
     metrics: Metrics,
     vault: KeyVault,
@@ -45,10 +44,11 @@ export class AppModule {
         DiscoveryModule,
         ClockModule.register(options.clock),
         {
-          module: class ConfigModule {},
+          // Every provider injects the validated settings by their class (config/settings.ts).
+          module: class SettingsModule {},
           global: true,
-          providers: [{ provide: APP_CONFIG, useValue: config }],
-          exports: [APP_CONFIG],
+          providers: [{ provide: Settings, useValue: settings }],
+          exports: [Settings],
         },
         TypeOrmModule.forRootAsync({
           useFactory: () => ({
@@ -59,13 +59,13 @@ export class AppModule {
           }),
         }),
         SecretsModule.forRoot(vault),
-        ObservabilityModule.register(metrics, { tracing: tracingRequested(config.environment) }),
+        ObservabilityModule.register(metrics, { tracing: tracingRequested(settings.environment) }),
         AuthModule,
         AuditModule,
         IdempotencyModule,
         // Features write events to EventOutbox; webhooks, which owns the tables, provides it.
         EventsModule.providedBy(WebhookOutbox, [WebhooksModule]),
-        ...(config.authIssuerEmbedded ? [IssuerModule.register(config)] : []),
+        ...(settings.authIssuerEmbedded ? [IssuerModule.register(settings)] : []),
         TenantsModule,
         DidModule,
         CredentialsModule,

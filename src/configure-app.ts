@@ -8,27 +8,27 @@ import { ApiRequestInterceptor } from './common/api-request.interceptor.js';
 import { ProblemDetailsFilter } from './common/problem/problem-details.filter.js';
 import { RouteTable } from './common/problem/route-table.js';
 import { createValidationPipe, PrototypeFieldsPipe } from './common/validation.js';
-import { type AppConfig } from './config/app-config.js';
+import { type Settings } from './config/settings.js';
 
 /** Everything about the HTTP surface that is not a controller: used by main and by the tests alike. */
-export function configureApp(app: NestExpressApplication, config: AppConfig): void {
+export function configureApp(app: NestExpressApplication, settings: Settings): void {
   app.disable('x-powered-by');
   // No ETag on answers: Express would hash every body, and no client of this API revalidates.
   app.set('etag', false);
   // The client's address (request.ip) comes from X-Forwarded-For only when a configured proxy sent it;
   // the public origin never comes from a header (PUBLIC_BASE_URL).
-  app.set('trust proxy', config.trustProxy.length === 0 ? false : config.trustProxy);
-  app.use(hostRequired(config.publicBaseUrl));
-  app.use('/auth', ...formBodyMiddleware(config.publicBaseUrl));
+  app.set('trust proxy', settings.TRUST_PROXY.length === 0 ? false : settings.TRUST_PROXY);
+  app.use(hostRequired(settings.PUBLIC_BASE_URL));
+  app.use('/auth', ...formBodyMiddleware(settings.PUBLIC_BASE_URL));
   app.useGlobalInterceptors(new ApiRequestInterceptor());
   app.useGlobalPipes(new PrototypeFieldsPipe(), createValidationPipe());
-  app.useGlobalFilters(new ProblemDetailsFilter(config.publicBaseUrl, app.get(RouteTable)));
+  app.useGlobalFilters(new ProblemDetailsFilter(settings.PUBLIC_BASE_URL, app.get(RouteTable)));
   app.use((_request: Request, response: Response, next: NextFunction) => {
     response.setHeader('X-Content-Type-Options', 'nosniff');
     next();
   });
 
-  const document = buildOpenApiDocument(app, config);
+  const document = buildOpenApiDocument(app, settings);
   // The API explorer keeps tokens in localStorage: no other site may frame it.
   app.use('/ctrl/swagger-ui', (_request: Request, response: Response, next: NextFunction) => {
     response.setHeader('X-Frame-Options', 'DENY');
@@ -61,7 +61,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
         usePkceWithAuthorizationCodeGrant: true,
         scopes: ['openid'],
       },
-      oauth2RedirectUrl: `${config.publicBaseUrl}/ctrl/swagger-ui/oauth2-redirect.html`,
+      oauth2RedirectUrl: `${settings.PUBLIC_BASE_URL}/ctrl/swagger-ui/oauth2-redirect.html`,
       persistAuthorization: true,
       displayRequestDuration: true,
       tryItOutEnabled: true,

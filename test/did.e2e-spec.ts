@@ -2,8 +2,7 @@ import { ed25519DidKey } from './support/api-shapes.js';
 import { expectProblem } from './support/problems.js';
 import { base58 } from '@scure/base';
 import { createPrivateKey, createPublicKey, randomBytes, sign, verify } from 'node:crypto';
-import { type AppConfig } from '../src/config/app-config.js';
-import { APP_CONFIG } from '../src/config/config.token.js';
+import { Settings } from '../src/config/settings.js';
 import { KeyVault } from '../src/secrets/key-vault.js';
 import { queryDatabase, type DidRow } from './support/database.js';
 import { startTestService, type ApiResponse, type TestService } from './support/test-service.js';
@@ -433,9 +432,9 @@ describe('DID endpoints', () => {
 
     it('keeps the master key out of the configuration every provider is given', () => {
       const masterKey = Buffer.from(service.masterKey, 'base64');
-      const given = service.app.get<AppConfig>(APP_CONFIG);
-      expect(given.publicBaseUrl).toBe(service.config.publicBaseUrl);
-      for (const config of [given, service.config]) {
+      const given = service.app.get(Settings);
+      expect(given.PUBLIC_BASE_URL).toBe(service.settings.PUBLIC_BASE_URL);
+      for (const config of [given, service.settings]) {
         const serialized = JSON.stringify(config);
         for (const form of [
           service.masterKey,

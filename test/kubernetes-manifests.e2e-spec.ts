@@ -15,7 +15,7 @@ import {
   type IContainer,
   type IProbe,
 } from 'kubernetes-models/v1';
-import { loadConfig } from '../src/config/app-config.js';
+import { loadSettings } from '../src/config/load-settings.js';
 import { settingsCatalogue } from '../src/config/settings.js';
 import { dataSourceOptions } from '../src/database/data-source.js';
 import { startTestService, type TestService } from './support/test-service.js';
@@ -230,26 +230,26 @@ describe.each(renderings())('the Kubernetes manifests: %s', (name, objects) => {
     ['the app', app],
     ['the migration Job', migrate],
   ])('configures %s so that it starts, listening on every interface', (_, container) => {
-    const config = loadConfig(environmentOf(container, objects).env);
-    expect(config.nodeEnv).toBe('production');
+    const config = loadSettings(environmentOf(container, objects).env);
+    expect(config.NODE_ENV).toBe('production');
     // Local mode would listen on 127.0.0.1 only, out of the kubelet's and the Service's reach.
-    expect(config.host).toBeUndefined();
+    expect(config.listenHost).toBeUndefined();
     expect(config.authIssuerEmbedded).toBe(false);
   });
 
   it('probes the health routes on the port the app listens on', () => {
-    const config = loadConfig(environmentOf(app, objects).env);
+    const config = loadSettings(environmentOf(app, objects).env);
     const http = app.ports?.find((port) => port.name === 'http');
-    expect(http?.containerPort).toBe(config.port);
+    expect(http?.containerPort).toBe(config.PORT);
     const probed = (probe: IProbe | undefined) => [
       probe?.httpGet?.path,
-      probe?.httpGet?.port === 'http' ? config.port : probe?.httpGet?.port,
+      probe?.httpGet?.port === 'http' ? config.PORT : probe?.httpGet?.port,
       probe?.httpGet?.scheme ?? 'HTTP',
     ];
-    expect(probed(app.readinessProbe)).toEqual(['/ctrl/health/ready', config.port, 'HTTP']);
-    expect(probed(app.livenessProbe)).toEqual(['/ctrl/health/live', config.port, 'HTTP']);
+    expect(probed(app.readinessProbe)).toEqual(['/ctrl/health/ready', config.PORT, 'HTTP']);
+    expect(probed(app.livenessProbe)).toEqual(['/ctrl/health/live', config.PORT, 'HTTP']);
     // The app listens only after its start-up migrations: liveness must not count that time.
-    expect(probed(app.startupProbe)).toEqual(['/ctrl/health/live', config.port, 'HTTP']);
+    expect(probed(app.startupProbe)).toEqual(['/ctrl/health/live', config.PORT, 'HTTP']);
   });
 
   it('names the ports the Service targets, with metrics on 9464 where METRICS_PORT says', () => {
@@ -259,9 +259,9 @@ describe.each(renderings())('the Kubernetes manifests: %s', (name, objects) => {
       expect(containerPorts.get(port.name)?.protocol ?? 'TCP').toBe(port.protocol ?? 'TCP');
     }
     // Where the app's metrics server listens, as its configuration resolves METRICS_PORT.
-    const { metricsPort } = loadConfig(environmentOf(app, objects).env);
+    const { METRICS_PORT } = loadSettings(environmentOf(app, objects).env);
     expect(containerPorts.get('metrics')?.containerPort).toBe(9464);
-    expect(metricsPort).toBe(9464);
+    expect(METRICS_PORT).toBe(9464);
     expect(service.spec?.ports?.find((port) => port.name === 'metrics')?.port).toBe(9464);
     expect(service.spec?.ports?.map((port) => port.name).sort()).toEqual(['http', 'metrics']);
     // Only the Ingress is public; a LoadBalancer or NodePort would publish the metrics port.

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '../src/config/app-config.js';
+import { ConfigError } from '../src/config/load-settings.js';
 import { startService, type RunningService } from '../src/bootstrap/start-service.js';
 import { call, freePort, passwordGrant } from './support/test-service.js';
 import { AppProcess } from './system/support/app-process.js';

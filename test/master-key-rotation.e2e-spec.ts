@@ -11,7 +11,7 @@ import { createDataSource, dataSourceOptions, migrations } from '../src/database
 import { KeyVault } from '../src/secrets/key-vault.js';
 import { rewrap } from '../src/secrets/rewrap.js';
 import { labelOf, registeredSealedColumns } from '../src/secrets/sealed-columns.js';
-import { ConfigError } from '../src/config/app-config.js';
+import { ConfigError } from '../src/config/load-settings.js';
 import { alumniCredential, issue, verifyCredential } from './support/credentials-harness.js';
 import { createEmptyDatabase, createTestDatabase, queryDatabase } from './support/database.js';
 import { startTestService, type TestService } from './support/test-service.js';

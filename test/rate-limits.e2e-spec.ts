@@ -1,4 +1,4 @@
-import { loadConfig } from '../src/config/app-config.js';
+import { loadSettings } from '../src/config/load-settings.js';
 import { RateLimits } from '../src/auth/rate-limits.js';
 import { DomainException } from '../src/common/problem/domain.exception.js';
 import { Metrics } from '../src/observability/metrics.js';
@@ -146,7 +146,7 @@ describe('Client address', () => {
 describe('Rate limit counters', () => {
   const limitsWith = (env: Record<string, string>) =>
     new RateLimits(
-      loadConfig({
+      loadSettings({
         NODE_ENV: 'test',
         DATABASE_URL: 'postgres://agent@127.0.0.1:5432/agent',
         AGENT_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),

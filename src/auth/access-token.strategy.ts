@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { PassportStrategy } from '@nestjs/passport';
 import { type Request } from 'express';
@@ -9,8 +9,7 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import { type AddressInfo, type Server } from 'node:net';
 import { ExtractJwt, Strategy, type SecretOrKeyProvider } from 'passport-jwt';
 import { systemClock, type Clock } from '../common/clock.js';
-import { APP_CONFIG } from '../config/config.token.js';
-import { type AppConfig } from '../config/app-config.js';
+import { Settings } from '../config/settings.js';
 import { Metrics } from '../observability/metrics.js';
 import { type Caller } from './caller.js';
 
@@ -177,24 +176,25 @@ export class NotAnAccessTokenError extends Error {}
 @Injectable()
 export class AccessTokenStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    settings: Settings,
     adapterHost: HttpAdapterHost,
     private readonly verifiedTokens: VerifiedTokens,
     metrics: Metrics,
   ) {
     // With the embedded issuer and no AUTH_JWKS_URL, our own keys are fetched over loopback.
     const jwksUri = () => {
-      if (config.authJwksUrlExplicit || !config.authIssuerEmbedded) return config.authJwksUrl;
+      if (settings.AUTH_JWKS_URL !== undefined || !settings.authIssuerEmbedded)
+        return settings.authJwksUrl;
       const address = (adapterHost.httpAdapter.getHttpServer() as Server).address() as AddressInfo;
-      return `http://127.0.0.1:${address.port}${new URL(config.authIssuerUrl).pathname}/protocol/openid-connect/certs`;
+      return `http://127.0.0.1:${address.port}${new URL(settings.authIssuerUrl).pathname}/protocol/openid-connect/certs`;
     };
     super({
       jwtFromRequest: bearerToken,
       passReqToCallback: true,
       secretOrKeyProvider: realmKeys(jwksUri, metrics),
       algorithms: ['RS256'],
-      issuer: config.authIssuerUrl,
-      audience: config.authAudience,
+      issuer: settings.authIssuerUrl,
+      audience: settings.AUTH_AUDIENCE,
       ignoreExpiration: false,
       // exp and nbf against the system time: passport-jwt fixes jsonwebtoken's options (no clockTimestamp).
       jsonWebTokenOptions: { clockTolerance: clockToleranceSeconds },

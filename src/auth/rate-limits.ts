@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import {
   RateLimiterMemory,
@@ -6,8 +6,7 @@ import {
   RateLimiterRes,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
-import { APP_CONFIG } from '../config/config.token.js';
-import { type AppConfig } from '../config/app-config.js';
+import { Settings } from '../config/settings.js';
 import { DomainException } from '../common/problem/domain.exception.js';
 import { Metrics } from '../observability/metrics.js';
 
@@ -27,10 +26,10 @@ export class RateLimits implements OnModuleDestroy {
   private lastStoreWarning = 0;
 
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    settings: Settings,
     private readonly metrics: Metrics,
   ) {
-    const { callerPerMinute, ipPerMinute, redisUrl } = config.rateLimits;
+    const redisUrl = settings.RATE_LIMIT_REDIS_URL;
     // ioredis queues nothing while Redis is away: the in-memory insurance counts meanwhile.
     this.redis =
       redisUrl === undefined
@@ -48,8 +47,8 @@ export class RateLimits implements OnModuleDestroy {
         insuranceLimiter: memory,
       });
     };
-    this.limiters.caller = limiter('caller', callerPerMinute);
-    this.limiters.ip = limiter('ip', ipPerMinute);
+    this.limiters.caller = limiter('caller', settings.RATE_LIMIT_CALLER_PER_MINUTE);
+    this.limiters.ip = limiter('ip', settings.RATE_LIMIT_IP_PER_MINUTE);
   }
 
   /** Counts one request; throws 429 RATE_LIMITED with Retry-After when the key has none left. */

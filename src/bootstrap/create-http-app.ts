@@ -27,19 +27,19 @@ export interface HttpApp {
  * metrics first, then the HTTP surface (configure-app.ts). Closes what it made when a part fails.
  */
 export async function createHttpApp(
-  { config, vault, rootLogger, appLogger }: Configuration,
+  { settings, vault, rootLogger, appLogger }: Configuration,
   databaseUrl: string,
   metrics: Metrics,
   options: { clock?: Clock },
 ): Promise<HttpApp> {
   const app = await NestFactory.create<NestExpressApplication>(
-    AppModule.register(config, databaseUrl, metrics, vault, { clock: options.clock }),
+    AppModule.register(settings, databaseUrl, metrics, vault, { clock: options.clock }),
     new PresetPrototypesExpressAdapter({
-      requestTimeout: config.http.requestTimeoutMs,
-      headersTimeout: config.http.headersTimeoutMs,
-      keepAliveTimeout: config.http.keepAliveTimeoutMs,
+      requestTimeout: settings.HTTP_REQUEST_TIMEOUT_MS,
+      headersTimeout: settings.HTTP_HEADERS_TIMEOUT_MS,
+      keepAliveTimeout: settings.HTTP_KEEP_ALIVE_TIMEOUT_MS,
       // How often the timeouts above are looked at (Node's default is 30 s).
-      connectionsCheckingInterval: Math.min(1_000, config.http.headersTimeoutMs),
+      connectionsCheckingInterval: Math.min(1_000, settings.HTTP_HEADERS_TIMEOUT_MS),
       // A request without Host gets a problem from our own middleware instead of Node's bare 400.
       requireHostHeader: false,
     }),
@@ -49,17 +49,17 @@ export async function createHttpApp(
   try {
     await dataSource.initialize();
     app.use(requestLogging(rootLogger));
-    app.use(observeRequests(config.metricsPort === 0 ? undefined : metrics));
+    app.use(observeRequests(settings.METRICS_PORT === 0 ? undefined : metrics));
     const draining = { active: false };
     // While draining, every answer closes its connection, so that the proxy stops reusing it.
     app.use((_request: unknown, response: ServerResponse, next: () => void) => {
       if (draining.active) response.setHeader('Connection', 'close');
       next();
     });
-    configureApp(app, config);
+    configureApp(app, settings);
     const server: Server = app.getHttpServer();
-    server.maxConnections = config.http.maxConnections;
-    answerClientErrorsAsProblems(server, config.publicBaseUrl);
+    server.maxConnections = settings.HTTP_MAX_CONNECTIONS;
+    answerClientErrorsAsProblems(server, settings.PUBLIC_BASE_URL);
     return { app, server, dataSource, draining };
   } catch (error) {
     await app.close().catch(() => undefined);

@@ -1,15 +1,15 @@
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
-import { type AppConfig } from '../config/app-config.js';
+import { type Settings } from '../config/settings.js';
 
 /** Opens the public port (PORT, on HOST when set); answers the port it listens on. */
 export async function listen(
   app: NestExpressApplication,
   server: Server,
-  config: AppConfig,
+  settings: Settings,
 ): Promise<number> {
-  if (config.host === undefined) await app.listen(config.port);
-  else await app.listen(config.port, config.host);
+  if (settings.listenHost === undefined) await app.listen(settings.PORT);
+  else await app.listen(settings.PORT, settings.listenHost);
   return (server.address() as AddressInfo).port;
 }

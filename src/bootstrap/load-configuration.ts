@@ -1,12 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { type DestinationStream, type Logger as PinoLogger } from 'pino';
 import { AppLogger, createRootLogger, type LogLevel } from '../common/logging.js';
-import { loadConfig, type AppConfig } from '../config/app-config.js';
+import { loadSettings } from '../config/load-settings.js';
+import { type Settings } from '../config/settings.js';
 import { type KeyVault } from '../secrets/key-vault.js';
 import { openKeyVault, type OpenedVault } from '../secrets/master-keys.js';
 
 export interface Configuration {
-  readonly config: AppConfig;
+  readonly settings: Settings;
   readonly vault: KeyVault;
   /** For the stored master-key check: the local key file AGENT_MASTER_KEY replaces, if any. */
   readonly replacedLocalKey: OpenedVault['replacedLocalKey'];
@@ -22,11 +23,11 @@ export function loadConfiguration(
   logLevel: LogLevel | undefined,
   logDestination: DestinationStream | undefined,
 ): Configuration {
-  const config = loadConfig(env);
+  const settings = loadSettings(env);
   // The keys go from the environment into the vault only; the configuration carries none.
   const { vault, replacedLocalKey } = openKeyVault(env);
-  const rootLogger = createRootLogger(logLevel ?? config.logLevel, logDestination);
+  const rootLogger = createRootLogger(logLevel ?? settings.LOG_LEVEL, logDestination);
   const appLogger = new AppLogger(rootLogger);
   Logger.overrideLogger(appLogger);
-  return { config, vault, replacedLocalKey, rootLogger, appLogger };
+  return { settings, vault, replacedLocalKey, rootLogger, appLogger };
 }

@@ -1,19 +1,19 @@
 import { type Server } from 'node:http';
-import { type AppConfig } from '../config/app-config.js';
+import { type Settings } from '../config/settings.js';
 import { type Metrics } from '../observability/metrics.js';
 import { startMetricsServer } from '../observability/metrics-server.js';
 
 /** The management port serving /metrics; none when METRICS_PORT is 0. */
 export async function openMetricsPort(
-  config: AppConfig,
+  settings: Settings,
   metrics: Metrics,
 ): Promise<{ server: Server; port: number } | undefined> {
-  if (config.metricsPort === 0) return undefined;
+  if (settings.METRICS_PORT === 0) return undefined;
   return startMetricsServer(
     metrics.registry,
-    config.metricsPort === 'any' ? 0 : config.metricsPort,
-    config.host,
+    settings.METRICS_PORT === 'any' ? 0 : settings.METRICS_PORT,
+    settings.listenHost,
   ).catch((error: unknown) => {
-    throw new Error(`The metrics port ${config.metricsPort} cannot be opened`, { cause: error });
+    throw new Error(`The metrics port ${settings.METRICS_PORT} cannot be opened`, { cause: error });
   });
 }

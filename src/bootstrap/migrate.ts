@@ -10,7 +10,7 @@ import { initializeWithRetry } from './start-database.js';
  */
 export async function migrate(
   databaseUrl: string,
-  { config, vault, replacedLocalKey }: Configuration,
+  { settings, vault, replacedLocalKey }: Configuration,
   logger: Logger,
 ): Promise<void> {
   const migrator = createDataSource(databaseUrl, 'migrations');
@@ -19,7 +19,7 @@ export async function migrate(
     const applied = await runMigrationsLocked(migrator);
     if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
     await checkStoredMasterKeys((sql) => migrator.query(sql), vault, {
-      lostKeyIds: config.lostMasterKeyIds,
+      lostKeyIds: settings.AGENT_LOST_MASTER_KEY_IDS,
       replacedLocalKey,
     });
   } finally {

@@ -1,18 +1,18 @@
 import { type Logger } from '@nestjs/common';
-import { type AppConfig } from '../config/app-config.js';
+import { type Settings } from '../config/settings.js';
 
 /** Says once which targets beyond public https webhooks and status lists may reach (operations.md). */
 export function announceOutboundAllowance(
-  config: AppConfig,
+  settings: Settings,
   logger: Logger,
   ports: (number | undefined)[],
 ): void {
   const allowances = [
-    ['webhooks', 'WEBHOOK_ALLOW_PRIVATE_TARGETS', config.webhooks.allowPrivateTargets],
+    ['webhooks', 'WEBHOOK_ALLOW_PRIVATE_TARGETS', settings.webhookAllowPrivateTargets],
     [
       'status list fetches (and did:web documents, https only)',
       'STATUS_LIST_ALLOW_PRIVATE_TARGETS',
-      config.statusListAllowPrivateTargets,
+      settings.statusListAllowPrivateTargets,
     ],
   ] as const;
   const parts = allowances.flatMap(([what, variable, allowed]) => {

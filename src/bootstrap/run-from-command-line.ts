@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { type NodeSDK } from '@opentelemetry/sdk-node';
-import { ConfigError } from '../config/app-config.js';
+import { ConfigError } from '../config/load-settings.js';
 import { startService } from './start-service.js';
 import { loadEmbeddedPostgres } from './start-database.js';
 
@@ -11,12 +11,12 @@ export async function main(tracing: NodeSDK | undefined): Promise<void> {
   const service = await startService();
   if (service.usesEmbeddedDatabase)
     (await loadEmbeddedPostgres()).releaseSignalsFromEmbeddedPostgres();
-  const { config } = service;
-  logger.log(`Listening on port ${service.config.port}`);
-  logger.log(`API explorer: ${config.publicBaseUrl}/ctrl/swagger-ui/`);
-  logger.log(`OpenAPI document: ${config.publicBaseUrl}/ctrl/v3/api-docs`);
+  const { settings } = service;
+  logger.log(`Listening on port ${settings.PORT}`);
+  logger.log(`API explorer: ${settings.PUBLIC_BASE_URL}/ctrl/swagger-ui/`);
+  logger.log(`OpenAPI document: ${settings.PUBLIC_BASE_URL}/ctrl/v3/api-docs`);
   logger.log(
-    `Token endpoint: ${config.authIssuerUrl}/protocol/openid-connect/token (client_id agent-client)`,
+    `Token endpoint: ${settings.authIssuerUrl}/protocol/openid-connect/token (client_id agent-client)`,
   );
   if (service.metricsUrl !== undefined) {
     const { port } = new URL(service.metricsUrl);
@@ -24,10 +24,10 @@ export async function main(tracing: NodeSDK | undefined): Promise<void> {
   }
   if (tracing !== undefined)
     logger.log('Tracing: on, exporting spans over OTLP (OTEL_* variables)');
-  if (config.authIssuerEmbedded) {
+  if (settings.authIssuerEmbedded) {
     // The realm file's passwords come from these variables when they are set: never claim admin/admin then.
     const password = (variable: string, fallback: string) =>
-      config.environment[variable] === undefined ? fallback : `(${variable})`;
+      settings.environment[variable] === undefined ? fallback : `(${variable})`;
     logger.log(
       `Development users: admin/${password('AGENT_ADMIN_PASSWORD', 'admin')} (agent-admin), ` +
         `demo/${password('AGENT_DEMO_PASSWORD', 'demo')} (agent-user for tenant "demo")`,

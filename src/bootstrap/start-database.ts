@@ -2,7 +2,7 @@ import { type Logger } from '@nestjs/common';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type DataSource } from 'typeorm';
-import { type AppConfig } from '../config/app-config.js';
+import { type Settings } from '../config/settings.js';
 import { type EmbeddedDatabase } from '../database/embedded-postgres.js';
 
 const connectAttempts = 15;
@@ -33,11 +33,12 @@ export async function loadEmbeddedPostgres(): Promise<
 }
 
 /** DATABASE_URL, or an embedded PostgreSQL under DATA_DIR when it is unset (local mode). */
-export async function startDatabase(config: AppConfig): Promise<Database> {
-  if (config.databaseUrl !== undefined) return { url: config.databaseUrl, embedded: undefined };
+export async function startDatabase(settings: Settings): Promise<Database> {
+  if (settings.DATABASE_URL !== undefined)
+    return { url: settings.DATABASE_URL, embedded: undefined };
   const embedded = await (
     await loadEmbeddedPostgres()
-  ).startEmbeddedPostgres(join(config.dataDir, 'postgres'));
+  ).startEmbeddedPostgres(join(settings.DATA_DIR, 'postgres'));
   return { url: embedded.url, embedded };
 }
 

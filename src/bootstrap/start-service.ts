@@ -4,7 +4,7 @@ import { type DestinationStream } from 'pino';
 import { type DataSource } from 'typeorm';
 import { refuseOwnPort } from '../common/outbound.js';
 import { type LogLevel } from '../common/logging.js';
-import { type AppConfig } from '../config/app-config.js';
+import { type Settings } from '../config/settings.js';
 import { type Clock } from '../common/clock.js';
 import { Metrics } from '../observability/metrics.js';
 import { createHttpApp, type HttpApp } from './create-http-app.js';
@@ -18,7 +18,7 @@ import { announceOutboundAllowance } from './outbound-allowance.js';
 import { startDatabase, type Database } from './start-database.js';
 
 export interface RunningService {
-  readonly config: AppConfig;
+  readonly settings: Settings;
   readonly app: NestExpressApplication;
   readonly dataSource: DataSource;
   /** http://127.0.0.1:<port>, where this process listens. */
@@ -51,14 +51,14 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     options.logLevel,
     options.logDestination,
   );
-  const { config } = configuration;
+  const { settings } = configuration;
   const logger = new Logger('Service');
   const ownPorts: (() => void)[] = [];
   const releaseOwnPorts = () => ownPorts.splice(0).forEach((release) => release());
   let database: Database | undefined;
   let http: HttpApp | undefined;
   try {
-    database = await startDatabase(config);
+    database = await startDatabase(settings);
     if (database.embedded !== undefined) ownPorts.push(refuseOwnPort(database.embedded.port));
     const { embedded } = database;
     await migrate(database.url, configuration, logger);
@@ -66,15 +66,16 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     http = await createHttpApp(configuration, database.url, metrics, {
       clock: options.clock,
     });
-    if (embedded !== undefined && config.authIssuerEmbedded) await createLocalModeTenants(http.app);
-    const port = await listen(http.app, http.server, config);
+    if (embedded !== undefined && settings.authIssuerEmbedded)
+      await createLocalModeTenants(http.app);
+    const port = await listen(http.app, http.server, settings);
     ownPorts.push(refuseOwnPort(port));
-    const management = await openMetricsPort(config, metrics);
+    const management = await openMetricsPort(settings, metrics);
     if (management !== undefined) ownPorts.push(refuseOwnPort(management.port));
-    announceOutboundAllowance(config, logger, [port, management?.port, embedded?.port]);
+    announceOutboundAllowance(settings, logger, [port, management?.port, embedded?.port]);
     const holdings = { http, management, embedded, releaseOwnPorts };
     return {
-      config,
+      settings,
       app: http.app,
       dataSource: http.dataSource,
       url: `http://127.0.0.1:${port}`,

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { loadConfig } from '../config/app-config.js';
+import { loadSettings } from '../config/load-settings.js';
 // Every feature's entities, for generate: a command is an entry point, like main.ts.
 import { entities } from '../entities.js';
 import {
@@ -35,13 +35,17 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   Logger.overrideLogger(['fatal', 'error', 'warn']);
-  const config = loadConfig();
+  const settings = loadSettings();
   let embedded: EmbeddedDatabase | undefined;
-  if (config.databaseUrl === undefined) {
+  if (settings.DATABASE_URL === undefined) {
     const { startEmbeddedPostgres } = await import('../database/embedded-postgres.js');
-    embedded = await startEmbeddedPostgres(join(config.dataDir, 'postgres'));
+    embedded = await startEmbeddedPostgres(join(settings.DATA_DIR, 'postgres'));
   }
-  const dataSource = createDataSource(config.databaseUrl ?? embedded!.url, 'migrations', entities);
+  const dataSource = createDataSource(
+    settings.DATABASE_URL ?? embedded!.url,
+    'migrations',
+    entities,
+  );
   try {
     await dataSource.initialize();
     switch (command) {

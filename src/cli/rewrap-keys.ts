@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { join } from 'node:path';
 // The module tree, loaded and not started: every feature's SecretsModule.forFeature registers its columns.
 import '../app.module.js';
-import { loadConfig } from '../config/app-config.js';
+import { loadSettings } from '../config/load-settings.js';
 import { createDataSource } from '../database/data-source.js';
 import { type EmbeddedDatabase } from '../database/embedded-postgres.js';
 import { entities } from '../entities.js';
@@ -33,14 +33,14 @@ async function main(argv: string[]): Promise<void> {
     }
   }
   Logger.overrideLogger(['fatal', 'error', 'warn']);
-  const config = loadConfig();
+  const settings = loadSettings();
   const { vault } = openKeyVault();
   let embedded: EmbeddedDatabase | undefined;
-  if (config.databaseUrl === undefined) {
+  if (settings.DATABASE_URL === undefined) {
     const { startEmbeddedPostgres } = await import('../database/embedded-postgres.js');
-    embedded = await startEmbeddedPostgres(join(config.dataDir, 'postgres'));
+    embedded = await startEmbeddedPostgres(join(settings.DATA_DIR, 'postgres'));
   }
-  const dataSource = createDataSource(config.databaseUrl ?? embedded!.url, 'app', entities);
+  const dataSource = createDataSource(settings.DATABASE_URL ?? embedded!.url, 'app', entities);
   try {
     await dataSource.initialize();
     const result = await rewrap(dataSource, vault, {

@@ -158,9 +158,9 @@ function headersOf(status: number): ApiResponseOptions['headers'] {
 /** The OpenAPI document: served at /ctrl/v3/api-docs and the source of the typed client. */
 export function buildOpenApiDocument(
   app: INestApplication,
-  config: { readonly authIssuerUrl: string; readonly publicBaseUrl: string },
+  settings: { readonly authIssuerUrl: string; readonly PUBLIC_BASE_URL: string },
 ): OpenAPIObject {
-  const oidc = `${config.authIssuerUrl}/protocol/openid-connect`;
+  const oidc = `${settings.authIssuerUrl}/protocol/openid-connect`;
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
@@ -182,7 +182,7 @@ export function buildOpenApiDocument(
       )
       .setVersion('1.0')
       .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
-      .addServer(config.publicBaseUrl)
+      .addServer(settings.PUBLIC_BASE_URL)
       .addTag(
         'Tenants',
         'Tenants (organisations), each with its own DID: agent-admin manages all, an agent-user sees its own.',

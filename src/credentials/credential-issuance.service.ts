@@ -6,8 +6,7 @@ import { CLOCK, type Clock } from '../common/clock.js';
 import { AuditLog } from '../audit/audit-log.js';
 import { type Actor } from '../auth/caller.js';
 import { DomainException } from '../common/problem/domain.exception.js';
-import { APP_CONFIG } from '../config/config.token.js';
-import { type AppConfig } from '../config/app-config.js';
+import { Settings } from '../config/settings.js';
 import { DidService } from '../did/did.service.js';
 import { EventOutbox } from '../events/event-outbox.js';
 import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
@@ -41,7 +40,7 @@ interface Issuance {
 export class CredentialIssuanceService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly settings: Settings,
     private readonly dids: DidService,
     private readonly statusIndices: StatusIndexAllocator,
     private readonly records: IssuedCredentialRepository,
@@ -61,7 +60,7 @@ export class CredentialIssuanceService {
     const { documentValues, issueReserve } = verificationLimits;
     const beyond = documentLimitErrors(submitted, 'credential', documentValues - issueReserve);
     if (beyond.length > 0) throw credentialInvalid(beyond);
-    const ourLists = `${this.config.publicBaseUrl}/ctrl/status-lists/`;
+    const ourLists = `${this.settings.PUBLIC_BASE_URL}/ctrl/status-lists/`;
     const errors = submittedErrors(submitted, options, ourLists);
     const tenant = await this.dids.signerFor(tenantId);
     if (submitted.issuer !== undefined && issuerIdOf(submitted) !== tenant.did) {
@@ -73,7 +72,7 @@ export class CredentialIssuanceService {
     const given = asArray(submitted.credentialStatus);
     const purposes = requestedPurposes(
       options.credentialStatus,
-      this.config.credentialStatusDefault,
+      this.settings.CREDENTIAL_STATUS_DEFAULT,
       given,
       errors,
     );

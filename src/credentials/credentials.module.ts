@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { APP_CONFIG } from '../config/config.token.js';
-import { type AppConfig } from '../config/app-config.js';
+import { Settings } from '../config/settings.js';
 import { DidModule } from '../did/did.module.js';
 import { TrustedIssuersModule } from '../trusted-issuers/trusted-issuers.module.js';
 import { bundledContexts, contextsFromFolder } from './contexts.js';
@@ -48,28 +47,28 @@ export const credentialEntities = [StatusListEntity, StatusEntryEntity, IssuedCr
     // did:web documents come through the same outbound policy as status lists.
     {
       provide: DidResolution,
-      useFactory: (config: AppConfig) =>
+      useFactory: (settings: Settings) =>
         new DidResolution({
-          allowPrivate: config.statusListAllowPrivateTargets,
-          ca: config.outboundCa,
+          allowPrivate: settings.statusListAllowPrivateTargets,
+          ca: settings.OUTBOUND_CA_FILE,
         }),
-      inject: [APP_CONFIG],
+      inject: [Settings],
     },
     // Read once at boot: a bad operator context stops the start, not a request.
     {
       provide: DOCUMENT_LOADER,
-      useFactory: (config: AppConfig, dids: DidResolution) =>
+      useFactory: (settings: Settings, dids: DidResolution) =>
         createDocumentLoader(
           new Map([
             ...bundledContexts(),
-            ...(config.credentialContextsDir === undefined
+            ...(settings.CREDENTIAL_CONTEXTS_DIR === undefined
               ? []
-              : contextsFromFolder(config.credentialContextsDir)),
+              : contextsFromFolder(settings.CREDENTIAL_CONTEXTS_DIR)),
           ]),
           // Inside a verification step nothing is fetched: the verifier prefetches did:web documents.
           dids.rememberedOnly,
         ),
-      inject: [APP_CONFIG, DidResolution],
+      inject: [Settings, DidResolution],
     },
   ],
 })

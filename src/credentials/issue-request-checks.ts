@@ -93,11 +93,11 @@ function bitstringEntryErrors(entry: Json, field: string): FieldError[] {
  */
 export function requestedPurposes(
   requested: unknown,
-  defaults: StatusPurpose[],
+  defaults: readonly StatusPurpose[],
   given: unknown[],
   errors: FieldError[],
 ): StatusPurpose[] {
-  const purposes = requested === undefined ? defaults : purposesOf(requested, errors);
+  const purposes = requested === undefined ? [...defaults] : purposesOf(requested, errors);
   if (given.length + purposes.length > verificationLimits.statusEntries) {
     errors.push({
       field: 'credential.credentialStatus',

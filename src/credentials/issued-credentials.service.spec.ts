@@ -1,4 +1,4 @@
-import { type AppConfig } from '../config/app-config.js';
+import { type Settings } from '../config/settings.js';
 import { DomainException } from '../common/problem/domain.exception.js';
 import { tenantNotFound } from '../tenancy/tenant.errors.js';
 import { type DidService } from '../did/did.service.js';
@@ -44,7 +44,7 @@ function setUp(rows: RecordRow[]) {
   const service = new IssuedCredentialsService(
     records as IssuedCredentialRepository,
     dids as DidService,
-    { publicBaseUrl: 'https://agent.example' } as AppConfig,
+    { PUBLIC_BASE_URL: 'https://agent.example' } as Settings,
   );
   return { service, pages, counts: () => counts };
 }

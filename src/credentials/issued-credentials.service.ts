@@ -1,6 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG } from '../config/config.token.js';
-import { type AppConfig } from '../config/app-config.js';
+import { Injectable } from '@nestjs/common';
+import { Settings } from '../config/settings.js';
 import { DomainException } from '../common/problem/domain.exception.js';
 import { cursorPage, cursorWindow } from '../common/cursor-page.js';
 import { DidService } from '../did/did.service.js';
@@ -20,7 +19,7 @@ export class IssuedCredentialsService {
   constructor(
     private readonly records: IssuedCredentialRepository,
     private readonly dids: DidService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly settings: Settings,
   ) {}
 
   /** Newest first, by page number or after a cursor (docs/api.md, Pages); one more row tells if more follow. */
@@ -69,7 +68,7 @@ export class IssuedCredentialsService {
       state: row.state,
       status: row.status.map((entry) => ({
         statusPurpose: entry.statusPurpose,
-        statusListCredential: `${this.config.publicBaseUrl}/ctrl/status-lists/${tenantId}/${entry.listId}`,
+        statusListCredential: `${this.settings.PUBLIC_BASE_URL}/ctrl/status-lists/${tenantId}/${entry.listId}`,
         statusListIndex: String(entry.statusListIndex),
         set: entry.set,
       })),

@@ -1,12 +1,11 @@
-import { Inject, Injectable, ServiceUnavailableException } from '@nestjs/common';
+import { Injectable, ServiceUnavailableException } from '@nestjs/common';
 import {
   HealthCheckService,
   HealthIndicatorService,
   TypeOrmHealthIndicator,
   type HealthCheckResult,
 } from '@nestjs/terminus';
-import { APP_CONFIG } from '../config/config.token.js';
-import { type AppConfig } from '../config/app-config.js';
+import { Settings } from '../config/settings.js';
 import { DomainException } from '../common/problem/domain.exception.js';
 
 const checkTimeoutMs = 2000;
@@ -21,7 +20,7 @@ export class HealthService {
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
     private readonly indicators: HealthIndicatorService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly settings: Settings,
   ) {}
 
   async ready(): Promise<HealthCheckResult> {
@@ -48,13 +47,13 @@ export class HealthService {
 
   private issuerKeys() {
     const session = this.indicators.check('issuer');
-    if (this.config.authIssuerEmbedded) {
+    if (this.settings.authIssuerEmbedded) {
       // The embedded issuer's keys are loaded before the app listens.
       return session.up({ mode: 'embedded' });
     }
     return session
       .attempt(async ({ signal }) => {
-        const response = await fetch(this.config.authJwksUrl, { signal });
+        const response = await fetch(this.settings.authJwksUrl, { signal });
         const body = (await response.json()) as { keys?: unknown[] };
         if (!response.ok || !Array.isArray(body.keys) || body.keys.length === 0) {
           throw new Error(`the JWKS at AUTH_JWKS_URL answered ${response.status} without keys`);

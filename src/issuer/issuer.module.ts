@@ -1,7 +1,7 @@
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { join } from 'node:path';
-import { type AppConfig } from '../config/app-config.js';
+import { type Settings } from '../config/settings.js';
 import { AuthSessionStore } from './auth-session-store.js';
 import { BrowserLoginController } from './browser-login.controller.js';
 import { BruteForceProtector } from './brute-force-protector.js';
@@ -46,15 +46,18 @@ export const issuerEntities = [
 /** The embedded issuer: only mounted when AUTH_ISSUER_URL is unset, which production forbids. */
 @Module({})
 export class IssuerModule {
-  static register(config: AppConfig): DynamicModule {
-    const file = loadRealmFile(config.realmFile ?? defaultRealmFilePath(), config.environment);
+  static register(settings: Settings): DynamicModule {
+    const file = loadRealmFile(
+      settings.AUTH_REALM_FILE ?? defaultRealmFilePath(),
+      settings.environment,
+    );
     if (file.realm !== realmName) {
       throw new Error(
         `The realm file defines realm '${file.realm}'; the service serves '${realmName}'`,
       );
     }
     new Logger('EmbeddedIssuer').warn(
-      `Embedded Keycloak-compatible issuer at ${config.authIssuerUrl} is for development and tests only; ` +
+      `Embedded Keycloak-compatible issuer at ${settings.authIssuerUrl} is for development and tests only; ` +
         'set AUTH_ISSUER_URL to a real Keycloak in production.',
     );
     return {
@@ -69,8 +72,11 @@ export class IssuerModule {
       ],
       providers: [
         { provide: Realm, useValue: new Realm(file) },
-        { provide: IssuerKeys, useValue: IssuerKeys.loadOrCreate(join(config.dataDir, 'issuer')) },
-        { provide: ISSUER_URL, useValue: config.authIssuerUrl },
+        {
+          provide: IssuerKeys,
+          useValue: IssuerKeys.loadOrCreate(join(settings.DATA_DIR, 'issuer')),
+        },
+        { provide: ISSUER_URL, useValue: settings.authIssuerUrl },
         {
           provide: TokenFactory,
           useFactory: (realm: Realm, keys: IssuerKeys, issuerUrl: string) =>

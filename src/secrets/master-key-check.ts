@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { ConfigError } from '../config/app-config.js';
+import { ConfigError } from '../config/load-settings.js';
 import { type KeyVault } from './key-vault.js';
 import { type OpenedVault } from './master-keys.js';
 import { countByKeyId, labelOf, type KeyIdCount } from './sealed-columns.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../config/app-config.js';
+import { ConfigError, loadSettings } from '../config/load-settings.js';
 import { KeyVault } from './key-vault.js';
 import { openKeyVault, readMasterKeys } from './master-keys.js';
 
@@ -108,8 +108,8 @@ describe('the configuration every consumer gets', () => {
       AGENT_MASTER_KEY: masterKey,
       AGENT_PREVIOUS_MASTER_KEYS: previous,
     };
-    const config = loadConfig(env);
-    expectNoKeyIn(config, [Buffer.from(masterKey, 'base64'), Buffer.from(previous, 'base64')]);
+    const settings = loadSettings(env);
+    expectNoKeyIn(settings, [Buffer.from(masterKey, 'base64'), Buffer.from(previous, 'base64')]);
     // The vault made from the same environment has them: the test would see a key that leaked.
     const { vault } = openKeyVault(env);
     expect(vault.masterKeyId).toBe(new KeyVault(Buffer.from(masterKey, 'base64')).masterKeyId);
@@ -121,6 +121,6 @@ describe('the configuration every consumer gets', () => {
   it('holds no local master key from DATA_DIR', () => {
     const directory = dataDir();
     const local = readMasterKeys({ DATA_DIR: directory }).current;
-    expectNoKeyIn(loadConfig({ DATA_DIR: directory }), [local]);
+    expectNoKeyIn(loadSettings({ DATA_DIR: directory }), [local]);
   });
 });

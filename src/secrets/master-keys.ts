@@ -1,8 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { ConfigError, loadSettings, type Environment } from '../config/app-config.js';
-import { type Settings } from '../config/settings.js';
+import { join } from 'node:path';
+import {
+  ConfigError,
+  loadMasterKeySettings,
+  loadSettings,
+  type Environment,
+} from '../config/load-settings.js';
+import { type MasterKeySettings } from '../config/settings.js';
 import { KeyVault } from './key-vault.js';
 
 const masterKeyFileName = 'master.key';
@@ -26,39 +31,39 @@ export interface OpenedVault {
 }
 
 /**
- * The master keys from the validated settings: AGENT_MASTER_KEY or, in local mode, `DATA_DIR/master.key`,
- * which is made once (0600) on the first start; then AGENT_PREVIOUS_MASTER_KEYS. The only reader of the
- * key material: the configuration every other part gets (AppConfig) holds none of it.
+ * The master keys from the validated environment: AGENT_MASTER_KEY or, in local mode,
+ * `DATA_DIR/master.key`, which is made once (0600) on the first start; then AGENT_PREVIOUS_MASTER_KEYS.
+ * The only reader of the key material: the settings every other part gets (Settings) hold none of it.
  */
 export function readMasterKeys(env: Environment = process.env): MasterKeys {
-  return keysOf(loadSettings(env));
+  return keysOf(loadSettings(env).DATA_DIR, loadMasterKeySettings(env));
 }
 
 /** The application's one KeyVault, made from the keys `readMasterKeys` reads; they go nowhere else. */
 export function openKeyVault(env: Environment = process.env): OpenedVault {
-  const settings = loadSettings(env);
-  const { current, previous } = keysOf(settings);
+  // loadSettings validates the whole environment, the keys included, as the start does.
+  const { DATA_DIR } = loadSettings(env);
+  const keys = loadMasterKeySettings(env);
+  const { current, previous } = keysOf(DATA_DIR, keys);
   // The vault keeps copies: these are wiped so that only the vault holds the keys.
   const vault = new KeyVault(current, previous);
   for (const key of [current, ...previous]) key.fill(0);
-  if (settings.AGENT_MASTER_KEY === undefined) return { vault };
-  const local = localMasterKeyFile(resolve(settings.DATA_DIR));
+  if (keys.AGENT_MASTER_KEY === undefined) return { vault };
+  const local = localMasterKeyFile(DATA_DIR);
   if (local === undefined) return { vault };
   const masterKeyId = new KeyVault(local.key).masterKeyId;
   local.key.fill(0);
   return { vault, replacedLocalKey: { file: local.file, masterKeyId } };
 }
 
-function keysOf(settings: Settings): MasterKeys {
-  const previous = (settings.AGENT_PREVIOUS_MASTER_KEYS ?? '')
-    .split(',')
-    .map((encoded) => encoded.trim())
-    .filter((encoded) => encoded !== '')
-    .map((encoded) => decodeMasterKey(encoded, 'AGENT_PREVIOUS_MASTER_KEYS'));
+function keysOf(dataDir: string, keys: MasterKeySettings): MasterKeys {
+  const previous = keys.AGENT_PREVIOUS_MASTER_KEYS.map((encoded) =>
+    decodeMasterKey(encoded, 'AGENT_PREVIOUS_MASTER_KEYS'),
+  );
   const current =
-    settings.AGENT_MASTER_KEY === undefined
-      ? localMasterKey(resolve(settings.DATA_DIR))
-      : decodeMasterKey(settings.AGENT_MASTER_KEY, 'AGENT_MASTER_KEY');
+    keys.AGENT_MASTER_KEY === undefined
+      ? localMasterKey(dataDir)
+      : decodeMasterKey(keys.AGENT_MASTER_KEY, 'AGENT_MASTER_KEY');
   checkPreviousMasterKeys(current, previous);
   return { current, previous };
 }

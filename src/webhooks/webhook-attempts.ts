@@ -2,8 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomInt } from 'node:crypto';
 import { type DataSource } from 'typeorm';
-import { APP_CONFIG } from '../config/config.token.js';
-import { type AppConfig } from '../config/app-config.js';
+import { Settings } from '../config/settings.js';
 import { type OutboundResponse } from '../common/outbound.js';
 import { CLOCK, type Clock } from '../common/clock.js';
 import { Metrics } from '../observability/metrics.js';
@@ -50,7 +49,7 @@ export class WebhookAttempts {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly subscriptions: WebhookSubscriptionRepository,
     private readonly deliveries: WebhookDeliveryRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly settings: Settings,
     private readonly metrics: Metrics,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -65,7 +64,8 @@ export class WebhookAttempts {
     const status = response?.status;
     const delivered = status !== undefined && status >= 200 && status < 300;
     const gone = status === 410;
-    const { retryDelaysMs, disableAfterFailures } = this.config.webhooks;
+    const retryDelaysMs = this.settings.WEBHOOK_RETRY_DELAYS_MS;
+    const disableAfterFailures = this.settings.WEBHOOK_DISABLE_AFTER_FAILURES;
     const retryIn = retryDelaysMs[delivery.attempts - 1];
     const finalState = delivered ? 'delivered' : gone || retryIn === undefined ? 'failed' : null;
     const waitMs =

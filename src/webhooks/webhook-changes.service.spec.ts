@@ -4,7 +4,7 @@ import { type TenantsService } from '../tenants/tenants.service.js';
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type AuditLog } from '../audit/audit-log.js';
 import { type Actor } from '../auth/caller.js';
-import { type AppConfig } from '../config/app-config.js';
+import { type Settings } from '../config/settings.js';
 import { type KeyVault } from '../secrets/key-vault.js';
 import { WebhookChangesService } from './webhook-changes.service.js';
 import { type WebhookSubscriptionEntity } from './webhook-subscription.entity.js';
@@ -81,10 +81,10 @@ function setUp(rows: WebhookSubscriptionEntity[] = [subscription()], tenants = [
   } as unknown as DataSource;
   const record = jest.fn<AuditLog['record']>();
   const vault = { seal: () => Buffer.from('sealed'), masterKeyId: 'k1' } as unknown as KeyVault;
-  const config = { webhooks: { allowPrivateTargets: false } } as AppConfig;
+  const settings = { webhookAllowPrivateTargets: false } as Settings;
   const service = new WebhookChangesService(
     dataSource,
-    config,
+    settings,
     vault,
     { record } as unknown as AuditLog,
     new WebhooksService(subscriptions, tenantsService),

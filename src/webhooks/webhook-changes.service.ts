@@ -7,8 +7,7 @@ import { type Actor } from '../auth/caller.js';
 import { targetProblem } from '../common/outbound.js';
 import { DomainException } from '../common/problem/domain.exception.js';
 import { type FieldError } from '../common/problem/problem.js';
-import { type AppConfig } from '../config/app-config.js';
-import { APP_CONFIG } from '../config/config.token.js';
+import { Settings } from '../config/settings.js';
 import { violates } from '../database/constraint-violation.js';
 import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
 import { KeyVault } from '../secrets/key-vault.js';
@@ -30,7 +29,7 @@ import { webhookSecretPurpose } from './webhook-subscription.sealed-columns.js';
 export class WebhookChangesService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly settings: Settings,
     @Inject(KeyVault) private readonly vault: KeyVault,
     private readonly audit: AuditLog,
     private readonly webhooks: WebhooksService,
@@ -123,7 +122,7 @@ export class WebhookChangesService {
 
   private async checkTarget(url: string): Promise<void> {
     const problem = await targetProblem(url, {
-      allowPrivate: this.config.webhooks.allowPrivateTargets,
+      allowPrivate: this.settings.webhookAllowPrivateTargets,
     });
     if (problem !== undefined) {
       const error: FieldError = { field: 'url', message: `is refused: ${problem}` };

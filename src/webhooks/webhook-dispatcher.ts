@@ -5,9 +5,8 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { APP_CONFIG } from '../config/config.token.js';
-import { type AppConfig } from '../config/app-config.js';
 import { CLOCK, type Clock } from '../common/clock.js';
+import { Settings } from '../config/settings.js';
 import { guardedRequest, OutboundError, type OutboundResponse } from '../common/outbound.js';
 import { KeyVault, UnknownMasterKeyError } from '../secrets/key-vault.js';
 import { signatureOf } from './signature.js';
@@ -42,7 +41,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 
   constructor(
     private readonly deliveries: WebhookDeliveryRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly settings: Settings,
     @Inject(KeyVault) private readonly vault: KeyVault,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly attempts: WebhookAttempts,
@@ -127,7 +126,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     try {
       response = await guardedRequest(
         delivery.url,
-        { allowPrivate: this.config.webhooks.allowPrivateTargets, ca: this.config.outboundCa },
+        {
+          allowPrivate: this.settings.webhookAllowPrivateTargets,
+          ca: this.settings.OUTBOUND_CA_FILE,
+        },
         {
           method: 'POST',
           body: delivery.body,

@@ -1,13 +1,11 @@
 import { PeriodicJob } from '../common/periodic-job.js';
 import {
-  Inject,
   Injectable,
   Logger,
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import { APP_CONFIG } from '../config/config.token.js';
-import { type AppConfig } from '../config/app-config.js';
+import { Settings } from '../config/settings.js';
 import { WebhookEventRepository } from './webhook-event.repository.js';
 
 const pruneEveryMs = 10 * 60 * 1000;
@@ -30,7 +28,7 @@ export class WebhookRetention implements OnApplicationBootstrap, OnModuleDestroy
 
   constructor(
     private readonly events: WebhookEventRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly settings: Settings,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -43,6 +41,6 @@ export class WebhookRetention implements OnApplicationBootstrap, OnModuleDestroy
 
   /** One batch; answers how many events it removed. */
   async prune(): Promise<number> {
-    return this.events.prune(this.config.webhooks.retentionDays, batch);
+    return this.events.prune(this.settings.WEBHOOK_RETENTION_DAYS, batch);
   }
 }

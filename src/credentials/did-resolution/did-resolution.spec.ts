@@ -1,6 +1,6 @@
 import { startHttpsOrigin, type TestOrigin } from '../../../test/support/test-origin.js';
 import { createTestCa } from '../../../test/support/test-ca.js';
-import { loadConfig } from '../../config/app-config.js';
+import { loadSettings } from '../../config/load-settings.js';
 import { DidResolution } from './did-resolution.js';
 
 /** DidResolution against a loopback https origin whose certificate a CA made here signed. */
@@ -23,8 +23,8 @@ describe(DidResolution.name, () => {
   beforeAll(async () => {
     const ca = await createTestCa();
     origin = await startHttpsOrigin(ca);
-    const { outboundCa } = loadConfig({ OUTBOUND_CA_FILE: ca.caFile, DATA_DIR: '.' });
-    resolution = new DidResolution({ allowPrivate: 'loopback', ca: outboundCa });
+    const { OUTBOUND_CA_FILE } = loadSettings({ OUTBOUND_CA_FILE: ca.caFile, DATA_DIR: '.' });
+    resolution = new DidResolution({ allowPrivate: 'loopback', ca: OUTBOUND_CA_FILE });
   });
   afterAll(() => origin.close());
 

@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { CLOCK, type Clock } from '../../common/clock.js';
-import { APP_CONFIG } from '../../config/config.token.js';
-import { type AppConfig } from '../../config/app-config.js';
+import { Settings } from '../../config/settings.js';
 import { guardedRequest, OutboundError, type OutboundPolicy } from '../../common/outbound.js';
 import { asArray, issuerIdOf, isJsonObject } from '../credential-checks.js';
 import { remoteStatusListLimits } from '../verification-limits.js';
@@ -41,10 +40,13 @@ export class RemoteStatusLists {
   private readonly reading = new Map<string, Promise<ReadResult>>();
 
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    settings: Settings,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
-    this.policy = { allowPrivate: config.statusListAllowPrivateTargets, ca: config.outboundCa };
+    this.policy = {
+      allowPrivate: settings.statusListAllowPrivateTargets,
+      ca: settings.OUTBOUND_CA_FILE,
+    };
   }
 
   /**

@@ -1,5 +1,5 @@
 import { type DataSource } from 'typeorm';
-import { type AppConfig } from '../../config/app-config.js';
+import { type Settings } from '../../config/settings.js';
 import { DomainException } from '../../common/problem/domain.exception.js';
 import { tenantNotFound } from '../../tenancy/tenant.errors.js';
 import { type DidService } from '../../did/did.service.js';
@@ -52,7 +52,7 @@ function setUp(options: { changedRows?: number; dids?: Record<string, string> } 
   const service = new StatusListsService(
     {} as DataSource,
     repository as StatusListRepository,
-    { publicBaseUrl: 'https://agent.example' } as AppConfig,
+    { PUBLIC_BASE_URL: 'https://agent.example' } as Settings,
     didService as DidService,
     () => Promise.reject(new Error('no documents')),
     outbox as EventOutbox,

@@ -3,8 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '../../common/clock.js';
-import { APP_CONFIG } from '../../config/config.token.js';
-import { type AppConfig } from '../../config/app-config.js';
+import { Settings } from '../../config/settings.js';
 import { DomainException } from '../../common/problem/domain.exception.js';
 import { EventOutbox } from '../../events/event-outbox.js';
 import { Metrics } from '../../observability/metrics.js';
@@ -30,7 +29,7 @@ export class StatusListsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly repository: StatusListRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly settings: Settings,
     private readonly dids: DidService,
     @Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader,
     private readonly outbox: EventOutbox,
@@ -39,12 +38,12 @@ export class StatusListsService {
   ) {}
 
   listUrl(tenantId: string, listId: string): string {
-    return `${this.config.publicBaseUrl}/ctrl/status-lists/${tenantId}/${listId}`;
+    return `${this.settings.PUBLIC_BASE_URL}/ctrl/status-lists/${tenantId}/${listId}`;
   }
 
   /** The tenant and list a URL of ours names, or undefined for any other URL. */
   listOfUrl(url: string): { tenantId: string; listId: string } | undefined {
-    const prefix = `${this.config.publicBaseUrl}/ctrl/status-lists/`;
+    const prefix = `${this.settings.PUBLIC_BASE_URL}/ctrl/status-lists/`;
     if (!url.startsWith(prefix)) return undefined;
     const match = /^([A-Za-z0-9][A-Za-z0-9_.-]{0,63})\/([0-9a-f-]{36})$/.exec(
       url.slice(prefix.length),

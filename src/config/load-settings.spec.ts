@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
-import { ConfigError, loadConfig } from './app-config.js';
+import { ConfigError, loadSettings } from './load-settings.js';
 import { createTestCa } from '../../test/support/test-ca.js';
 
 const masterKey = randomBytes(32).toString('base64');
@@ -15,7 +15,7 @@ function dataDir(): string {
 function expectConfigError(env: Record<string, string>, variable: string): void {
   let caught: unknown;
   try {
-    loadConfig({ DATA_DIR: dataDir(), ...env });
+    loadSettings({ DATA_DIR: dataDir(), ...env });
   } catch (error) {
     caught = error;
   }
@@ -24,42 +24,42 @@ function expectConfigError(env: Record<string, string>, variable: string): void 
   expect((caught as ConfigError).message).toContain(variable);
 }
 
-describe(loadConfig.name, () => {
+describe(loadSettings.name, () => {
   it('runs on embedded defaults with an empty environment', () => {
     const directory = dataDir();
-    const config = loadConfig({ DATA_DIR: directory });
+    const config = loadSettings({ DATA_DIR: directory });
     expect(config).toMatchObject({
-      nodeEnv: 'development',
-      port: 8080,
-      publicBaseUrl: 'http://localhost:8080',
-      databaseUrl: undefined,
+      NODE_ENV: 'development',
+      PORT: 8080,
+      PUBLIC_BASE_URL: 'http://localhost:8080',
       authIssuerUrl: 'http://localhost:8080/auth/realms/agent-cloud',
       authIssuerEmbedded: true,
       authJwksUrl: 'http://localhost:8080/auth/realms/agent-cloud/protocol/openid-connect/certs',
-      authAudience: 'agent-api',
-      dataDir: directory,
+      AUTH_AUDIENCE: 'agent-api',
+      DATA_DIR: directory,
     });
+    expect(config.DATABASE_URL).toBeUndefined();
     // Local mode's key is the secrets module's (secrets/master-keys.ts); the configuration has none.
     expect(config).not.toHaveProperty('masterKey');
   });
 
   it('only reads: it creates no file or folder, not even in local mode', () => {
     const directory = join(dataDir(), 'not-yet');
-    loadConfig({ DATA_DIR: directory });
+    loadSettings({ DATA_DIR: directory });
     expect(() => statSync(directory)).toThrow();
   });
 
   it('derives the issuer and JWKS URLs from PUBLIC_BASE_URL', () => {
-    const config = loadConfig({
+    const config = loadSettings({
       DATA_DIR: dataDir(),
       PUBLIC_BASE_URL: 'https://agent.example.com/',
     });
-    expect(config.publicBaseUrl).toBe('https://agent.example.com');
+    expect(config.PUBLIC_BASE_URL).toBe('https://agent.example.com');
     expect(config.authIssuerUrl).toBe('https://agent.example.com/auth/realms/agent-cloud');
   });
 
   it('keeps an internal AUTH_JWKS_URL apart from the public issuer', () => {
-    const config = loadConfig({
+    const config = loadSettings({
       DATA_DIR: dataDir(),
       AUTH_ISSUER_URL: 'https://id.example.com/auth/realms/agent-cloud/',
       AUTH_JWKS_URL: 'http://keycloak:8080/auth/realms/agent-cloud/protocol/openid-connect/certs',
@@ -99,8 +99,8 @@ describe(loadConfig.name, () => {
 
   it('believes X-Forwarded-For from the proxies TRUST_PROXY names only, never by hop count', () => {
     const trusted = (value?: string) =>
-      loadConfig({ DATA_DIR: dataDir(), ...(value === undefined ? {} : { TRUST_PROXY: value }) })
-        .trustProxy;
+      loadSettings({ DATA_DIR: dataDir(), ...(value === undefined ? {} : { TRUST_PROXY: value }) })
+        .TRUST_PROXY;
     expect(trusted()).toEqual([]);
     expect(trusted('none')).toEqual([]);
     expect(trusted('loopback')).toEqual(['loopback']);
@@ -116,13 +116,13 @@ describe(loadConfig.name, () => {
 
   it('fetches status lists and delivers webhooks to loopback by default in local mode only', () => {
     const allowed = (env: Record<string, string>) =>
-      loadConfig({ DATA_DIR: dataDir(), ...env }).statusListAllowPrivateTargets;
+      loadSettings({ DATA_DIR: dataDir(), ...env }).statusListAllowPrivateTargets;
     const database = { DATABASE_URL: 'postgres://agent@db/agent' };
     expect(allowed({})).toBe('loopback');
-    expect(loadConfig({ DATA_DIR: dataDir() }).webhooks.allowPrivateTargets).toBe('loopback');
+    expect(loadSettings({ DATA_DIR: dataDir() }).webhookAllowPrivateTargets).toBe('loopback');
     expect(
-      loadConfig({ DATA_DIR: dataDir(), WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }).webhooks
-        .allowPrivateTargets,
+      loadSettings({ DATA_DIR: dataDir(), WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })
+        .webhookAllowPrivateTargets,
     ).toBe(true);
     expect(allowed(database)).toBe(false);
     expect(allowed({ AUTH_ISSUER_URL: 'https://id.example.com/realms/a' })).toBe(false);
@@ -138,9 +138,9 @@ describe(loadConfig.name, () => {
     const certificate = readFileSync((await createTestCa()).caFile, 'utf8');
     const file = join(dataDir(), 'ca.pem');
     writeFileSync(file, `a comment before it\n${certificate}`);
-    const ca = loadConfig({ DATA_DIR: dataDir(), OUTBOUND_CA_FILE: file }).outboundCa;
+    const ca = loadSettings({ DATA_DIR: dataDir(), OUTBOUND_CA_FILE: file }).OUTBOUND_CA_FILE;
     expect(ca).toEqual([...rootCertificates, certificate]);
-    expect(loadConfig({ DATA_DIR: dataDir() }).outboundCa).toBeUndefined();
+    expect(loadSettings({ DATA_DIR: dataDir() }).OUTBOUND_CA_FILE).toBeUndefined();
 
     const empty = join(dataDir(), 'empty.pem');
     writeFileSync(empty, 'no certificate here');
@@ -153,8 +153,8 @@ describe(loadConfig.name, () => {
 
   it('reads the webhook retry schedule, refusing a wait over a day or a malformed list (empty: the default)', () => {
     expect(
-      loadConfig({ DATA_DIR: dataDir(), WEBHOOK_RETRY_DELAYS_MS: '100,2000' }).webhooks
-        .retryDelaysMs,
+      loadSettings({ DATA_DIR: dataDir(), WEBHOOK_RETRY_DELAYS_MS: '100,2000' })
+        .WEBHOOK_RETRY_DELAYS_MS,
     ).toEqual([100, 2000]);
     expectConfigError({ WEBHOOK_RETRY_DELAYS_MS: '5000,86400001' }, 'WEBHOOK_RETRY_DELAYS_MS');
     expectConfigError({ WEBHOOK_RETRY_DELAYS_MS: '5s' }, 'WEBHOOK_RETRY_DELAYS_MS');
@@ -162,7 +162,7 @@ describe(loadConfig.name, () => {
 
   it('does not echo a database password in its message', () => {
     try {
-      loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: 'mysql://user:s3cret-pass@db/agent' });
+      loadSettings({ DATA_DIR: dataDir(), DATABASE_URL: 'mysql://user:s3cret-pass@db/agent' });
       throw new Error('expected a ConfigError');
     } catch (error) {
       expect((error as Error).message).not.toContain('s3cret-pass');
@@ -178,7 +178,7 @@ describe(loadConfig.name, () => {
     };
 
     it('starts when the database, the issuer and the master key are given', () => {
-      expect(loadConfig({ DATA_DIR: dataDir(), ...production }).nodeEnv).toBe('production');
+      expect(loadSettings({ DATA_DIR: dataDir(), ...production }).NODE_ENV).toBe('production');
     });
 
     it.each(['DATABASE_URL', 'AUTH_ISSUER_URL', 'AGENT_MASTER_KEY'])(
