@@ -68,14 +68,12 @@ export class TenantKeys {
       kid,
       alg: es256,
       publicJwk: publicJwkOf(publicJwk),
+      // In the promise, so that a box that does not open is a rejection, not a throw.
       sign: (data) =>
-        Promise.resolve(
-          es256Sign(
-            publicJwk,
-            this.vault.open(tenantId, sealed, signingKeyPurpose, masterKeyId),
-            data,
-          ),
-        ),
+        new Promise<Uint8Array>((resolve) => {
+          const d = this.vault.open(tenantId, sealed, signingKeyPurpose, masterKeyId);
+          resolve(es256Sign(publicJwk, d, data));
+        }),
     };
   }
 
