@@ -31,7 +31,7 @@ export interface TenantPublicKey {
 
 const es256 = 'ES256';
 
-/** The tenant's signing keys beside its DID's Ed25519 key (docs/architecture.md, Signing keys). */
+/** The tenant's signing keys beside its DID's Ed25519 key (docs/architecture.md, A tenant's signing keys). */
 @Injectable()
 export class TenantKeys {
   private readonly logger = new Logger('TenantKeys');
