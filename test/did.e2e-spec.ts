@@ -7,7 +7,7 @@ import { KeyVault } from '../src/secrets/key-vault.js';
 import { queryDatabase, type DidRow } from './support/database.js';
 import { startTestService, type ApiResponse, type TestService } from './support/test-service.js';
 import { independentResolver, type DidKeyDriver } from './support/independent-did-resolver.js';
-import { didKeyPurpose } from '../src/did/did.sealed-columns.js';
+import { didKeyPurpose, signingKeyPurpose } from '../src/did/did.sealed-columns.js';
 
 const didPath = '/ctrl/api/v1.0/did';
 const documentPath = '/ctrl/api/v1.0/did/document';
@@ -468,6 +468,14 @@ describe('DID endpoints', () => {
         ),
       ).toEqual([]);
       expectProblem(await getDid('short-lived'), 404, 'TENANT_NOT_FOUND', didPath);
+      // Its ES256 key goes with it.
+      expect(
+        await queryDatabase(
+          service.databaseUrl,
+          'SELECT 1 FROM tenant_signing_key WHERE tenant_id = $1',
+          ['short-lived'],
+        ),
+      ).toEqual([]);
 
       const again = await createTenant('short-lived');
       expect(again.did).not.toBe(tenant.did);
@@ -515,6 +523,21 @@ describe('DID endpoints', () => {
           row.public_key,
         ),
       );
+      // The tenants' ES256 private keys as well (test/did-signing-keys.e2e-spec.ts).
+      const es256Rows = await queryDatabase<{ tenant_id: string; private_key_sealed: Buffer }>(
+        service.databaseUrl,
+        'SELECT tenant_id, private_key_sealed FROM tenant_signing_key',
+      );
+      expect(es256Rows.length).toBe(rows.length);
+      for (const row of es256Rows) {
+        const d = vault().open(row.tenant_id, row.private_key_sealed, signingKeyPurpose);
+        forms.push(
+          d.toString('hex'),
+          d.toString('base64'),
+          d.toString('base64url'),
+          base58.encode(d),
+        );
+      }
       const masterKey = Buffer.from(service.masterKey, 'base64');
       forms.push(service.masterKey, masterKey.toString('hex'), masterKey.toString('base64url'));
 

@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { base58 } from '@scure/base';
 import { KeyVault } from '../src/secrets/key-vault.js';
+import { TenantKeys } from '../src/did/tenant-keys.service.js';
 import { queryDatabase } from './support/database.js';
 import {
   passwordGrant,
@@ -11,7 +12,7 @@ import {
   tokenPath,
   type TestService,
 } from './support/test-service.js';
-import { didKeyPurpose } from '../src/did/did.sealed-columns.js';
+import { didKeyPurpose, signingKeyPurpose } from '../src/did/did.sealed-columns.js';
 
 interface LogLine {
   level: string;
@@ -298,6 +299,17 @@ describe('logging', () => {
       type: 'pkcs8',
     });
     expect(createPublicKey(signingKey).asymmetricKeyType).toBe('ed25519');
+    // The tenant's ES256 key, made with it, and used once.
+    const [es256Row] = await queryDatabase<{ private_key_sealed: Buffer }>(
+      service.databaseUrl,
+      `SELECT private_key_sealed FROM tenant_signing_key WHERE tenant_id = 'secretive'`,
+    );
+    const es256Scalar = new KeyVault(Buffer.from(service.masterKey, 'base64')).open(
+      'secretive',
+      es256Row.private_key_sealed,
+      signingKeyPurpose,
+    );
+    await (await service.app.get(TenantKeys).es256SigningKey('secretive')).sign(Buffer.from('x'));
 
     const secrets = [
       tokens.access_token,
@@ -310,6 +322,8 @@ describe('logging', () => {
       service.masterKey,
       ...encodings(seed),
       ...encodings(row.private_key_sealed),
+      ...encodings(es256Scalar),
+      ...encodings(es256Row.private_key_sealed),
     ];
     const log = lines.join('');
     expect(lines.length).toBeGreaterThan(10);

@@ -16,6 +16,8 @@ import { alumniCredential, issue, verifyCredential } from './support/credentials
 import { createEmptyDatabase, createTestDatabase, queryDatabase } from './support/database.js';
 import { startTestService, type TestService } from './support/test-service.js';
 import { didKeyPurpose } from '../src/did/did.sealed-columns.js';
+import { TenantKeys } from '../src/did/tenant-keys.service.js';
+import { es256Jws, verifiedByJose } from './support/signing-keys.js';
 
 interface Arrival {
   path: string;
@@ -130,6 +132,21 @@ describe('Master key rotation', () => {
       databaseUrl,
       'SELECT tenant_id, master_key_id FROM tenant_did ORDER BY tenant_id',
     );
+  const signingKeyIds = async () =>
+    queryDatabase<{ tenant_id: string; master_key_id: string }>(
+      databaseUrl,
+      'SELECT tenant_id, master_key_id FROM tenant_signing_key ORDER BY tenant_id',
+    );
+
+  /** The tenant's ES256 key signs, verified by jose under its public JWK; its kid. */
+  async function signsEs256(tenantId: string): Promise<string> {
+    const key = await running().app.get(TenantKeys).es256SigningKey(tenantId);
+    const jws = await es256Jws(key, { sub: tenantId });
+    expect(await verifiedByJose(jws, key.publicJwk)).toEqual({ sub: tenantId });
+    return key.kid;
+  }
+  const es256Kids = new Map<string, string>();
+
   const secretKeyIds = async () =>
     queryDatabase<{ secret: string | null; previous: string | null }>(
       databaseUrl,
@@ -232,6 +249,7 @@ describe('Master key rotation', () => {
     expect(inSchema.map(({ label }) => label).sort()).toEqual([
       'idempotency_key.answer_sealed',
       'tenant_did.private_key_sealed',
+      'tenant_signing_key.private_key_sealed',
       'webhook_subscription.previous_secret_sealed',
       'webhook_subscription.secret_sealed',
     ]);
@@ -257,6 +275,7 @@ describe('Master key rotation', () => {
     const rotated = await running().client().rotateWebhookSecret('t-1', secrets.get('t-1')!.id);
     secrets.set('t-1', { id: secrets.get('t-1')!.id, secret: rotated.secret });
     expect((await keyIds()).map((row) => row.master_key_id)).toEqual(tenants.map(() => idA));
+    expect((await signingKeyIds()).map((row) => row.master_key_id)).toEqual(tenants.map(() => idA));
     expect(await secretKeyIds()).toEqual(
       expect.arrayContaining([
         { secret: idA, previous: null },
@@ -265,15 +284,24 @@ describe('Master key rotation', () => {
     );
 
     await start(keyB, [keyA]);
+    // Each tenant's DID key and ES256 key, and the five webhook and idempotency boxes.
     expect(logged()).toContainEqual(
-      expect.objectContaining({ event: 'master-key.previous-in-use', count: tenants.length + 5 }),
+      expect.objectContaining({
+        event: 'master-key.previous-in-use',
+        count: 2 * tenants.length + 5,
+      }),
     );
     expect(await subscribe('t-2')).toMatchObject(secrets.get('t-2')!);
     for (const id of tenants) expect(await issues(id)).toBe(201);
+    for (const id of tenants) es256Kids.set(id, await signsEs256(id));
     for (const id of ['t-0', 't-1']) await delivers(id);
 
     await running().client().createTenant({ id: 't-new', label: 'sealed under B' });
     expect((await keyIds()).find((row) => row.tenant_id === 't-new')?.master_key_id).toBe(idB);
+    expect((await signingKeyIds()).find((row) => row.tenant_id === 't-new')?.master_key_id).toBe(
+      idB,
+    );
+    es256Kids.set('t-new', await signsEs256('t-new'));
     expect(await issues('t-new')).toBe(201);
   });
 
@@ -338,6 +366,7 @@ describe('Master key rotation', () => {
       expect(result).toMatchObject({ done: true, left: 0, unknown: [], refused: false });
       expect(result.resealed).toEqual({
         'tenant_did.private_key_sealed': { [idA]: tenants.length - 2 },
+        'tenant_signing_key.private_key_sealed': { [idA]: tenants.length },
         'webhook_subscription.secret_sealed': { [idA]: 3 },
         'webhook_subscription.previous_secret_sealed': { [idA]: 1 },
         'idempotency_key.answer_sealed': { [idA]: 1 },
@@ -346,6 +375,9 @@ describe('Master key rotation', () => {
         'No row is sealed under any previous key: AGENT_PREVIOUS_MASTER_KEYS can be emptied.',
       );
       expect(new Set((await keyIds()).map((row) => row.master_key_id))).toEqual(new Set([idB]));
+      expect(new Set((await signingKeyIds()).map((row) => row.master_key_id))).toEqual(
+        new Set([idB]),
+      );
       expect(await secretKeyIds()).toEqual(
         expect.arrayContaining([
           { secret: idB, previous: null },
@@ -381,6 +413,8 @@ describe('Master key rotation', () => {
     await start(keyB);
     expect(logged().filter((line) => line.event?.startsWith('master-key.'))).toEqual([]);
     for (const id of [...tenants, 't-new']) expect(await issues(id)).toBe(201);
+    // The re-sealed ES256 keys sign on the new key alone, and are the keys they were.
+    for (const id of [...tenants, 't-new']) expect(await signsEs256(id)).toBe(es256Kids.get(id));
     for (const id of ['t-0', 't-1', 't-2']) await delivers(id);
   });
 

@@ -15,6 +15,7 @@ import { IssuerRevokedTokens1795791000000 } from '../../migrations/1795791000000
 import { WebhookFairness1795792000000 } from '../../migrations/1795792000000-webhook-fairness.js';
 import { TrustedIssuers1795793000000 } from '../../migrations/1795793000000-trusted-issuers.js';
 import { StatusAllocationByEntry1795794000000 } from '../../migrations/1795794000000-status-allocation-by-entry.js';
+import { TenantSigningKeys1795795000000 } from '../../migrations/1795795000000-tenant-signing-keys.js';
 
 export const migrations = [
   InitialSchema1763800000000,
@@ -32,6 +33,7 @@ export const migrations = [
   WebhookFairness1795792000000,
   TrustedIssuers1795793000000,
   StatusAllocationByEntry1795794000000,
+  TenantSigningKeys1795795000000,
 ];
 
 /**

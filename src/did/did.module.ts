@@ -6,14 +6,17 @@ import { DidEntity } from './did.entity.js';
 import { didSealedColumns } from './did.sealed-columns.js';
 import { DidRepository } from './did.repository.js';
 import { DidService } from './did.service.js';
+import { TenantKeys } from './tenant-keys.service.js';
+import { TenantSigningKeyEntity } from './tenant-signing-key.entity.js';
+import { TenantSigningKeyRepository } from './tenant-signing-key.repository.js';
 
 /** The tables this feature owns (src/entities.ts gathers every feature's list). */
-export const didEntities = [DidEntity];
+export const didEntities = [DidEntity, TenantSigningKeyEntity];
 
 @Module({
   imports: [TypeOrmModule.forFeature(didEntities), SecretsModule.forFeature(didSealedColumns)],
   controllers: [DidController],
-  providers: [DidService, DidRepository],
-  exports: [DidService],
+  providers: [DidService, DidRepository, TenantKeys, TenantSigningKeyRepository],
+  exports: [DidService, TenantKeys],
 })
 export class DidModule {}

@@ -3,7 +3,10 @@ import { type SealedColumn } from '../secrets/sealed-columns.js';
 /** The purpose a DID's private key is sealed for (the vault's associated data). */
 export const didKeyPurpose = 'did-private-key';
 
-/** The DID's private key, sealed with its tenant as owner (did.entity.ts). */
+/** The purpose a tenant's further signing keys (ES256) are sealed for. */
+export const signingKeyPurpose = 'tenant-signing-key';
+
+/** The DID's private key, then the further signing keys, each sealed with its tenant as owner. */
 export const didSealedColumns: readonly SealedColumn[] = [
   {
     table: 'tenant_did',
@@ -13,5 +16,14 @@ export const didSealedColumns: readonly SealedColumn[] = [
     box: 'private_key_sealed',
     keyId: 'master_key_id',
     purpose: didKeyPurpose,
+  },
+  {
+    table: 'tenant_signing_key',
+    id: 'id',
+    idType: 'uuid',
+    owner: 'tenant_id',
+    box: 'private_key_sealed',
+    keyId: 'master_key_id',
+    purpose: signingKeyPurpose,
   },
 ];

@@ -7,6 +7,7 @@ import { ed25519DidKey } from './did-key.js';
 import { type DidRepository, type NewDidRecord } from './did.repository.js';
 import { DidService } from './did.service.js';
 import { didKeyPurpose } from './did.sealed-columns.js';
+import { type TenantKeys } from './tenant-keys.service.js';
 
 /** tenant_did as a map, with the calls that reached it. */
 function fakeRepository() {
@@ -38,10 +39,20 @@ describe('DidService without a database', () => {
   const vault = new KeyVault(randomBytes(32));
   let fake: ReturnType<typeof fakeRepository>;
   let service: DidService;
+  /** The ES256 keys TenantKeys was asked to make, with the transaction they were made in. */
+  let keyCreations: [EntityManager, string][];
+  let keys: TenantKeys;
 
   beforeEach(() => {
     fake = fakeRepository();
-    service = new DidService(fake.repository, vault);
+    keyCreations = [];
+    keys = {
+      createForTenant: (into: EntityManager, tenantId: string) => {
+        keyCreations.push([into, tenantId]);
+        return Promise.resolve();
+      },
+    } as unknown as TenantKeys;
+    service = new DidService(fake.repository, vault, keys);
   });
 
   it("writes a new DID in the caller's transaction, its private key only sealed", async () => {
@@ -54,6 +65,8 @@ describe('DidService without a database', () => {
     // The box opens, for this tenant only, to the seed of the DID's key.
     expect(vault.open('acme', row!.privateKeySealed, didKeyPurpose)).toHaveLength(32);
     expect(() => vault.open('other', row!.privateKeySealed, didKeyPurpose)).toThrow();
+    // The tenant's ES256 key is made in the same transaction.
+    expect(keyCreations).toEqual([[manager, 'acme']]);
   });
 
   it("signs with the tenant's key: the signature verifies under the DID's public key", async () => {
@@ -79,7 +92,7 @@ describe('DidService without a database', () => {
 
   it('refuses to sign with a key sealed under a master key this instance lacks, with a 503', async () => {
     await service.createForTenant(manager, 'acme');
-    const elsewhere = new DidService(fake.repository, new KeyVault(randomBytes(32)));
+    const elsewhere = new DidService(fake.repository, new KeyVault(randomBytes(32)), keys);
     const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     try {
       await expect(elsewhere.signerFor('acme')).rejects.toMatchObject({

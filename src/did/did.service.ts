@@ -16,6 +16,7 @@ import { KeyVault } from '../secrets/key-vault.js';
 import { masterKeyUnavailable } from '../secrets/master-key.errors.js';
 import { ed25519Signer } from './signer.js';
 import { didKeyPurpose } from './did.sealed-columns.js';
+import { TenantKeys } from './tenant-keys.service.js';
 
 /** What signs for a tenant: its DID, the verification method a proof names, and the signer. */
 export interface TenantSigner {
@@ -33,11 +34,12 @@ export class DidService {
   constructor(
     private readonly repository: DidRepository,
     @Inject(KeyVault) private readonly vault: KeyVault,
+    private readonly keys: TenantKeys,
   ) {}
 
   /**
-   * Makes a new Ed25519 key pair and its did:key for the tenant, inside the caller's transaction. The
-   * private key is sealed before it is written and the plain copy is wiped.
+   * Makes a new Ed25519 key pair and its did:key for the tenant, and its ES256 key (TenantKeys), inside
+   * the caller's transaction. The private keys are sealed before they are written, the plain copies wiped.
    */
   async createForTenant(manager: EntityManager, tenantId: string): Promise<string> {
     const { publicKey, privateKey } = await generateKeyPairAsync('ed25519');
@@ -62,6 +64,7 @@ export class DidService {
         },
         manager,
       );
+      await this.keys.createForTenant(manager, tenantId);
       return did;
     } finally {
       seed.fill(0);

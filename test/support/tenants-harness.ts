@@ -66,13 +66,18 @@ export function useTenantsService() {
     );
   }
 
-  /** How many tenants and DIDs the database holds, to show that a refused request stored nothing. */
-  async function storedCounts(): Promise<{ tenants: number; dids: number }> {
-    const [row] = await queryDatabase<{ tenants: string; dids: string }>(
+  /** How many tenants, DIDs and signing keys the database holds: a refused request stored nothing. */
+  async function storedCounts(): Promise<{ tenants: number; dids: number; signingKeys: number }> {
+    const [row] = await queryDatabase<{ tenants: string; dids: string; signing_keys: string }>(
       context.service.databaseUrl,
-      'SELECT (SELECT count(*) FROM tenant) AS tenants, (SELECT count(*) FROM tenant_did) AS dids',
+      `SELECT (SELECT count(*) FROM tenant) AS tenants, (SELECT count(*) FROM tenant_did) AS dids,
+              (SELECT count(*) FROM tenant_signing_key) AS signing_keys`,
     );
-    return { tenants: Number(row.tenants), dids: Number(row.dids) };
+    return {
+      tenants: Number(row.tenants),
+      dids: Number(row.dids),
+      signingKeys: Number(row.signing_keys),
+    };
   }
 
   /** Sends a create request that must be refused with 400 and must leave the database as it was. */

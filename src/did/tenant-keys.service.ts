@@ -1,0 +1,135 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { type EntityManager } from 'typeorm';
+import { KeyVault } from '../secrets/key-vault.js';
+import { masterKeyUnavailable } from '../secrets/master-key.errors.js';
+import { tenantNotFound } from '../tenancy/tenant.errors.js';
+import { signingKeyPurpose } from './did.sealed-columns.js';
+import { es256Sign, jwkThumbprint, newP256KeyPair } from './es256-key.js';
+import { type PublicJwk } from './tenant-signing-key.entity.js';
+import {
+  TenantSigningKeyRepository,
+  type NewSigningKeyRecord,
+  type SigningKeyRecord,
+} from './tenant-signing-key.repository.js';
+
+/** The tenant's ES256 key (HAIP's algorithm for SD-JWT VCs): what a JWS header names, and the signer. */
+export interface Es256SigningKey {
+  kid: string;
+  alg: 'ES256';
+  publicJwk: PublicJwk;
+  /** The JOSE signature of the data: IEEE P1363 r || s, 64 bytes. */
+  sign(data: Uint8Array): Promise<Uint8Array>;
+}
+
+/** One of the tenant's public keys, as an issuer metadata's JWK Set lists it. */
+export interface TenantPublicKey {
+  kid: string;
+  alg: string;
+  publicJwk: PublicJwk;
+}
+
+const es256 = 'ES256';
+
+/** The tenant's signing keys beside its DID's Ed25519 key (docs/architecture.md, A tenant's signing keys). */
+@Injectable()
+export class TenantKeys {
+  private readonly logger = new Logger('TenantKeys');
+
+  constructor(
+    private readonly repository: TenantSigningKeyRepository,
+    @Inject(KeyVault) private readonly vault: KeyVault,
+  ) {}
+
+  /** Makes the tenant's ES256 key inside the caller's transaction (the tenant's creation). */
+  async createForTenant(manager: EntityManager, tenantId: string): Promise<void> {
+    await this.repository.insert(await this.newKey(tenantId), manager);
+  }
+
+  /**
+   * The tenant's ES256 key, unsealed on each signature. A tenant made before these keys existed gets
+   * one here; concurrent first uses keep one. A key under a master key this instance lacks is a 503.
+   */
+  async es256SigningKey(tenantId: string): Promise<Es256SigningKey> {
+    const record =
+      (await this.repository.keyOf(tenantId, es256)) ?? (await this.firstUse(tenantId));
+    const { kid, publicJwk, privateKeySealed: sealed, masterKeyId } = record;
+    if (!this.vault.has(masterKeyId)) {
+      this.logger.error({
+        msg: `Tenant ${tenantId}'s ES256 key is sealed under master key ${masterKeyId}, which this instance does not have: add it to AGENT_PREVIOUS_MASTER_KEYS`,
+        event: 'master-key.unknown',
+        tenantId,
+        kid,
+        masterKeyId,
+      });
+      throw masterKeyUnavailable();
+    }
+    return {
+      kid,
+      alg: es256,
+      publicJwk: publicJwkOf(publicJwk),
+      // In the promise, so that a box that does not open is a rejection, not a throw.
+      sign: (data) =>
+        new Promise<Uint8Array>((resolve) => {
+          const d = this.vault.open(tenantId, sealed, signingKeyPurpose, masterKeyId);
+          resolve(es256Sign(publicJwk, d, data));
+        }),
+    };
+  }
+
+  /** The tenant's public keys with their kids, for a JWT VC Issuer Metadata document's JWK Set. */
+  async publicKeys(tenantId: string): Promise<TenantPublicKey[]> {
+    let keys = await this.repository.publicKeysOf(tenantId);
+    if (!keys.some((key) => key.algorithm === es256)) {
+      await this.firstUse(tenantId);
+      keys = await this.repository.publicKeysOf(tenantId);
+    }
+    return keys.map(({ kid, algorithm, publicJwk }) => ({
+      kid,
+      alg: algorithm,
+      publicJwk: publicJwkOf(publicJwk),
+    }));
+  }
+
+  /** Writes a key unless another first use did, then reads the one that stays. */
+  private async firstUse(tenantId: string): Promise<SigningKeyRecord> {
+    const record = await this.newKey(tenantId);
+    const outcome = await this.repository.insertIfAbsent(record);
+    if (outcome === 'no-tenant') throw tenantNotFound(tenantId);
+    if (outcome === 'inserted') {
+      this.logger.log({
+        msg: `Tenant ${tenantId} had no ES256 key: made ${record.kid}`,
+        event: 'signing-key.created',
+        tenantId,
+        kid: record.kid,
+      });
+    }
+    const stored = await this.repository.keyOf(tenantId, es256);
+    // The tenant, and its key with it, was deleted between the two statements.
+    if (stored === undefined) throw tenantNotFound(tenantId);
+    return stored;
+  }
+
+  /** A new P-256 key, sealed for the tenant before it leaves this method; the plain scalar is wiped. */
+  private async newKey(tenantId: string): Promise<NewSigningKeyRecord> {
+    const { publicJwk, d } = await newP256KeyPair();
+    try {
+      return {
+        id: randomUUID(),
+        tenantId,
+        kid: jwkThumbprint(publicJwk),
+        algorithm: es256,
+        publicJwk,
+        privateKeySealed: this.vault.seal(tenantId, d, signingKeyPurpose),
+        masterKeyId: this.vault.masterKeyId,
+      };
+    } finally {
+      d.fill(0);
+    }
+  }
+}
+
+/** Only the public members, whatever else the stored document holds. */
+function publicJwkOf({ kty, crv, x, y }: PublicJwk): PublicJwk {
+  return { kty, crv, x, y };
+}
