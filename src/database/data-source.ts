@@ -15,6 +15,7 @@ import { IssuerRevokedTokens1795791000000 } from '../../migrations/1795791000000
 import { WebhookFairness1795792000000 } from '../../migrations/1795792000000-webhook-fairness.js';
 import { TrustedIssuers1795793000000 } from '../../migrations/1795793000000-trusted-issuers.js';
 import { StatusAllocationByEntry1795794000000 } from '../../migrations/1795794000000-status-allocation-by-entry.js';
+import { Oid4vciCredentialConfigurations1795796000000 } from '../../migrations/1795796000000-oid4vci-credential-configurations.js';
 
 export const migrations = [
   InitialSchema1763800000000,
@@ -32,6 +33,7 @@ export const migrations = [
   WebhookFairness1795792000000,
   TrustedIssuers1795793000000,
   StatusAllocationByEntry1795794000000,
+  Oid4vciCredentialConfigurations1795796000000,
 ];
 
 /**
