@@ -1,31 +1,10 @@
-import { type NewCredentialConfiguration } from '../packages/client/src/index.js';
 import { expectFieldErrors, expectProblem } from './support/problems.js';
 import { startTestService, type TestService } from './support/test-service.js';
 
+import { ldpBadge, sdJwtBadge } from './support/oid4vci-fixtures.js';
+
 const base = '/ctrl/api/v1.0/oid4vci/credential-configurations';
 type Json = Record<string, unknown>;
-
-export const sdJwtBadge: NewCredentialConfiguration = {
-  id: 'EmployeeBadge_sd_jwt',
-  format: 'dc+sd-jwt',
-  vct: 'https://acme.example/credentials/employee-badge',
-  claims: [
-    { path: ['given_name'], mandatory: true, display: [{ name: 'Given name', locale: 'en' }] },
-    { path: ['address', 'locality'] },
-  ],
-  display: [{ name: 'Employee badge', locale: 'en', logo: { uri: 'https://acme.example/b.png' } }],
-};
-
-export const ldpBadge: NewCredentialConfiguration = {
-  id: 'EmployeeBadge_ldp_vc',
-  format: 'ldp_vc',
-  credentialDefinition: {
-    '@context': ['https://www.w3.org/ns/credentials/v2'],
-    type: ['VerifiableCredential', 'EmployeeBadge'],
-  },
-  claims: [{ path: ['credentialSubject', 'name'] }],
-  display: [{ name: 'Employee badge' }],
-};
 
 /**
  * A tenant's OpenID4VCI credential configurations over real HTTP and PostgreSQL: the routes, their
