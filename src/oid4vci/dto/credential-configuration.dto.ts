@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -205,7 +205,14 @@ export class CredentialConfigurationDto {
   @ApiProperty({ type: 'string', nullable: true, example: configurationExample.vct })
   vct!: string | null;
 
-  @ApiProperty({ type: CredentialDefinitionDto, nullable: true })
+  @ApiProperty({
+    description: 'ldp_vc: the credential definition; null for dc+sd-jwt.',
+    // OpenAPI 3.0 has no null type: the second branch is null alone.
+    oneOf: [
+      { $ref: getSchemaPath(CredentialDefinitionDto) },
+      { type: 'object', nullable: true, enum: [null] },
+    ],
+  })
   credentialDefinition!: CredentialDefinitionDto | null;
 
   @ApiProperty({ type: [ClaimDescriptionDto] })
@@ -228,10 +235,22 @@ export class CredentialConfigurationDto {
   @ApiProperty({ example: true })
   revocable!: boolean;
 
-  @ApiProperty({ enum: signingAlgorithms, nullable: true, example: 'ES256' })
+  @ApiProperty({
+    type: 'string',
+    enum: [...signingAlgorithms, null],
+    nullable: true,
+    example: 'ES256',
+    description: 'dc+sd-jwt: the JOSE algorithm; null for ldp_vc.',
+  })
   signingAlgorithm!: SigningAlgorithm | null;
 
-  @ApiProperty({ enum: cryptosuites, nullable: true, example: null })
+  @ApiProperty({
+    type: 'string',
+    enum: [...cryptosuites, null],
+    nullable: true,
+    example: null,
+    description: 'ldp_vc: the Data Integrity cryptosuite; null for dc+sd-jwt.',
+  })
   cryptosuite!: Cryptosuite | null;
 
   @ApiProperty({ example: configurationExample.createdAt })

@@ -60,10 +60,11 @@ export const claimPathSchema = {
   minItems: 1,
   maxItems: limits.pathDepth,
   items: {
-    nullable: true,
+    // OpenAPI 3.0 has no null type: the third branch is null alone.
     oneOf: [
       { type: 'string' as const, minLength: 1, maxLength: limits.pathKeyChars },
       { type: 'integer' as const, minimum: 0, maximum: limits.pathIndex },
+      { type: 'string' as const, nullable: true, enum: [null], description: 'every element' },
     ],
   },
 };

@@ -1491,7 +1491,7 @@ export interface components {
        *       "given_name"
        *     ]
        */
-      path: ((string | number) | null)[];
+      path: (string | number | null)[];
       /** @description Whether every credential carries the claim. */
       mandatory?: boolean;
       display?: components['schemas']['ClaimDisplayDto'][];
@@ -1549,7 +1549,7 @@ export interface components {
        *       ]
        *     ]
        */
-      selectivelyDisclosable?: ((string | number) | null)[][];
+      selectivelyDisclosable?: (string | number | null)[][];
       /**
        * @description How long issued credentials are valid, in seconds. Default: no expiry.
        * @example 31536000
@@ -1585,21 +1585,24 @@ export interface components {
       format: 'dc+sd-jwt' | 'ldp_vc';
       /** @example https://acme.example/credentials/employee-badge */
       vct: string | null;
-      credentialDefinition: components['schemas']['CredentialDefinitionDto'] | null;
+      /** @description ldp_vc: the credential definition; null for dc+sd-jwt. */
+      credentialDefinition: components['schemas']['CredentialDefinitionDto'] | (never | null);
       claims: components['schemas']['ClaimDescriptionDto'][];
       display: components['schemas']['CredentialDisplayDto'][];
       /** @description dc+sd-jwt: the selectively disclosable claim paths; null for ldp_vc. */
-      selectivelyDisclosable: ((string | number) | null)[][] | null;
+      selectivelyDisclosable: (string | number | null)[][] | null;
       /** @example 31536000 */
       expiresInSeconds: number | null;
       /** @example true */
       revocable: boolean;
       /**
+       * @description dc+sd-jwt: the JOSE algorithm; null for ldp_vc.
        * @example ES256
        * @enum {string|null}
        */
       signingAlgorithm: 'ES256' | 'EdDSA' | null;
       /**
+       * @description ldp_vc: the Data Integrity cryptosuite; null for dc+sd-jwt.
        * @example null
        * @enum {string|null}
        */
@@ -1660,7 +1663,7 @@ export interface components {
        *       ]
        *     ]
        */
-      selectivelyDisclosable?: ((string | number) | null)[][];
+      selectivelyDisclosable?: (string | number | null)[][];
       /**
        * @description How long issued credentials are valid, in seconds. Default: no expiry.
        * @example 31536000
