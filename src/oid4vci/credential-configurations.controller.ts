@@ -17,11 +17,13 @@ import {
   configurationExample,
   CreateCredentialConfigurationDto,
   CredentialConfigurationBodyDto,
+  ldpConfigurationExample,
+} from './dto/credential-configuration.dto.js';
+import {
   CredentialConfigurationDto,
   CredentialConfigurationPageDto,
-  ldpConfigurationExample,
-  ListCredentialConfigurationsQuery,
-} from './dto/credential-configuration.dto.js';
+} from './dto/credential-configuration-answer.dto.js';
+import { ListCredentialConfigurationsQuery } from './dto/list-credential-configurations.query.js';
 
 const base = '/ctrl/api/v1.0/oid4vci/credential-configurations';
 const idParameter = {

@@ -19,11 +19,15 @@ import {
   configurationIdPattern,
   type CreateCredentialConfigurationDto,
   type CredentialConfigurationBodyDto,
+} from './dto/credential-configuration.dto.js';
+import {
   type CredentialConfigurationDto,
   type CredentialConfigurationPageDto,
+} from './dto/credential-configuration-answer.dto.js';
+import {
   type ListCredentialConfigurationsQuery,
   type SortField,
-} from './dto/credential-configuration.dto.js';
+} from './dto/list-credential-configurations.query.js';
 
 /** A tenant's OpenID4VCI credential configurations: the only user of their table. */
 @Injectable()

@@ -1,4 +1,4 @@
-import { type CredentialConfigurationDto } from './dto/credential-configuration.dto.js';
+import { type CredentialConfigurationDto } from './dto/credential-configuration-answer.dto.js';
 
 /** Wallets may ask for this many credentials of one configuration in one request (§12.2.4). */
 export const batchSize = 2;

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -14,8 +14,6 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { NumberedPageDto } from '../../common/page-dto.js';
-import { PageQuery } from '../../common/page-query.js';
 import { configurationLimits as limits } from '../credential-configuration-limits.js';
 import {
   ClaimDescriptionDto,
@@ -190,92 +188,4 @@ export class CreateCredentialConfigurationDto extends CredentialConfigurationBod
   @IsString()
   @Matches(configurationIdPattern, { message: 'must be 1-64 characters of A-Z a-z 0-9 _ . -' })
   id!: string;
-}
-
-export class CredentialConfigurationDto {
-  @ApiProperty({ example: configurationExample.id })
-  id!: string;
-
-  @ApiProperty({ example: configurationExample.tenantId })
-  tenantId!: string;
-
-  @ApiProperty({ enum: formats, example: configurationExample.format })
-  format!: CredentialFormat;
-
-  @ApiProperty({ type: 'string', nullable: true, example: configurationExample.vct })
-  vct!: string | null;
-
-  @ApiProperty({
-    description: 'ldp_vc: the credential definition; null for dc+sd-jwt.',
-    // OpenAPI 3.0 has no null type: the second branch is null alone.
-    oneOf: [
-      { $ref: getSchemaPath(CredentialDefinitionDto) },
-      { type: 'object', nullable: true, enum: [null] },
-    ],
-  })
-  credentialDefinition!: CredentialDefinitionDto | null;
-
-  @ApiProperty({ type: [ClaimDescriptionDto] })
-  claims!: ClaimDescriptionDto[];
-
-  @ApiProperty({ type: [CredentialDisplayDto] })
-  display!: CredentialDisplayDto[];
-
-  @ApiProperty({
-    type: 'array',
-    items: claimPathSchema,
-    nullable: true,
-    description: 'dc+sd-jwt: the selectively disclosable claim paths; null for ldp_vc.',
-  })
-  selectivelyDisclosable!: ClaimPathElement[][] | null;
-
-  @ApiProperty({ type: 'integer', nullable: true, example: configurationExample.expiresInSeconds })
-  expiresInSeconds!: number | null;
-
-  @ApiProperty({ example: true })
-  revocable!: boolean;
-
-  @ApiProperty({
-    type: 'string',
-    enum: [...signingAlgorithms, null],
-    nullable: true,
-    example: 'ES256',
-    description: 'dc+sd-jwt: the JOSE algorithm; null for ldp_vc.',
-  })
-  signingAlgorithm!: SigningAlgorithm | null;
-
-  @ApiProperty({
-    type: 'string',
-    enum: [...cryptosuites, null],
-    nullable: true,
-    example: null,
-    description: 'ldp_vc: the Data Integrity cryptosuite; null for dc+sd-jwt.',
-  })
-  cryptosuite!: Cryptosuite | null;
-
-  @ApiProperty({ example: configurationExample.createdAt })
-  createdAt!: string;
-
-  @ApiProperty({ example: configurationExample.updatedAt })
-  updatedAt!: string;
-}
-
-export class CredentialConfigurationPageDto extends NumberedPageDto(CredentialConfigurationDto) {}
-
-export const sortFields = ['id', 'createdAt'] as const;
-export type SortField = (typeof sortFields)[number];
-const sortValues = sortFields.flatMap((field) => [field, `${field},asc`, `${field},desc`]);
-
-export class ListCredentialConfigurationsQuery extends PageQuery {
-  @ApiPropertyOptional({
-    description: 'Sort field and direction; the id breaks ties. Direction defaults to asc.',
-    default: 'createdAt,desc',
-    enum: sortValues,
-    example: 'id,asc',
-  })
-  @IsOptional()
-  @IsIn(sortValues, {
-    message: `must be one of ${sortFields.join('|')}, optionally with ,asc or ,desc`,
-  })
-  sort?: string;
 }
