@@ -14,6 +14,7 @@ import { HealthModule } from './health/health.module.js';
 import { IdempotencyModule } from './idempotency/idempotency.module.js';
 import { IssuerModule } from './issuer/issuer.module.js';
 import { type Metrics } from './observability/metrics.js';
+import { Oid4vciModule } from './oid4vci/oid4vci.module.js';
 import { ObservabilityModule } from './observability/observability.module.js';
 import { tracingRequested } from './observability/tracing.js';
 import { type KeyVault } from './secrets/key-vault.js';
@@ -70,6 +71,7 @@ export class AppModule {
         DidModule,
         CredentialsModule,
         TrustedIssuersModule,
+        Oid4vciModule,
         WebhooksModule,
         HealthModule,
       ],

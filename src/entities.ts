@@ -2,6 +2,7 @@ import { credentialEntities } from './credentials/credentials.module.js';
 import { didEntities } from './did/did.module.js';
 import { idempotencyEntities } from './idempotency/idempotency.module.js';
 import { issuerEntities } from './issuer/issuer.module.js';
+import { oid4vciEntities } from './oid4vci/oid4vci.module.js';
 import { tenantEntities } from './tenants/tenants.module.js';
 import { trustedIssuerEntities } from './trusted-issuers/trusted-issuers.module.js';
 import { webhookEntities } from './webhooks/webhooks.module.js';
@@ -19,4 +20,5 @@ export const entities = [
   ...webhookEntities,
   ...idempotencyEntities,
   ...trustedIssuerEntities,
+  ...oid4vciEntities,
 ];

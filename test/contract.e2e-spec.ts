@@ -6,6 +6,7 @@ import { credentialCases } from './contract/credentials.cases.js';
 import { didCases } from './contract/did.cases.js';
 import { healthCases } from './contract/health.cases.js';
 import { idempotencyCases } from './contract/idempotency.cases.js';
+import { oid4vciCases } from './contract/oid4vci.cases.js';
 import { tenantCases } from './contract/tenants.cases.js';
 import { trustedIssuerCases } from './contract/trusted-issuers.cases.js';
 import { webhookCases } from './contract/webhooks.cases.js';
@@ -33,6 +34,7 @@ const features = [
   credentialCases,
   webhookCases,
   trustedIssuerCases,
+  oid4vciCases,
   idempotencyCases,
   healthCases,
 ];

@@ -270,6 +270,23 @@ describe.each(renderings())('the Kubernetes manifests: %s', (name, objects) => {
     expect(selects(service.spec?.selector, jobLabels)).toBe(false);
   });
 
+  it('routes /ctrl and the OpenID4VCI discovery prefixes on every Ingress (the overlays), nothing else', () => {
+    const ingresses = ofKind(objects, Ingress.is);
+    for (const ingress of ingresses) {
+      const paths = (ingress.spec?.rules ?? []).flatMap((rule) =>
+        (rule.http?.paths ?? []).map((path) => `${path.pathType} ${path.path}`),
+      );
+      expect(paths.sort()).toEqual(
+        [
+          'Prefix /ctrl',
+          'Prefix /.well-known/openid-credential-issuer',
+          'Prefix /.well-known/oauth-authorization-server',
+          'Prefix /.well-known/jwt-vc-issuer',
+        ].sort(),
+      );
+    }
+  });
+
   it('routes no Ingress to the metrics port', () => {
     const routed = ofKind(objects, Ingress.is).flatMap((ingress) => [
       ...(ingress.spec?.defaultBackend ? [ingress.spec.defaultBackend] : []),

@@ -173,6 +173,33 @@ describe('logging', () => {
     expect(lines.join('\n')).not.toMatch(/path-secret/);
   });
 
+  it('writes an audit line for every change to an OpenID4VCI credential configuration, naming who', async () => {
+    await service.client().createTenant({ id: 'badges', label: 'Badges' });
+    const base = '/ctrl/api/v1.0/oid4vci/credential-configurations';
+    const as = (requestId: string) => ({ 'x-tenant-id': 'badges', 'x-request-id': requestId });
+    const definition = { format: 'dc+sd-jwt', vct: 'https://badges.example/badge' };
+    for (const [path, requestId, body] of [
+      [`${base}/create`, 'config-create', { id: 'Badge', ...definition }],
+      [`${base}/Badge/update`, 'config-update', { ...definition, revocable: false }],
+      [`${base}/Badge/delete`, 'config-delete', undefined],
+    ] as const) {
+      const answer = await service.request(path, { method: 'POST', headers: as(requestId), body });
+      expect(answer.status).toBeLessThan(300);
+    }
+
+    const audits = (parsed() as (LogLine & Record<string, unknown>)[]).filter(
+      (entry) => entry.tenantId === 'badges' && entry.audit !== undefined,
+    );
+    expect(
+      audits.map((entry) => [entry.audit, entry.actor, entry.reqId, entry.configurationId ?? null]),
+    ).toEqual([
+      ['tenant.create', 'admin', expect.any(String), null],
+      ['oid4vci.credential-configuration.create', 'admin', 'config-create', 'Badge'],
+      ['oid4vci.credential-configuration.update', 'admin', 'config-update', 'Badge'],
+      ['oid4vci.credential-configuration.delete', 'admin', 'config-delete', 'Badge'],
+    ]);
+  });
+
   it('names the request in which a login started a session', async () => {
     const response = await postForm(
       service.url,

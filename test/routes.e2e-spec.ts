@@ -58,6 +58,9 @@ describe('route inventory', () => {
       .map((entry) => entry.route)
       .sort();
     expect(publicRoutes.filter((route) => !route.includes(' /auth/realms/agent-cloud/'))).toEqual([
+      // Wallets discover each tenant's OpenID4VCI issuer before they hold any token.
+      'GET /.well-known/oauth-authorization-server/ctrl/oid4vci/:tenantId',
+      'GET /.well-known/openid-credential-issuer/ctrl/oid4vci/:tenantId',
       'GET /ctrl/health/live',
       'GET /ctrl/health/ready',
       'GET /ctrl/problems',

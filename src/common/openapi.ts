@@ -204,6 +204,10 @@ export function buildOpenApiDocument(
         'Trusted issuers',
         'The issuers whose credentials verification accepts for the tenant named in `x-tenant-id`, when a request names none.',
       )
+      .addTag(
+        'OpenID4VCI',
+        "Each tenant as an OpenID for Verifiable Credential Issuance 1.0 issuer: the credential configurations of the tenant named in `x-tenant-id`, and the issuer's public metadata (no token).",
+      )
       .addTag('Health', 'Liveness and readiness probes; no token needed.')
       .addOAuth2(
         {

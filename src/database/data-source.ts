@@ -16,6 +16,7 @@ import { WebhookFairness1795792000000 } from '../../migrations/1795792000000-web
 import { TrustedIssuers1795793000000 } from '../../migrations/1795793000000-trusted-issuers.js';
 import { StatusAllocationByEntry1795794000000 } from '../../migrations/1795794000000-status-allocation-by-entry.js';
 import { TenantSigningKeys1795795000000 } from '../../migrations/1795795000000-tenant-signing-keys.js';
+import { Oid4vciCredentialConfigurations1795796000000 } from '../../migrations/1795796000000-oid4vci-credential-configurations.js';
 
 export const migrations = [
   InitialSchema1763800000000,
@@ -34,6 +35,7 @@ export const migrations = [
   TrustedIssuers1795793000000,
   StatusAllocationByEntry1795794000000,
   TenantSigningKeys1795795000000,
+  Oid4vciCredentialConfigurations1795796000000,
 ];
 
 /**

@@ -423,4 +423,46 @@ describe('gateway: nginx from the template in front of the app in local mode', (
     }
     expect(requestsSeenByApp().filter((seen) => seen.path.includes('admin'))).toEqual([]);
   });
+
+  it('routes the OpenID4VCI discovery paths to the app, and no other /.well-known path', async () => {
+    const admin = (await passwordGrant(gateway.origin, 'admin', 'admin')).access_token;
+    const created = await call(gateway.origin, '/ctrl/api/v1.0/tenants/create', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      query: { id: 'wallet-issuer', label: 'Wallet issuer' },
+    });
+    expect(created.status).toBe(201);
+    const issuer = `${gateway.origin}/ctrl/oid4vci/wallet-issuer`;
+    const metadata = await call<Record<string, unknown>>(
+      gateway.origin,
+      '/.well-known/openid-credential-issuer/ctrl/oid4vci/wallet-issuer',
+    );
+    expect({ status: metadata.status, issuer: metadata.body.credential_issuer }).toEqual({
+      status: 200,
+      issuer,
+    });
+    const server = await call<Record<string, unknown>>(
+      gateway.origin,
+      '/.well-known/oauth-authorization-server/ctrl/oid4vci/wallet-issuer',
+    );
+    expect({ status: server.status, issuer: server.body.issuer }).toEqual({ status: 200, issuer });
+    // Not served yet, but the app answers it (its own 404), not nginx.
+    for (const path of [
+      '/.well-known/jwt-vc-issuer/ctrl/oid4vci/wallet-issuer',
+      '/ctrl/oid4vci/wallet-issuer/token',
+    ]) {
+      expect((await call(gateway.origin, path)).status).toBe(404);
+      // The app's log lines may trail the responses a little.
+      await eventually(
+        () => requestsSeenByApp().find((seen) => seen.path === path && seen.status === 404),
+        5_000,
+        `the app's log line of ${path}`,
+      );
+    }
+    const other = await call(gateway.origin, '/.well-known/openid-configuration');
+    expect(other.status).toBe(404);
+    expect(requestsSeenByApp().map((seen) => seen.path)).not.toContain(
+      '/.well-known/openid-configuration',
+    );
+  });
 });

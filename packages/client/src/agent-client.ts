@@ -4,6 +4,9 @@ import { type paths } from './generated/schema.js';
 import { TokenManager, type Credentials } from './token-manager.js';
 import {
   type CreatedWebhook,
+  type CredentialConfiguration,
+  type CredentialConfigurationDefinition,
+  type CredentialConfigurationPage,
   type CredentialStatusChange,
   type Did,
   type DidDocument,
@@ -11,10 +14,12 @@ import {
   type IssueCredentialRequest,
   type IssuedCredential,
   type IssuedCredentialPage,
+  type ListCredentialConfigurationsQuery,
   type ListCredentialsQuery,
   type ListTenantsQuery,
   type ListTrustedIssuersQuery,
   type ListWebhooksQuery,
+  type NewCredentialConfiguration,
   type NewTenant,
   type NewTrustedIssuer,
   type NewWebhook,
@@ -453,6 +458,71 @@ export class AgentClient {
     this.#result(
       'POST /ctrl/api/v1.0/trusted-issuers/{id}/delete',
       await this.api.POST('/ctrl/api/v1.0/trusted-issuers/{id}/delete', {
+        headers: { [tenantHeader]: tenantId },
+        params: { path: { id } },
+      }),
+    );
+  }
+
+  /** Adds an OpenID4VCI credential configuration: the tenant's issuer metadata lists it at once. */
+  async createCredentialConfiguration(
+    tenantId: string,
+    configuration: NewCredentialConfiguration,
+    options: IdempotencyOptions = {},
+  ): Promise<CredentialConfiguration> {
+    return this.#result(
+      'POST /ctrl/api/v1.0/oid4vci/credential-configurations/create',
+      await this.api.POST('/ctrl/api/v1.0/oid4vci/credential-configurations/create', {
+        headers: { [tenantHeader]: tenantId, ...keyHeader(options) },
+        body: configuration,
+      }),
+    );
+  }
+
+  /** The tenant's credential configurations, newest first. */
+  async listCredentialConfigurations(
+    tenantId: string,
+    query: ListCredentialConfigurationsQuery = {},
+  ): Promise<CredentialConfigurationPage> {
+    return this.#result(
+      'GET /ctrl/api/v1.0/oid4vci/credential-configurations',
+      await this.api.GET('/ctrl/api/v1.0/oid4vci/credential-configurations', {
+        headers: { [tenantHeader]: tenantId },
+        params: { query },
+      }),
+    );
+  }
+
+  async getCredentialConfiguration(tenantId: string, id: string): Promise<CredentialConfiguration> {
+    return this.#result(
+      'GET /ctrl/api/v1.0/oid4vci/credential-configurations/{id}',
+      await this.api.GET('/ctrl/api/v1.0/oid4vci/credential-configurations/{id}', {
+        headers: { [tenantHeader]: tenantId },
+        params: { path: { id } },
+      }),
+    );
+  }
+
+  /** Replaces the configuration's definition (a field left out takes its default). */
+  async updateCredentialConfiguration(
+    tenantId: string,
+    id: string,
+    definition: CredentialConfigurationDefinition,
+  ): Promise<CredentialConfiguration> {
+    return this.#result(
+      'POST /ctrl/api/v1.0/oid4vci/credential-configurations/{id}/update',
+      await this.api.POST('/ctrl/api/v1.0/oid4vci/credential-configurations/{id}/update', {
+        headers: { [tenantHeader]: tenantId },
+        params: { path: { id } },
+        body: definition,
+      }),
+    );
+  }
+
+  async deleteCredentialConfiguration(tenantId: string, id: string): Promise<void> {
+    this.#result(
+      'POST /ctrl/api/v1.0/oid4vci/credential-configurations/{id}/delete',
+      await this.api.POST('/ctrl/api/v1.0/oid4vci/credential-configurations/{id}/delete', {
         headers: { [tenantHeader]: tenantId },
         params: { path: { id } },
       }),

@@ -22,6 +22,9 @@ export {
 } from './webhook-receiver.js';
 export type {
   CreatedWebhook,
+  CredentialConfiguration,
+  CredentialConfigurationDefinition,
+  CredentialConfigurationPage,
   CredentialStatusChange,
   Did,
   DidDocument,
@@ -30,10 +33,12 @@ export type {
   IssueCredentialRequest,
   IssuedCredential,
   IssuedCredentialPage,
+  ListCredentialConfigurationsQuery,
   ListCredentialsQuery,
   ListTenantsQuery,
   ListTrustedIssuersQuery,
   ListWebhooksQuery,
+  NewCredentialConfiguration,
   NewTenant,
   NewTrustedIssuer,
   NewWebhook,

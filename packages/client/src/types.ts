@@ -76,6 +76,18 @@ export type TrustedIssuerPage = Schemas['TrustedIssuerPageDto'];
 export type ListTrustedIssuersQuery = NonNullable<
   operations['listTrustedIssuers']['parameters']['query']
 >;
+/** One of a tenant's OpenID4VCI credential configurations. */
+export type CredentialConfiguration = Schemas['CredentialConfigurationDto'];
+/** What `createCredentialConfiguration` takes. */
+export type NewCredentialConfiguration = Schemas['CreateCredentialConfigurationDto'];
+/** What `updateCredentialConfiguration` takes: the whole definition but the id. */
+export type CredentialConfigurationDefinition = Schemas['CredentialConfigurationBodyDto'];
+/** A page of `listCredentialConfigurations`. */
+export type CredentialConfigurationPage = Schemas['CredentialConfigurationPageDto'];
+/** `page`, `size`, `sort` of `listCredentialConfigurations`. */
+export type ListCredentialConfigurationsQuery = NonNullable<
+  operations['listCredentialConfigurations']['parameters']['query']
+>;
 /** `options` of `verifyCredential`: `checks`, `trustedIssuers`. */
 export type VerifyCredentialOptions = Schemas['VerifyOptionsDto'];
 /** `options` of `verifyPresentation`: `checks`, `challenge`, `domain`, `trustedIssuers`. */

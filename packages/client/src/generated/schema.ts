@@ -366,6 +366,140 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ctrl/api/v1.0/oid4vci/credential-configurations/create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Add a credential configuration to the tenant’s OpenID4VCI issuer
+     * @description The id is the `credential_configuration_id` wallets see in the issuer metadata. dc+sd-jwt needs `vct`, ldp_vc needs `credentialDefinition`. At most 50 per tenant.
+     */
+    post: operations['createCredentialConfiguration'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/oid4vci/credential-configurations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The tenant’s credential configurations, newest first */
+    get: operations['listCredentialConfigurations'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/oid4vci/credential-configurations/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One credential configuration of the tenant */
+    get: operations['getCredentialConfiguration'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/oid4vci/credential-configurations/{id}/update': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Replace a credential configuration’s definition
+     * @description The body is the whole definition, as on create without `id`: a field left out takes its default.
+     */
+    post: operations['updateCredentialConfiguration'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/oid4vci/credential-configurations/{id}/delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Remove a credential configuration
+     * @description Its entry leaves the issuer metadata at once.
+     */
+    post: operations['deleteCredentialConfiguration'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/.well-known/openid-credential-issuer/ctrl/oid4vci/{tenantId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The tenant’s OpenID4VCI Credential Issuer Metadata (no token)
+     * @description For the credential issuer `{PUBLIC_BASE_URL}/ctrl/oid4vci/{tenantId}`; `credential_configurations_supported` lists the tenant’s credential configurations.
+     */
+    get: operations['getCredentialIssuerMetadata'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/.well-known/oauth-authorization-server/ctrl/oid4vci/{tenantId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The tenant issuer’s OAuth 2.0 Authorization Server Metadata (no token)
+     * @description RFC 8414, for the pre-authorized code flow of OpenID4VCI.
+     */
+    get: operations['getAuthorizationServerMetadata'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ctrl/api/v1.0/webhooks/create': {
     parameters: {
       query?: never;
@@ -833,6 +967,7 @@ export interface components {
         | 'WEBHOOK_NOT_FOUND'
         | 'WEBHOOK_DELIVERY_NOT_FOUND'
         | 'TRUSTED_ISSUER_NOT_FOUND'
+        | 'CREDENTIAL_CONFIGURATION_NOT_FOUND'
         | 'ROUTE_NOT_FOUND'
         | 'PROBLEM_TYPE_NOT_FOUND'
         | 'METHOD_NOT_ALLOWED'
@@ -841,11 +976,13 @@ export interface components {
         | 'CREDENTIAL_ALREADY_EXISTS'
         | 'IDEMPOTENCY_KEY_IN_USE'
         | 'TRUSTED_ISSUER_ALREADY_EXISTS'
+        | 'CREDENTIAL_CONFIGURATION_ALREADY_EXISTS'
         | 'PAYLOAD_TOO_LARGE'
         | 'UNSUPPORTED_MEDIA_TYPE'
         | 'CREDENTIAL_NOT_VERIFIED'
         | 'IDEMPOTENCY_KEY_REUSED'
         | 'TRUSTED_ISSUERS_LIMIT_REACHED'
+        | 'CREDENTIAL_CONFIGURATIONS_LIMIT_REACHED'
         | 'RATE_LIMITED'
         | 'HEADERS_TOO_LARGE'
         | 'INTERNAL_ERROR'
@@ -1324,6 +1461,226 @@ export interface components {
        * @example 1
        */
       totalPages: number;
+    };
+    CredentialDefinitionDto: {
+      /**
+       * @example [
+       *       "https://www.w3.org/ns/credentials/v2",
+       *       "https://www.w3.org/ns/credentials/examples/v2"
+       *     ]
+       */
+      '@context': string[];
+      /**
+       * @example [
+       *       "VerifiableCredential",
+       *       "EmployeeBadge"
+       *     ]
+       */
+      type: string[];
+    };
+    ClaimDisplayDto: {
+      /** @example Given name */
+      name: string;
+      /** @example en */
+      locale?: string;
+    };
+    ClaimDescriptionDto: {
+      /**
+       * @description Where the claim is in the credential (OpenID4VCI 1.0 Appendix C): keys, array indexes, null for every element. For ldp_vc it starts with `credentialSubject`.
+       * @example [
+       *       "given_name"
+       *     ]
+       */
+      path: (string | number | null)[];
+      /** @description Whether every credential carries the claim. */
+      mandatory?: boolean;
+      display?: components['schemas']['ClaimDisplayDto'][];
+    };
+    LogoDto: {
+      /** @example https://acme.example/badge.png */
+      uri: string;
+      /** @example The ACME badge */
+      alt_text?: string;
+    };
+    CredentialDisplayDto: {
+      /** @example Employee badge */
+      name: string;
+      /** @example en */
+      locale?: string;
+      logo?: components['schemas']['LogoDto'];
+      /** @example Proves employment at ACME. */
+      description?: string;
+      /**
+       * @description A CSS color: #hex or a name.
+       * @example #12107c
+       */
+      background_color?: string;
+      /**
+       * @description A CSS color: #hex or a name.
+       * @example #ffffff
+       */
+      text_color?: string;
+    };
+    CreateCredentialConfigurationDto: {
+      /**
+       * @example dc+sd-jwt
+       * @enum {string}
+       */
+      format: 'dc+sd-jwt' | 'ldp_vc';
+      /**
+       * @description The SD-JWT VC type (a URI or a name); required for dc+sd-jwt, refused otherwise.
+       * @example https://acme.example/credentials/employee-badge
+       */
+      vct?: string;
+      /** @description Required for ldp_vc (its `type` includes VerifiableCredential), refused otherwise. */
+      credentialDefinition?: components['schemas']['CredentialDefinitionDto'];
+      /** @description Default: none. */
+      claims?: components['schemas']['ClaimDescriptionDto'][];
+      /** @description Default: none. */
+      display?: components['schemas']['CredentialDisplayDto'][];
+      /**
+       * @description dc+sd-jwt only: the claim paths issued as selectively disclosable, each one of `claims`. Default: every claim.
+       * @example [
+       *       [
+       *         "given_name"
+       *       ],
+       *       [
+       *         "employee_id"
+       *       ]
+       *     ]
+       */
+      selectivelyDisclosable?: (string | number | null)[][];
+      /**
+       * @description How long issued credentials are valid, in seconds. Default: no expiry.
+       * @example 31536000
+       */
+      expiresInSeconds?: number;
+      /** @description Whether issued credentials get a status entry. Default: true. */
+      revocable?: boolean;
+      /**
+       * @description dc+sd-jwt only: the JOSE algorithm of the issuer signature. Default: ES256.
+       * @enum {string}
+       */
+      signingAlgorithm?: 'ES256' | 'EdDSA';
+      /**
+       * @description ldp_vc only: the Data Integrity cryptosuite of the proof. Default: eddsa-rdfc-2022.
+       * @enum {string}
+       */
+      cryptosuite?: 'eddsa-rdfc-2022' | 'eddsa-jcs-2022';
+      /**
+       * @description The credential configuration id wallets see (`credential_configuration_id`), unique in the tenant.
+       * @example EmployeeBadge_sd_jwt
+       */
+      id: string;
+    };
+    CredentialConfigurationDto: {
+      /** @example EmployeeBadge_sd_jwt */
+      id: string;
+      /** @example acme */
+      tenantId: string;
+      /**
+       * @example dc+sd-jwt
+       * @enum {string}
+       */
+      format: 'dc+sd-jwt' | 'ldp_vc';
+      /** @example https://acme.example/credentials/employee-badge */
+      vct: string | null;
+      /** @description ldp_vc: the credential definition; null for dc+sd-jwt. */
+      credentialDefinition: components['schemas']['CredentialDefinitionDto'] | (never | null);
+      claims: components['schemas']['ClaimDescriptionDto'][];
+      display: components['schemas']['CredentialDisplayDto'][];
+      /** @description dc+sd-jwt: the selectively disclosable claim paths; null for ldp_vc. */
+      selectivelyDisclosable: (string | number | null)[][] | null;
+      /** @example 31536000 */
+      expiresInSeconds: number | null;
+      /** @example true */
+      revocable: boolean;
+      /**
+       * @description dc+sd-jwt: the JOSE algorithm; null for ldp_vc.
+       * @example ES256
+       * @enum {string|null}
+       */
+      signingAlgorithm: 'ES256' | 'EdDSA' | null;
+      /**
+       * @description ldp_vc: the Data Integrity cryptosuite; null for dc+sd-jwt.
+       * @example null
+       * @enum {string|null}
+       */
+      cryptosuite: 'eddsa-rdfc-2022' | 'eddsa-jcs-2022' | null;
+      /** @example 2026-11-25T10:00:00.000Z */
+      createdAt: string;
+      /** @example 2026-11-25T10:00:00.000Z */
+      updatedAt: string;
+    };
+    CredentialConfigurationPageDto: {
+      content: components['schemas']['CredentialConfigurationDto'][];
+      /**
+       * @description Page number, from 0.
+       * @example 0
+       */
+      number: number;
+      /**
+       * @description Page size asked for.
+       * @example 20
+       */
+      size: number;
+      /**
+       * @description Items matching, on all pages.
+       * @example 1
+       */
+      totalElements: number;
+      /**
+       * @description Pages of this size.
+       * @example 1
+       */
+      totalPages: number;
+    };
+    CredentialConfigurationBodyDto: {
+      /**
+       * @example dc+sd-jwt
+       * @enum {string}
+       */
+      format: 'dc+sd-jwt' | 'ldp_vc';
+      /**
+       * @description The SD-JWT VC type (a URI or a name); required for dc+sd-jwt, refused otherwise.
+       * @example https://acme.example/credentials/employee-badge
+       */
+      vct?: string;
+      /** @description Required for ldp_vc (its `type` includes VerifiableCredential), refused otherwise. */
+      credentialDefinition?: components['schemas']['CredentialDefinitionDto'];
+      /** @description Default: none. */
+      claims?: components['schemas']['ClaimDescriptionDto'][];
+      /** @description Default: none. */
+      display?: components['schemas']['CredentialDisplayDto'][];
+      /**
+       * @description dc+sd-jwt only: the claim paths issued as selectively disclosable, each one of `claims`. Default: every claim.
+       * @example [
+       *       [
+       *         "given_name"
+       *       ],
+       *       [
+       *         "employee_id"
+       *       ]
+       *     ]
+       */
+      selectivelyDisclosable?: (string | number | null)[][];
+      /**
+       * @description How long issued credentials are valid, in seconds. Default: no expiry.
+       * @example 31536000
+       */
+      expiresInSeconds?: number;
+      /** @description Whether issued credentials get a status entry. Default: true. */
+      revocable?: boolean;
+      /**
+       * @description dc+sd-jwt only: the JOSE algorithm of the issuer signature. Default: ES256.
+       * @enum {string}
+       */
+      signingAlgorithm?: 'ES256' | 'EdDSA';
+      /**
+       * @description ldp_vc only: the Data Integrity cryptosuite of the proof. Default: eddsa-rdfc-2022.
+       * @enum {string}
+       */
+      cryptosuite?: 'eddsa-rdfc-2022' | 'eddsa-jcs-2022';
     };
     CreateWebhookDto: {
       /**
@@ -3899,6 +4256,1063 @@ export interface operations {
        * @description - `TRUSTED_ISSUER_NOT_FOUND`: Trusted issuer not found
        *     - `TENANT_NOT_FOUND`: No such tenant.
        */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  createCredentialConfiguration: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: 1-255 printable ASCII characters (a UUID is a good key), bare or quoted as the IETF draft writes it. The same key with the same request within 24 hours answers the first 2xx answer again (with `Idempotent-Replayed: true`) and does nothing more; with another request it is a 422, while the first request runs a 409. An error answer keeps nothing: fix the request and send it with the same key. Keys count per caller (the token's subject), tenant and operation. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateCredentialConfigurationDto'];
+      };
+    };
+    responses: {
+      /** @description The configuration. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "EmployeeBadge_sd_jwt",
+           *       "tenantId": "acme",
+           *       "format": "dc+sd-jwt",
+           *       "vct": "https://acme.example/credentials/employee-badge",
+           *       "credentialDefinition": null,
+           *       "claims": [
+           *         {
+           *           "path": [
+           *             "given_name"
+           *           ],
+           *           "mandatory": true,
+           *           "display": [
+           *             {
+           *               "name": "Given name",
+           *               "locale": "en"
+           *             }
+           *           ]
+           *         },
+           *         {
+           *           "path": [
+           *             "employee_id"
+           *           ],
+           *           "mandatory": true,
+           *           "display": [
+           *             {
+           *               "name": "Employee id",
+           *               "locale": "en"
+           *             }
+           *           ]
+           *         }
+           *       ],
+           *       "display": [
+           *         {
+           *           "name": "Employee badge",
+           *           "locale": "en",
+           *           "logo": {
+           *             "uri": "https://acme.example/badge.png",
+           *             "alt_text": "The ACME badge"
+           *           },
+           *           "description": "Proves employment at ACME.",
+           *           "background_color": "#12107c",
+           *           "text_color": "#ffffff"
+           *         }
+           *       ],
+           *       "selectivelyDisclosable": [
+           *         [
+           *           "given_name"
+           *         ],
+           *         [
+           *           "employee_id"
+           *         ]
+           *       ],
+           *       "expiresInSeconds": 31536000,
+           *       "revocable": true,
+           *       "signingAlgorithm": "ES256",
+           *       "cryptosuite": null,
+           *       "createdAt": "2026-11-25T10:00:00.000Z",
+           *       "updatedAt": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['CredentialConfigurationDto'];
+        };
+      };
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       *
+       *     - `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice.
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `CREDENTIAL_CONFIGURATION_ALREADY_EXISTS`: Credential configuration already exists
+       *
+       *     - `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds.
+       */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `CREDENTIAL_CONFIGURATIONS_LIMIT_REACHED`: Credential configurations limit reached
+       *
+       *     - `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours.
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  listCredentialConfigurations: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 0. */
+        page?: number;
+        /** @description Page size. */
+        size?: number;
+        /** @description Sort field and direction; the id breaks ties. Direction defaults to asc. */
+        sort?: 'id' | 'id,asc' | 'id,desc' | 'createdAt' | 'createdAt,asc' | 'createdAt,desc';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of configurations. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "content": [
+           *         {
+           *           "id": "EmployeeBadge_sd_jwt",
+           *           "tenantId": "acme",
+           *           "format": "dc+sd-jwt",
+           *           "vct": "https://acme.example/credentials/employee-badge",
+           *           "credentialDefinition": null,
+           *           "claims": [
+           *             {
+           *               "path": [
+           *                 "given_name"
+           *               ],
+           *               "mandatory": true,
+           *               "display": [
+           *                 {
+           *                   "name": "Given name",
+           *                   "locale": "en"
+           *                 }
+           *               ]
+           *             },
+           *             {
+           *               "path": [
+           *                 "employee_id"
+           *               ],
+           *               "mandatory": true,
+           *               "display": [
+           *                 {
+           *                   "name": "Employee id",
+           *                   "locale": "en"
+           *                 }
+           *               ]
+           *             }
+           *           ],
+           *           "display": [
+           *             {
+           *               "name": "Employee badge",
+           *               "locale": "en",
+           *               "logo": {
+           *                 "uri": "https://acme.example/badge.png",
+           *                 "alt_text": "The ACME badge"
+           *               },
+           *               "description": "Proves employment at ACME.",
+           *               "background_color": "#12107c",
+           *               "text_color": "#ffffff"
+           *             }
+           *           ],
+           *           "selectivelyDisclosable": [
+           *             [
+           *               "given_name"
+           *             ],
+           *             [
+           *               "employee_id"
+           *             ]
+           *           ],
+           *           "expiresInSeconds": 31536000,
+           *           "revocable": true,
+           *           "signingAlgorithm": "ES256",
+           *           "cryptosuite": null,
+           *           "createdAt": "2026-11-25T10:00:00.000Z",
+           *           "updatedAt": "2026-11-25T10:00:00.000Z"
+           *         }
+           *       ],
+           *       "number": 0,
+           *       "size": 20,
+           *       "totalElements": 1,
+           *       "totalPages": 1
+           *     }
+           */
+          'application/json': components['schemas']['CredentialConfigurationPageDto'];
+        };
+      };
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  getCredentialConfiguration: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The credential configuration id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The configuration. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "EmployeeBadge_sd_jwt",
+           *       "tenantId": "acme",
+           *       "format": "dc+sd-jwt",
+           *       "vct": "https://acme.example/credentials/employee-badge",
+           *       "credentialDefinition": null,
+           *       "claims": [
+           *         {
+           *           "path": [
+           *             "given_name"
+           *           ],
+           *           "mandatory": true,
+           *           "display": [
+           *             {
+           *               "name": "Given name",
+           *               "locale": "en"
+           *             }
+           *           ]
+           *         },
+           *         {
+           *           "path": [
+           *             "employee_id"
+           *           ],
+           *           "mandatory": true,
+           *           "display": [
+           *             {
+           *               "name": "Employee id",
+           *               "locale": "en"
+           *             }
+           *           ]
+           *         }
+           *       ],
+           *       "display": [
+           *         {
+           *           "name": "Employee badge",
+           *           "locale": "en",
+           *           "logo": {
+           *             "uri": "https://acme.example/badge.png",
+           *             "alt_text": "The ACME badge"
+           *           },
+           *           "description": "Proves employment at ACME.",
+           *           "background_color": "#12107c",
+           *           "text_color": "#ffffff"
+           *         }
+           *       ],
+           *       "selectivelyDisclosable": [
+           *         [
+           *           "given_name"
+           *         ],
+           *         [
+           *           "employee_id"
+           *         ]
+           *       ],
+           *       "expiresInSeconds": 31536000,
+           *       "revocable": true,
+           *       "signingAlgorithm": "ES256",
+           *       "cryptosuite": null,
+           *       "createdAt": "2026-11-25T10:00:00.000Z",
+           *       "updatedAt": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['CredentialConfigurationDto'];
+        };
+      };
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `CREDENTIAL_CONFIGURATION_NOT_FOUND`: Credential configuration not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  updateCredentialConfiguration: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The credential configuration id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CredentialConfigurationBodyDto'];
+      };
+    };
+    responses: {
+      /** @description The configuration as it is now. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "EmployeeBadge_sd_jwt",
+           *       "tenantId": "acme",
+           *       "format": "dc+sd-jwt",
+           *       "vct": "https://acme.example/credentials/employee-badge",
+           *       "credentialDefinition": null,
+           *       "claims": [
+           *         {
+           *           "path": [
+           *             "given_name"
+           *           ],
+           *           "mandatory": true,
+           *           "display": [
+           *             {
+           *               "name": "Given name",
+           *               "locale": "en"
+           *             }
+           *           ]
+           *         },
+           *         {
+           *           "path": [
+           *             "employee_id"
+           *           ],
+           *           "mandatory": true,
+           *           "display": [
+           *             {
+           *               "name": "Employee id",
+           *               "locale": "en"
+           *             }
+           *           ]
+           *         }
+           *       ],
+           *       "display": [
+           *         {
+           *           "name": "Employee badge",
+           *           "locale": "en",
+           *           "logo": {
+           *             "uri": "https://acme.example/badge.png",
+           *             "alt_text": "The ACME badge"
+           *           },
+           *           "description": "Proves employment at ACME.",
+           *           "background_color": "#12107c",
+           *           "text_color": "#ffffff"
+           *         }
+           *       ],
+           *       "selectivelyDisclosable": [
+           *         [
+           *           "given_name"
+           *         ],
+           *         [
+           *           "employee_id"
+           *         ]
+           *       ],
+           *       "expiresInSeconds": 31536000,
+           *       "revocable": true,
+           *       "signingAlgorithm": "ES256",
+           *       "cryptosuite": null,
+           *       "createdAt": "2026-11-25T10:00:00.000Z",
+           *       "updatedAt": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['CredentialConfigurationDto'];
+        };
+      };
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `CREDENTIAL_CONFIGURATION_NOT_FOUND`: Credential configuration not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  deleteCredentialConfiguration: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The credential configuration id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Removed. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `CREDENTIAL_CONFIGURATION_NOT_FOUND`: Credential configuration not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  getCredentialIssuerMetadata: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The tenant whose issuer this is. */
+        tenantId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The metadata. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "credential_issuer": "http://localhost:8080/ctrl/oid4vci/acme",
+           *       "credential_endpoint": "http://localhost:8080/ctrl/oid4vci/acme/credential",
+           *       "nonce_endpoint": "http://localhost:8080/ctrl/oid4vci/acme/nonce",
+           *       "notification_endpoint": "http://localhost:8080/ctrl/oid4vci/acme/notification",
+           *       "batch_credential_issuance": {
+           *         "batch_size": 2
+           *       },
+           *       "display": [
+           *         {
+           *           "name": "ACME Corp"
+           *         }
+           *       ],
+           *       "credential_configurations_supported": {
+           *         "EmployeeBadge_sd_jwt": {
+           *           "format": "dc+sd-jwt",
+           *           "vct": "https://acme.example/credentials/employee-badge",
+           *           "cryptographic_binding_methods_supported": [
+           *             "jwk"
+           *           ],
+           *           "credential_signing_alg_values_supported": [
+           *             "ES256"
+           *           ],
+           *           "proof_types_supported": {
+           *             "jwt": {
+           *               "proof_signing_alg_values_supported": [
+           *                 "ES256",
+           *                 "EdDSA"
+           *               ]
+           *             }
+           *           },
+           *           "credential_metadata": {
+           *             "display": [
+           *               {
+           *                 "name": "Employee badge",
+           *                 "locale": "en",
+           *                 "logo": {
+           *                   "uri": "https://acme.example/badge.png",
+           *                   "alt_text": "The ACME badge"
+           *                 },
+           *                 "description": "Proves employment at ACME.",
+           *                 "background_color": "#12107c",
+           *                 "text_color": "#ffffff"
+           *               }
+           *             ],
+           *             "claims": [
+           *               {
+           *                 "path": [
+           *                   "given_name"
+           *                 ],
+           *                 "mandatory": true,
+           *                 "display": [
+           *                   {
+           *                     "name": "Given name",
+           *                     "locale": "en"
+           *                   }
+           *                 ]
+           *               },
+           *               {
+           *                 "path": [
+           *                   "employee_id"
+           *                 ],
+           *                 "mandatory": true,
+           *                 "display": [
+           *                   {
+           *                     "name": "Employee id",
+           *                     "locale": "en"
+           *                   }
+           *                 ]
+           *               }
+           *             ]
+           *           }
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  getAuthorizationServerMetadata: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The tenant whose issuer this is. */
+        tenantId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The metadata. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "issuer": "http://localhost:8080/ctrl/oid4vci/acme",
+           *       "token_endpoint": "http://localhost:8080/ctrl/oid4vci/acme/token",
+           *       "pre-authorized_grant_anonymous_access_supported": true,
+           *       "grant_types_supported": [
+           *         "urn:ietf:params:oauth:grant-type:pre-authorized_code"
+           *       ],
+           *       "dpop_signing_alg_values_supported": [
+           *         "ES256"
+           *       ]
+           *     }
+           */
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;

@@ -1,0 +1,87 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryColumn,
+  UpdateDateColumn,
+} from 'typeorm';
+import {
+  type ClaimDescriptionDto,
+  type ClaimPathElement,
+  type CredentialDefinitionDto,
+  type CredentialDisplayDto,
+} from './dto/credential-display.dto.js';
+import {
+  type CredentialFormat,
+  type Cryptosuite,
+  type SigningAlgorithm,
+} from './dto/credential-configuration.dto.js';
+
+/** A kind of credential the tenant offers over OpenID4VCI (docs/oid4vci.md): one entry of its metadata. */
+@Entity({ name: 'oid4vci_credential_configuration' })
+@Index('oid4vci_credential_configuration_tenant_idx', ['tenantId', 'createdAt'])
+export class CredentialConfigurationEntity {
+  @PrimaryColumn({
+    name: 'tenant_id',
+    type: 'varchar',
+    length: 64,
+    primaryKeyConstraintName: 'oid4vci_credential_configuration_pkey',
+  })
+  tenantId: string;
+
+  /** The tenants feature's row, by entity name: the foreign key without importing its class. */
+  @ManyToOne('TenantEntity', { onDelete: 'CASCADE' })
+  @JoinColumn({
+    name: 'tenant_id',
+    foreignKeyConstraintName: 'oid4vci_credential_configuration_tenant_id_fkey',
+  })
+  tenant?: unknown;
+
+  /** The `credential_configuration_id` wallets see, chosen by the tenant. */
+  @PrimaryColumn({
+    name: 'configuration_id',
+    type: 'varchar',
+    length: 64,
+    primaryKeyConstraintName: 'oid4vci_credential_configuration_pkey',
+  })
+  id: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  format: CredentialFormat;
+
+  @Column({ type: 'varchar', length: 2048, nullable: true })
+  vct: string | null;
+
+  @Column({ name: 'credential_definition', type: 'jsonb', nullable: true })
+  credentialDefinition: CredentialDefinitionDto | null;
+
+  @Column({ type: 'jsonb' })
+  claims: ClaimDescriptionDto[];
+
+  @Column({ type: 'jsonb' })
+  display: CredentialDisplayDto[];
+
+  @Column({ name: 'selectively_disclosable', type: 'jsonb', nullable: true })
+  selectivelyDisclosable: ClaimPathElement[][] | null;
+
+  @Column({ name: 'expires_in_seconds', type: 'integer', nullable: true })
+  expiresInSeconds: number | null;
+
+  @Column({ type: 'boolean' })
+  revocable: boolean;
+
+  @Column({ name: 'signing_algorithm', type: 'varchar', length: 16, nullable: true })
+  signingAlgorithm: SigningAlgorithm | null;
+
+  @Column({ type: 'varchar', length: 32, nullable: true })
+  cryptosuite: Cryptosuite | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

@@ -1,0 +1,81 @@
+import { type FieldError } from '../common/problem/problem.js';
+import { configurationInvalid } from './credential-configuration.errors.js';
+import { type ClaimPathElement } from './dto/credential-display.dto.js';
+import { type CredentialConfigurationBodyDto } from './dto/credential-configuration.dto.js';
+import { type CredentialConfigurationEntity } from './credential-configuration.entity.js';
+
+/** What a configuration stores besides its keys and times: the body with every default applied. */
+export type ConfigurationDefinition = Pick<
+  CredentialConfigurationEntity,
+  | 'format'
+  | 'vct'
+  | 'credentialDefinition'
+  | 'claims'
+  | 'display'
+  | 'selectivelyDisclosable'
+  | 'expiresInSeconds'
+  | 'revocable'
+  | 'signingAlgorithm'
+  | 'cryptosuite'
+>;
+
+const samePath = (a: ClaimPathElement[], b: ClaimPathElement[]) =>
+  a.length === b.length && a.every((element, index) => element === b[index]);
+
+/**
+ * The rules between fields (OpenID4VCI 1.0 Appendix A): each format's own fields, claim paths that
+ * are unique and, for ldp_vc, under `credentialSubject`; then the defaults. Refuses with every field at once.
+ */
+export function definitionOf(body: CredentialConfigurationBodyDto): ConfigurationDefinition {
+  const errors: FieldError[] = [];
+  const refuse = (field: string, message: string) => errors.push({ field, message });
+  const claims = body.claims ?? [];
+  const sdJwt = body.format === 'dc+sd-jwt';
+  if (sdJwt) {
+    if (body.vct === undefined) refuse('vct', 'is required for dc+sd-jwt');
+    if (body.credentialDefinition !== undefined)
+      refuse('credentialDefinition', 'is for ldp_vc only');
+    if (body.cryptosuite !== undefined) refuse('cryptosuite', 'is for ldp_vc only');
+  } else {
+    if (body.credentialDefinition === undefined) {
+      refuse('credentialDefinition', 'is required for ldp_vc');
+    } else if (!body.credentialDefinition.type.includes('VerifiableCredential')) {
+      refuse('credentialDefinition.type', 'must include VerifiableCredential');
+    }
+    if (body.vct !== undefined) refuse('vct', 'is for dc+sd-jwt only');
+    if (body.signingAlgorithm !== undefined) refuse('signingAlgorithm', 'is for dc+sd-jwt only');
+    if (body.selectivelyDisclosable !== undefined) {
+      refuse('selectivelyDisclosable', 'is for dc+sd-jwt only');
+    }
+    claims.forEach((claim, index) => {
+      if (claim.path[0] !== 'credentialSubject') {
+        refuse(`claims.${index}.path`, "must start with 'credentialSubject' for ldp_vc");
+      }
+    });
+  }
+  claims.forEach((claim, index) => {
+    if (claims.findIndex((other) => samePath(other.path, claim.path)) < index) {
+      refuse(`claims.${index}.path`, 'is the path of an earlier claim');
+    }
+  });
+  (body.selectivelyDisclosable ?? []).forEach((path, index) => {
+    if (!claims.some((claim) => samePath(claim.path, path))) {
+      refuse(`selectivelyDisclosable.${index}`, 'must be the path of one of claims');
+    }
+  });
+  if (errors.length > 0) throw configurationInvalid(errors);
+  return {
+    format: body.format,
+    vct: sdJwt ? (body.vct ?? null) : null,
+    credentialDefinition: sdJwt ? null : (body.credentialDefinition ?? null),
+    claims,
+    display: body.display ?? [],
+    selectivelyDisclosable: sdJwt
+      ? (body.selectivelyDisclosable ?? claims.map((claim) => claim.path))
+      : null,
+    expiresInSeconds: body.expiresInSeconds ?? null,
+    revocable: body.revocable ?? true,
+    signingAlgorithm: sdJwt ? (body.signingAlgorithm ?? 'ES256') : null,
+    cryptosuite: sdJwt ? null : (body.cryptosuite ?? 'eddsa-rdfc-2022'),
+  };
+}

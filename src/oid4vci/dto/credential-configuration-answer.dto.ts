@@ -1,0 +1,89 @@
+import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
+import { NumberedPageDto } from '../../common/page-dto.js';
+import {
+  configurationExample,
+  cryptosuites,
+  formats,
+  signingAlgorithms,
+  type CredentialFormat,
+  type Cryptosuite,
+  type SigningAlgorithm,
+} from './credential-configuration.dto.js';
+import {
+  ClaimDescriptionDto,
+  claimPathSchema,
+  CredentialDefinitionDto,
+  CredentialDisplayDto,
+  type ClaimPathElement,
+} from './credential-display.dto.js';
+
+/** A configuration as the API answers it: every field, defaults applied, null where the format has none. */
+export class CredentialConfigurationDto {
+  @ApiProperty({ example: configurationExample.id })
+  id!: string;
+
+  @ApiProperty({ example: configurationExample.tenantId })
+  tenantId!: string;
+
+  @ApiProperty({ enum: formats, example: configurationExample.format })
+  format!: CredentialFormat;
+
+  @ApiProperty({ type: 'string', nullable: true, example: configurationExample.vct })
+  vct!: string | null;
+
+  @ApiProperty({
+    description: 'ldp_vc: the credential definition; null for dc+sd-jwt.',
+    // OpenAPI 3.0 has no null type: the second branch is null alone.
+    oneOf: [
+      { $ref: getSchemaPath(CredentialDefinitionDto) },
+      { type: 'object', nullable: true, enum: [null] },
+    ],
+  })
+  credentialDefinition!: CredentialDefinitionDto | null;
+
+  @ApiProperty({ type: [ClaimDescriptionDto] })
+  claims!: ClaimDescriptionDto[];
+
+  @ApiProperty({ type: [CredentialDisplayDto] })
+  display!: CredentialDisplayDto[];
+
+  @ApiProperty({
+    type: 'array',
+    items: claimPathSchema,
+    nullable: true,
+    description: 'dc+sd-jwt: the selectively disclosable claim paths; null for ldp_vc.',
+  })
+  selectivelyDisclosable!: ClaimPathElement[][] | null;
+
+  @ApiProperty({ type: 'integer', nullable: true, example: configurationExample.expiresInSeconds })
+  expiresInSeconds!: number | null;
+
+  @ApiProperty({ example: true })
+  revocable!: boolean;
+
+  @ApiProperty({
+    type: 'string',
+    enum: [...signingAlgorithms, null],
+    nullable: true,
+    example: 'ES256',
+    description: 'dc+sd-jwt: the JOSE algorithm; null for ldp_vc.',
+  })
+  signingAlgorithm!: SigningAlgorithm | null;
+
+  @ApiProperty({
+    type: 'string',
+    enum: [...cryptosuites, null],
+    nullable: true,
+    example: null,
+    description: 'ldp_vc: the Data Integrity cryptosuite; null for dc+sd-jwt.',
+  })
+  cryptosuite!: Cryptosuite | null;
+
+  @ApiProperty({ example: configurationExample.createdAt })
+  createdAt!: string;
+
+  @ApiProperty({ example: configurationExample.updatedAt })
+  updatedAt!: string;
+}
+
+export class CredentialConfigurationPageDto extends NumberedPageDto(CredentialConfigurationDto) {}

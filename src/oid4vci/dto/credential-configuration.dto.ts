@@ -1,0 +1,191 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { configurationLimits as limits } from '../credential-configuration-limits.js';
+import {
+  ClaimDescriptionDto,
+  claimPathSchema,
+  CredentialDefinitionDto,
+  CredentialDisplayDto,
+  IsClaimPath,
+  type ClaimPathElement,
+} from './credential-display.dto.js';
+
+export const formats = ['dc+sd-jwt', 'ldp_vc'] as const;
+export type CredentialFormat = (typeof formats)[number];
+export const signingAlgorithms = ['ES256', 'EdDSA'] as const;
+export type SigningAlgorithm = (typeof signingAlgorithms)[number];
+export const cryptosuites = ['eddsa-rdfc-2022', 'eddsa-jcs-2022'] as const;
+export type Cryptosuite = (typeof cryptosuites)[number];
+export const configurationIdPattern = /^[A-Za-z0-9_.-]{1,64}$/;
+
+export const configurationExample = {
+  id: 'EmployeeBadge_sd_jwt',
+  tenantId: 'acme',
+  format: 'dc+sd-jwt' as CredentialFormat,
+  vct: 'https://acme.example/credentials/employee-badge',
+  credentialDefinition: null,
+  claims: [
+    { path: ['given_name'], mandatory: true, display: [{ name: 'Given name', locale: 'en' }] },
+    { path: ['employee_id'], mandatory: true, display: [{ name: 'Employee id', locale: 'en' }] },
+  ],
+  display: [
+    {
+      name: 'Employee badge',
+      locale: 'en',
+      logo: { uri: 'https://acme.example/badge.png', alt_text: 'The ACME badge' },
+      description: 'Proves employment at ACME.',
+      background_color: '#12107c',
+      text_color: '#ffffff',
+    },
+  ],
+  selectivelyDisclosable: [['given_name'], ['employee_id']],
+  expiresInSeconds: 31_536_000,
+  revocable: true,
+  signingAlgorithm: 'ES256' as SigningAlgorithm,
+  cryptosuite: null,
+  createdAt: '2026-11-25T10:00:00.000Z',
+  updatedAt: '2026-11-25T10:00:00.000Z',
+};
+
+export const ldpConfigurationExample = {
+  format: 'ldp_vc',
+  credentialDefinition: {
+    '@context': [
+      'https://www.w3.org/ns/credentials/v2',
+      'https://www.w3.org/ns/credentials/examples/v2',
+    ],
+    type: ['VerifiableCredential', 'EmployeeBadge'],
+  },
+  claims: [{ path: ['credentialSubject', 'name'], display: [{ name: 'Name', locale: 'en' }] }],
+  display: [{ name: 'Employee badge', locale: 'en' }],
+  cryptosuite: 'eddsa-rdfc-2022',
+};
+
+/** A configuration's definition: the body of an update, and of a create with its `id`. */
+export class CredentialConfigurationBodyDto {
+  @ApiProperty({ enum: formats, example: configurationExample.format })
+  @IsIn(formats, { message: `must be one of ${formats.join(', ')}` })
+  format!: CredentialFormat;
+
+  @ApiPropertyOptional({
+    description: 'The SD-JWT VC type (a URI or a name); required for dc+sd-jwt, refused otherwise.',
+    example: configurationExample.vct,
+    maxLength: 2048,
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[^\s\p{Cc}]{1,2048}$/u, { message: 'must be 1-2048 characters without spaces' })
+  vct?: string;
+
+  @ApiPropertyOptional({
+    type: CredentialDefinitionDto,
+    description:
+      'Required for ldp_vc (its `type` includes VerifiableCredential), refused otherwise.',
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => CredentialDefinitionDto)
+  credentialDefinition?: CredentialDefinitionDto;
+
+  @ApiPropertyOptional({
+    type: [ClaimDescriptionDto],
+    maxItems: limits.claims,
+    description: 'Default: none.',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(limits.claims)
+  @ValidateNested({ each: true })
+  @Type(() => ClaimDescriptionDto)
+  claims?: ClaimDescriptionDto[];
+
+  @ApiPropertyOptional({
+    type: [CredentialDisplayDto],
+    maxItems: limits.displays,
+    description: 'Default: none.',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(limits.displays)
+  @ValidateNested({ each: true })
+  @Type(() => CredentialDisplayDto)
+  display?: CredentialDisplayDto[];
+
+  @ApiPropertyOptional({
+    type: 'array',
+    items: claimPathSchema,
+    maxItems: limits.claims,
+    description:
+      'dc+sd-jwt only: the claim paths issued as selectively disclosable, each one of `claims`. Default: every claim.',
+    example: configurationExample.selectivelyDisclosable,
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(limits.claims)
+  @IsClaimPath(true)
+  selectivelyDisclosable?: ClaimPathElement[][];
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: limits.minExpiresIn,
+    maximum: limits.maxExpiresIn,
+    description: 'How long issued credentials are valid, in seconds. Default: no expiry.',
+    example: configurationExample.expiresInSeconds,
+  })
+  @IsOptional()
+  @Max(limits.maxExpiresIn, { message: `must be at most ${limits.maxExpiresIn}` })
+  @Min(limits.minExpiresIn, { message: `must be at least ${limits.minExpiresIn}` })
+  @IsInt({ message: 'must be a whole number' })
+  expiresInSeconds?: number;
+
+  @ApiPropertyOptional({
+    description: 'Whether issued credentials get a status entry. Default: true.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  revocable?: boolean;
+
+  @ApiPropertyOptional({
+    enum: signingAlgorithms,
+    description: 'dc+sd-jwt only: the JOSE algorithm of the issuer signature. Default: ES256.',
+  })
+  @IsOptional()
+  @IsIn(signingAlgorithms, { message: `must be one of ${signingAlgorithms.join(', ')}` })
+  signingAlgorithm?: SigningAlgorithm;
+
+  @ApiPropertyOptional({
+    enum: cryptosuites,
+    description:
+      'ldp_vc only: the Data Integrity cryptosuite of the proof. Default: eddsa-rdfc-2022.',
+  })
+  @IsOptional()
+  @IsIn(cryptosuites, { message: `must be one of ${cryptosuites.join(', ')}` })
+  cryptosuite?: Cryptosuite;
+}
+
+export class CreateCredentialConfigurationDto extends CredentialConfigurationBodyDto {
+  @ApiProperty({
+    description:
+      'The credential configuration id wallets see (`credential_configuration_id`), unique in the tenant.',
+    pattern: configurationIdPattern.source,
+    example: configurationExample.id,
+  })
+  @IsString()
+  @Matches(configurationIdPattern, { message: 'must be 1-64 characters of A-Z a-z 0-9 _ . -' })
+  id!: string;
+}

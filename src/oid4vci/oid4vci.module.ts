@@ -1,0 +1,24 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { TenantsModule } from '../tenants/tenants.module.js';
+import { CredentialConfigurationEntity } from './credential-configuration.entity.js';
+import { CredentialConfigurationRepository } from './credential-configuration.repository.js';
+import { CredentialConfigurationsController } from './credential-configurations.controller.js';
+import { CredentialConfigurationsService } from './credential-configurations.service.js';
+import { IssuerMetadataController } from './issuer-metadata.controller.js';
+import { IssuerMetadataService } from './issuer-metadata.service.js';
+
+/** The tables this feature owns (src/entities.ts gathers every feature's list). */
+export const oid4vciEntities = [CredentialConfigurationEntity];
+
+/** Each tenant as an OpenID4VCI 1.0 credential issuer (docs/oid4vci.md). */
+@Module({
+  imports: [TypeOrmModule.forFeature(oid4vciEntities), TenantsModule],
+  controllers: [CredentialConfigurationsController, IssuerMetadataController],
+  providers: [
+    CredentialConfigurationRepository,
+    CredentialConfigurationsService,
+    IssuerMetadataService,
+  ],
+})
+export class Oid4vciModule {}
