@@ -1,6 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { type AppConfig } from '../config/app-config.js';
-import { APP_CONFIG } from '../config/config.token.js';
+import { Injectable } from '@nestjs/common';
+import { Settings } from '../config/settings.js';
 import { TenantsService } from '../tenants/tenants.service.js';
 import { CredentialConfigurationsService } from './credential-configurations.service.js';
 import {
@@ -13,7 +12,7 @@ import {
 @Injectable()
 export class IssuerMetadataService {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly settings: Settings,
     private readonly tenants: TenantsService,
     private readonly configurations: CredentialConfigurationsService,
   ) {}
@@ -33,6 +32,6 @@ export class IssuerMetadataService {
   }
 
   private issuerOf(tenantId: string): string {
-    return credentialIssuerOf(this.config.publicBaseUrl, tenantId);
+    return credentialIssuerOf(this.settings.PUBLIC_BASE_URL, tenantId);
   }
 }
