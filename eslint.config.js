@@ -143,6 +143,15 @@ export default tseslint.config(
     },
   },
   {
+    // Generated from the OpenAPI document (npm run client:generate): a nullable reference comes out as
+    // `X | (never | null)`, which is what openapi-typescript writes, not code to restyle.
+    files: ['packages/client/src/generated/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-redundant-type-constituents': 'off',
+      '@typescript-eslint/no-duplicate-type-constituents': 'off',
+    },
+  },
+  {
     files: ['test/**/*.ts', 'src/**/*.spec.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
