@@ -13,10 +13,10 @@ import {
 import { DidRepository, type PublicDidRecord } from './did.repository.js';
 import { type DidDto } from './dto/did.dto.js';
 import { KeyVault } from '../secrets/key-vault.js';
-import { masterKeyUnavailable } from '../secrets/master-key.errors.js';
 import { ed25519Signer } from './signer.js';
 import { didKeyPurpose } from './did.sealed-columns.js';
 import { TenantKeys } from './tenant-keys.service.js';
+import { requireMasterKey } from './master-key-required.js';
 
 /** What signs for a tenant: its DID, the verification method a proof names, and the signer. */
 export interface TenantSigner {
@@ -108,16 +108,12 @@ export class DidService {
     if (entity === undefined) throw tenantNotFound(tenantId);
     // The box and its key id come from one read, so a concurrent re-seal never splits them.
     const { privateKeySealed: sealed, masterKeyId } = entity;
-    if (!this.vault.has(masterKeyId)) {
-      this.logger.error({
-        msg: `Tenant ${tenantId}'s private key is sealed under master key ${masterKeyId}, which this instance does not have: add it to AGENT_PREVIOUS_MASTER_KEYS`,
-        event: 'master-key.unknown',
-        tenantId,
-        did: entity.did,
-        masterKeyId,
-      });
-      throw masterKeyUnavailable();
-    }
+    requireMasterKey(this.vault, this.logger, {
+      tenantId,
+      name: 'private key',
+      masterKeyId,
+      ids: { did: entity.did },
+    });
     const { did, publicKeyMultibase } = ed25519DidKey(entity.publicKey);
     const verificationMethod = `${did}#${publicKeyMultibase}`;
     return {

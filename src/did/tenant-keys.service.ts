@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { type EntityManager } from 'typeorm';
 import { KeyVault } from '../secrets/key-vault.js';
-import { masterKeyUnavailable } from '../secrets/master-key.errors.js';
 import { tenantNotFound } from '../tenancy/tenant.errors.js';
 import { signingKeyPurpose } from './did.sealed-columns.js';
 import { es256Sign, jwkThumbprint, newP256KeyPair } from './es256-key.js';
@@ -12,6 +11,7 @@ import {
   type NewSigningKeyRecord,
   type SigningKeyRecord,
 } from './tenant-signing-key.repository.js';
+import { requireMasterKey } from './master-key-required.js';
 
 /** The tenant's ES256 key (HAIP's algorithm for SD-JWT VCs): what a JWS header names, and the signer. */
 export interface Es256SigningKey {
@@ -54,16 +54,12 @@ export class TenantKeys {
     const record =
       (await this.repository.keyOf(tenantId, es256)) ?? (await this.firstUse(tenantId));
     const { kid, publicJwk, privateKeySealed: sealed, masterKeyId } = record;
-    if (!this.vault.has(masterKeyId)) {
-      this.logger.error({
-        msg: `Tenant ${tenantId}'s ES256 key is sealed under master key ${masterKeyId}, which this instance does not have: add it to AGENT_PREVIOUS_MASTER_KEYS`,
-        event: 'master-key.unknown',
-        tenantId,
-        kid,
-        masterKeyId,
-      });
-      throw masterKeyUnavailable();
-    }
+    requireMasterKey(this.vault, this.logger, {
+      tenantId,
+      name: 'ES256 key',
+      masterKeyId,
+      ids: { kid },
+    });
     return {
       kid,
       alg: es256,

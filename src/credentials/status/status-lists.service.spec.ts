@@ -1,7 +1,6 @@
 import { type DataSource } from 'typeorm';
 import { type Settings } from '../../config/settings.js';
 import { DomainException } from '../../common/problem/domain.exception.js';
-import { tenantNotFound } from '../../tenancy/tenant.errors.js';
 import { type DidService } from '../../did/did.service.js';
 import {
   type ChangeStatement,
@@ -32,12 +31,10 @@ function setUp(options: { changedRows?: number; dids?: Record<string, string> } 
     }),
   };
   const didService: Partial<DidService> = {
-    getDid: (tenantId) => {
+    didsOf: ([tenantId]) => {
       didReads.push(tenantId);
       const did = dids[tenantId];
-      return did === undefined
-        ? Promise.reject(tenantNotFound(tenantId))
-        : Promise.resolve({ id: did } as Awaited<ReturnType<DidService['getDid']>>);
+      return Promise.resolve(new Map(did === undefined ? [] : [[tenantId, did]]));
     },
   };
   const outbox: Partial<EventOutbox> = {

@@ -157,12 +157,7 @@ export class StatusListsService {
 
   /** The tenant's DID, or undefined once the tenant is deleted. */
   private async didOf(tenantId: string): Promise<string | undefined> {
-    try {
-      return (await this.dids.getDid(tenantId)).id;
-    } catch (error) {
-      if (error instanceof DomainException && error.code === 'TENANT_NOT_FOUND') return undefined;
-      throw error;
-    }
+    return (await this.dids.didsOf([tenantId])).get(tenantId);
   }
 
   private async find(tenantId: string, listId: string): Promise<ListRow> {
