@@ -192,7 +192,8 @@ export const preparedBaselineProcess = 'baseline, prepared';
 /** BENCH_COMPARE's service: another checkout, measured in turns with this one at the small size. */
 export const compareProcess = 'compare';
 
-export async function measureSize(context, size, tenantIds) {
+/** GET /did rows, then the `pages` of GET /tenants, at one size. */
+export async function measureSize(context, size, tenantIds, pages = [0]) {
   const did = didRequests(tenantIds);
   const service = { size, process: 'service', url: context.service.url, pid: context.service.pid };
   /** A service's two GET /did rows: its token reused, and a new token of its issuer each request. */
@@ -209,8 +210,12 @@ export async function measureSize(context, size, tenantIds) {
       },
     ];
   };
-  // The other checkout's database holds only the small size's tenants.
+  // The other checkout's database holds the small size's tenants, and as many seeded ones as this
+  // one's at the large size, but not the same tenants created through the API: its GET /did rows are
+  // measured at the small size only.
   const compare = size === settings.tenants ? context.compare : undefined;
+  const pagesCompare =
+    compare ?? (context.compare?.seededTo === size ? context.compare : undefined);
   await interleaved(
     context,
     [
@@ -232,11 +237,27 @@ export async function measureSize(context, size, tenantIds) {
     ],
     settings.slices,
   );
-  const firstPage = () => ({ path: `${apiPath}/tenants?page=0&size=${settings.pageSize}` });
-  await interleaved(
-    context,
-    [
-      { ...service, name: 'GET /tenants (page 0)', requestFor: firstPage },
+  await measurePages(context, size, pages, pagesCompare);
+}
+
+/**
+ * GET /tenants pages of this service, and of BENCH_COMPARE's when given (its database holds the same
+ * tenants), in turns: several pages are measured in slices so that their ratio is not the machine's drift.
+ */
+export async function measurePages(context, size, pages, compare) {
+  const specs = pages.flatMap((page) => {
+    const name = `GET /tenants (page ${page})`;
+    const requestFor = () => ({
+      path: `${apiPath}/tenants?page=${page}&size=${settings.pageSize}`,
+    });
+    const service = {
+      size,
+      process: 'service',
+      url: context.service.url,
+      pid: context.service.pid,
+    };
+    return [
+      { ...service, name, requestFor },
       ...(compare === undefined
         ? []
         : [
@@ -246,11 +267,11 @@ export async function measureSize(context, size, tenantIds) {
               url: compare.url,
               pid: compare.pid,
               token: compare.token,
-              name: 'GET /tenants (page 0)',
-              requestFor: firstPage,
+              name,
+              requestFor,
             },
           ]),
-    ],
-    compare === undefined ? 1 : settings.slices,
-  );
+    ];
+  });
+  await interleaved(context, specs, specs.length > 1 ? settings.slices : 1);
 }

@@ -231,6 +231,7 @@ export function report(result) {
     ...[
       ...didScenarios,
       'GET /tenants (page 0)',
+      `GET /tenants (page ${settings.deepPage})`,
       'POST /tenants/create',
       ...cryptosuites.map(issueScenario),
       ...cryptosuites.map(issueNoStatusScenario),

@@ -134,6 +134,8 @@ async function main() {
       commit: commitOf(checkout),
       token: tokenSource(tokenEndpoint),
       freshTokens: (count) => accessTokens(tokenEndpoint, count),
+      /** How many tenants its database holds once seeded to the large size. */
+      seededTo: /** @type {number | undefined} */ (undefined),
     };
   }
 
@@ -208,21 +210,19 @@ async function main() {
       `SELECT id FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM tenant) AS numbered
        WHERE n % greatest(1, (SELECT count(*) FROM tenant) / 1000) = 0 LIMIT 1000`,
     );
+    if (compare !== undefined) {
+      const compareDatabase = new pg.Client({ connectionString: compare.databaseUrl });
+      await compareDatabase.connect();
+      cleanups.push(() => compareDatabase.end());
+      await seedTenants(compareDatabase, settings.scaleTenants);
+      compare.seededTo = size;
+    }
     await measureSize(
       context,
       size,
       spread.map((row) => row.id),
+      [0, settings.deepPage],
     );
-    await scenario(context, {
-      name: `GET /tenants (page ${settings.deepPage})`,
-      size,
-      process: 'service',
-      url: service.url,
-      pid: service.pid,
-      requestFor: () => ({
-        path: `${apiPath}/tenants?page=${settings.deepPage}&size=${settings.pageSize}`,
-      }),
-    });
     await scenario(context, {
       name: 'GET /tenants (q search)',
       size,
