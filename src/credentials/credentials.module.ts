@@ -13,6 +13,7 @@ import { PresentationsController } from './presentations.controller.js';
 import { PresentationsService } from './presentations.service.js';
 import { IssuedCredentialEntity } from './issued-credential.entity.js';
 import { IssuedCredentialsService } from './issued-credentials.service.js';
+import { HolderIssuanceService } from './holder-issuance.service.js';
 import { StatusEntryEntity } from './status/status-entry.entity.js';
 import { StatusListEntity } from './status/status-list.entity.js';
 import { IssuedCredentialRepository } from './issued-credential.repository.js';
@@ -33,6 +34,7 @@ export const credentialEntities = [StatusListEntity, StatusEntryEntity, IssuedCr
   controllers: [CredentialsController, PresentationsController, StatusListsController],
   providers: [
     CredentialIssuanceService,
+    HolderIssuanceService,
     CredentialVerificationService,
     CredentialStatusService,
     CredentialVerifier,
@@ -71,5 +73,6 @@ export const credentialEntities = [StatusListEntity, StatusEntryEntity, IssuedCr
       inject: [Settings, DidResolution],
     },
   ],
+  exports: [HolderIssuanceService],
 })
 export class CredentialsModule {}

@@ -17,6 +17,7 @@ import { TrustedIssuers1795793000000 } from '../../migrations/1795793000000-trus
 import { StatusAllocationByEntry1795794000000 } from '../../migrations/1795794000000-status-allocation-by-entry.js';
 import { TenantSigningKeys1795795000000 } from '../../migrations/1795795000000-tenant-signing-keys.js';
 import { Oid4vciCredentialConfigurations1795796000000 } from '../../migrations/1795796000000-oid4vci-credential-configurations.js';
+import { Oid4vciOffers1795797000000 } from '../../migrations/1795797000000-oid4vci-offers.js';
 
 export const migrations = [
   InitialSchema1763800000000,
@@ -36,6 +37,7 @@ export const migrations = [
   StatusAllocationByEntry1795794000000,
   TenantSigningKeys1795795000000,
   Oid4vciCredentialConfigurations1795796000000,
+  Oid4vciOffers1795797000000,
 ];
 
 /**

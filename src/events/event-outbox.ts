@@ -7,6 +7,11 @@ export const eventTypes = [
   'tenant.deleted',
   'credential.issued',
   'credential.status.changed',
+  'oid4vci.offer.accepted',
+  'oid4vci.offer.expired',
+  'oid4vci.credential.accepted',
+  'oid4vci.credential.failed',
+  'oid4vci.credential.deleted',
   'webhook.test',
 ] as const;
 export type EventType = (typeof eventTypes)[number];

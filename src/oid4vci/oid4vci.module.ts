@@ -7,9 +7,11 @@ import { CredentialConfigurationsController } from './credential-configurations.
 import { CredentialConfigurationsService } from './credential-configurations.service.js';
 import { IssuerMetadataController } from './issuer-metadata.controller.js';
 import { IssuerMetadataService } from './issuer-metadata.service.js';
+import { OfferEntity } from './offers/offer.entity.js';
+import { NonceEntity } from './wallet/nonce.entity.js';
 
 /** The tables this feature owns (src/entities.ts gathers every feature's list). */
-export const oid4vciEntities = [CredentialConfigurationEntity];
+export const oid4vciEntities = [CredentialConfigurationEntity, OfferEntity, NonceEntity];
 
 /** Each tenant as an OpenID4VCI 1.0 credential issuer (docs/oid4vci.md). */
 @Module({
