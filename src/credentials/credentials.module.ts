@@ -14,6 +14,7 @@ import { PresentationsService } from './presentations.service.js';
 import { IssuedCredentialEntity } from './issued-credential.entity.js';
 import { IssuedCredentialsService } from './issued-credentials.service.js';
 import { HolderIssuanceService } from './holder-issuance.service.js';
+import { IssueRecorder } from './issue-recorder.js';
 import { StatusEntryEntity } from './status/status-entry.entity.js';
 import { StatusListEntity } from './status/status-list.entity.js';
 import { IssuedCredentialRepository } from './issued-credential.repository.js';
@@ -35,6 +36,7 @@ export const credentialEntities = [StatusListEntity, StatusEntryEntity, IssuedCr
   providers: [
     CredentialIssuanceService,
     HolderIssuanceService,
+    IssueRecorder,
     CredentialVerificationService,
     CredentialStatusService,
     CredentialVerifier,
