@@ -15,6 +15,7 @@ import { IssuedCredentialEntity } from './issued-credential.entity.js';
 import { IssuedCredentialsService } from './issued-credentials.service.js';
 import { HolderIssuanceService } from './holder-issuance.service.js';
 import { IssueRecorder } from './issue-recorder.js';
+import { JwtVcIssuerController } from './sd-jwt/jwt-vc-issuer.controller.js';
 import { StatusEntryEntity } from './status/status-entry.entity.js';
 import { StatusListEntity } from './status/status-list.entity.js';
 import { IssuedCredentialRepository } from './issued-credential.repository.js';
@@ -32,7 +33,12 @@ export const credentialEntities = [StatusListEntity, StatusEntryEntity, IssuedCr
 
 @Module({
   imports: [TypeOrmModule.forFeature(credentialEntities), DidModule, TrustedIssuersModule],
-  controllers: [CredentialsController, PresentationsController, StatusListsController],
+  controllers: [
+    CredentialsController,
+    PresentationsController,
+    StatusListsController,
+    JwtVcIssuerController,
+  ],
   providers: [
     CredentialIssuanceService,
     HolderIssuanceService,
