@@ -246,6 +246,7 @@ describe('Credentials: SD-JWT VC and ldp_vc for holders', () => {
       `SELECT body FROM webhook_event WHERE type = 'credential.issued' AND body LIKE $1`,
       [`%${credentialId}%`],
     );
+    expect(events).toHaveLength(1);
     for (const { body } of events) {
       expect(body).toContain(request.offerId);
       expect(body).not.toContain('Erika');

@@ -65,6 +65,9 @@ describe('issued credentials', () => {
       id: 'urn:example:1',
       types: ['VerifiableCredential'],
       cryptosuite: 'eddsa-rdfc-2022',
+      format: 'ldp_vc',
+      offerId: null,
+      configurationId: null,
       issuedAt: '2026-01-01T00:00:01.000Z',
       state: 'active',
       status: [

@@ -51,8 +51,10 @@ function addPath(frame: DisclosureFrame, value: unknown, path: ClaimPath): void 
       frame._sd ??= [];
       if (!frame._sd.includes(key)) frame._sd.push(key);
     } else {
-      const child = (frame[String(key)] ??= {}) as DisclosureFrame;
+      const child = (frame[String(key)] ?? {}) as DisclosureFrame;
       addPath(child, (value as Record<string | number, unknown>)[key], rest);
+      // A path that named nothing further down leaves no frame behind.
+      if (Object.keys(child).length > 0) frame[String(key)] = child;
     }
   }
 }
