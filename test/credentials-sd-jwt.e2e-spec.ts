@@ -457,7 +457,7 @@ describe('Credentials: SD-JWT VC and ldp_vc for holders', () => {
       expect(Date.parse(vc.validUntil as string) - Date.now()).toBeGreaterThan(3500_000);
       const verified = await verifyCredential(service, 'sdjwt', vc);
       expect(verified.status).toBe(200);
-      expect((verified.body as Json).verified).toBe(true);
+      expect((verified.body).verified).toBe(true);
 
       const record = await service.request<Json>(`/ctrl/api/v1.0/credentials/${credentialId}`, {
         headers: { 'x-tenant-id': 'sdjwt' },
@@ -480,7 +480,7 @@ describe('Credentials: SD-JWT VC and ldp_vc for holders', () => {
       expect((vc.credentialSubject as Json).id).toBe('did:example:holder');
       expect(vc).not.toHaveProperty('credentialStatus');
       const verified = await verifyCredential(service, 'sdjwt', vc);
-      expect((verified.body as Json).verified).toBe(true);
+      expect((verified.body).verified).toBe(true);
     });
   });
 });
