@@ -37,6 +37,9 @@ const recordExample = {
   id: issuedExample.id,
   types: issuedExample.type,
   cryptosuite: 'eddsa-rdfc-2022',
+  format: 'ldp_vc',
+  offerId: null,
+  configurationId: null,
   issuedAt: '2026-11-25T10:00:00.000Z',
   state: 'active',
   status: [

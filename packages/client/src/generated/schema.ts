@@ -2882,6 +2882,9 @@ export interface operations {
            *             "AlumniCredential"
            *           ],
            *           "cryptosuite": "eddsa-rdfc-2022",
+           *           "format": "ldp_vc",
+           *           "offerId": null,
+           *           "configurationId": null,
            *           "issuedAt": "2026-11-25T10:00:00.000Z",
            *           "state": "active",
            *           "status": [
@@ -3005,6 +3008,9 @@ export interface operations {
            *         "AlumniCredential"
            *       ],
            *       "cryptosuite": "eddsa-rdfc-2022",
+           *       "format": "ldp_vc",
+           *       "offerId": null,
+           *       "configurationId": null,
            *       "issuedAt": "2026-11-25T10:00:00.000Z",
            *       "state": "active",
            *       "status": [
