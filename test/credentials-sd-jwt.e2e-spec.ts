@@ -254,6 +254,33 @@ describe('Credentials: SD-JWT VC and ldp_vc for holders', () => {
     }
   });
 
+  it("writes in the caller's transaction: when it rolls back, no record, entry or event stays", async () => {
+    const request = sdJwtRequest();
+    const issuance = service.app.get(HolderIssuanceService);
+    let ids: string[] = [];
+    await expect(
+      service.app.get(DataSource).transaction(async (manager) => {
+        ids = (await issuance.issue(manager, request, [await holderKey(), await holderKey()])).map(
+          (credential) => credential.credentialId,
+        );
+        throw new Error('the offer could not be updated');
+      }),
+    ).rejects.toThrow('the offer could not be updated');
+    expect(ids).toHaveLength(2);
+    const [stored] = await queryDatabase<{ records: number; entries: number; events: number }>(
+      service.databaseUrl,
+      `SELECT (SELECT count(*)::int FROM issued_credential WHERE id = ANY($1)) AS records,
+              (SELECT count(*)::int FROM credential_status_entry WHERE credential_id = ANY($1)) AS entries,
+              (SELECT count(*)::int FROM webhook_event WHERE body LIKE $2) AS events`,
+      [ids, `%${request.offerId}%`],
+    );
+    expect(stored).toEqual({ records: 0, entries: 0, events: 0 });
+    const record = await service.request(`/ctrl/api/v1.0/credentials/${ids[0]}`, {
+      headers: { 'x-tenant-id': 'sdjwt' },
+    });
+    expect(record.status).toBe(404);
+  });
+
   it('revokes an SD-JWT VC by id: its bit shows in the Status List Token at once', async () => {
     const [first, second] = await issue(sdJwtRequest(), [await holderKey(), await holderKey()]);
     const statusOf = (credential: HolderCredential) =>
@@ -457,7 +484,7 @@ describe('Credentials: SD-JWT VC and ldp_vc for holders', () => {
       expect(Date.parse(vc.validUntil as string) - Date.now()).toBeGreaterThan(3500_000);
       const verified = await verifyCredential(service, 'sdjwt', vc);
       expect(verified.status).toBe(200);
-      expect((verified.body).verified).toBe(true);
+      expect(verified.body.verified).toBe(true);
 
       const record = await service.request<Json>(`/ctrl/api/v1.0/credentials/${credentialId}`, {
         headers: { 'x-tenant-id': 'sdjwt' },
@@ -480,7 +507,7 @@ describe('Credentials: SD-JWT VC and ldp_vc for holders', () => {
       expect((vc.credentialSubject as Json).id).toBe('did:example:holder');
       expect(vc).not.toHaveProperty('credentialStatus');
       const verified = await verifyCredential(service, 'sdjwt', vc);
-      expect((verified.body).verified).toBe(true);
+      expect(verified.body.verified).toBe(true);
     });
   });
 });
