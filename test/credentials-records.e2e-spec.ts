@@ -95,6 +95,10 @@ describe('Credentials: issuance records', () => {
       id: ids.revoked,
       types: ['VerifiableCredential', 'AlumniCredential'],
       cryptosuite: 'eddsa-rdfc-2022',
+      // Issued through POST /credentials/issue: no OpenID4VCI offer.
+      format: 'ldp_vc',
+      offerId: null,
+      configurationId: null,
       issuedAt: expect.any(String),
       state: 'revoked',
       status: [

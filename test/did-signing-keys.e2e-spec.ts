@@ -93,8 +93,14 @@ describe("A tenant's ES256 signing key", () => {
     // A JOSE signature is r || s, not DER.
     expect(Buffer.from(jws.split('.')[2], 'base64url')).toHaveLength(64);
 
+    // The ES256 key, then the DID's Ed25519 key (EdDSA, docs/oid4vci.md#keys).
     expect(await keys.publicKeys('es-new')).toEqual([
       { kid: key.kid, alg: 'ES256', publicJwk: key.publicJwk },
+      {
+        kid: (await keys.eddsaSigningKey('es-new')).kid,
+        alg: 'EdDSA',
+        publicJwk: expect.objectContaining({ kty: 'OKP' }),
+      },
     ]);
   });
 
@@ -134,7 +140,8 @@ describe("A tenant's ES256 signing key", () => {
       .filter((line) => line.event === 'signing-key.created');
     expect(created).toEqual([expect.objectContaining({ tenantId: 'es-old' })]);
     // The public keys answer the same key, without another.
-    expect((await keys.publicKeys('es-old')).map((key) => key.kid)).toEqual([rows[0].kid]);
+    const es256 = (await keys.publicKeys('es-old')).filter((key) => key.alg === 'ES256');
+    expect(es256.map((key) => key.kid)).toEqual([rows[0].kid]);
   });
 
   it("is each tenant's own: another tenant's key never signs for it", async () => {

@@ -1,19 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '../common/clock.js';
 import { AuditLog } from '../audit/audit-log.js';
 import { type Actor } from '../auth/caller.js';
-import { DomainException } from '../common/problem/domain.exception.js';
 import { Settings } from '../config/settings.js';
 import { DidService } from '../did/did.service.js';
-import { EventOutbox } from '../events/event-outbox.js';
 import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
-import { type StatusPurpose } from './status/bitstring.js';
-import { StatusIndexAllocator, type StatusEntry } from './status/status-index-allocator.js';
-import { type TakenOnIssue } from './status/status-entry.repository.js';
-import { IssuedCredentialRepository } from './issued-credential.repository.js';
+import { type StatusEntry } from './status/status-index-allocator.js';
+import { IssueRecorder, type Issuance } from './issue-recorder.js';
 import { credentialInvalid, jsonLdProblem } from './credential.errors.js';
 import { asArray, issuerIdOf } from './credential-checks.js';
 import { CredentialVerifier } from './credential-verifier.js';
@@ -25,16 +21,6 @@ import { type IssueCredentialDto } from './dto/credential-requests.dto.js';
 
 type Json = Record<string, unknown>;
 
-/** What the issuance record and its event say. */
-interface Issuance {
-  tenantId: string;
-  credentialId: string;
-  types: string[];
-  cryptosuite: SigningCryptosuite;
-  issuedBy: string;
-  purposes: StatusPurpose[];
-}
-
 /** Issuing: a credential signed by the tenant's DID, its record, status entries and event. */
 @Injectable()
 export class CredentialIssuanceService {
@@ -42,11 +28,9 @@ export class CredentialIssuanceService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly settings: Settings,
     private readonly dids: DidService,
-    private readonly statusIndices: StatusIndexAllocator,
-    private readonly records: IssuedCredentialRepository,
+    private readonly recorder: IssueRecorder,
     @Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader,
     private readonly verifier: CredentialVerifier,
-    private readonly outbox: EventOutbox,
     private readonly audit: AuditLog,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -120,61 +104,10 @@ export class CredentialIssuanceService {
     sign: (entries: StatusEntry[]) => Promise<Json>,
   ): Promise<Json> {
     return this.dataSource.transaction(async (manager) => {
-      const signed = await sign(await this.recordIssue(manager, issuance));
+      const signed = await sign(await this.recorder.record(manager, issuance));
       await keepIdempotentAnswer(manager, { verifiableCredential: signed });
       return signed;
     });
-  }
-
-  /**
-   * The issuance record, its credential.issued event and, the usual way, its status entries, in one
-   * statement; an entry that statement could not take is taken the slow way after it.
-   */
-  private async recordIssue(manager: EntityManager, issuance: Issuance): Promise<StatusEntry[]> {
-    const { tenantId, credentialId, types, cryptosuite, issuedBy, purposes } = issuance;
-    const record = this.records.recordStatement({
-      tenantId,
-      id: credentialId,
-      types,
-      cryptosuite,
-      issuedBy,
-    });
-    const entries = this.statusIndices.takeRandomItems(tenantId, credentialId, purposes);
-    let rows: TakenOnIssue[];
-    try {
-      // One statement, one round trip: the issue path's budget (docs/performance.md).
-      rows = await this.outbox.withChange<TakenOnIssue>(
-        manager,
-        {
-          before: entries?.before,
-          sql: record.sql,
-          parameters: [...record.parameters, ...(entries?.parameters ?? [])],
-          select: entries?.select,
-        },
-        {
-          type: 'credential.issued',
-          tenantId,
-          data: { tenantId, credentialId, types, cryptosuite, statusPurposes: purposes },
-        },
-      );
-    } catch (error) {
-      throw this.duplicateOf(error, credentialId) ?? error;
-    }
-    const taken = this.statusIndices.takenOnIssue(rows[0], purposes);
-    return this.statusIndices.complete(manager, tenantId, credentialId, purposes, taken);
-  }
-
-  /**
-   * A credential id the tenant already used, as the issue statement failed with it: 409. Its record's
-   * key, or that of a status entry of it, whichever the statement wrote first.
-   */
-  private duplicateOf(error: unknown, id: string): DomainException | undefined {
-    if (!this.records.isDuplicate(error)) return undefined;
-    return new DomainException(
-      'CREDENTIAL_ALREADY_EXISTS',
-      `The tenant already issued a credential with id '${id}'.`,
-      [{ field: 'credential.id', message: 'is already taken by an issued credential' }],
-    );
   }
 
   private async sign(

@@ -37,6 +37,9 @@ const recordExample = {
   id: issuedExample.id,
   types: issuedExample.type,
   cryptosuite: 'eddsa-rdfc-2022',
+  format: 'ldp_vc',
+  offerId: null,
+  configurationId: null,
   issuedAt: '2026-11-25T10:00:00.000Z',
   state: 'active',
   status: [
@@ -167,7 +170,7 @@ export class CredentialsController {
     operationId: 'updateCredentialStatus',
     summary: 'Revoke, suspend or unsuspend a credential the tenant issued',
     description:
-      "Sets (`status` absent or true) or clears (`false`, suspension only: a revocation is final) the credential's bit in its status list; the public list shows it at once.",
+      "Sets (`status` absent or true) or clears (`false`, suspension only: a revocation is final) the credential's bit in its status list; the public list (and, for a revocation list, its Status List Token) shows it at once. A `dc+sd-jwt` credential has revocation only: its suspension is refused (400).",
   })
   @ApiBody({
     type: UpdateStatusDto,
@@ -177,6 +180,13 @@ export class CredentialsController {
         value: {
           credentialId: issuedExample.id,
           credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' },
+        },
+      },
+      revokeSdJwtVc: {
+        summary: "Revoke by id in the credential's own list (a dc+sd-jwt credential: revocation only)",
+        value: {
+          credentialId: issuedExample.id,
+          credentialStatus: { statusPurpose: 'revocation' },
         },
       },
       unsuspend: {

@@ -14,6 +14,8 @@ import { PresentationsService } from './presentations.service.js';
 import { IssuedCredentialEntity } from './issued-credential.entity.js';
 import { IssuedCredentialsService } from './issued-credentials.service.js';
 import { HolderIssuanceService } from './holder-issuance.service.js';
+import { IssueRecorder } from './issue-recorder.js';
+import { JwtVcIssuerController } from './sd-jwt/jwt-vc-issuer.controller.js';
 import { StatusEntryEntity } from './status/status-entry.entity.js';
 import { StatusListEntity } from './status/status-list.entity.js';
 import { IssuedCredentialRepository } from './issued-credential.repository.js';
@@ -31,10 +33,16 @@ export const credentialEntities = [StatusListEntity, StatusEntryEntity, IssuedCr
 
 @Module({
   imports: [TypeOrmModule.forFeature(credentialEntities), DidModule, TrustedIssuersModule],
-  controllers: [CredentialsController, PresentationsController, StatusListsController],
+  controllers: [
+    CredentialsController,
+    PresentationsController,
+    StatusListsController,
+    JwtVcIssuerController,
+  ],
   providers: [
     CredentialIssuanceService,
     HolderIssuanceService,
+    IssueRecorder,
     CredentialVerificationService,
     CredentialStatusService,
     CredentialVerifier,

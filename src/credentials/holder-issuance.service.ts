@@ -1,6 +1,19 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { type JWK } from 'jose';
+import { randomUUID } from 'node:crypto';
 import { type EntityManager } from 'typeorm';
+import { CLOCK, type Clock } from '../common/clock.js';
+import { DidService } from '../did/did.service.js';
+import { TenantKeys } from '../did/tenant-keys.service.js';
+import { jsonLdProblem } from './credential.errors.js';
+import { dataModelOf } from './credential-checks.js';
+import { signCredential } from './data-integrity.js';
+import { DOCUMENT_LOADER } from './document-loader.js';
+import { IssueRecorder } from './issue-recorder.js';
+import { withStatusContext } from './issue-request-checks.js';
+import { issueSdJwtVc, type JoseSigningKey } from './sd-jwt/sd-jwt-vc.js';
+import { type StatusPurpose } from './status/bitstring.js';
+import { type StatusEntry } from './status/status-index-allocator.js';
 
 type Json = Record<string, unknown>;
 
@@ -56,6 +69,15 @@ export interface HolderCredential {
   credential: string | Json;
 }
 
+/** Holder keys per call: OpenID4VCI's batch (the credential endpoint's `batch_size`) at most. */
+export const maxHolderKeys = 2;
+
+/** JWK members that are private (RFC 7518 §6.2.2, §6.3.2, §6.4; RFC 8037 §2): never copied. */
+const privateMembers = new Set(['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k']);
+
+/** Who a holder issuance's record names as its issuer: the offer, as no API caller is there. */
+const issuedByOffer = (offerId: string) => `oid4vci:${offerId}`;
+
 /**
  * Issues credentials to holders for the OpenID4VCI credential endpoint: one credential per holder key,
  * each with its record, its status entry (when revocable) and its `credential.issued` event, inside the
@@ -63,15 +85,149 @@ export interface HolderCredential {
  */
 @Injectable()
 export class HolderIssuanceService {
-  // eslint-disable-next-line @typescript-eslint/require-await
+  constructor(
+    private readonly recorder: IssueRecorder,
+    private readonly keys: TenantKeys,
+    private readonly dids: DidService,
+    @Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
   async issue(
     manager: EntityManager,
     request: HolderIssueRequest,
     holders: HolderKey[],
   ): Promise<HolderCredential[]> {
-    void manager;
-    void request;
-    void holders;
-    throw new Error('HolderIssuanceService.issue is not implemented yet');
+    if (holders.length === 0 || holders.length > maxHolderKeys) {
+      throw new Error(`between 1 and ${maxHolderKeys} holder keys per issue`);
+    }
+    const issued: HolderCredential[] = [];
+    if (request.format === 'dc+sd-jwt') {
+      const key = await this.joseKey(request);
+      for (const holder of holders) issued.push(await this.sdJwtVc(manager, request, key, holder));
+    } else {
+      const tenant = await this.dids.signerFor(request.tenantId);
+      for (const holder of holders) {
+        issued.push(await this.ldpVc(manager, request, tenant, holder));
+      }
+    }
+    return issued;
   }
+
+  private joseKey(request: SdJwtVcRequest): Promise<JoseSigningKey> {
+    return request.signingAlgorithm === 'EdDSA'
+      ? this.keys.eddsaSigningKey(request.tenantId)
+      : this.keys.es256SigningKey(request.tenantId);
+  }
+
+  /** RFC 9901 and the SD-JWT VC draft: `cnf` the holder's key, the status a Token Status List entry. */
+  private async sdJwtVc(
+    manager: EntityManager,
+    request: SdJwtVcRequest,
+    key: JoseSigningKey,
+    holder: HolderKey,
+  ): Promise<HolderCredential> {
+    // The record's id only: an SD-JWT VC carries no jti, which would be a correlation handle.
+    const credentialId = `urn:uuid:${randomUUID()}`;
+    const entries = await this.record(manager, request, credentialId, [request.vct], key.alg);
+    const iat = Math.floor(this.clock() / 1000);
+    const revocation = entries[0];
+    const credential = await issueSdJwtVc(
+      {
+        iss: request.credentialIssuer,
+        vct: request.vct,
+        iat,
+        exp: request.expiresInSeconds === null ? undefined : iat + request.expiresInSeconds,
+        cnfJwk: publicMembers(holder.jwk),
+        status:
+          revocation === undefined
+            ? undefined
+            : {
+                idx: Number(revocation.statusListIndex),
+                uri: `${revocation.statusListCredential}/token`,
+              },
+        claims: request.claims,
+        selectivelyDisclosable: request.selectivelyDisclosable,
+      },
+      key,
+    );
+    return { credentialId, credential };
+  }
+
+  /** The credential POST /credentials/issue would make, its subject the holder's DID. */
+  private async ldpVc(
+    manager: EntityManager,
+    request: LdpVcRequest,
+    tenant: Awaited<ReturnType<DidService['signerFor']>>,
+    holder: HolderKey,
+  ): Promise<HolderCredential> {
+    const credentialId = `urn:uuid:${randomUUID()}`;
+    const types = request.credentialDefinition.type;
+    const entries = await this.record(manager, request, credentialId, types, request.cryptosuite);
+    const now = new Date(this.clock());
+    const credential: Json = {
+      '@context': [...request.credentialDefinition['@context']],
+      id: credentialId,
+      type: [...types],
+      issuer: tenant.did,
+      credentialSubject: { ...request.claims, id: holder.did ?? didJwk(holder.jwk) },
+    };
+    if (request.expiresInSeconds !== null) {
+      const until = new Date(now.getTime() + request.expiresInSeconds * 1000).toISOString();
+      const v1 = dataModelOf(credential) === 1;
+      credential[v1 ? 'expirationDate' : 'validUntil'] = until.replace(/\.\d{3}Z$/, 'Z');
+    }
+    if (entries.length > 0) {
+      credential.credentialStatus = entries[0];
+      withStatusContext(credential);
+    }
+    try {
+      const signed = await signCredential(credential, {
+        signer: tenant.signer,
+        cryptosuite: request.cryptosuite,
+        date: now,
+        documentLoader: this.documentLoader,
+      });
+      return { credentialId, credential: signed };
+    } catch (error) {
+      throw jsonLdProblem(error, 'credential') ?? error;
+    }
+  }
+
+  /** The record, its event and its revocation entry when revocable, in the caller's transaction. */
+  private record(
+    manager: EntityManager,
+    request: HolderIssueRequest,
+    credentialId: string,
+    types: string[],
+    cryptosuite: string,
+  ): Promise<StatusEntry[]> {
+    const purposes: StatusPurpose[] = request.revocable ? ['revocation'] : [];
+    return this.recorder.record(manager, {
+      tenantId: request.tenantId,
+      credentialId,
+      types,
+      cryptosuite,
+      issuedBy: issuedByOffer(request.offerId),
+      purposes,
+      format: request.format,
+      origin: { offerId: request.offerId, configurationId: request.configurationId },
+    });
+  }
+}
+
+/** The JWK without its private members, whatever the caller passed. */
+export function publicMembers(jwk: JWK): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(jwk).filter(([name]) => !privateMembers.has(name)));
+}
+
+/** `did:jwk:` + base64url of the public JWK's JSON (did:jwk §2), members in lexicographic order. */
+export function didJwk(jwk: JWK): string {
+  const members = publicMembers(jwk);
+  const sorted = Object.fromEntries(
+    Object.keys(members)
+      .sort()
+      .map((name) => [name, members[name]]),
+  );
+  return `did:jwk:${Buffer.from(JSON.stringify(sorted), 'utf8').toString('base64url')}`;
 }

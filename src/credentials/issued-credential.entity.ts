@@ -34,6 +34,17 @@ export class IssuedCredentialEntity {
   @Column({ type: 'varchar', length: 32 })
   cryptosuite: string;
 
+  /** `ldp_vc` or `dc+sd-jwt` (OpenID4VCI 1.0 Appendix A); for `dc+sd-jwt`, `cryptosuite` is the JOSE alg. */
+  @Column({ type: 'varchar', length: 16, default: 'ldp_vc' })
+  format: string;
+
+  /** The OpenID4VCI offer it was issued for; null for POST /credentials/issue. No key: offers expire. */
+  @Column({ name: 'offer_id', type: 'uuid', nullable: true })
+  offerId: string | null;
+
+  @Column({ name: 'configuration_id', type: 'varchar', length: 64, nullable: true })
+  configurationId: string | null;
+
   /** Who issued it: the caller's username, or its subject. */
   @Column({ name: 'issued_by', type: 'varchar', length: 255 })
   issuedBy: string;

@@ -9,6 +9,9 @@ export interface RecordRow {
   id: string;
   types: string[];
   cryptosuite: string;
+  format: string;
+  offer_id: string | null;
+  configuration_id: string | null;
   created_at: Date;
   state: CredentialState;
   /** created_at to the microsecond (UTC), as a cursor keeps it. */
@@ -23,12 +26,17 @@ export interface IssuanceRecord {
   types: string[];
   cryptosuite: string;
   issuedBy: string;
+  /** `ldp_vc` when absent. */
+  format?: string;
+  /** The OpenID4VCI offer and configuration it was issued for, if any. */
+  offerId?: string | null;
+  configurationId?: string | null;
 }
 
-/** The record's INSERT for `EventOutbox.withChange`: parameters $1..$5, RETURNING id. */
+/** The record's INSERT for `EventOutbox.withChange`: parameters $1..$8, RETURNING id. */
 export interface RecordStatement {
   sql: string;
-  parameters: [string, string, string[], string, string];
+  parameters: [string, string, string[], string, string, string, string | null, string | null];
 }
 
 /** The listing's filters; absent ones match all. */
@@ -47,8 +55,9 @@ export interface RecordWindow {
 /** The keys a credential id the tenant already used breaks. */
 const duplicateConstraints = ['issued_credential_pkey', 'credential_status_entry_credential_idx'];
 
-const recordSql = `INSERT INTO issued_credential (tenant_id, id, types, cryptosuite, issued_by)
-  VALUES ($1, $2, $3::text[], $4, $5) RETURNING id`;
+const recordSql = `INSERT INTO issued_credential
+    (tenant_id, id, types, cryptosuite, issued_by, format, offer_id, configuration_id)
+  VALUES ($1, $2, $3::text[], $4, $5, $6, $7::uuid, $8) RETURNING id`;
 
 /*
  * Tenant $1's records, newest first, filtered by type $2, state $3 and id $4 and after the cursor
@@ -57,7 +66,8 @@ const recordSql = `INSERT INTO issued_credential (tenant_id, id, types, cryptosu
  * status tables are this feature's own, read in the same statement. get_bit counts a byte's bits
  * from the least significant, the list from the most (Bitstring Status List §2.1).
  */
-const recordsSql = `SELECT c.id, c.types, c.cryptosuite, c.created_at,
+const recordsSql = `SELECT c.id, c.types, c.cryptosuite, c.format, c.offer_id, c.configuration_id,
+       c.created_at,
        CASE
          WHEN bool_or(e.purpose = 'revocation'
                       AND get_bit(l.bits, (e.list_index / 8) * 8 + 7 - e.list_index % 8) = 1)
@@ -114,10 +124,31 @@ const countSql = `SELECT count(*)::int AS total FROM (
 export class IssuedCredentialRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** The record's INSERT, for the issue statement (its status entries' parameters follow $5). */
+  /** The record's INSERT, for the issue statement (its status entries' parameters follow $8). */
   recordStatement(record: IssuanceRecord): RecordStatement {
     const { tenantId, id, types, cryptosuite, issuedBy } = record;
-    return { sql: recordSql, parameters: [tenantId, id, types, cryptosuite, issuedBy] };
+    return {
+      sql: recordSql,
+      parameters: [
+        tenantId,
+        id,
+        types,
+        cryptosuite,
+        issuedBy,
+        record.format ?? 'ldp_vc',
+        record.offerId ?? null,
+        record.configurationId ?? null,
+      ],
+    };
+  }
+
+  /** The format of a credential the tenant issued, or undefined when it issued none with that id. */
+  async formatOf(tenantId: string, id: string): Promise<string | undefined> {
+    const [row] = await this.dataSource.query<{ format: string }[]>(
+      'SELECT format FROM issued_credential WHERE tenant_id = $1 AND id = $2',
+      [tenantId, id],
+    );
+    return row?.format;
   }
 
   /** Whether the statement writing `recordStatement` failed on a credential id the tenant used. */

@@ -64,6 +64,9 @@ export class IssuedCredentialsService {
       id: row.id,
       types: row.types,
       cryptosuite: row.cryptosuite,
+      format: row.format === 'dc+sd-jwt' ? 'dc+sd-jwt' : 'ldp_vc',
+      offerId: row.offer_id,
+      configurationId: row.configuration_id,
       issuedAt: row.created_at.toISOString(),
       state: row.state,
       status: row.status.map((entry) => ({

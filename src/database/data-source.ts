@@ -18,6 +18,7 @@ import { StatusAllocationByEntry1795794000000 } from '../../migrations/179579400
 import { TenantSigningKeys1795795000000 } from '../../migrations/1795795000000-tenant-signing-keys.js';
 import { Oid4vciCredentialConfigurations1795796000000 } from '../../migrations/1795796000000-oid4vci-credential-configurations.js';
 import { Oid4vciOffers1795797000000 } from '../../migrations/1795797000000-oid4vci-offers.js';
+import { IssuedCredentialFormats1795797100000 } from '../../migrations/1795797100000-issued-credential-formats.js';
 
 export const migrations = [
   InitialSchema1763800000000,
@@ -38,6 +39,7 @@ export const migrations = [
   TenantSigningKeys1795795000000,
   Oid4vciCredentialConfigurations1795796000000,
   Oid4vciOffers1795797000000,
+  IssuedCredentialFormats1795797100000,
 ];
 
 /**

@@ -1,9 +1,10 @@
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import { createPublicKey, randomBytes, verify } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, randomBytes, verify } from 'node:crypto';
 import { type EntityManager } from 'typeorm';
 import { KeyVault } from '../secrets/key-vault.js';
-import { signingKeyPurpose } from './did.sealed-columns.js';
+import { didKeyPurpose, signingKeyPurpose } from './did.sealed-columns.js';
+import { type DidRepository } from './did.repository.js';
 import { jwkThumbprint } from './es256-key.js';
 import { TenantKeys } from './tenant-keys.service.js';
 import {
@@ -37,16 +38,44 @@ function fakeRepository(tenants: string[]) {
   return { rows, insertManagers, repository: repository as unknown as TenantSigningKeyRepository };
 }
 
+/** tenant_did of the given tenants: an Ed25519 key each, its seed sealed by `vault`. */
+function fakeDids(tenants: string[], vault: KeyVault) {
+  const rows = new Map(
+    tenants.map((tenantId) => {
+      const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+      const x = publicKey.export({ format: 'jwk' }).x!;
+      const seed = Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url');
+      const record = {
+        did: `did:key:${tenantId}`,
+        publicKey: Buffer.from(x, 'base64url'),
+        privateKeySealed: vault.seal(tenantId, seed, didKeyPurpose),
+        masterKeyId: vault.masterKeyId,
+        createdAt: new Date(),
+      };
+      return [tenantId, record] as const;
+    }),
+  );
+  return {
+    rows,
+    repository: {
+      signingKeyOf: (tenantId: string) => Promise.resolve(rows.get(tenantId)),
+      publicDidOf: (tenantId: string) => Promise.resolve(rows.get(tenantId)),
+    } as unknown as DidRepository,
+  };
+}
+
 describe('TenantKeys without a database', () => {
   const manager = {} as EntityManager;
   const vault = new KeyVault(randomBytes(32));
   const data = new TextEncoder().encode('header.payload');
   let fake: ReturnType<typeof fakeRepository>;
   let keys: TenantKeys;
+  let dids: ReturnType<typeof fakeDids>;
 
   beforeEach(() => {
     fake = fakeRepository(['acme', 'other']);
-    keys = new TenantKeys(fake.repository, vault);
+    dids = fakeDids(['acme', 'other'], vault);
+    keys = new TenantKeys(fake.repository, vault, dids.repository);
   });
 
   it("writes a P-256 key in the caller's transaction, kid its thumbprint, private key only sealed", async () => {
@@ -124,7 +153,11 @@ describe('TenantKeys without a database', () => {
 
   it('refuses a key sealed under a master key this instance lacks, with a 503', async () => {
     await keys.createForTenant(manager, 'acme');
-    const elsewhere = new TenantKeys(fake.repository, new KeyVault(randomBytes(32)));
+    const elsewhere = new TenantKeys(
+      fake.repository,
+      new KeyVault(randomBytes(32)),
+      dids.repository,
+    );
     const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     try {
       await expect(elsewhere.es256SigningKey('acme')).rejects.toMatchObject({
@@ -150,10 +183,36 @@ describe('TenantKeys without a database', () => {
           alg: 'ES256',
           publicJwk: { kty: 'EC', crv: 'P-256', x: row.publicJwk.x, y: row.publicJwk.y },
         },
+        {
+          kid: expect.any(String) as string,
+          alg: 'EdDSA',
+          publicJwk: {
+            kty: 'OKP',
+            crv: 'Ed25519',
+            x: dids.rows.get('acme')!.publicKey.toString('base64url'),
+          },
+        },
       ]);
       expect(listed.publicJwk).not.toHaveProperty('d');
     } finally {
       logged.mockRestore();
     }
+  });
+
+  it("signs EdDSA with the tenant's DID key, kid the RFC 7638 thumbprint of its OKP JWK", async () => {
+    const key = await keys.eddsaSigningKey('acme');
+    const x = dids.rows.get('acme')!.publicKey.toString('base64url');
+    expect(key.publicJwk).toEqual({ kty: 'OKP', crv: 'Ed25519', x });
+    // RFC 7638 §3.2: the required members crv, kty, x, in lexicographic order.
+    const canonical = `{"crv":"Ed25519","kty":"OKP","x":"${x}"}`;
+    expect(key.kid).toBe(createHash('sha256').update(canonical).digest('base64url'));
+    const signature = await key.sign(data);
+    const publicKey = createPublicKey({ key: key.publicJwk, format: 'jwk' });
+    expect(verify(null, data, publicKey, signature)).toBe(true);
+    const otherSignature = await (await keys.eddsaSigningKey('other')).sign(data);
+    expect(verify(null, data, publicKey, otherSignature)).toBe(false);
+    await expect(keys.eddsaSigningKey('nobody')).rejects.toMatchObject({
+      code: 'TENANT_NOT_FOUND',
+    });
   });
 });

@@ -1,9 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { type EntityManager } from 'typeorm';
 import { KeyVault } from '../secrets/key-vault.js';
 import { tenantNotFound } from '../tenancy/tenant.errors.js';
-import { signingKeyPurpose } from './did.sealed-columns.js';
+import { didKeyPurpose, signingKeyPurpose } from './did.sealed-columns.js';
+import { DidRepository } from './did.repository.js';
+import { ed25519Signer } from './signer.js';
 import { es256Sign, jwkThumbprint, newP256KeyPair } from './es256-key.js';
 import { type PublicJwk } from './tenant-signing-key.entity.js';
 import {
@@ -22,11 +24,23 @@ export interface Es256SigningKey {
   sign(data: Uint8Array): Promise<Uint8Array>;
 }
 
+/** An Ed25519 public key as an OKP JWK (RFC 8037 §2). */
+export type Ed25519PublicJwk = { kty: 'OKP'; crv: 'Ed25519'; x: string };
+
+/** The tenant's DID key as a JOSE EdDSA key (RFC 8037): what a JWS header names, and the signer. */
+export interface EddsaSigningKey {
+  kid: string;
+  alg: 'EdDSA';
+  publicJwk: Ed25519PublicJwk;
+  /** The Ed25519 signature of the data, 64 bytes. */
+  sign(data: Uint8Array): Promise<Uint8Array>;
+}
+
 /** One of the tenant's public keys, as an issuer metadata's JWK Set lists it. */
 export interface TenantPublicKey {
   kid: string;
   alg: string;
-  publicJwk: PublicJwk;
+  publicJwk: PublicJwk | Ed25519PublicJwk;
 }
 
 const es256 = 'ES256';
@@ -39,6 +53,7 @@ export class TenantKeys {
   constructor(
     private readonly repository: TenantSigningKeyRepository,
     @Inject(KeyVault) private readonly vault: KeyVault,
+    private readonly dids: DidRepository,
   ) {}
 
   /** Makes the tenant's ES256 key inside the caller's transaction (the tenant's creation). */
@@ -73,18 +88,55 @@ export class TenantKeys {
     };
   }
 
-  /** The tenant's public keys with their kids, for a JWT VC Issuer Metadata document's JWK Set. */
+  /**
+   * The tenant's DID key (Ed25519) for JOSE EdDSA signatures, kid its RFC 7638 thumbprint; unsealed
+   * on each signature. A key under a master key this instance lacks is a 503.
+   */
+  async eddsaSigningKey(tenantId: string): Promise<EddsaSigningKey> {
+    const record = await this.dids.signingKeyOf(tenantId);
+    if (record === undefined) throw tenantNotFound(tenantId);
+    const { privateKeySealed: sealed, masterKeyId } = record;
+    const publicJwk = ed25519Jwk(record.publicKey);
+    const kid = okpThumbprint(publicJwk);
+    requireMasterKey(this.vault, this.logger, {
+      tenantId,
+      name: 'private key',
+      masterKeyId,
+      ids: { kid },
+    });
+    const signer = ed25519Signer(kid, record.publicKey, () =>
+      this.vault.open(tenantId, sealed, didKeyPurpose, masterKeyId),
+    );
+    return {
+      kid,
+      alg: 'EdDSA',
+      publicJwk,
+      // In the promise, so that a box that does not open is a rejection, not a throw.
+      sign: (data) => Promise.resolve().then(() => signer.sign({ data })),
+    };
+  }
+
+  /**
+   * The tenant's public keys with their kids, for a JWT VC Issuer Metadata document's JWK Set: the
+   * ES256 key(s), then the DID's Ed25519 key (EdDSA).
+   */
   async publicKeys(tenantId: string): Promise<TenantPublicKey[]> {
     let keys = await this.repository.publicKeysOf(tenantId);
     if (!keys.some((key) => key.algorithm === es256)) {
       await this.firstUse(tenantId);
       keys = await this.repository.publicKeysOf(tenantId);
     }
-    return keys.map(({ kid, algorithm, publicJwk }) => ({
-      kid,
-      alg: algorithm,
-      publicJwk: publicJwkOf(publicJwk),
-    }));
+    const did = await this.dids.publicDidOf(tenantId);
+    if (did === undefined) throw tenantNotFound(tenantId);
+    const okp = ed25519Jwk(did.publicKey);
+    return [
+      ...keys.map(({ kid, algorithm, publicJwk }) => ({
+        kid,
+        alg: algorithm,
+        publicJwk: publicJwkOf(publicJwk),
+      })),
+      { kid: okpThumbprint(okp), alg: 'EdDSA', publicJwk: okp },
+    ];
   }
 
   /** Writes a key unless another first use did, then reads the one that stays. */
@@ -123,6 +175,15 @@ export class TenantKeys {
       d.fill(0);
     }
   }
+}
+
+function ed25519Jwk(publicKey: Uint8Array): Ed25519PublicJwk {
+  return { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(publicKey).toString('base64url') };
+}
+
+/** The RFC 7638 thumbprint of an OKP key: its required members crv, kty, x in that order. */
+function okpThumbprint({ crv, kty, x }: Ed25519PublicJwk): string {
+  return createHash('sha256').update(JSON.stringify({ crv, kty, x }), 'utf8').digest('base64url');
 }
 
 /** Only the public members, whatever else the stored document holds. */

@@ -246,6 +246,55 @@ export function credentialCases(context: ContractContext): Case[] {
       () => post('/ctrl/status-lists/acme/0b9e3c56-5c3d-4f4e-9a59-3f1d1c2b7a10/publish'),
     ],
   ];
+  const unknownList = '/ctrl/status-lists/acme/0b9e3c56-5c3d-4f4e-9a59-3f1d1c2b7a10';
+  const tokenCases: [string, number, string, () => Promise<ApiResponse>][] = [
+    [
+      'getStatusListToken',
+      200,
+      'anyone reads a revocation list as a Status List Token',
+      async () => send(`${await listUrl()}/token`, anonymous),
+    ],
+    [
+      'getStatusListToken',
+      304,
+      'the token did not change',
+      async () => {
+        const path = `${await listUrl()}/token`;
+        const etag = (await send(path, anonymous)).headers.get('etag')!;
+        return send(path, { ...anonymous, headers: { 'if-none-match': etag } });
+      },
+    ],
+    [
+      'getStatusListToken',
+      400,
+      'the tenant id is malformed',
+      () => send('/ctrl/status-lists/-bad/0b9e3c56-5c3d-4f4e-9a59-3f1d1c2b7a10/token', anonymous),
+    ],
+    [
+      'getStatusListToken',
+      404,
+      'there is no such list',
+      () => send(`${unknownList}/token`, anonymous),
+    ],
+    [
+      'getJwtVcIssuerMetadata',
+      200,
+      "anyone reads a tenant's JWT VC Issuer Metadata",
+      () => send('/.well-known/jwt-vc-issuer/ctrl/oid4vci/acme', anonymous),
+    ],
+    [
+      'getJwtVcIssuerMetadata',
+      400,
+      'the tenant id is malformed',
+      () => send('/.well-known/jwt-vc-issuer/ctrl/oid4vci/-bad', anonymous),
+    ],
+    [
+      'getJwtVcIssuerMetadata',
+      404,
+      'there is no such tenant',
+      () => send('/.well-known/jwt-vc-issuer/ctrl/oid4vci/nobody', anonymous),
+    ],
+  ];
   const recordsPath = '/ctrl/api/v1.0/credentials';
   const recordCases: [string, number, string, () => Promise<ApiResponse>][] = [
     [
@@ -316,6 +365,12 @@ export function credentialCases(context: ContractContext): Case[] {
       send,
     })),
     ...statusCases.map(([operationId, status, when, send]) => ({
+      operationId,
+      status,
+      when,
+      send,
+    })),
+    ...tokenCases.map(([operationId, status, when, send]) => ({
       operationId,
       status,
       when,

@@ -100,9 +100,14 @@ export class IssueOptionsDto {
 }
 
 export class StatusRequestDto {
-  @ApiProperty({ enum: ['BitstringStatusListEntry'] })
+  @ApiPropertyOptional({
+    enum: ['BitstringStatusListEntry'],
+    description:
+      "The entry's type; absent: the credential's own list is meant (a dc+sd-jwt credential's Token Status List, revocation only).",
+  })
+  @IsOptional()
   @Equals('BitstringStatusListEntry', { message: "must be 'BitstringStatusListEntry'" })
-  type!: string;
+  type?: string;
 
   @ApiProperty({ enum: statusPurposes })
   @IsIn(statusPurposes, { message: `must be one of ${statusPurposes.join(', ')}` })

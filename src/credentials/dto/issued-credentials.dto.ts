@@ -6,6 +6,9 @@ import { CursorPageDto } from '../../common/page-dto.js';
 export const credentialStates = ['active', 'suspended', 'revoked'] as const;
 export type CredentialState = (typeof credentialStates)[number];
 
+export const credentialFormats = ['ldp_vc', 'dc+sd-jwt'] as const;
+export type CredentialFormat = (typeof credentialFormats)[number];
+
 export class ListCredentialsQuery extends CursorPageQuery {
   @ApiPropertyOptional({
     description: 'Only credentials with this type.',
@@ -50,8 +53,35 @@ export class IssuedCredentialRecordDto {
   @ApiProperty({ example: ['VerifiableCredential', 'AlumniCredential'] })
   types!: string[];
 
-  @ApiProperty({ example: 'eddsa-rdfc-2022' })
+  @ApiProperty({
+    description: 'The Data Integrity cryptosuite (`ldp_vc`), or the JOSE `alg` (`dc+sd-jwt`).',
+    example: 'eddsa-rdfc-2022',
+  })
   cryptosuite!: string;
+
+  @ApiProperty({
+    enum: credentialFormats,
+    description: 'The format (OpenID4VCI 1.0 Appendix A).',
+    example: 'ldp_vc',
+  })
+  format!: CredentialFormat;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'uuid',
+    nullable: true,
+    description: 'The OpenID4VCI offer it was issued for; null for `POST /credentials/issue`.',
+    example: null,
+  })
+  offerId!: string | null;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'The credential configuration of that offer; null for `POST /credentials/issue`.',
+    example: null,
+  })
+  configurationId!: string | null;
 
   @ApiProperty({ example: '2026-11-25T10:00:00.000Z' })
   issuedAt!: string;

@@ -44,41 +44,41 @@ const takeRandomSql = `INSERT INTO credential_status_entry
   RETURNING list_id, list_index`;
 
 /*
- * takeRandomSql as WITH items of the issue statement, after the issuance record's five parameters:
- * one purpose ($6..$9), or two ($6..$9, then $10..$13).
+ * takeRandomSql as WITH items of the issue statement, after the issuance record's eight parameters:
+ * one purpose ($9..$12), or two ($9..$12, then $13..$16).
  */
 const takeOneOnIssueSql = `status_entry_0 AS (
   INSERT INTO credential_status_entry (list_id, list_index, tenant_id, credential_id, purpose)
-  SELECT l.id, c.i, l.tenant_id, $8::text, l.purpose FROM credential_status_list l
+  SELECT l.id, c.i, l.tenant_id, $11::text, l.purpose FROM credential_status_list l
    CROSS JOIN LATERAL (
-     SELECT i FROM unnest($9::int[]) i
+     SELECT i FROM unnest($12::int[]) i
       WHERE (SELECT true FROM credential_status_entry e
               WHERE e.list_id = l.id AND e.list_index = i) IS NULL
       LIMIT 1) c
-   WHERE l.tenant_id = $6 AND l.purpose = $7 AND l.filled_at IS NULL
+   WHERE l.tenant_id = $9 AND l.purpose = $10 AND l.filled_at IS NULL
   ON CONFLICT (list_id, list_index) DO NOTHING
   RETURNING list_id, list_index)`;
 
 const takeTwoOnIssueSql = `status_entry_0 AS (
   INSERT INTO credential_status_entry (list_id, list_index, tenant_id, credential_id, purpose)
-  SELECT l.id, c.i, l.tenant_id, $8::text, l.purpose FROM credential_status_list l
+  SELECT l.id, c.i, l.tenant_id, $11::text, l.purpose FROM credential_status_list l
    CROSS JOIN LATERAL (
-     SELECT i FROM unnest($9::int[]) i
+     SELECT i FROM unnest($12::int[]) i
       WHERE (SELECT true FROM credential_status_entry e
               WHERE e.list_id = l.id AND e.list_index = i) IS NULL
       LIMIT 1) c
-   WHERE l.tenant_id = $6 AND l.purpose = $7 AND l.filled_at IS NULL
+   WHERE l.tenant_id = $9 AND l.purpose = $10 AND l.filled_at IS NULL
   ON CONFLICT (list_id, list_index) DO NOTHING
   RETURNING list_id, list_index),
 status_entry_1 AS (
   INSERT INTO credential_status_entry (list_id, list_index, tenant_id, credential_id, purpose)
-  SELECT l.id, c.i, l.tenant_id, $12::text, l.purpose FROM credential_status_list l
+  SELECT l.id, c.i, l.tenant_id, $15::text, l.purpose FROM credential_status_list l
    CROSS JOIN LATERAL (
-     SELECT i FROM unnest($13::int[]) i
+     SELECT i FROM unnest($16::int[]) i
       WHERE (SELECT true FROM credential_status_entry e
               WHERE e.list_id = l.id AND e.list_index = i) IS NULL
       LIMIT 1) c
-   WHERE l.tenant_id = $10 AND l.purpose = $11 AND l.filled_at IS NULL
+   WHERE l.tenant_id = $13 AND l.purpose = $14 AND l.filled_at IS NULL
   ON CONFLICT (list_id, list_index) DO NOTHING
   RETURNING list_id, list_index)`;
 
@@ -136,7 +136,7 @@ export class StatusEntryRepository {
 
   /**
    * `takeRandom` for one or two purposes as WITH items of the issue statement, numbered after the
-   * issuance record's five parameters; undefined for none.
+   * issuance record's eight parameters; undefined for none.
    */
   issueEntries(
     tenantId: string,

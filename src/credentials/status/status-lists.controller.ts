@@ -107,6 +107,59 @@ export class StatusListsController {
     return credential;
   }
 
+  @Get(':tenantId/:listId/token')
+  @Public()
+  @ApiOperation({
+    operationId: 'getStatusListToken',
+    summary: 'A revocation list as a Status List Token (statuslist+jwt, no token needed)',
+    description:
+      "draft-ietf-oauth-status-list §5.1: the JWT, `typ: statuslist+jwt`, ES256 with the tenant's key (`kid` in the tenant's JWT VC Issuer Metadata), `status_list.bits` 1 (1 = INVALID, revoked). The `uri` of an SD-JWT VC's `status.status_list`. The `ETag` changes with every status change, which shows here at once; `If-None-Match` answers 304. A suspension list has no token (404).",
+  })
+  @ApiListParams()
+  @ApiHeader({
+    name: 'If-None-Match',
+    required: false,
+    description: 'An ETag of this token.',
+    schema: { type: 'string', example: `"${exampleListId}.1.jwt"` },
+  })
+  @ApiOkResponse({
+    description: 'The Status List Token.',
+    headers: {
+      ETag: { description: 'The list version', schema: { type: 'string' } },
+      'Cache-Control': { description: '`public, max-age=10`', schema: { type: 'string' } },
+    },
+    content: {
+      'application/statuslist+jwt': {
+        schema: { type: 'string' },
+        example:
+          'eyJhbGciOiJFUzI1NiIsInR5cCI6InN0YXR1c2xpc3Qrand0Iiwia2lkIjoiLi4uIn0.eyJzdWIiOiIuLi4ifQ.c2ln',
+      },
+    },
+  })
+  @ApiResponse({ status: 304, description: 'Not modified since the ETag given.' })
+  @ApiProblems(
+    '/ctrl/status-lists/acme/unknown/token',
+    'STATUS_LIST_NOT_FOUND',
+    'VALIDATION_FAILED',
+  )
+  async getToken(
+    @Param('tenantId', TenantIdPipe) tenantId: string,
+    @Param('listId') listId: string,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res() response: Response,
+  ): Promise<void> {
+    const { token, version } = await this.statusLists.tokenList(tenantId, listId);
+    const etag = `"${listId}.${version}.jwt"`;
+    response.setHeader('ETag', etag);
+    response.setHeader('Cache-Control', 'public, max-age=10');
+    if (ifNoneMatch !== undefined && ifNoneMatch.split(/\s*,\s*/).includes(etag)) {
+      response.status(304).end();
+      return;
+    }
+    // A buffer, so that Express adds no charset to the media type.
+    response.status(200).type('application/statuslist+jwt').send(Buffer.from(token, 'utf8'));
+  }
+
   @Post(':tenantId/:listId/publish')
   @Authenticated()
   @HttpCode(204)

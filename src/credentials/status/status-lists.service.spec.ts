@@ -1,6 +1,7 @@
 import { type DataSource } from 'typeorm';
 import { type Settings } from '../../config/settings.js';
 import { DomainException } from '../../common/problem/domain.exception.js';
+import { type TenantKeys } from '../../did/tenant-keys.service.js';
 import { type DidService } from '../../did/did.service.js';
 import {
   type ChangeStatement,
@@ -51,6 +52,7 @@ function setUp(options: { changedRows?: number; dids?: Record<string, string> } 
     repository as StatusListRepository,
     { PUBLIC_BASE_URL: 'https://agent.example' } as Settings,
     didService as DidService,
+    {} as TenantKeys,
     () => Promise.reject(new Error('no documents')),
     outbox as EventOutbox,
     metrics as unknown as Metrics,

@@ -8,6 +8,8 @@ import { DomainException } from '../../common/problem/domain.exception.js';
 import { EventOutbox } from '../../events/event-outbox.js';
 import { Metrics } from '../../observability/metrics.js';
 import { DidService } from '../../did/did.service.js';
+import { TenantKeys } from '../../did/tenant-keys.service.js';
+import { statusListToken } from '../sd-jwt/status-list-token.js';
 import { signCredential } from '../data-integrity.js';
 import { DOCUMENT_LOADER } from '../document-loader.js';
 import { entryBit, encodeList, type StatusPurpose } from './bitstring.js';
@@ -23,6 +25,8 @@ export interface KnownDid {
 export class StatusListsService {
   /** Signed public lists by id and version: a list is signed again only after it changed. */
   private readonly signed = new LRUCache<string, Record<string, unknown>>({ max: 256 });
+  /** Status List Tokens by list id and version, with when they were signed: signed again after a change or an hour. */
+  private readonly tokens = new LRUCache<string, { token: string; iat: number }>({ max: 256 });
   /** Lists' issuer DIDs by list id: list ids are never reused, a tenant's DID never changes. */
   private readonly issuers = new LRUCache<string, string>({ max: 1024 });
 
@@ -31,6 +35,7 @@ export class StatusListsService {
     private readonly repository: StatusListRepository,
     private readonly settings: Settings,
     private readonly dids: DidService,
+    private readonly keys: TenantKeys,
     @Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader,
     private readonly outbox: EventOutbox,
     private readonly metrics: Metrics,
@@ -124,6 +129,37 @@ export class StatusListsService {
       this.signed.set(key, credential);
     }
     return { credential, version: list.version };
+  }
+
+  /**
+   * A revocation list as a Status List Token (draft-ietf-oauth-status-list §5.1) signed with the
+   * tenant's ES256 key, with its version. A suspension list has none: its bit would read INVALID.
+   */
+  async tokenList(tenantId: string, listId: string): Promise<{ token: string; version: number }> {
+    const list = await this.find(tenantId, listId);
+    if (list.purpose !== 'revocation') {
+      throw new DomainException(
+        'STATUS_LIST_NOT_FOUND',
+        `No Status List Token for ${tenantId}/${listId}: only revocation lists have one.`,
+      );
+    }
+    const cacheKey = `${listId}/${list.version}`;
+    const now = Math.floor(this.clock() / 1000);
+    let cached = this.tokens.get(cacheKey);
+    if (cached === undefined || now - cached.iat > 3600) {
+      const token = await statusListToken(
+        { uri: this.tokenUrl(tenantId, listId), bits: list.bits, iat: now },
+        await this.keys.es256SigningKey(tenantId),
+      );
+      cached = { token, iat: now };
+      this.tokens.set(cacheKey, cached);
+    }
+    return { token: cached.token, version: list.version };
+  }
+
+  /** Where a list's Status List Token is served: the `uri` of an SD-JWT VC's status entry. */
+  tokenUrl(tenantId: string, listId: string): string {
+    return `${this.listUrl(tenantId, listId)}/token`;
   }
 
   /**

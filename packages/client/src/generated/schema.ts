@@ -203,7 +203,7 @@ export interface paths {
     put?: never;
     /**
      * Revoke, suspend or unsuspend a credential the tenant issued
-     * @description Sets (`status` absent or true) or clears (`false`, suspension only: a revocation is final) the credential's bit in its status list; the public list shows it at once.
+     * @description Sets (`status` absent or true) or clears (`false`, suspension only: a revocation is final) the credential's bit in its status list; the public list (and, for a revocation list, its Status List Token) shows it at once. A `dc+sd-jwt` credential has revocation only: its suspension is refused (400).
      */
     post: operations['updateCredentialStatus'];
     delete?: never;
@@ -272,6 +272,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ctrl/status-lists/{tenantId}/{listId}/token': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A revocation list as a Status List Token (statuslist+jwt, no token needed)
+     * @description draft-ietf-oauth-status-list §5.1: the JWT, `typ: statuslist+jwt`, ES256 with the tenant's key (`kid` in the tenant's JWT VC Issuer Metadata), `status_list.bits` 1 (1 = INVALID, revoked). The `uri` of an SD-JWT VC's `status.status_list`. The `ETag` changes with every status change, which shows here at once; `If-None-Match` answers 304. A suspension list has no token (404).
+     */
+    get: operations['getStatusListToken'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ctrl/status-lists/{tenantId}/{listId}/publish': {
     parameters: {
       query?: never;
@@ -286,6 +306,26 @@ export interface paths {
      * @description A status change shows in the public list at once, so this only confirms that the list exists and is the caller tenant’s.
      */
     post: operations['publishStatusList'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/.well-known/jwt-vc-issuer/ctrl/oid4vci/{tenantId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The tenant’s JWT VC Issuer Metadata (no token)
+     * @description For the issuer `{PUBLIC_BASE_URL}/ctrl/oid4vci/{tenantId}` (an SD-JWT VC’s `iss`): `jwks` holds the tenant’s public signing keys, ES256 (P-256) and EdDSA (its DID’s Ed25519 key), each with its `kid` (RFC 7638 thumbprint).
+     */
+    get: operations['getJwtVcIssuerMetadata'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -1186,8 +1226,28 @@ export interface components {
        *     ]
        */
       types: string[];
-      /** @example eddsa-rdfc-2022 */
+      /**
+       * @description The Data Integrity cryptosuite (`ldp_vc`), or the JOSE `alg` (`dc+sd-jwt`).
+       * @example eddsa-rdfc-2022
+       */
       cryptosuite: string;
+      /**
+       * @description The format (OpenID4VCI 1.0 Appendix A).
+       * @example ldp_vc
+       * @enum {string}
+       */
+      format: 'ldp_vc' | 'dc+sd-jwt';
+      /**
+       * Format: uuid
+       * @description The OpenID4VCI offer it was issued for; null for `POST /credentials/issue`.
+       * @example null
+       */
+      offerId: string | null;
+      /**
+       * @description The credential configuration of that offer; null for `POST /credentials/issue`.
+       * @example null
+       */
+      configurationId: string | null;
       /** @example 2026-11-25T10:00:00.000Z */
       issuedAt: string;
       /**
@@ -1279,8 +1339,11 @@ export interface components {
       };
     };
     StatusRequestDto: {
-      /** @enum {string} */
-      type: 'BitstringStatusListEntry';
+      /**
+       * @description The entry's type; absent: the credential's own list is meant (a dc+sd-jwt credential's Token Status List, revocation only).
+       * @enum {string}
+       */
+      type?: 'BitstringStatusListEntry';
       /** @enum {string} */
       statusPurpose: 'revocation' | 'suspension';
     };
@@ -1701,6 +1764,11 @@ export interface components {
         | 'tenant.deleted'
         | 'credential.issued'
         | 'credential.status.changed'
+        | 'oid4vci.offer.accepted'
+        | 'oid4vci.offer.expired'
+        | 'oid4vci.credential.accepted'
+        | 'oid4vci.credential.failed'
+        | 'oid4vci.credential.deleted'
         | 'webhook.test'
       )[];
       /**
@@ -1735,6 +1803,11 @@ export interface components {
         | 'tenant.deleted'
         | 'credential.issued'
         | 'credential.status.changed'
+        | 'oid4vci.offer.accepted'
+        | 'oid4vci.offer.expired'
+        | 'oid4vci.credential.accepted'
+        | 'oid4vci.credential.failed'
+        | 'oid4vci.credential.deleted'
         | 'webhook.test'
       )[];
       /** @example Our CRM */
@@ -1785,6 +1858,11 @@ export interface components {
         | 'tenant.deleted'
         | 'credential.issued'
         | 'credential.status.changed'
+        | 'oid4vci.offer.accepted'
+        | 'oid4vci.offer.expired'
+        | 'oid4vci.credential.accepted'
+        | 'oid4vci.credential.failed'
+        | 'oid4vci.credential.deleted'
         | 'webhook.test'
       )[];
       /** @example Our CRM */
@@ -1848,6 +1926,11 @@ export interface components {
         | 'tenant.deleted'
         | 'credential.issued'
         | 'credential.status.changed'
+        | 'oid4vci.offer.accepted'
+        | 'oid4vci.offer.expired'
+        | 'oid4vci.credential.accepted'
+        | 'oid4vci.credential.failed'
+        | 'oid4vci.credential.deleted'
         | 'webhook.test'
       )[];
       /**
@@ -2799,6 +2882,9 @@ export interface operations {
            *             "AlumniCredential"
            *           ],
            *           "cryptosuite": "eddsa-rdfc-2022",
+           *           "format": "ldp_vc",
+           *           "offerId": null,
+           *           "configurationId": null,
            *           "issuedAt": "2026-11-25T10:00:00.000Z",
            *           "state": "active",
            *           "status": [
@@ -2922,6 +3008,9 @@ export interface operations {
            *         "AlumniCredential"
            *       ],
            *       "cryptosuite": "eddsa-rdfc-2022",
+           *       "format": "ldp_vc",
+           *       "offerId": null,
+           *       "configurationId": null,
            *       "issuedAt": "2026-11-25T10:00:00.000Z",
            *       "state": "active",
            *       "status": [
@@ -3723,6 +3812,95 @@ export interface operations {
       };
     };
   };
+  getStatusListToken: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description An ETag of this token. */
+        'If-None-Match'?: string;
+      };
+      path: {
+        /** @description The tenant that issued the list. */
+        tenantId: string;
+        /** @description The list, a UUID. */
+        listId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The Status List Token. */
+      200: {
+        headers: {
+          /** @description The list version */
+          ETag?: string;
+          /** @description `public, max-age=10` */
+          'Cache-Control'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example eyJhbGciOiJFUzI1NiIsInR5cCI6InN0YXR1c2xpc3Qrand0Iiwia2lkIjoiLi4uIn0.eyJzdWIiOiIuLi4ifQ.c2ln */
+          'application/statuslist+jwt': string;
+        };
+      };
+      /** @description Not modified since the ETag given. */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `STATUS_LIST_NOT_FOUND`: Status list not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
   publishStatusList: {
     parameters: {
       query?: never;
@@ -3774,6 +3952,98 @@ export interface operations {
         };
       };
       /** @description - `STATUS_LIST_NOT_FOUND`: Status list not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  getJwtVcIssuerMetadata: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The tenant whose issuer this is. */
+        tenantId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The metadata. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "issuer": "http://localhost:8080/ctrl/oid4vci/acme",
+           *       "jwks": {
+           *         "keys": [
+           *           {
+           *             "kty": "EC",
+           *             "crv": "P-256",
+           *             "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+           *             "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+           *             "kid": "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs",
+           *             "alg": "ES256",
+           *             "use": "sig"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
         headers: {
           [name: string]: unknown;

@@ -1,0 +1,32 @@
+import { type JoseSigningKey } from './sd-jwt-vc.js';
+import { encodeLst, tokenStatusListBytes } from './token-status-list.js';
+
+/** How long a relying party may keep a token before it fetches it again (draft-ietf-oauth-status-list §5.1, `ttl`). */
+export const statusListTokenTtlSeconds = 60;
+
+/** How long a token is valid (`exp`): a day, so that one kept offline stays usable for that long. */
+export const statusListTokenLifetimeSeconds = 86_400;
+
+const base64urlJson = (value: unknown) =>
+  Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+
+/**
+ * A Status List Token in JWT form (draft-ietf-oauth-status-list §5.1): `typ: statuslist+jwt`, `sub` its
+ * own URL, `iat`, `exp`, `ttl` and the list, 1 bit per status, from a Bitstring Status List's bits.
+ */
+export async function statusListToken(
+  list: { uri: string; bits: Uint8Array; iat: number },
+  key: JoseSigningKey,
+): Promise<string> {
+  const header = { alg: key.alg, typ: 'statuslist+jwt', kid: key.kid };
+  const payload = {
+    sub: list.uri,
+    iat: list.iat,
+    exp: list.iat + statusListTokenLifetimeSeconds,
+    ttl: statusListTokenTtlSeconds,
+    status_list: { bits: 1, lst: encodeLst(tokenStatusListBytes(list.bits)) },
+  };
+  const input = `${base64urlJson(header)}.${base64urlJson(payload)}`;
+  const signature = await key.sign(Buffer.from(input, 'utf8'));
+  return `${input}.${Buffer.from(signature).toString('base64url')}`;
+}
