@@ -128,7 +128,9 @@ export class CredentialEndpointService {
           didAllowed: offer.format === 'ldp_vc',
         });
         nonces.add(proved.nonce);
-        holders.push(proved.did === undefined ? { jwk: proved.jwk } : proved);
+        holders.push(
+          proved.did === undefined ? { jwk: proved.jwk } : { jwk: proved.jwk, did: proved.did },
+        );
       } catch (error) {
         if (!(error instanceof ProofRefusal)) throw error;
         throw invalidProof(`The proof ${index} ${error.message}.`);
