@@ -61,9 +61,9 @@ export function openid4vciWallet(keys: WalletKey[], dids: Record<string, WalletK
       generateRandom: (length) => randomBytes(length),
       clientAuthentication: clientAuthenticationAnonymous(),
       signJwt: async (signer, { header, payload }) => {
-        const key = keyOf(signer as { method: string; publicJwk?: JWK; didUrl?: string });
+        const key = keyOf(signer);
         const jwt = await new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
-          .setProtectedHeader(header as never)
+          .setProtectedHeader(header)
           .sign(key.privateKey);
         return { jwt, signerJwk: key.publicJwk as never };
       },
@@ -88,7 +88,7 @@ export async function keyProof(
     ...(options.nonce === undefined ? {} : { nonce: options.nonce }),
     ...options.payload,
   };
-  return new SignJWT(payload).setProtectedHeader(header as never).sign(key.privateKey);
+  return new SignJWT(payload).setProtectedHeader(header).sign(key.privateKey);
 }
 
 /** A DPoP proof (RFC 9449 §4.2) made by hand, each part overridable. */
@@ -107,5 +107,5 @@ export async function dpopProof(
       : { ath: createHash('sha256').update(options.accessToken).digest('base64url') }),
     ...options.payload,
   };
-  return new SignJWT(payload).setProtectedHeader(header as never).sign(key.privateKey);
+  return new SignJWT(payload).setProtectedHeader(header).sign(key.privateKey);
 }
