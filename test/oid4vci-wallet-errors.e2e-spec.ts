@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
 import {
   call,
@@ -489,7 +490,7 @@ describe('OpenID4VCI wallet endpoints refuse', () => {
         `${didJwkOf(await walletKey())}#0`,
         `did:key:zDnaeWgbpcUat3VPa1GmjmUvJNvFE9mV6oXQzuhcWkGzLB9Hm#zDnaeWgbpcUat3VPa1GmjmUvJNvFE9mV6oXQzuhcWkGzLB9Hm`,
       ];
-      for (const kid of bad) {
+      for (const kid of [...bad, 42, { id: 'did:jwk:e30#0' }, null]) {
         const proof = await keyProof(key, { aud, nonce: c, header: { jwk: undefined, kid } });
         expectError(
           await postCredential(token, requestOf([proof], ldpBadge.id)),
@@ -569,6 +570,120 @@ describe('OpenID4VCI wallet endpoints refuse', () => {
       expect(statuses.sort()).toEqual(['accepted', 'issued']);
       // The losing request's issuance was rolled back with it, whether or not it got that far.
       expect(issued.length - before).toBeGreaterThanOrEqual(1);
+    });
+  });
+
+  describe('hostile input', () => {
+    const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    /** A JWS-shaped string with any header and payload, partly ours so that checks run deep. */
+    const anyJwt = fc
+      .tuple(
+        fc.record(
+          {
+            alg: fc.oneof(fc.constantFrom('ES256', 'EdDSA', 'none', 'HS256'), fc.jsonValue()),
+            typ: fc.oneof(fc.constantFrom('openid4vci-proof+jwt', 'dpop+jwt'), fc.jsonValue()),
+            jwk: fc.oneof(
+              fc.record({
+                kty: fc.constantFrom('EC', 'OKP', 'RSA'),
+                crv: fc.constantFrom('P-256', 'Ed25519', 'X25519'),
+                x: fc.oneof(fc.string(), fc.base64String()),
+                y: fc.string(),
+              }),
+              fc.jsonValue(),
+            ),
+            kid: fc.oneof(
+              fc.constantFrom('did:key:z6Mk#z6Mk', 'did:jwk:e30#0', 'did:jwk:!!#0'),
+              fc.jsonValue(),
+            ),
+          },
+          { requiredKeys: [] },
+        ),
+        fc.jsonValue(),
+        fc.string({ maxLength: 90 }),
+      )
+      .map(([header, payload, signature]) => `${b64(header)}.${b64(payload)}.${signature}`);
+
+    it('never answers 5xx nor anything but an OAuth error, whatever the token request', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.dictionary(
+            fc.constantFrom('grant_type', 'pre-authorized_code', 'tx_code', 'x'),
+            fc.string(),
+          ),
+          fc.option(anyJwt, { nil: undefined }),
+          async (fields, dpop) => {
+            const answer = await postToken(
+              'acme',
+              fields,
+              dpop === undefined ? {} : { DPoP: dpop },
+            );
+            expect(answer.status).toBe(400);
+            expect(answer.body).toEqual({
+              error: expect.any(String),
+              error_description: expect.any(String),
+            });
+          },
+        ),
+        { numRuns: 60 },
+      );
+    });
+
+    it('never answers 5xx, and issues nothing, whatever the credential request', async () => {
+      const { token, offerId } = await accessToken();
+      const before = issued.length;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(
+            fc.jsonValue(),
+            fc.record({
+              credential_configuration_id: fc.oneof(fc.constant(sdJwtBadge.id), fc.jsonValue()),
+              proofs: fc.oneof(
+                fc.record({ jwt: fc.array(anyJwt, { maxLength: 3 }) }),
+                fc.jsonValue(),
+              ),
+            }),
+          ),
+          async (body) => {
+            const answer = await postCredential(token, JSON.stringify(body));
+            expect(answer.status).toBe(400);
+            expect(answer.body).toEqual({
+              error: expect.any(String),
+              error_description: expect.any(String),
+            });
+          },
+        ),
+        { numRuns: 80 },
+      );
+      expect(issued.length).toBe(before);
+      expect((await offerRow(service.dataSource, offerId)).status).toBe('accepted');
+    });
+
+    it('never answers 5xx, whatever the Authorization and DPoP headers', async () => {
+      const dpopKey = await walletKey();
+      const { token } = await accessToken(dpopKey);
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(
+            fc.constant(`DPoP ${token}`),
+            fc.constant(`Bearer ${token}`),
+            fc.string().map((text) => `DPoP ${text}`),
+            fc.string(),
+          ),
+          fc.option(anyJwt, { nil: undefined }),
+          async (authorization, dpop) => {
+            const answer = await call(service.url, path('acme', 'credential'), {
+              method: 'POST',
+              headers: {
+                authorization: authorization.replace(/[^\x20-\x7e]/g, ''),
+                ...(dpop === undefined ? {} : { dpop }),
+              },
+              body: requestOf([]),
+            });
+            expect(answer.status).toBe(401);
+          },
+        ),
+        { numRuns: 60 },
+      );
     });
   });
 

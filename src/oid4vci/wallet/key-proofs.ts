@@ -161,7 +161,9 @@ export async function verifyKeyProof(
   if (header.jwk !== undefined) key = { jwk: publicJwkOf(header.jwk, header.alg) };
   else if (!expected.didAllowed)
     throw new ProofRefusal('must carry its key in jwk: this configuration binds to JWKs only');
-  else key = keyOfDidUrl(header.kid!, header.alg);
+  else if (typeof header.kid !== 'string' || header.kid.length > maxProofChars)
+    throw new ProofRefusal('has a kid that is not a DID URL');
+  else key = keyOfDidUrl(header.kid, header.alg);
   const payload = await verified(
     jwt,
     key.jwk,
