@@ -658,6 +658,20 @@ describe('OpenID4VCI wallet endpoints refuse', () => {
       expect((await offerRow(service.dataSource, offerId)).status).toBe('accepted');
     });
 
+    it('never answers 5xx to any proof of an ldp_vc request, whose keys may be DIDs', async () => {
+      const { token } = await accessToken(undefined, true);
+      const before = issued.length;
+      await fc.assert(
+        fc.asyncProperty(fc.array(anyJwt, { minLength: 1, maxLength: 2 }), async (proofs) => {
+          const answer = await postCredential(token, requestOf(proofs, ldpBadge.id));
+          expect(answer.status).toBe(400);
+          expect(answer.body).toMatchObject({ error: 'invalid_proof' });
+        }),
+        { numRuns: 80 },
+      );
+      expect(issued.length).toBe(before);
+    });
+
     it('never answers 5xx, whatever the Authorization and DPoP headers', async () => {
       const dpopKey = await walletKey();
       const { token } = await accessToken(dpopKey);
