@@ -67,6 +67,11 @@ describe('route inventory', () => {
       'GET /ctrl/problems/:slug',
       // Verifiers anywhere read a credential's status without an account.
       'GET /ctrl/status-lists/:tenantId/:listId',
+      // Wallets redeem an offer's pre-authorized code; the later calls carry its access token.
+      'POST /ctrl/oid4vci/:tenantId/credential',
+      'POST /ctrl/oid4vci/:tenantId/nonce',
+      'POST /ctrl/oid4vci/:tenantId/notification',
+      'POST /ctrl/oid4vci/:tenantId/token',
     ]);
   });
 

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CredentialsModule } from '../credentials/credentials.module.js';
 import { TenantsModule } from '../tenants/tenants.module.js';
 import { CredentialConfigurationEntity } from './credential-configuration.entity.js';
 import { CredentialConfigurationRepository } from './credential-configuration.repository.js';
@@ -8,19 +9,33 @@ import { CredentialConfigurationsService } from './credential-configurations.ser
 import { IssuerMetadataController } from './issuer-metadata.controller.js';
 import { IssuerMetadataService } from './issuer-metadata.service.js';
 import { OfferEntity } from './offers/offer.entity.js';
+import { CredentialEndpointService } from './wallet/credential-endpoint.service.js';
 import { NonceEntity } from './wallet/nonce.entity.js';
+import { NoncePurge } from './wallet/nonce-purge.js';
+import { NonceRepository } from './wallet/nonce.repository.js';
+import { NoncesService } from './wallet/nonces.service.js';
+import { OfferGrantsRepository } from './wallet/offer-grants.repository.js';
+import { TokenEndpointService } from './wallet/token-endpoint.service.js';
+import { WalletController } from './wallet/wallet.controller.js';
 
 /** The tables this feature owns (src/entities.ts gathers every feature's list). */
 export const oid4vciEntities = [CredentialConfigurationEntity, OfferEntity, NonceEntity];
 
 /** Each tenant as an OpenID4VCI 1.0 credential issuer (docs/oid4vci.md). */
 @Module({
-  imports: [TypeOrmModule.forFeature(oid4vciEntities), TenantsModule],
-  controllers: [CredentialConfigurationsController, IssuerMetadataController],
+  imports: [TypeOrmModule.forFeature(oid4vciEntities), TenantsModule, CredentialsModule],
+  controllers: [CredentialConfigurationsController, IssuerMetadataController, WalletController],
   providers: [
     CredentialConfigurationRepository,
     CredentialConfigurationsService,
     IssuerMetadataService,
+    // The wallet's endpoints (src/oid4vci/wallet/).
+    OfferGrantsRepository,
+    NonceRepository,
+    NoncesService,
+    NoncePurge,
+    TokenEndpointService,
+    CredentialEndpointService,
   ],
 })
 export class Oid4vciModule {}

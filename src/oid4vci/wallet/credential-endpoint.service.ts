@@ -1,0 +1,249 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomBytes } from 'node:crypto';
+import { type DataSource } from 'typeorm';
+import { CLOCK, type Clock } from '../../common/clock.js';
+import {
+  HolderIssuanceService,
+  type HolderKey,
+} from '../../credentials/holder-issuance.service.js';
+import { EventOutbox, type EventType } from '../../events/event-outbox.js';
+import { secretHash } from '../offers/offer-secrets.js';
+import { type OfferStatus } from '../offers/offer.entity.js';
+import { batchSize } from '../issuer-metadata.js';
+import { holderRequestOf } from './holder-request.js';
+import { ProofRefusal, verifyDpopProof, verifyKeyProof } from './key-proofs.js';
+import { NoncesService } from './nonces.service.js';
+import { OfferGrantsRepository, type TokenOffer } from './offer-grants.repository.js';
+import {
+  invalidCredentialRequest,
+  invalidProof,
+  invalidToken,
+  WalletError,
+} from './wallet-error.js';
+
+/** How the wallet called a protected endpoint: its headers and the endpoint's own URL. */
+export interface ProtectedCall {
+  tenantId: string;
+  /** The credential issuer identifier. */
+  issuer: string;
+  authorization: string | undefined;
+  dpop: string | undefined;
+  /** The endpoint's URL, the DPoP proof's `htu`. */
+  url: string;
+}
+
+/** A call whose access token is good: the offer it was made for. */
+export interface Authorized {
+  offer: TokenOffer;
+  tokenHash: Buffer;
+  scheme: 'Bearer' | 'DPoP';
+}
+
+export interface CredentialResponse {
+  credentials: { credential: string | Record<string, unknown> }[];
+  notification_id: string;
+}
+
+const notificationEvents: Record<string, EventType> = {
+  credential_accepted: 'oid4vci.credential.accepted',
+  credential_failure: 'oid4vci.credential.failed',
+  credential_deleted: 'oid4vci.credential.deleted',
+};
+const maxTokenChars = 256;
+const maxDescriptionChars = 1000;
+
+/**
+ * The credential endpoint (OpenID4VCI 1.0 §8) and the notification endpoint (§11), both protected by
+ * the access token of the token endpoint, DPoP-bound or Bearer (RFC 6750, RFC 9449 §7).
+ */
+@Injectable()
+export class CredentialEndpointService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly offers: OfferGrantsRepository,
+    private readonly nonces: NoncesService,
+    private readonly holderIssuance: HolderIssuanceService,
+    private readonly outbox: EventOutbox,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** The offer the call's access token was made for, when the token is good for `status`. */
+  async authorize(call: ProtectedCall, status: OfferStatus): Promise<Authorized> {
+    const match = /^(Bearer|DPoP) ([A-Za-z0-9\-._~+/]+=*)$/i.exec(call.authorization ?? '');
+    if (match === null) throw invalidToken('Bearer', 'An access token is required.');
+    const scheme = match[1].toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer';
+    const token = match[2];
+    const refuse = () => invalidToken(scheme, 'The access token is not valid.');
+    if (token.length > maxTokenChars) throw refuse();
+    const tokenHash = secretHash(token);
+    const offer = await this.offers.findByAccessToken(tokenHash);
+    const now = this.clock();
+    if (
+      offer === undefined ||
+      offer.tenantId !== call.tenantId ||
+      offer.status !== status ||
+      offer.accessTokenExpiresAt.getTime() <= now
+    )
+      throw refuse();
+    if (offer.dpopJkt === null) {
+      // A Bearer token presented as DPoP would let a proof stand in for the binding it never had.
+      if (scheme !== 'Bearer') throw refuse();
+      return { offer, tokenHash, scheme };
+    }
+    if (scheme !== 'DPoP') throw refuse();
+    if (call.dpop === undefined)
+      throw invalidToken('DPoP', 'A DPoP proof is required.', 'invalid_dpop_proof');
+    let jkt: string;
+    try {
+      jkt = await verifyDpopProof(call.dpop, {
+        method: 'POST',
+        url: call.url,
+        now,
+        accessToken: token,
+      });
+    } catch (error) {
+      if (!(error instanceof ProofRefusal)) throw error;
+      throw invalidToken('DPoP', `The DPoP proof ${error.message}.`, 'invalid_dpop_proof');
+    }
+    if (jkt !== offer.dpopJkt)
+      throw invalidToken('DPoP', 'The DPoP proof is not made with the key the token is bound to.');
+    return { offer, tokenHash, scheme };
+  }
+
+  /** The credential request (§8.2): one credential per proved key, in one transaction. */
+  async credential(
+    call: ProtectedCall,
+    { offer, tokenHash, scheme }: Authorized,
+    body: Record<string, unknown>,
+  ): Promise<CredentialResponse> {
+    const jwts = requestedProofs(body, offer.configurationId);
+    const holders: HolderKey[] = [];
+    const nonces = new Set<string>();
+    for (const [index, jwt] of jwts.entries()) {
+      try {
+        const proved = await verifyKeyProof(jwt, {
+          issuer: call.issuer,
+          now: this.clock(),
+          didAllowed: offer.format === 'ldp_vc',
+        });
+        nonces.add(proved.nonce);
+        holders.push(
+          proved.did === undefined ? { jwk: proved.jwk } : { jwk: proved.jwk, did: proved.did },
+        );
+      } catch (error) {
+        if (!(error instanceof ProofRefusal)) throw error;
+        throw invalidProof(`The proof ${index} ${error.message}.`);
+      }
+    }
+    if (nonces.size !== 1) throw invalidProof('The proofs of one request must carry one nonce.');
+    const [nonce] = nonces;
+
+    return this.dataSource.transaction(async (manager) => {
+      const issuable = await this.offers.lockAccepted(manager, offer.id, tokenHash);
+      if (issuable === undefined) throw invalidToken(scheme, 'The access token has been used.');
+      if (!(await this.nonces.spend(manager, call.tenantId, nonce)))
+        throw new WalletError(400, 'invalid_nonce', 'The nonce is unknown, spent or expired.');
+      const credentials = await this.holderIssuance.issue(
+        manager,
+        holderRequestOf(
+          {
+            tenantId: call.tenantId,
+            offerId: offer.id,
+            configurationId: offer.configurationId,
+            credentialIssuer: call.issuer,
+          },
+          issuable.configuration,
+          issuable.claims,
+        ),
+        holders,
+      );
+      const notificationId = randomBytes(16).toString('base64url');
+      await this.offers.markIssued(
+        manager,
+        offer.id,
+        credentials.map((issued) => issued.credentialId),
+        notificationId,
+      );
+      return {
+        credentials: credentials.map((issued) => ({ credential: issued.credential })),
+        notification_id: notificationId,
+      };
+    });
+  }
+
+  /** A notification (§11.1): recorded on the offer and emitted as an event. */
+  async notify(
+    call: ProtectedCall,
+    { offer }: Authorized,
+    body: Record<string, unknown>,
+  ): Promise<void> {
+    const refuse = (description: string) =>
+      new WalletError(400, 'invalid_notification_request', description);
+    const { notification_id: notificationId, event, event_description: description } = body;
+    if (typeof notificationId !== 'string' || notificationId === '')
+      throw refuse('notification_id must be a string.');
+    if (typeof event !== 'string' || !Object.hasOwn(notificationEvents, event))
+      throw refuse(`event must be one of ${Object.keys(notificationEvents).join(', ')}.`);
+    if (
+      description !== undefined &&
+      (typeof description !== 'string' ||
+        description.length > maxDescriptionChars ||
+        !/^[\x20-\x21\x23-\x5B\x5D-\x7E]*$/.test(description))
+    )
+      throw refuse(
+        `event_description must be at most ${maxDescriptionChars} ASCII characters without " or \\.`,
+      );
+    const invalidId = () =>
+      new WalletError(400, 'invalid_notification_id', 'The notification_id is not valid.');
+    if (notificationId !== offer.notificationId) throw invalidId();
+    const changed = await this.outbox.withChange(
+      this.dataSource.manager,
+      this.offers.notifyStatement(offer.id, notificationId, event),
+      {
+        type: notificationEvents[event],
+        tenantId: call.tenantId,
+        data: { offerId: offer.id, credentialIds: offer.credentialIds },
+      },
+    );
+    if (changed.length === 0) throw invalidId();
+  }
+}
+
+/** The proofs of a credential request (§8.2), checked for shape; the configuration must be the offer's. */
+function requestedProofs(body: Record<string, unknown>, configurationId: string): string[] {
+  if (body.credential_identifier !== undefined)
+    throw invalidCredentialRequest('credential_identifier is not supported.');
+  const requested = body.credential_configuration_id;
+  if (typeof requested !== 'string')
+    throw invalidCredentialRequest('credential_configuration_id is required.');
+  if (requested !== configurationId)
+    throw new WalletError(
+      400,
+      'unknown_credential_configuration',
+      'The credential configuration is not the offer’s.',
+    );
+  if (body.credential_response_encryption !== undefined)
+    throw new WalletError(
+      400,
+      'invalid_encryption_parameters',
+      'Credential response encryption is not supported.',
+    );
+  if (body.proof !== undefined)
+    throw invalidCredentialRequest('proof is not part of OpenID4VCI 1.0: send proofs.');
+  const proofs = body.proofs;
+  if (proofs === undefined) throw invalidProof('proofs is required.');
+  if (typeof proofs !== 'object' || proofs === null || Array.isArray(proofs))
+    throw invalidProof('proofs must be an object.');
+  const types = Object.keys(proofs);
+  if (types.length !== 1 || types[0] !== 'jwt')
+    throw invalidProof('proofs must hold jwt proofs only.');
+  const jwts = (proofs as { jwt: unknown }).jwt;
+  if (!Array.isArray(jwts) || jwts.length === 0)
+    throw invalidProof('proofs.jwt must be a non-empty array.');
+  if (jwts.length > batchSize)
+    throw invalidCredentialRequest(`At most ${batchSize} credentials per request (batch_size).`);
+  if (!jwts.every((jwt) => typeof jwt === 'string'))
+    throw invalidProof('proofs.jwt must hold JWTs as strings.');
+  return jwts;
+}

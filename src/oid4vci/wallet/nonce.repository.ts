@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource, type EntityManager } from 'typeorm';
+
+/** The `c_nonce` values given out (oid4vci_nonce), by their hash. */
+@Injectable()
+export class NonceRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Stores a nonce of the tenant; false when there is no such tenant. */
+  async insert(tenantId: string, nonceHash: Buffer, expiresAt: Date): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `INSERT INTO oid4vci_nonce (nonce_hash, tenant_id, expires_at)
+       SELECT $1, id, $3 FROM tenant WHERE id = $2
+       RETURNING 1`,
+      [nonceHash, tenantId, expiresAt],
+    );
+    return rows.length === 1;
+  }
+
+  /**
+   * Spends the nonce: deleted, so that of two requests with it one finds it (the other waits on the
+   * row and then finds nothing). False when it is unknown, the tenant's not, spent or expired.
+   */
+  async spend(
+    manager: EntityManager,
+    tenantId: string,
+    nonceHash: Buffer,
+    now: Date,
+  ): Promise<boolean> {
+    const [rows] = await manager.query<[unknown[], number]>(
+      `DELETE FROM oid4vci_nonce WHERE nonce_hash = $1 AND tenant_id = $2 AND expires_at > $3
+       RETURNING 1`,
+      [nonceHash, tenantId, now],
+    );
+    return rows.length === 1;
+  }
+
+  /** Deletes up to `limit` expired nonces; answers how many. */
+  async deleteExpiredBatch(now: Date, limit: number): Promise<number> {
+    const [, count] = await this.dataSource.query<[unknown, number]>(
+      `DELETE FROM oid4vci_nonce WHERE nonce_hash IN (
+         SELECT nonce_hash FROM oid4vci_nonce WHERE expires_at <= $1
+         LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [now, limit],
+    );
+    return count;
+  }
+}

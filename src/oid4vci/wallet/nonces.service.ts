@@ -1,0 +1,44 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { type EntityManager } from 'typeorm';
+import { CLOCK, type Clock } from '../../common/clock.js';
+import { tenantNotFound } from '../../tenancy/tenant.errors.js';
+import { secretHash } from '../offers/offer-secrets.js';
+import { NonceRepository } from './nonce.repository.js';
+
+/** How long a `c_nonce` can be spent (docs/oid4vci.md). */
+export const nonceLifetimeSeconds = 300;
+
+/** The `c_nonce` values of the nonce endpoint (OpenID4VCI 1.0 §7): random, stored by hash, spent once. */
+@Injectable()
+export class NoncesService {
+  constructor(
+    private readonly nonces: NonceRepository,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** A new nonce of the tenant; TENANT_NOT_FOUND when there is none. */
+  async issue(tenantId: string): Promise<string> {
+    const nonce = randomBytes(32).toString('base64url');
+    const expiresAt = new Date(this.clock() + nonceLifetimeSeconds * 1000);
+    if (!(await this.nonces.insert(tenantId, secretHash(nonce), expiresAt)))
+      throw tenantNotFound(tenantId);
+    return nonce;
+  }
+
+  /** Spends the nonce in the caller's transaction; false when it is not one to spend. */
+  spend(manager: EntityManager, tenantId: string, nonce: string): Promise<boolean> {
+    return this.nonces.spend(manager, tenantId, secretHash(nonce), new Date(this.clock()));
+  }
+
+  /** Deletes the expired nonces in batches; answers how many. */
+  async purgeExpired(batchSize = 1000): Promise<number> {
+    const now = new Date(this.clock());
+    let total = 0;
+    for (;;) {
+      const deleted = await this.nonces.deleteExpiredBatch(now, batchSize);
+      total += deleted;
+      if (deleted < batchSize) return total;
+    }
+  }
+}

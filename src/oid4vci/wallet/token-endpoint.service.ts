@@ -1,0 +1,119 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomBytes } from 'node:crypto';
+import { type DataSource } from 'typeorm';
+import { CLOCK, type Clock } from '../../common/clock.js';
+import { EventOutbox } from '../../events/event-outbox.js';
+import { isTxCode, secretHash } from '../offers/offer-secrets.js';
+import { ProofRefusal, verifyDpopProof } from './key-proofs.js';
+import { OfferGrantsRepository } from './offer-grants.repository.js';
+import { invalidGrant, invalidRequest, WalletError } from './wallet-error.js';
+
+export const preAuthorizedCodeGrant = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
+/** An access token is good for the credential request that follows at once (docs/oid4vci.md). */
+export const accessTokenLifetimeSeconds = 300;
+/** Wrong transaction codes an offer takes; the last one ends it (docs/oid4vci.md). */
+export const maxTxCodeTries = 5;
+/** Codes and transaction codes are short; longer input is not one of ours. */
+const maxCodeChars = 256;
+
+export interface TokenRequest {
+  tenantId: string;
+  form: Record<string, string>;
+  /** The `DPoP` header, when the wallet sent one. */
+  dpop: string | undefined;
+  /** The token endpoint's URL, the DPoP proof's `htu`. */
+  url: string;
+}
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer' | 'DPoP';
+  expires_in: number;
+}
+
+/**
+ * The pre-authorized code grant (OpenID4VCI 1.0 §6, RFC 6749 §5): the code once, the transaction code
+ * with a bounded number of tries, the token bound to the wallet's DPoP key when it proves one.
+ */
+@Injectable()
+export class TokenEndpointService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly offers: OfferGrantsRepository,
+    private readonly outbox: EventOutbox,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async token(request: TokenRequest): Promise<TokenResponse> {
+    const { form } = request;
+    if (form.grant_type === undefined) throw invalidRequest('grant_type is missing.');
+    if (form.grant_type !== preAuthorizedCodeGrant)
+      throw new WalletError(
+        400,
+        'unsupported_grant_type',
+        `Only ${preAuthorizedCodeGrant} is supported.`,
+      );
+    const code = form['pre-authorized_code'];
+    if (code === undefined || code === '') throw invalidRequest('pre-authorized_code is missing.');
+    const txCode = form.tx_code;
+    if (code.length > maxCodeChars || (txCode?.length ?? 0) > maxCodeChars)
+      throw invalidGrant('The pre-authorized code or transaction code is not valid.');
+    const now = this.clock();
+    const dpopJkt = await this.dpopKey(request, now);
+
+    const offer = await this.offers.findByCode(request.tenantId, secretHash(code));
+    if (offer === undefined || offer.status !== 'offered' || offer.expiresAt.getTime() <= now)
+      throw invalidGrant('The pre-authorized code is not valid.');
+    let refundedTries: 0 | 1 = 0;
+    if (offer.txCodeHash === null) {
+      if (txCode !== undefined) throw invalidRequest('This offer has no transaction code.');
+    } else {
+      if (txCode === undefined || txCode === '')
+        throw invalidRequest('tx_code is missing: this offer has a transaction code.');
+      // The try is counted before the check, so parallel guesses share the same few tries.
+      const tries = await this.offers.countTxCodeTry(offer.id, maxTxCodeTries);
+      if (tries === undefined) throw invalidGrant('The pre-authorized code is not valid.');
+      if (!(await isTxCode(offer.id, txCode, offer.txCodeHash))) {
+        if (tries >= maxTxCodeTries) await this.offers.failTxCodeTries(offer.id);
+        throw invalidGrant('The transaction code is wrong.');
+      }
+      refundedTries = 1;
+    }
+
+    const accessToken = randomBytes(32).toString('base64url');
+    const accepted = await this.outbox.withChange(
+      this.dataSource.manager,
+      this.offers.acceptStatement(offer.id, {
+        accessTokenHash: secretHash(accessToken),
+        expiresAt: new Date(now + accessTokenLifetimeSeconds * 1000),
+        dpopJkt: dpopJkt ?? null,
+        refundedTries,
+        now: new Date(now),
+      }),
+      {
+        type: 'oid4vci.offer.accepted',
+        tenantId: request.tenantId,
+        data: { offerId: offer.id, configurationId: offer.configurationId },
+      },
+    );
+    // Another request used the code first (or the offer ended meanwhile): single use.
+    if (accepted.length === 0) throw invalidGrant('The pre-authorized code is not valid.');
+    return {
+      access_token: accessToken,
+      token_type: dpopJkt === undefined ? 'Bearer' : 'DPoP',
+      expires_in: accessTokenLifetimeSeconds,
+    };
+  }
+
+  /** The thumbprint of the wallet's DPoP key (RFC 9449 §5), or undefined without a proof. */
+  private async dpopKey(request: TokenRequest, now: number): Promise<string | undefined> {
+    if (request.dpop === undefined) return undefined;
+    try {
+      return await verifyDpopProof(request.dpop, { method: 'POST', url: request.url, now });
+    } catch (error) {
+      if (!(error instanceof ProofRefusal)) throw error;
+      throw new WalletError(400, 'invalid_dpop_proof', `The DPoP proof ${error.message}.`);
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { type Response } from 'express';
+
+/**
+ * An error of the wallet endpoints as OAuth answers it (RFC 6749 §5.2, RFC 6750 §3.1, OpenID4VCI 1.0
+ * §8.3.1.2): `{error, error_description}`, never a problem, so that wallets can read it.
+ */
+export class WalletError extends Error {
+  constructor(
+    readonly status: 400 | 401,
+    readonly error: string,
+    readonly description: string,
+    /** For 401s: the `WWW-Authenticate` challenge (RFC 6750 §3, RFC 9449 §7.1). */
+    readonly challenge?: string,
+  ) {
+    super(`${error}: ${description}`);
+    this.name = 'WalletError';
+  }
+}
+
+export const invalidRequest = (description: string) =>
+  new WalletError(400, 'invalid_request', description);
+export const invalidGrant = (description: string) =>
+  new WalletError(400, 'invalid_grant', description);
+export const invalidCredentialRequest = (description: string) =>
+  new WalletError(400, 'invalid_credential_request', description);
+export const invalidProof = (description: string) =>
+  new WalletError(400, 'invalid_proof', description);
+
+/** A 401 of a protected endpoint, challenging with the scheme the wallet used (RFC 6750 §3.1). */
+export function invalidToken(
+  scheme: 'Bearer' | 'DPoP',
+  description: string,
+  error: 'invalid_token' | 'invalid_dpop_proof' = 'invalid_token',
+): WalletError {
+  const algs = scheme === 'DPoP' ? ' algs="ES256 EdDSA",' : '';
+  return new WalletError(
+    401,
+    error,
+    description,
+    `${scheme}${algs} error="${error}", error_description="${description}"`,
+  );
+}
+
+@Catch(WalletError)
+export class WalletErrorFilter implements ExceptionFilter {
+  catch(exception: WalletError, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<Response>();
+    if (exception.challenge !== undefined)
+      response.setHeader('WWW-Authenticate', exception.challenge);
+    response.setHeader('Cache-Control', 'no-store');
+    response
+      .status(exception.status)
+      .json({ error: exception.error, error_description: exception.description });
+  }
+}
