@@ -248,6 +248,7 @@ describe('Master key rotation', () => {
     );
     expect(inSchema.map(({ label }) => label).sort()).toEqual([
       'idempotency_key.answer_sealed',
+      'oid4vci_offer.secrets_sealed',
       'tenant_did.private_key_sealed',
       'tenant_signing_key.private_key_sealed',
       'webhook_subscription.previous_secret_sealed',

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { SecretsModule } from '../secrets/secrets.module.js';
 import { TenantsModule } from '../tenants/tenants.module.js';
 import { CredentialConfigurationEntity } from './credential-configuration.entity.js';
 import { CredentialConfigurationRepository } from './credential-configuration.repository.js';
@@ -7,7 +8,13 @@ import { CredentialConfigurationsController } from './credential-configurations.
 import { CredentialConfigurationsService } from './credential-configurations.service.js';
 import { IssuerMetadataController } from './issuer-metadata.controller.js';
 import { IssuerMetadataService } from './issuer-metadata.service.js';
+import { CredentialOfferController } from './offers/credential-offer.controller.js';
 import { OfferEntity } from './offers/offer.entity.js';
+import { OfferExpiry } from './offers/offer-expiry.js';
+import { OfferRepository } from './offers/offer.repository.js';
+import { offerSealedColumns } from './offers/offer.sealed-columns.js';
+import { OffersController } from './offers/offers.controller.js';
+import { OffersService } from './offers/offers.service.js';
 import { NonceEntity } from './wallet/nonce.entity.js';
 
 /** The tables this feature owns (src/entities.ts gathers every feature's list). */
@@ -15,12 +22,24 @@ export const oid4vciEntities = [CredentialConfigurationEntity, OfferEntity, Nonc
 
 /** Each tenant as an OpenID4VCI 1.0 credential issuer (docs/oid4vci.md). */
 @Module({
-  imports: [TypeOrmModule.forFeature(oid4vciEntities), TenantsModule],
-  controllers: [CredentialConfigurationsController, IssuerMetadataController],
+  imports: [
+    TypeOrmModule.forFeature(oid4vciEntities),
+    SecretsModule.forFeature(offerSealedColumns),
+    TenantsModule,
+  ],
+  controllers: [
+    CredentialConfigurationsController,
+    IssuerMetadataController,
+    OffersController,
+    CredentialOfferController,
+  ],
   providers: [
     CredentialConfigurationRepository,
     CredentialConfigurationsService,
     IssuerMetadataService,
+    OfferRepository,
+    OffersService,
+    OfferExpiry,
   ],
 })
 export class Oid4vciModule {}
