@@ -1,4 +1,14 @@
-import { Body, Controller, Get, Header, HttpCode, Param, Post, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Header,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  StreamableFile,
+} from '@nestjs/common';
 import {
   ApiBody,
   ApiCreatedResponse,
@@ -199,7 +209,9 @@ export class OffersController {
     'OFFER_NOT_OPEN',
     ...tenantScopedProblems,
   )
-  async qrPng(@CurrentTenant() tenantId: string, @Param('id') id: string): Promise<Buffer> {
-    return (await this.offers.qrCode(tenantId, id, 'png')) as Buffer;
+  async qrPng(@CurrentTenant() tenantId: string, @Param('id') id: string): Promise<StreamableFile> {
+    // A Buffer would be written as JSON: a StreamableFile is sent as bytes.
+    const png = (await this.offers.qrCode(tenantId, id, 'png')) as Buffer;
+    return new StreamableFile(png, { type: 'image/png', length: png.length });
   }
 }
