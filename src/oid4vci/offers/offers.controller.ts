@@ -178,7 +178,13 @@ export class OffersController {
   @ApiParam(idParameter)
   @ApiOkResponse({
     description: 'The QR code of `credentialOfferUri`.',
-    content: { 'image/svg+xml': { schema: { type: 'string' } } },
+    content: {
+      'image/svg+xml': {
+        schema: { type: 'string' },
+        example:
+          '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 61 61" shape-rendering="crispEdges"><path fill="#ffffff" d="M0 0h61v61H0z"/><path stroke="#000000" d="M2 2.5h7…"/></svg>',
+      },
+    },
   })
   @ApiProblems(
     `${base}/${exampleId}/qr.svg`,
@@ -201,7 +207,12 @@ export class OffersController {
   @ApiParam(idParameter)
   @ApiOkResponse({
     description: 'The QR code of `credentialOfferUri`, 512 pixels wide.',
-    content: { 'image/png': { schema: { type: 'string', format: 'binary' } } },
+    content: {
+      'image/png': {
+        schema: { type: 'string', format: 'binary' },
+        example: '(the PNG image’s bytes: 89 50 4E 47 0D 0A 1A 0A …)',
+      },
+    },
   })
   @ApiProblems(
     `${base}/${exampleId}/qr.png`,
