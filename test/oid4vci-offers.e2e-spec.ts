@@ -128,6 +128,27 @@ describe('OpenID4VCI credential offers', () => {
     ).toBe(true);
   });
 
+  it('creates an offer from the OpenAPI examples as they are (Swagger’s Try it out)', async () => {
+    interface Operation {
+      requestBody: { content: Record<string, { examples: Record<string, { value: Json }> }> };
+    }
+    const document = (await service.request<Json>('/ctrl/v3/api-docs', { as: 'anonymous' }))
+      .body as { paths: Record<string, Record<string, Operation>> };
+    const examples = (path: string) =>
+      Object.values(document.paths[path].post.requestBody.content['application/json'].examples);
+    const [configuration] = examples('/ctrl/api/v1.0/oid4vci/credential-configurations/create');
+    await service.client().createTenant({ id: 'swagger', label: 'Swagger' });
+    const made = await service.request('/ctrl/api/v1.0/oid4vci/credential-configurations/create', {
+      method: 'POST',
+      headers: { 'x-tenant-id': 'swagger' },
+      body: configuration.value,
+    });
+    expect(made.status).toBe(201);
+    for (const example of examples(base)) {
+      expect((await create(example.value, 'swagger')).status).toBe(201);
+    }
+  });
+
   it('offers by value without a transaction code; a text code has its own length and description', async () => {
     const offer = await created({ byValue: true, expiresInSeconds: 3600 });
     expect(offer.txCode).toBeUndefined();
@@ -385,9 +406,7 @@ describe('OpenID4VCI credential offers', () => {
       `SELECT body FROM webhook_event WHERE type = 'oid4vci.offer.expired'`,
     );
     const data = events.map((event) => JSON.stringify(event.body));
-    expect(data.some((body) => body.includes(offer.id) && body.includes(sdJwtBadge.id))).toBe(
-      true,
-    );
+    expect(data.some((body) => body.includes(offer.id) && body.includes(sdJwtBadge.id))).toBe(true);
     expect(data.join()).not.toContain('Erika');
     // Offers still open are left alone, and a second run finds nothing more.
     expect(await service.app.get(OfferExpiry).expireDue()).toBe(0);
