@@ -203,6 +203,8 @@ describe('OpenID4VCI credential offers', () => {
     });
     expect(withdrawn.status).toBe(200);
     expect(withdrawn.body).toMatchObject({ id: offer.id, status: 'withdrawn' });
+    const audit = lines.filter((line) => line.includes('oid4vci.offer.withdraw'));
+    expect(audit.some((line) => line.includes(offer.id) && line.includes('demo'))).toBe(true);
     expect((await stored(offer.id)).claims).toBeNull();
     const again = await service.request(`${path}/withdraw`, {
       method: 'POST',
