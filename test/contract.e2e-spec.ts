@@ -7,6 +7,7 @@ import { didCases } from './contract/did.cases.js';
 import { healthCases } from './contract/health.cases.js';
 import { idempotencyCases } from './contract/idempotency.cases.js';
 import { oid4vciCases } from './contract/oid4vci.cases.js';
+import { oid4vciOfferCases } from './contract/oid4vci-offers.cases.js';
 import { tenantCases } from './contract/tenants.cases.js';
 import { trustedIssuerCases } from './contract/trusted-issuers.cases.js';
 import { webhookCases } from './contract/webhooks.cases.js';
@@ -35,6 +36,7 @@ const features = [
   webhookCases,
   trustedIssuerCases,
   oid4vciCases,
+  oid4vciOfferCases,
   idempotencyCases,
   healthCases,
 ];

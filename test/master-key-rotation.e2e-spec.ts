@@ -248,6 +248,7 @@ describe('Master key rotation', () => {
     );
     expect(inSchema.map(({ label }) => label).sort()).toEqual([
       'idempotency_key.answer_sealed',
+      'oid4vci_offer.secrets_sealed',
       'tenant_did.private_key_sealed',
       'tenant_signing_key.private_key_sealed',
       'webhook_subscription.previous_secret_sealed',
@@ -370,6 +371,8 @@ describe('Master key rotation', () => {
         'webhook_subscription.secret_sealed': { [idA]: 3 },
         'webhook_subscription.previous_secret_sealed': { [idA]: 1 },
         'idempotency_key.answer_sealed': { [idA]: 1 },
+        // Registered, and empty here: no credential offer was made.
+        'oid4vci_offer.secrets_sealed': {},
       });
       expect(printed.at(-1)).toBe(
         'No row is sealed under any previous key: AGENT_PREVIOUS_MASTER_KEYS can be emptied.',

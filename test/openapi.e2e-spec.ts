@@ -171,6 +171,7 @@ describe('The OpenAPI document', () => {
         'createTrustedIssuer',
         'createCredentialConfiguration',
         'updateCredentialConfiguration',
+        'createOffer',
         'createWebhook',
         'createAdminWebhook',
         'issueCredential',

@@ -63,6 +63,8 @@ describe('route inventory', () => {
       'GET /.well-known/openid-credential-issuer/ctrl/oid4vci/:tenantId',
       'GET /ctrl/health/live',
       'GET /ctrl/health/ready',
+      // A wallet fetches the offer its link names (credential_offer_uri) before it holds any token.
+      'GET /ctrl/oid4vci/:tenantId/credential-offers/:reference',
       'GET /ctrl/problems',
       'GET /ctrl/problems/:slug',
       // Verifiers anywhere read a credential's status without an account.

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { pino, type DestinationStream, type Level, type Logger as PinoLogger } from 'pino';
 import { type ContextualRequest } from './request-context.js';
-import { targetPath } from './request-target.js';
+import { loggablePath, targetPath } from './request-target.js';
 
 export type LogLevel = Level | 'silent';
 
@@ -115,7 +115,7 @@ export function requestLogging(logger: PinoLogger) {
     contextual.agent = { ...contextual.agent, requestId };
     const started = performance.now();
     // Taken now: Express rewrites request.url inside middleware mounted on a path.
-    const path = targetPath(request.url);
+    const path = loggablePath(targetPath(request.url));
     const written = () => {
       response.removeListener('finish', written);
       response.removeListener('close', written);

@@ -12,3 +12,16 @@ export function targetPath(target: string | undefined): string {
     return '/';
   }
 }
+
+/**
+ * Path segments that are bearer secrets (an OpenID4VCI offer's reference, OpenID4VCI 1.0 §4.1.3),
+ * replaced by their route parameter wherever a path is logged or traced.
+ */
+const secretSegments: readonly [RegExp, string][] = [
+  [/^(\/ctrl\/oid4vci\/[^/]+\/credential-offers\/)[^/]+/, '$1:reference'],
+];
+
+/** The path as logs and spans may show it: secret segments replaced. */
+export function loggablePath(path: string): string {
+  return secretSegments.reduce((shown, [pattern, by]) => shown.replace(pattern, by), path);
+}

@@ -2,6 +2,7 @@ import { type Span } from '@opentelemetry/api';
 import { type NodeSDK } from '@opentelemetry/sdk-node';
 import { ClientRequest, type IncomingMessage } from 'node:http';
 import { register } from 'node:module';
+import { loggablePath, targetPath } from '../common/request-target.js';
 import { serverSpans } from './server-spans.js';
 
 type Environment = Record<string, string | undefined>;
@@ -24,14 +25,17 @@ export function tracingRequested(env: Environment): boolean {
 /**
  * What a span may say of a URL: an incoming request's path without its query (which can carry an
  * authorization code, a state or an id_token_hint), an outgoing request's origin only (a webhook URL's
- * path can hold the receiver's secret). The HTTP instrumentation records the stable semantic
+ * path can hold the receiver's secret), never a secret path segment. The HTTP instrumentation records the stable semantic
  * conventions only: `url.path` and `url.query` on server spans, `url.full` on client spans.
  */
 function redactUrls(span: Span, request: IncomingMessage | ClientRequest): void {
   if (request instanceof ClientRequest) {
     span.setAttribute('url.full', `${request.protocol}//${request.host}/`);
-  } else if (request.url?.includes('?')) {
-    span.setAttribute('url.query', '');
+  } else {
+    if (request.url?.includes('?')) span.setAttribute('url.query', '');
+    // A path segment that is a bearer secret (an offer's reference) is shown as its parameter.
+    const path = targetPath(request.url);
+    if (loggablePath(path) !== path) span.setAttribute('url.path', loggablePath(path));
   }
 }
 

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CredentialsModule } from '../credentials/credentials.module.js';
+import { SecretsModule } from '../secrets/secrets.module.js';
 import { TenantsModule } from '../tenants/tenants.module.js';
 import { CredentialConfigurationEntity } from './credential-configuration.entity.js';
 import { CredentialConfigurationRepository } from './credential-configuration.repository.js';
@@ -8,7 +9,13 @@ import { CredentialConfigurationsController } from './credential-configurations.
 import { CredentialConfigurationsService } from './credential-configurations.service.js';
 import { IssuerMetadataController } from './issuer-metadata.controller.js';
 import { IssuerMetadataService } from './issuer-metadata.service.js';
+import { CredentialOfferController } from './offers/credential-offer.controller.js';
 import { OfferEntity } from './offers/offer.entity.js';
+import { OfferExpiry } from './offers/offer-expiry.js';
+import { OfferRepository } from './offers/offer.repository.js';
+import { offerSealedColumns } from './offers/offer.sealed-columns.js';
+import { OffersController } from './offers/offers.controller.js';
+import { OffersService } from './offers/offers.service.js';
 import { CredentialEndpointService } from './wallet/credential-endpoint.service.js';
 import { NonceEntity } from './wallet/nonce.entity.js';
 import { NoncePurge } from './wallet/nonce-purge.js';
@@ -23,12 +30,26 @@ export const oid4vciEntities = [CredentialConfigurationEntity, OfferEntity, Nonc
 
 /** Each tenant as an OpenID4VCI 1.0 credential issuer (docs/oid4vci.md). */
 @Module({
-  imports: [TypeOrmModule.forFeature(oid4vciEntities), TenantsModule, CredentialsModule],
-  controllers: [CredentialConfigurationsController, IssuerMetadataController, WalletController],
+  imports: [
+    TypeOrmModule.forFeature(oid4vciEntities),
+    SecretsModule.forFeature(offerSealedColumns),
+    TenantsModule,
+    CredentialsModule,
+  ],
+  controllers: [
+    CredentialConfigurationsController,
+    IssuerMetadataController,
+    OffersController,
+    CredentialOfferController,
+    WalletController,
+  ],
   providers: [
     CredentialConfigurationRepository,
     CredentialConfigurationsService,
     IssuerMetadataService,
+    OfferRepository,
+    OffersService,
+    OfferExpiry,
     // The wallet's endpoints (src/oid4vci/wallet/).
     OfferGrantsRepository,
     NonceRepository,

@@ -1,6 +1,7 @@
 import { queryDatabase } from '../support/database.js';
 import type { ApiRequest, ApiResponse } from '../support/test-service.js';
 import { credential, tenants, type Case, type ContractContext } from './context.js';
+import { offerClaims, offeredConfiguration } from './oid4vci-offers.cases.js';
 
 /**
  * The answers `Idempotency-Key` adds (api.md, Retrying safely): a malformed key 400, the key with another
@@ -28,6 +29,18 @@ export function idempotencyCases(context: ContractContext): Case[] {
         post('/ctrl/api/v1.0/trusted-issuers/create', {
           headers: { 'x-tenant-id': 'acme', 'Idempotency-Key': key },
           body: { issuer: `did:example:keyed-${key}`, description: `Variant ${variant}` },
+        }),
+    ],
+    [
+      'createOffer',
+      (key, variant) =>
+        post('/ctrl/api/v1.0/oid4vci/offers', {
+          headers: { 'x-tenant-id': 'acme', 'Idempotency-Key': key },
+          body: {
+            credentialConfigurationId: offeredConfiguration,
+            claims: offerClaims,
+            expiresInSeconds: 600 + variant,
+          },
         }),
     ],
     [

@@ -172,6 +172,13 @@ export class OpenApiContract {
         `${operationId} ${status}: content type ${contentType} is not documented (documented: ${Object.keys(documented.content).join(', ')})`,
       ];
     }
+    // An image (an offer's QR code) is a documented string of bytes: its type is what can be checked.
+    if (mediaType!.startsWith('image/')) {
+      const schema = media.schema as { type?: string } | undefined;
+      if (schema?.type !== 'string')
+        problems.push(`${operationId} ${status}: ${mediaType} is not a string`);
+      return problems;
+    }
     // A body that is not JSON (a JWT, say) is checked as the string its schema must say it is.
     if (!/[/+]json$/.test(mediaType!)) {
       const type = (media.schema as { type?: string } | undefined)?.type;

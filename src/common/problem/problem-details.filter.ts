@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { type Request, type Response } from 'express';
 import { requestIdOf } from '../logging.js';
+import { loggablePath } from '../request-target.js';
 import { isDependencyUnavailable } from './dependency-unavailable.error.js';
 import { DomainException } from './domain.exception.js';
 import { type ErrorCode } from './error-codes.js';
@@ -38,7 +39,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (exception instanceof HttpException) return this.translateHttpException(exception, request);
     if (isDependencyUnavailable(exception)) {
       this.logger.warn({
-        msg: `${describe(exception)} during ${request.method} ${request.path}`,
+        msg: `${describe(exception)} during ${request.method} ${loggablePath(request.path)}`,
         reqId: requestIdOf(request),
       });
       return new DomainException(
@@ -50,7 +51,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     }
     this.logger.error(
       {
-        msg: `Unhandled error during ${request.method} ${request.path}`,
+        msg: `Unhandled error during ${request.method} ${loggablePath(request.path)}`,
         reqId: requestIdOf(request),
       },
       exception instanceof Error ? exception.stack : String(exception),
@@ -86,7 +87,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     }
     this.logger.error(
       {
-        msg: `HTTP ${status} during ${request.method} ${request.path}`,
+        msg: `HTTP ${status} during ${request.method} ${loggablePath(request.path)}`,
         reqId: requestIdOf(request),
       },
       exception.stack,

@@ -540,6 +540,118 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ctrl/api/v1.0/oid4vci/offers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The tenant’s credential offers, newest first */
+    get: operations['listOffers'];
+    put?: never;
+    /**
+     * Offer a credential to a wallet
+     * @description Answers the Credential Offer and the link for the wallet (by reference unless `byValue`); the transaction code, when asked for, is answered here only. The offer stays open 600 seconds unless told; at most 1000 open offers per tenant.
+     */
+    post: operations['createOffer'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/oid4vci/offers/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One credential offer of the tenant */
+    get: operations['getOffer'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/oid4vci/offers/{id}/withdraw': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Withdraw an open credential offer
+     * @description Its claims are dropped; the wallet can no longer use it.
+     */
+    post: operations['withdrawOffer'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/oid4vci/offers/{id}/qr.svg': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The open offer’s link as a QR code (SVG) */
+    get: operations['getOfferQrSvg'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/oid4vci/offers/{id}/qr.png': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The open offer’s link as a QR code (PNG) */
+    get: operations['getOfferQrPng'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/oid4vci/{tenantId}/credential-offers/{reference}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An open credential offer by its reference (no token)
+     * @description The Credential Offer object. An unknown reference, or an offer withdrawn, issued or past its time, is 404.
+     */
+    get: operations['getCredentialOffer'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ctrl/api/v1.0/webhooks/create': {
     parameters: {
       query?: never;
@@ -1008,6 +1120,7 @@ export interface components {
         | 'WEBHOOK_DELIVERY_NOT_FOUND'
         | 'TRUSTED_ISSUER_NOT_FOUND'
         | 'CREDENTIAL_CONFIGURATION_NOT_FOUND'
+        | 'OFFER_NOT_FOUND'
         | 'ROUTE_NOT_FOUND'
         | 'PROBLEM_TYPE_NOT_FOUND'
         | 'METHOD_NOT_ALLOWED'
@@ -1017,12 +1130,14 @@ export interface components {
         | 'IDEMPOTENCY_KEY_IN_USE'
         | 'TRUSTED_ISSUER_ALREADY_EXISTS'
         | 'CREDENTIAL_CONFIGURATION_ALREADY_EXISTS'
+        | 'OFFER_NOT_OPEN'
         | 'PAYLOAD_TOO_LARGE'
         | 'UNSUPPORTED_MEDIA_TYPE'
         | 'CREDENTIAL_NOT_VERIFIED'
         | 'IDEMPOTENCY_KEY_REUSED'
         | 'TRUSTED_ISSUERS_LIMIT_REACHED'
         | 'CREDENTIAL_CONFIGURATIONS_LIMIT_REACHED'
+        | 'OFFERS_LIMIT_REACHED'
         | 'RATE_LIMITED'
         | 'HEADERS_TOO_LARGE'
         | 'INTERNAL_ERROR'
@@ -1744,6 +1859,156 @@ export interface components {
        * @enum {string}
        */
       cryptosuite?: 'eddsa-rdfc-2022' | 'eddsa-jcs-2022';
+    };
+    TxCodeRequestDto: {
+      /**
+       * @default 6
+       * @example 6
+       */
+      length: number;
+      /**
+       * @default numeric
+       * @example numeric
+       * @enum {string}
+       */
+      inputMode: 'numeric' | 'text';
+      /** @example The code we sent you by e-mail */
+      description?: string;
+    };
+    CreateOfferDto: {
+      /**
+       * @description The credential configuration to offer.
+       * @example EmployeeBadge_sd_jwt
+       */
+      credentialConfigurationId: string;
+      /**
+       * @description The subject's claims (dc+sd-jwt: the payload's claims; ldp_vc: the properties of credentialSubject). Where the configuration lists claims, only those and every mandatory one. At most 32768 bytes of JSON, 8 levels deep.
+       * @example {
+       *       "given_name": "Erika",
+       *       "employee_id": "E-1042"
+       *     }
+       */
+      claims: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description Ask for a transaction code (OpenID4VCI 1.0 §4.1.1 `tx_code`): `true` for six digits, or its length, input mode and description. The code is answered once, in the create answer.
+       * @example true
+       */
+      txCode?: boolean | components['schemas']['TxCodeRequestDto'];
+      /**
+       * @description How long the offer stays open, in seconds.
+       * @default 600
+       * @example 600
+       */
+      expiresInSeconds: number;
+      /**
+       * @description Put the offer itself in the link (`credential_offer`) rather than its URI (`credential_offer_uri`).
+       * @default false
+       * @example false
+       */
+      byValue: boolean;
+    };
+    CreatedOfferDto: {
+      /**
+       * Format: uuid
+       * @example 0f8e2a53-7c1d-4c58-9a7e-2b1f3c4d5e6f
+       */
+      id: string;
+      /**
+       * @example offered
+       * @enum {string}
+       */
+      status: 'offered';
+      /**
+       * @description The Credential Offer object (OpenID4VCI 1.0 §4.1.1).
+       * @example {
+       *       "credential_issuer": "http://localhost:8080/ctrl/oid4vci/acme",
+       *       "credential_configuration_ids": [
+       *         "EmployeeBadge_sd_jwt"
+       *       ],
+       *       "grants": {
+       *         "urn:ietf:params:oauth:grant-type:pre-authorized_code": {
+       *           "pre-authorized_code": "Wf3nGqvGxJ5oB1m3Zz2q0yQyN3cQ2a9vJ8p4cQk1XbE",
+       *           "tx_code": {
+       *             "length": 6,
+       *             "input_mode": "numeric"
+       *           }
+       *         }
+       *       }
+       *     }
+       */
+      credentialOffer: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description The link for the wallet (a QR code or a button): `openid-credential-offer://?credential_offer_uri=…`, or with `byValue` `…?credential_offer=…`.
+       * @example openid-credential-offer://?credential_offer_uri=http%3A%2F%2Flocalhost%3A8080%2Fctrl%2Foid4vci%2Facme%2Fcredential-offers%2Fc2Vjb25kLXJhbmRvbS1yZWZlcmVuY2UtMzItYnl0ZXM
+       */
+      credentialOfferUri: string;
+      /**
+       * @description The transaction code, when one was asked for: answered this once, to be sent to the user by another channel.
+       * @example 493817
+       */
+      txCode?: string;
+      /** @example 2026-11-25T10:10:00.000Z */
+      expiresAt: string;
+    };
+    OfferDto: {
+      /**
+       * Format: uuid
+       * @example 0f8e2a53-7c1d-4c58-9a7e-2b1f3c4d5e6f
+       */
+      id: string;
+      /**
+       * @description An open offer past `expiresAt` reads as `expired`.
+       * @example offered
+       * @enum {string}
+       */
+      status: 'offered' | 'accepted' | 'issued' | 'expired' | 'failed' | 'withdrawn';
+      /** @example EmployeeBadge_sd_jwt */
+      credentialConfigurationId: string;
+      /**
+       * @description The credentials issued for the offer.
+       * @example []
+       */
+      credentialIds: string[];
+      /** @example true */
+      txCodeRequired: boolean;
+      /**
+       * @description The wallet’s last notification event (`credential_accepted`, …).
+       * @example null
+       */
+      notification: string | null;
+      /** @example 2026-11-25T10:10:00.000Z */
+      expiresAt: string;
+      /** @example 2026-11-25T10:00:00.000Z */
+      createdAt: string;
+      /** @example 2026-11-25T10:00:00.000Z */
+      updatedAt: string;
+    };
+    OfferPageDto: {
+      content: components['schemas']['OfferDto'][];
+      /**
+       * @description Page number, from 0.
+       * @example 0
+       */
+      number: number;
+      /**
+       * @description Page size asked for.
+       * @example 20
+       */
+      size: number;
+      /**
+       * @description Items matching, on all pages.
+       * @example 1
+       */
+      totalElements: number;
+      /**
+       * @description Pages of this size.
+       * @example 1
+       */
+      totalPages: number;
     };
     CreateWebhookDto: {
       /**
@@ -5583,6 +5848,837 @@ export interface operations {
         };
       };
       /** @description - `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  listOffers: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 0. */
+        page?: number;
+        /** @description Page size. */
+        size?: number;
+        /** @description Sort direction by creation time; the id breaks ties. Direction defaults to asc. */
+        sort?: 'createdAt' | 'createdAt,asc' | 'createdAt,desc';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of offers. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "content": [
+           *         {
+           *           "id": "0f8e2a53-7c1d-4c58-9a7e-2b1f3c4d5e6f",
+           *           "status": "offered",
+           *           "credentialConfigurationId": "EmployeeBadge_sd_jwt",
+           *           "credentialIds": [],
+           *           "txCodeRequired": true,
+           *           "notification": null,
+           *           "expiresAt": "2026-11-25T10:10:00.000Z",
+           *           "createdAt": "2026-11-25T10:00:00.000Z",
+           *           "updatedAt": "2026-11-25T10:00:00.000Z"
+           *         }
+           *       ],
+           *       "number": 0,
+           *       "size": 20,
+           *       "totalElements": 1,
+           *       "totalPages": 1
+           *     }
+           */
+          'application/json': components['schemas']['OfferPageDto'];
+        };
+      };
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  createOffer: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: 1-255 printable ASCII characters (a UUID is a good key), bare or quoted as the IETF draft writes it. The same key with the same request within 24 hours answers the first 2xx answer again (with `Idempotent-Replayed: true`) and does nothing more; with another request it is a 422, while the first request runs a 409. An error answer keeps nothing: fix the request and send it with the same key. Keys count per caller (the token's subject), tenant and operation. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateOfferDto'];
+      };
+    };
+    responses: {
+      /** @description The offer, its link and its transaction code. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0f8e2a53-7c1d-4c58-9a7e-2b1f3c4d5e6f",
+           *       "status": "offered",
+           *       "credentialOffer": {
+           *         "credential_issuer": "http://localhost:8080/ctrl/oid4vci/acme",
+           *         "credential_configuration_ids": [
+           *           "EmployeeBadge_sd_jwt"
+           *         ],
+           *         "grants": {
+           *           "urn:ietf:params:oauth:grant-type:pre-authorized_code": {
+           *             "pre-authorized_code": "Wf3nGqvGxJ5oB1m3Zz2q0yQyN3cQ2a9vJ8p4cQk1XbE",
+           *             "tx_code": {
+           *               "length": 6,
+           *               "input_mode": "numeric"
+           *             }
+           *           }
+           *         }
+           *       },
+           *       "credentialOfferUri": "openid-credential-offer://?credential_offer_uri=http%3A%2F%2Flocalhost%3A8080%2Fctrl%2Foid4vci%2Facme%2Fcredential-offers%2Fc2Vjb25kLXJhbmRvbS1yZWZlcmVuY2UtMzItYnl0ZXM",
+           *       "txCode": "493817",
+           *       "expiresAt": "2026-11-25T10:10:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['CreatedOfferDto'];
+        };
+      };
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       *
+       *     - `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice.
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `CREDENTIAL_CONFIGURATION_NOT_FOUND`: Credential configuration not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `OFFERS_LIMIT_REACHED`: Credential offers limit reached
+       *
+       *     - `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours.
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  getOffer: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The offer id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The offer. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0f8e2a53-7c1d-4c58-9a7e-2b1f3c4d5e6f",
+           *       "status": "offered",
+           *       "credentialConfigurationId": "EmployeeBadge_sd_jwt",
+           *       "credentialIds": [],
+           *       "txCodeRequired": true,
+           *       "notification": null,
+           *       "expiresAt": "2026-11-25T10:10:00.000Z",
+           *       "createdAt": "2026-11-25T10:00:00.000Z",
+           *       "updatedAt": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['OfferDto'];
+        };
+      };
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `OFFER_NOT_FOUND`: Credential offer not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  withdrawOffer: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The offer id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The offer, withdrawn. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0f8e2a53-7c1d-4c58-9a7e-2b1f3c4d5e6f",
+           *       "status": "withdrawn",
+           *       "credentialConfigurationId": "EmployeeBadge_sd_jwt",
+           *       "credentialIds": [],
+           *       "txCodeRequired": true,
+           *       "notification": null,
+           *       "expiresAt": "2026-11-25T10:10:00.000Z",
+           *       "createdAt": "2026-11-25T10:00:00.000Z",
+           *       "updatedAt": "2026-11-25T10:02:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['OfferDto'];
+        };
+      };
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `OFFER_NOT_FOUND`: Credential offer not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `OFFER_NOT_OPEN`: Credential offer not open */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  getOfferQrSvg: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The offer id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The QR code of `credentialOfferUri`. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 61 61" shape-rendering="crispEdges"><path fill="#ffffff" d="M0 0h61v61H0z"/><path stroke="#000000" d="M2 2.5h7…"/></svg> */
+          'image/svg+xml': string;
+        };
+      };
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `OFFER_NOT_FOUND`: Credential offer not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `OFFER_NOT_OPEN`: Credential offer not open */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  getOfferQrPng: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The offer id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The QR code of `credentialOfferUri`, 512 pixels wide. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example (the PNG image’s bytes: 89 50 4E 47 0D 0A 1A 0A …) */
+          'image/png': string;
+        };
+      };
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `OFFER_NOT_FOUND`: Credential offer not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `OFFER_NOT_OPEN`: Credential offer not open */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  getCredentialOffer: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The tenant whose issuer this is. */
+        tenantId: string;
+        /** @description The last segment of the offer’s `credential_offer_uri`. */
+        reference: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The Credential Offer. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "credential_issuer": "http://localhost:8080/ctrl/oid4vci/acme",
+           *       "credential_configuration_ids": [
+           *         "EmployeeBadge_sd_jwt"
+           *       ],
+           *       "grants": {
+           *         "urn:ietf:params:oauth:grant-type:pre-authorized_code": {
+           *           "pre-authorized_code": "Wf3nGqvGxJ5oB1m3Zz2q0yQyN3cQ2a9vJ8p4cQk1XbE",
+           *           "tx_code": {
+           *             "length": 6,
+           *             "input_mode": "numeric"
+           *           }
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `OFFER_NOT_FOUND`: Credential offer not found */
       404: {
         headers: {
           [name: string]: unknown;

@@ -1,0 +1,15 @@
+import { type SealedColumn } from '../../secrets/sealed-columns.js';
+import { offerSecretsPurpose } from './offer-secrets.js';
+
+/** An offer's code and reference, sealed with its tenant as owner: master-key rotation re-seals them. */
+export const offerSealedColumns: readonly SealedColumn[] = [
+  {
+    table: 'oid4vci_offer',
+    id: 'id',
+    idType: 'uuid',
+    owner: 'tenant_id',
+    box: 'secrets_sealed',
+    keyId: 'master_key_id',
+    purpose: offerSecretsPurpose,
+  },
+];

@@ -1,0 +1,260 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { type DataSource } from 'typeorm';
+import QRCode from 'qrcode';
+import { AuditLog } from '../../audit/audit-log.js';
+import { type Actor } from '../../auth/caller.js';
+import { CLOCK, type Clock } from '../../common/clock.js';
+import { pageWindow, springPage } from '../../common/page-query.js';
+import { Settings } from '../../config/settings.js';
+import { keepIdempotentAnswer } from '../../idempotency/idempotent-answer.js';
+import { KeyVault } from '../../secrets/key-vault.js';
+import { TenantsService } from '../../tenants/tenants.service.js';
+import { type ConfigurationDefinition } from '../credential-configuration.rules.js';
+import { CredentialConfigurationsService } from '../credential-configurations.service.js';
+import { type CredentialConfigurationDto } from '../dto/credential-configuration-answer.dto.js';
+import { credentialIssuerOf } from '../issuer-metadata.js';
+import { type CreateOfferDto } from './dto/create-offer.dto.js';
+import { type ListOffersQuery } from './dto/list-offers.query.js';
+import { type CreatedOfferDto, type OfferDto, type OfferPageDto } from './dto/offer-answer.dto.js';
+import { type OfferEntity, type OfferStatus } from './offer.entity.js';
+import { offerNotFound, offerNotOpen, offerReferenceNotFound, offersFull } from './offer.errors.js';
+import { offerLimits } from './offer-limits.js';
+import { OfferRepository } from './offer.repository.js';
+import {
+  checkClaims,
+  credentialOfferOf,
+  drawTxCode,
+  offerLinkOf,
+  offerUriOf,
+} from './offer.rules.js';
+import { offerSecretsPurpose, secretHash, txCodeHash, type OfferSecrets } from './offer-secrets.js';
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A reference is 32 random bytes in base64url: 43 characters. */
+const referencePattern = /^[A-Za-z0-9_-]{43}$/;
+
+/** A 256-bit secret, base64url (the pre-authorized code, the offer's reference). */
+const drawSecret = () => randomBytes(32).toString('base64url');
+
+/** The image formats of an offer's QR code. */
+export type QrFormat = 'svg' | 'png';
+
+/** A tenant's OpenID4VCI credential offers (docs/oid4vci.md, Offers). */
+@Injectable()
+export class OffersService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(KeyVault) private readonly vault: KeyVault,
+    private readonly settings: Settings,
+    private readonly audit: AuditLog,
+    private readonly offers: OfferRepository,
+    private readonly configurations: CredentialConfigurationsService,
+    private readonly tenants: TenantsService,
+  ) {}
+
+  /**
+   * Offers a credential of the configuration with the subject's claims: the rules are checked before
+   * anything is written; the open offers are counted under a lock of the tenant's row, so that
+   * concurrent creates cannot pass the cap together. The code, the reference and the transaction code
+   * are stored hashed; the first two also sealed, to serve and draw the offer again.
+   */
+  async create(tenantId: string, input: CreateOfferDto, actor: Actor): Promise<CreatedOfferDto> {
+    const configuration = await this.configurations.get(tenantId, input.credentialConfigurationId);
+    const definition = definitionOf(configuration);
+    checkClaims(input.claims, definition);
+    const txCode = drawTxCode(input.txCode === false ? undefined : input.txCode);
+    const id = randomUUID();
+    const secrets: OfferSecrets = { preAuthorizedCode: drawSecret(), reference: drawSecret() };
+    const byValue = input.byValue ?? false;
+    const now = this.clock();
+    const expiresAt = new Date(
+      now + (input.expiresInSeconds ?? offerLimits.defaultExpiresIn) * 1000,
+    );
+    const codeHash = txCode === null ? null : await txCodeHash(id, txCode.code);
+    const created = await this.dataSource.transaction(async (manager) => {
+      await this.tenants.requireTenant(tenantId, { manager, lock: true });
+      if (
+        (await this.offers.countOpen(manager, tenantId, new Date(now))) >= offerLimits.openPerTenant
+      ) {
+        throw offersFull();
+      }
+      await this.offers.insert(manager, {
+        id,
+        tenantId,
+        configurationId: configuration.id,
+        configuration: definition,
+        claims: input.claims,
+        byValue,
+        secretsSealed: this.vault.seal(
+          tenantId,
+          Buffer.from(JSON.stringify(secrets)),
+          offerSecretsPurpose,
+        ),
+        masterKeyId: this.vault.masterKeyId,
+        preAuthorizedCodeHash: secretHash(secrets.preAuthorizedCode),
+        referenceHash: secretHash(secrets.reference),
+        txCode: txCode?.description ?? null,
+        txCodeHash: codeHash,
+        expiresAt,
+      });
+      const offer = credentialOfferOf(
+        this.issuerOf(tenantId),
+        configuration.id,
+        secrets.preAuthorizedCode,
+        txCode?.description ?? null,
+      );
+      const answer: CreatedOfferDto = {
+        id,
+        status: 'offered',
+        credentialOffer: offer,
+        credentialOfferUri: offerLinkOf(
+          offer,
+          offerUriOf(this.issuerOf(tenantId), secrets.reference),
+          byValue,
+        ),
+        ...(txCode === null ? {} : { txCode: txCode.code }),
+        expiresAt: expiresAt.toISOString(),
+      };
+      await keepIdempotentAnswer(manager, answer);
+      return answer;
+    });
+    this.audit.record('oid4vci.offer.create', actor, tenantId, {
+      offerId: id,
+      configurationId: configuration.id,
+      txCodeRequired: txCode !== null,
+      byValue,
+    });
+    return created;
+  }
+
+  async list(tenantId: string, query: ListOffersQuery): Promise<OfferPageDto> {
+    await this.tenants.requireTenant(tenantId);
+    const window = pageWindow(query);
+    const [rows, total] = await this.offers.page(tenantId, {
+      direction: (query.sort ?? 'createdAt,desc').endsWith(',desc') ? 'DESC' : 'ASC',
+      offset: window.offset,
+      size: window.size,
+    });
+    const now = this.clock();
+    return springPage(
+      rows.map((row) => viewOf(row, now)),
+      window,
+      total,
+    );
+  }
+
+  async get(tenantId: string, id: string): Promise<OfferDto> {
+    return viewOf(await this.find(tenantId, id), this.clock());
+  }
+
+  /** Ends an open offer (its claims are dropped); one that is no longer open is 409. */
+  async withdraw(tenantId: string, id: string, actor: Actor): Promise<OfferDto> {
+    const row = await this.find(tenantId, id);
+    const now = this.clock();
+    const withdrawn = await this.offers.withdraw(tenantId, id, new Date(now));
+    if (withdrawn === null) throw offerNotOpen(id, statusOf(row, now));
+    this.audit.record('oid4vci.offer.withdraw', actor, tenantId, {
+      offerId: id,
+      configurationId: row.configurationId,
+    });
+    return viewOf(withdrawn, now);
+  }
+
+  /** The offer's link as a QR code; only for an open offer. */
+  async qrCode(tenantId: string, id: string, format: QrFormat): Promise<string | Buffer> {
+    const row = await this.find(tenantId, id);
+    const status = statusOf(row, this.clock());
+    if (status !== 'offered' && status !== 'accepted') throw offerNotOpen(id, status);
+    const link = this.linkOf(row);
+    const options = { errorCorrectionLevel: 'M' as const, margin: 2 };
+    return format === 'svg'
+      ? QRCode.toString(link, { ...options, type: 'svg' })
+      : QRCode.toBuffer(link, { ...options, type: 'png', width: 512 });
+  }
+
+  /** The Credential Offer object of the public by-reference route (OpenID4VCI 1.0 §4.1.3). */
+  async byReference(tenantId: string, reference: string): Promise<Record<string, unknown>> {
+    if (!referencePattern.test(reference)) throw offerReferenceNotFound();
+    const row = await this.offers.findByReference(tenantId, secretHash(reference));
+    if (row === null || statusOf(row, this.clock()) !== 'offered') throw offerReferenceNotFound();
+    const { preAuthorizedCode } = this.secretsOf(row);
+    return credentialOfferOf(
+      this.issuerOf(tenantId),
+      row.configurationId,
+      preAuthorizedCode,
+      row.txCode,
+    );
+  }
+
+  private async find(tenantId: string, id: string): Promise<OfferEntity> {
+    await this.tenants.requireTenant(tenantId);
+    const row = uuidPattern.test(id) ? await this.offers.findById(tenantId, id) : null;
+    if (row === null) throw offerNotFound(id);
+    return row;
+  }
+
+  private linkOf(row: OfferEntity): string {
+    const secrets = this.secretsOf(row);
+    const issuer = this.issuerOf(row.tenantId);
+    const offer = credentialOfferOf(
+      issuer,
+      row.configurationId,
+      secrets.preAuthorizedCode,
+      row.txCode,
+    );
+    return offerLinkOf(offer, offerUriOf(issuer, secrets.reference), row.byValue);
+  }
+
+  private secretsOf(row: OfferEntity): OfferSecrets {
+    const opened = this.vault.open(
+      row.tenantId,
+      row.secretsSealed,
+      offerSecretsPurpose,
+      row.masterKeyId ?? undefined,
+    );
+    return JSON.parse(opened.toString('utf8')) as OfferSecrets;
+  }
+
+  private issuerOf(tenantId: string): string {
+    return credentialIssuerOf(this.settings.PUBLIC_BASE_URL, tenantId);
+  }
+}
+
+/** An open offer past its time reads as expired before the expiry job marks it. */
+function statusOf(row: OfferEntity, now: number): OfferStatus {
+  const open = row.status === 'offered' || row.status === 'accepted';
+  return open && row.expiresAt.getTime() <= now ? 'expired' : row.status;
+}
+
+function viewOf(row: OfferEntity, now: number): OfferDto {
+  return {
+    id: row.id,
+    status: statusOf(row, now),
+    credentialConfigurationId: row.configurationId,
+    credentialIds: row.credentialIds,
+    txCodeRequired: row.txCode !== null,
+    notification: row.notification,
+    expiresAt: row.expiresAt.toISOString(),
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** The configuration's definition as the offer keeps it (what the credential endpoint issues). */
+function definitionOf(configuration: CredentialConfigurationDto): ConfigurationDefinition {
+  return {
+    format: configuration.format,
+    vct: configuration.vct,
+    credentialDefinition: configuration.credentialDefinition,
+    claims: configuration.claims,
+    display: configuration.display,
+    selectivelyDisclosable: configuration.selectivelyDisclosable,
+    expiresInSeconds: configuration.expiresInSeconds,
+    revocable: configuration.revocable,
+    signingAlgorithm: configuration.signingAlgorithm,
+    cryptosuite: configuration.cryptosuite,
+  };
+}
