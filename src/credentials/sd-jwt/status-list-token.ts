@@ -11,15 +11,17 @@ const base64urlJson = (value: unknown) =>
   Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
 
 /**
- * A Status List Token in JWT form (draft-ietf-oauth-status-list §5.1): `typ: statuslist+jwt`, `sub` its
- * own URL, `iat`, `exp`, `ttl` and the list, 1 bit per status, from a Bitstring Status List's bits.
+ * A Status List Token in JWT form (draft-ietf-oauth-status-list §5.1): `typ: statuslist+jwt`, `iss` the
+ * credentials' issuer (so that a verifier finds the key as it did for the credential), `sub` its own
+ * URL, `iat`, `exp`, `ttl` and the list, 1 bit per status, from a Bitstring Status List's bits.
  */
 export async function statusListToken(
-  list: { uri: string; bits: Uint8Array; iat: number },
+  list: { issuer: string; uri: string; bits: Uint8Array; iat: number },
   key: JoseSigningKey,
 ): Promise<string> {
   const header = { alg: key.alg, typ: 'statuslist+jwt', kid: key.kid };
   const payload = {
+    iss: list.issuer,
     sub: list.uri,
     iat: list.iat,
     exp: list.iat + statusListTokenLifetimeSeconds,

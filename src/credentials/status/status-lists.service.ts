@@ -10,6 +10,7 @@ import { Metrics } from '../../observability/metrics.js';
 import { DidService } from '../../did/did.service.js';
 import { TenantKeys } from '../../did/tenant-keys.service.js';
 import { statusListToken } from '../sd-jwt/status-list-token.js';
+import { credentialIssuerId } from '../../tenancy/credential-issuer.js';
 import { signCredential } from '../data-integrity.js';
 import { DOCUMENT_LOADER } from '../document-loader.js';
 import { entryBit, encodeList, type StatusPurpose } from './bitstring.js';
@@ -148,7 +149,12 @@ export class StatusListsService {
     let cached = this.tokens.get(cacheKey);
     if (cached === undefined || now - cached.iat > 3600) {
       const token = await statusListToken(
-        { uri: this.tokenUrl(tenantId, listId), bits: list.bits, iat: now },
+        {
+          issuer: credentialIssuerId(this.settings.PUBLIC_BASE_URL, tenantId),
+          uri: this.tokenUrl(tenantId, listId),
+          bits: list.bits,
+          iat: now,
+        },
         await this.keys.es256SigningKey(tenantId),
       );
       cached = { token, iat: now };

@@ -1,0 +1,300 @@
+import { setGlobalConfig, type IssuerMetadataResult } from '@openid4vc/openid4vci';
+import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
+import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
+import { createHash, createPublicKey, verify } from 'node:crypto';
+import { type JWK } from 'jose';
+import { startTestService, type TestService } from './support/test-service.js';
+import { openid4vciWallet, walletKey, type WalletKey } from './support/oid4vci-wallet.js';
+
+type Json = Record<string, unknown>;
+
+const diploma = {
+  id: 'Diploma',
+  format: 'dc+sd-jwt',
+  vct: 'https://university.example/credentials/diploma',
+  claims: [
+    { path: ['given_name'], mandatory: true },
+    { path: ['family_name'], mandatory: true },
+    { path: ['degree', 'name'] },
+  ],
+  display: [{ name: 'Diploma', locale: 'en' }],
+};
+const alumni = {
+  id: 'Alumni',
+  format: 'ldp_vc',
+  credentialDefinition: {
+    '@context': [
+      'https://www.w3.org/ns/credentials/v2',
+      'https://www.w3.org/ns/credentials/examples/v2',
+    ],
+    type: ['VerifiableCredential', 'AlumniCredential'],
+  },
+  claims: [{ path: ['credentialSubject', 'alumniOf'], mandatory: true }],
+};
+const claims = { given_name: 'Erika', family_name: 'Mustermann', degree: { name: 'MSc' } };
+
+const json = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Json;
+
+/**
+ * A verifier that has nothing but the credential: the issuer's keys from the JWT VC Issuer Metadata
+ * found from `iss` (the well-known segment inserted, SD-JWT VC §5), the status from the Token Status
+ * List at the credential's `status.status_list.uri`, all over HTTP; @sd-jwt/sd-jwt-vc does the rest.
+ */
+function independentVerifier() {
+  const keysOf = async (iss: string): Promise<JWK[]> => {
+    const url = new URL(iss);
+    const response = await fetch(`${url.origin}/.well-known/jwt-vc-issuer${url.pathname}`);
+    expect(response.status).toBe(200);
+    const metadata = (await response.json()) as { issuer: string; jwks: { keys: JWK[] } };
+    expect(metadata.issuer).toBe(iss);
+    return metadata.jwks.keys;
+  };
+  return new SDJwtVcInstance({
+    hasher: (data) =>
+      new Uint8Array(
+        createHash('sha256')
+          .update(typeof data === 'string' ? data : new Uint8Array(data))
+          .digest(),
+      ),
+    hashAlg: 'sha-256',
+    verifier: async (data, signature) => {
+      const [headerPart, payloadPart] = data.split('.');
+      const header = json(headerPart);
+      const keys = await keysOf(json(payloadPart).iss as string);
+      const jwk = keys.find((key) => key.kid === header.kid);
+      if (jwk === undefined) return false;
+      const key = createPublicKey({ key: jwk as never, format: 'jwk' });
+      const bytes = Buffer.from(signature, 'base64url');
+      return jwk.alg === 'EdDSA'
+        ? verify(null, Buffer.from(data), key, bytes)
+        : verify('sha256', Buffer.from(data), { key, dsaEncoding: 'ieee-p1363' }, bytes);
+    },
+    statusListFetcher: async (uri) => {
+      const response = await fetch(uri);
+      expect(response.headers.get('content-type')).toBe('application/statuslist+jwt');
+      return response.text();
+    },
+  });
+}
+
+/**
+ * The whole OpenID4VCI pre-authorized flow with the real issuance: an API caller makes a configuration
+ * and an offer; OWF's wallet library (@openid4vc/openid4vci 0.4), given only the offer's link, receives
+ * SD-JWT VCs bound to its keys and a Data Integrity VC; @sd-jwt/sd-jwt-vc and @sd-jwt/jwt-status-list
+ * check the SD-JWT VCs with public material only, before and after a revocation through the API.
+ */
+describe('OpenID4VCI issuance, end to end', () => {
+  let service: TestService;
+
+  beforeAll(async () => {
+    setGlobalConfig({ allowInsecureUrls: true });
+    service = await startTestService();
+    await service.client().createTenant({ id: 'univ', label: 'University of Examples' });
+    for (const configuration of [diploma, alumni]) {
+      const made = await service.request(
+        '/ctrl/api/v1.0/oid4vci/credential-configurations/create',
+        {
+          method: 'POST',
+          headers: { 'x-tenant-id': 'univ' },
+          body: configuration,
+        },
+      );
+      expect(made.status).toBe(201);
+    }
+  });
+  afterAll(async () => {
+    setGlobalConfig({ allowInsecureUrls: false });
+    await service.close();
+  });
+
+  async function offer(body: Json): Promise<Json> {
+    const made = await service.request<Json>('/ctrl/api/v1.0/oid4vci/offers', {
+      method: 'POST',
+      headers: { 'x-tenant-id': 'univ' },
+      body,
+    });
+    expect(made.status).toBe(201);
+    return made.body;
+  }
+
+  const api = <Body = Json>(path: string, body?: unknown) =>
+    service.request<Body>(`/ctrl/api/v1.0${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { 'x-tenant-id': 'univ' },
+      body,
+    });
+
+  /** What a wallet does with the link alone: offer, metadata, token, nonce, one proof per key, credentials. */
+  async function receive(
+    link: string,
+    keys: WalletKey[],
+    options: { txCode?: string; dpopKey?: WalletKey } = {},
+  ) {
+    const wallet = openid4vciWallet(options.dpopKey ? [...keys, options.dpopKey] : keys);
+    const credentialOffer = await wallet.resolveCredentialOffer(link);
+    const issuerMetadata: IssuerMetadataResult = await wallet.resolveIssuerMetadata(
+      credentialOffer.credential_issuer,
+    );
+    const [configurationId] = credentialOffer.credential_configuration_ids;
+    const dpop = options.dpopKey && {
+      signer: {
+        method: 'jwk' as const,
+        publicJwk: options.dpopKey.publicJwk as never,
+        alg: options.dpopKey.alg,
+      },
+    };
+    const token = await wallet.retrievePreAuthorizedCodeAccessTokenFromOffer({
+      credentialOffer,
+      issuerMetadata,
+      txCode: options.txCode,
+      dpop,
+    });
+    const { c_nonce: nonce } = await wallet.requestNonce({ issuerMetadata });
+    const proofs: string[] = [];
+    for (const key of keys) {
+      const { jwt } = await wallet.createCredentialRequestJwtProof({
+        issuerMetadata,
+        credentialConfigurationId: configurationId,
+        signer: { method: 'jwk', publicJwk: key.publicJwk as never, alg: key.alg },
+        nonce,
+      });
+      proofs.push(jwt);
+    }
+    const answer = await wallet.retrieveCredentials({
+      issuerMetadata,
+      credentialConfigurationId: configurationId,
+      proofs: { jwt: proofs },
+      accessToken: token.accessTokenResponse.access_token,
+      dpop: token.dpop ?? dpop,
+    });
+    expect(answer.response.status).toBe(200);
+    return {
+      tokenType: token.accessTokenResponse.token_type,
+      credentials: answer.credentialResponse.credentials!.map(
+        (entry) => entry.credential as string | Json,
+      ),
+    };
+  }
+
+  it('sends a batch of two selectively disclosable SD-JWT VCs, each bound to its key, to a DPoP wallet that enters the transaction code; revocation shows in the public list', async () => {
+    const made = await offer({ credentialConfigurationId: 'Diploma', claims, txCode: true });
+    expect(made.credentialOfferUri).toMatch(/^openid-credential-offer:\/\/\?credential_offer_uri=/);
+    const keys = [await walletKey('ES256'), await walletKey('ES256')];
+    const received = await receive(made.credentialOfferUri as string, keys, {
+      txCode: made.txCode as string,
+      dpopKey: await walletKey('ES256'),
+    });
+    expect(received.tokenType).toBe('DPoP');
+    expect(received.credentials).toHaveLength(2);
+
+    const verifier = independentVerifier();
+    const indices: number[] = [];
+    for (const [n, credential] of received.credentials.entries()) {
+      expect(typeof credential).toBe('string');
+      const sdJwt = credential as string;
+      const { payload, header } = await verifier.verify(sdJwt);
+      expect(header).toMatchObject({ typ: 'dc+sd-jwt', alg: 'ES256' });
+      expect(payload).toMatchObject({
+        iss: `${service.publicBaseUrl}/ctrl/oid4vci/univ`,
+        vct: diploma.vct,
+        cnf: { jwk: { kty: 'EC', crv: 'P-256', x: keys[n].publicJwk.x, y: keys[n].publicJwk.y } },
+        ...claims,
+      });
+      // Every configured claim is a disclosure: the signed payload names none of them in the clear.
+      const signed = json(sdJwt.split('~')[0].split('.')[1]);
+      expect(signed).not.toHaveProperty('given_name');
+      expect(signed).not.toHaveProperty('family_name');
+      expect(signed.degree).not.toHaveProperty('name');
+      // The holder shows its given name alone.
+      const presented = await verifier.present(sdJwt, { given_name: true });
+      const shown = (await verifier.verify(presented)).payload;
+      expect(shown.given_name).toBe('Erika');
+      expect(shown).not.toHaveProperty('family_name');
+      indices.push((payload.status as { status_list: { idx: number } }).status_list.idx);
+    }
+    expect(new Set(indices).size).toBe(2);
+
+    const answer = await api<Json>(`/oid4vci/offers/${made.id as string}`);
+    expect(answer.body).toMatchObject({ status: 'issued', credentialIds: expect.any(Array) });
+    // The offer lists its credentials' ids in the order the wallet's proofs came.
+    const [first] = answer.body.credentialIds as string[];
+    const records = await api<{ content: Json[] }>('/credentials');
+    expect(records.body.content).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          id: first,
+          format: 'dc+sd-jwt',
+          offerId: made.id,
+          configurationId: 'Diploma',
+        }),
+      ]),
+    );
+
+    // Revoked through the API by its id: the public Token Status List shows it at once.
+    const [one, other] = received.credentials as string[];
+    const statusOf = (sdJwt: string) =>
+      (
+        json(sdJwt.split('~')[0].split('.')[1]).status as {
+          status_list: { idx: number; uri: string };
+        }
+      ).status_list;
+    const revokedIndex = statusOf(one).idx;
+    const revoked = await api('/credentials/status', {
+      credentialId: first,
+      credentialStatus: { statusPurpose: 'revocation' },
+    });
+    expect(revoked.status).toBe(204);
+    const list = getListFromStatusListJWT(await (await fetch(statusOf(one).uri)).text());
+    expect([list.getStatus(revokedIndex), list.getStatus(statusOf(other).idx)]).toEqual([1, 0]);
+    await expect(verifier.verify(one)).rejects.toThrow(/Status is not valid/);
+    await expect(verifier.verify(other)).resolves.toBeDefined();
+  });
+
+  it('sends one SD-JWT VC by a link that carries the offer, to a Bearer wallet without a transaction code', async () => {
+    const made = await offer({ credentialConfigurationId: 'Diploma', claims, byValue: true });
+    expect(made.credentialOfferUri).toMatch(/^openid-credential-offer:\/\/\?credential_offer=/);
+    const key = await walletKey('ES256');
+    const received = await receive(made.credentialOfferUri as string, [key]);
+    expect(received.tokenType).toBe('Bearer');
+    const { payload } = await independentVerifier().verify(received.credentials[0] as string);
+    expect(payload).toMatchObject({ given_name: 'Erika', degree: { name: 'MSc' } });
+  });
+
+  it('sends a Data Integrity VC whose subject is the holder DID, which the verify API checks and revocation fails', async () => {
+    const made = await offer({
+      credentialConfigurationId: 'Alumni',
+      claims: { alumniOf: 'University of Examples' },
+    });
+    const key = await walletKey('ES256');
+    const received = await receive(made.credentialOfferUri as string, [key]);
+    const credential = received.credentials[0] as Json;
+    expect(credential).toMatchObject({
+      type: ['VerifiableCredential', 'AlumniCredential'],
+      credentialSubject: {
+        id: expect.stringMatching(/^did:jwk:/),
+        alumniOf: 'University of Examples',
+      },
+      proof: { type: 'DataIntegrityProof', cryptosuite: 'eddsa-rdfc-2022' },
+    });
+    // The holder's DID is a did:jwk of the key its proof was signed with.
+    const subject = (credential.credentialSubject as { id: string }).id;
+    const jwk = JSON.parse(
+      Buffer.from(subject.slice('did:jwk:'.length), 'base64url').toString(),
+    ) as JWK;
+    expect(jwk).toEqual({ kty: 'EC', crv: 'P-256', x: key.publicJwk.x, y: key.publicJwk.y });
+    const verified = await api<Json>('/credentials/verify', { verifiableCredential: credential });
+    expect(verified.status).toBe(200);
+    expect(verified.body.verified).toBe(true);
+
+    const [credentialId] = (await api<Json>(`/oid4vci/offers/${made.id as string}`)).body
+      .credentialIds as string[];
+    expect(credentialId).toBe(credential.id);
+    const revoked = await api('/credentials/status', {
+      credentialId,
+      credentialStatus: { statusPurpose: 'revocation' },
+    });
+    expect(revoked.status).toBe(204);
+    const after = await api<Json>('/credentials/verify', { verifiableCredential: credential });
+    expect(after.body.verified).toBe(false);
+  });
+});
