@@ -126,4 +126,19 @@ describe(BoundedClient.name, () => {
     const stored = await queryDatabase(databaseUrl, "SELECT text FROM note WHERE text = 'plain'");
     expect(stored).toEqual([{ text: 'plain' }]);
   });
+
+  it('keeps the process when the server ends a checked-out connection between queries', async () => {
+    const pool = poolOf(BoundedClient, 'bounded-lost-between-queries');
+    const client = await pool.connect();
+    await client.query('BEGIN');
+    const [{ pid }] = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows;
+    // Nobody but the client itself listens now (pg-pool removes its listener while a client is out).
+    await queryDatabase(databaseUrl, 'SELECT pg_terminate_backend($1)', [pid]);
+    await backendsOnceThey('bounded-lost-between-queries', (backends) => backends.length === 0);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect(client.query('SELECT 1')).rejects.toThrow();
+    client.release(true);
+    // The pool makes a new connection for the next query.
+    expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
 });

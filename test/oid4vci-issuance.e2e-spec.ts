@@ -170,8 +170,8 @@ describe('OpenID4VCI issuance, end to end', () => {
     expect(answer.response.status).toBe(200);
     return {
       tokenType: token.accessTokenResponse.token_type,
-      credentials: answer.credentialResponse.credentials!.map(
-        (entry) => entry.credential as string | Json,
+      credentials: (answer.credentialResponse.credentials as { credential: string | Json }[]).map(
+        (entry) => entry.credential,
       ),
     };
   }

@@ -103,10 +103,10 @@ export class HolderIssuanceService {
     }
     const issued: HolderCredential[] = [];
     if (request.format === 'dc+sd-jwt') {
-      const key = await this.joseKey(request);
+      const key = await this.joseKey(request, manager);
       for (const holder of holders) issued.push(await this.sdJwtVc(manager, request, key, holder));
     } else {
-      const tenant = await this.dids.signerFor(request.tenantId);
+      const tenant = await this.dids.signerFor(request.tenantId, manager);
       for (const holder of holders) {
         issued.push(await this.ldpVc(manager, request, tenant, holder));
       }
@@ -114,10 +114,11 @@ export class HolderIssuanceService {
     return issued;
   }
 
-  private joseKey(request: SdJwtVcRequest): Promise<JoseSigningKey> {
+  /** Read on the caller's connection: a second one while its transaction waits could drain the pool. */
+  private joseKey(request: SdJwtVcRequest, manager: EntityManager): Promise<JoseSigningKey> {
     return request.signingAlgorithm === 'EdDSA'
-      ? this.keys.eddsaSigningKey(request.tenantId)
-      : this.keys.es256SigningKey(request.tenantId);
+      ? this.keys.eddsaSigningKey(request.tenantId, manager)
+      : this.keys.es256SigningKey(request.tenantId, manager);
   }
 
   /** RFC 9901 and the SD-JWT VC draft: `cnf` the holder's key, the status a Token Status List entry. */

@@ -31,6 +31,14 @@ type QueryCallback = (error: unknown, ...results: unknown[]) => void;
  * unavailable reach the caller as DependencyUnavailableError.
  */
 export class BoundedClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    // A connection lost while checked out but between queries (the server ended an idle transaction,
+    // a restart) is an 'error' event, which ends the process when nobody listens; the pool drops the
+    // client on release (it is no longer queryable) and its next query fails on its own.
+    this.on('error', () => undefined);
+  }
+
   // One signature for pg's many overloads: arguments and answer pass through unchanged.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(...args: unknown[]): any {

@@ -73,10 +73,11 @@ export class DidRepository {
     return { did: row.did, publicKey: row.public_key, createdAt: row.created_at };
   }
 
-  async signingKeyOf(tenantId: string): Promise<SigningDidRecord | undefined> {
-    const [row] = await this.dataSource.query<SigningDidRecord[]>(signingKeyOfTenantSql, [
-      tenantId,
-    ]);
+  async signingKeyOf(
+    tenantId: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<SigningDidRecord | undefined> {
+    const [row] = await manager.query<SigningDidRecord[]>(signingKeyOfTenantSql, [tenantId]);
     return row;
   }
 }

@@ -103,8 +103,8 @@ export class DidService {
    * A signer for the tenant's key, which is unsealed on each signature and wiped after it. A key sealed
    * under a master key this instance lacks is refused here, before any work, with a clear 503.
    */
-  async signerFor(tenantId: string): Promise<TenantSigner> {
-    const entity = await this.repository.signingKeyOf(tenantId);
+  async signerFor(tenantId: string, manager?: EntityManager): Promise<TenantSigner> {
+    const entity = await this.repository.signingKeyOf(tenantId, manager);
     if (entity === undefined) throw tenantNotFound(tenantId);
     // The box and its key id come from one read, so a concurrent re-seal never splits them.
     const { privateKeySealed: sealed, masterKeyId } = entity;

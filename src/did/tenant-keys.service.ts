@@ -65,9 +65,10 @@ export class TenantKeys {
    * The tenant's ES256 key, unsealed on each signature. A tenant made before these keys existed gets
    * one here; concurrent first uses keep one. A key under a master key this instance lacks is a 503.
    */
-  async es256SigningKey(tenantId: string): Promise<Es256SigningKey> {
+  async es256SigningKey(tenantId: string, manager?: EntityManager): Promise<Es256SigningKey> {
     const record =
-      (await this.repository.keyOf(tenantId, es256)) ?? (await this.firstUse(tenantId));
+      (await this.repository.keyOf(tenantId, es256, manager)) ??
+      (await this.firstUse(tenantId, manager));
     const { kid, publicJwk, privateKeySealed: sealed, masterKeyId } = record;
     requireMasterKey(this.vault, this.logger, {
       tenantId,
@@ -92,8 +93,8 @@ export class TenantKeys {
    * The tenant's DID key (Ed25519) for JOSE EdDSA signatures, kid its RFC 7638 thumbprint; unsealed
    * on each signature. A key under a master key this instance lacks is a 503.
    */
-  async eddsaSigningKey(tenantId: string): Promise<EddsaSigningKey> {
-    const record = await this.dids.signingKeyOf(tenantId);
+  async eddsaSigningKey(tenantId: string, manager?: EntityManager): Promise<EddsaSigningKey> {
+    const record = await this.dids.signingKeyOf(tenantId, manager);
     if (record === undefined) throw tenantNotFound(tenantId);
     const { privateKeySealed: sealed, masterKeyId } = record;
     const publicJwk = ed25519Jwk(record.publicKey);
@@ -140,9 +141,9 @@ export class TenantKeys {
   }
 
   /** Writes a key unless another first use did, then reads the one that stays. */
-  private async firstUse(tenantId: string): Promise<SigningKeyRecord> {
+  private async firstUse(tenantId: string, manager?: EntityManager): Promise<SigningKeyRecord> {
     const record = await this.newKey(tenantId);
-    const outcome = await this.repository.insertIfAbsent(record);
+    const outcome = await this.repository.insertIfAbsent(record, manager);
     if (outcome === 'no-tenant') throw tenantNotFound(tenantId);
     if (outcome === 'inserted') {
       this.logger.log({
@@ -152,7 +153,7 @@ export class TenantKeys {
         kid: record.kid,
       });
     }
-    const stored = await this.repository.keyOf(tenantId, es256);
+    const stored = await this.repository.keyOf(tenantId, es256, manager);
     // The tenant, and its key with it, was deleted between the two statements.
     if (stored === undefined) throw tenantNotFound(tenantId);
     return stored;

@@ -50,9 +50,12 @@ export class TenantSigningKeyRepository {
   }
 
   /** Writes the key unless the tenant already has one of this algorithm. */
-  async insertIfAbsent(record: NewSigningKeyRecord): Promise<InsertOutcome> {
+  async insertIfAbsent(
+    record: NewSigningKeyRecord,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<InsertOutcome> {
     try {
-      const inserted = await this.dataSource.query<{ id: string }[]>(insertIfAbsentSql, [
+      const inserted = await manager.query<{ id: string }[]>(insertIfAbsentSql, [
         record.id,
         record.tenantId,
         record.kid,
@@ -68,11 +71,12 @@ export class TenantSigningKeyRepository {
     }
   }
 
-  async keyOf(tenantId: string, algorithm: string): Promise<SigningKeyRecord | undefined> {
-    const [row] = await this.dataSource.query<SigningKeyRecord[]>(keyOfTenantSql, [
-      tenantId,
-      algorithm,
-    ]);
+  async keyOf(
+    tenantId: string,
+    algorithm: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<SigningKeyRecord | undefined> {
+    const [row] = await manager.query<SigningKeyRecord[]>(keyOfTenantSql, [tenantId, algorithm]);
     return row;
   }
 
