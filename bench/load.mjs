@@ -8,7 +8,8 @@ import { apiPath, log, settings } from './settings.mjs';
 
 /**
  * One autocannon run; `requestFor(counter)` gives each request's method, path, headers and JSON body,
- * and may give its own access token instead of `token`.
+ * and may give its own access token instead of `token`. With `amount`, that many requests instead of
+ * `seconds` (for requests that can each be sent once).
  */
 export async function load(
   baseUrl,
@@ -17,11 +18,12 @@ export async function load(
   requestFor,
   state = { counter: 0 },
   connections = settings.connections,
+  /** @type {number | undefined} */ amount = undefined,
 ) {
   const result = await autocannon({
     url: baseUrl,
     connections,
-    duration: seconds,
+    ...(amount === undefined ? { duration: seconds } : { amount }),
     pipelining: 1,
     timeout: 10,
     requests: [

@@ -214,6 +214,11 @@ export function startCredentialBaseline(fair) {
   );
 }
 
+/** The OpenID4VCI baseline: proof check and SD-JWT VC signing, no framework, no database. */
+export function startSdJwtBaseline(issuer, nonce) {
+  return startScript('bench/sd-jwt-baseline.mjs', { ISSUER: issuer, NONCE: nonce });
+}
+
 /** A baseline script in its own process, listening on a free port it prints as {"port": n}. */
 async function startScript(script, scriptEnv) {
   const child = spawn(process.execPath, [join(root, script)], {

@@ -19,6 +19,7 @@ import {
 } from './credentials.mjs';
 import { settings, targets } from './settings.mjs';
 import { webhookScenario } from './webhooks.mjs';
+import { credentialEndpointScenario, sdJwtBaselineProcess } from './oid4vci.mjs';
 
 /** The credential scenarios judged against the credential baseline. */
 const credentialJudged = [...cryptosuites.map(issueScenario), verifyScenario];
@@ -136,6 +137,16 @@ export function evaluate(rows) {
       target: `GET /tenants page ${settings.deepPage} >= ${targets.deepPageRatio}x page 0 (${size} tenants)`,
       value: `${throughput}x (${deep.requestsPerSecond} vs ${first.requestsPerSecond} req/s)`,
       pass: throughput !== undefined && throughput >= targets.deepPageRatio,
+    });
+  }
+  const credentialEndpoint = find(credentialEndpointScenario, 1, 'service');
+  const sdJwtBaseline = find(credentialEndpointScenario, 1, sdJwtBaselineProcess);
+  if (credentialEndpoint !== undefined && sdJwtBaseline !== undefined) {
+    const throughput = ratio(credentialEndpoint.requestsPerSecond, sdJwtBaseline.requestsPerSecond);
+    verdicts.push({
+      target: `${credentialEndpointScenario} >= ${targets.credentialEndpointRatio}x ${sdJwtBaselineProcess}`,
+      value: `${throughput}x (${credentialEndpoint.requestsPerSecond} vs ${sdJwtBaseline.requestsPerSecond} req/s)`,
+      pass: throughput !== undefined && throughput >= targets.credentialEndpointRatio,
     });
   }
   const burst = rows.find((row) => row.name === webhookScenario);

@@ -35,6 +35,7 @@ import pg from 'pg';
 import { measureCredentials } from './credentials.mjs';
 import { seedTenants } from './database.mjs';
 import { measureWebhooks } from './webhooks.mjs';
+import { measureOid4vci } from './oid4vci.mjs';
 import { accessTokens, createTenantsThroughApi, discover, tokenSource } from './http.mjs';
 import {
   baselineProcess,
@@ -199,6 +200,7 @@ async function main() {
         });
   await measureCredentials(context, smallIds, await startCredentialBaseline(), fairBaseline);
   await measureWebhooks(context, smallIds[1]);
+  await measureOid4vci(context, smallIds[2]);
 
   // The large size: seeded in SQL.
   if (database !== undefined && settings.scaleTenants > settings.tenants) {

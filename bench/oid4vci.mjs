@@ -1,0 +1,236 @@
+// @ts-check
+/**
+ * OpenID4VCI: complete pre-authorized issuances (offer, token, nonce, credential) per second, and the
+ * credential endpoint alone beside a bare node:http baseline that checks the proof and signs the same
+ * SD-JWT VC with the same library (bench/sd-jwt-baseline.mjs).
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { load } from './load.mjs';
+import { InterferenceMeter, ProcessSampler, startSdJwtBaseline } from './processes.mjs';
+import { apiPath, log, settings } from './settings.mjs';
+
+export const issuanceScenario = 'OpenID4VCI issuance (offer, token, nonce, credential)';
+export const credentialEndpointScenario = 'POST {issuer}/credential';
+export const sdJwtBaselineProcess = 'SD-JWT baseline';
+const configurationId = 'bench-identity';
+const claims = { given_name: 'Erika', family_name: 'Mustermann', birthdate: '1964-08-12' };
+/** Requests the credential endpoint is measured with: each needs its own offer, token and nonce. */
+const prepared = () => Math.max(200, Math.round(settings.duration * 150));
+
+/** The wallet's key and a proof of possession for `audience` with `nonce` (OpenID4VCI 1.0 App. F.1). */
+const wallet = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const walletJwk = wallet.publicKey.export({ format: 'jwk' });
+function proof(audience, nonce) {
+  return new SignJWT({ nonce })
+    .setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk: walletJwk })
+    .setAudience(audience)
+    .setIssuedAt()
+    .sign(wallet.privateKey);
+}
+
+/**
+ * A POST that must succeed; its JSON answer.
+ * @param {string} url
+ * @param {string} path
+ * @param {{ token?: string, tenantId?: string, json?: unknown, form?: Record<string, string> }} [options]
+ * @returns {Promise<any>}
+ */
+async function call(url, path, options = {}) {
+  const { token, tenantId, json, form } = options;
+  const response = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: {
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      ...(tenantId === undefined ? {} : { 'x-tenant-id': tenantId }),
+      'content-type': form === undefined ? 'application/json' : 'application/x-www-form-urlencoded',
+    },
+    body: form === undefined ? JSON.stringify(json ?? {}) : new URLSearchParams(form).toString(),
+  });
+  const body = await response.json();
+  if (!response.ok) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** One issuance up to the credential request: offer, token, nonce; what the credential request needs. */
+async function readyToRequest(url, apiToken, tenantId) {
+  const issuer = `/ctrl/oid4vci/${tenantId}`;
+  const offer = await call(url, `${apiPath}/oid4vci/offers`, {
+    token: apiToken,
+    tenantId,
+    json: { credentialConfigurationId: configurationId, claims },
+  });
+  const code =
+    offer.credentialOffer.grants['urn:ietf:params:oauth:grant-type:pre-authorized_code'][
+      'pre-authorized_code'
+    ];
+  const { access_token: accessToken } = await call(url, `${issuer}/token`, {
+    form: {
+      grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code',
+      'pre-authorized_code': code,
+    },
+  });
+  const { c_nonce: nonce } = await call(url, `${issuer}/nonce`);
+  return { accessToken, issuer, audience: offer.credentialOffer.credential_issuer, nonce };
+}
+
+function credentialRequest(ready, jwt) {
+  return {
+    method: 'POST',
+    path: `${ready.issuer}/credential`,
+    token: ready.accessToken,
+    body: { credential_configuration_id: configurationId, proofs: { jwt: [jwt] } },
+  };
+}
+
+/** Runs `iteration` in `connections` loops for `seconds`: completions, per-completion latency. */
+async function loops(seconds, connections, iteration) {
+  const latencies = [];
+  let errors = 0;
+  const end = performance.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (performance.now() < end) {
+        const started = performance.now();
+        try {
+          await iteration();
+          latencies.push(performance.now() - started);
+        } catch (error) {
+          if (errors++ === 0) log(`an issuance failed: ${String(error)}`);
+        }
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  const at = (q) =>
+    Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
+  return { completed: latencies.length, errors, p50: at(0.5), p99: at(0.99) };
+}
+
+function row(context, name, processName, measured, usage, otherCpuPercent) {
+  const result = {
+    name,
+    size: 1,
+    process: processName,
+    requestsPerSecond: Math.round((measured.requests / measured.seconds) * 10) / 10,
+    latencyP50Ms: measured.latencyP50Ms,
+    latencyP99Ms: measured.latencyP99Ms,
+    requests: measured.requests,
+    non2xx: measured.non2xx ?? 0,
+    errors: measured.errors ?? 0,
+    timeouts: measured.timeouts ?? 0,
+    peakRssMb: usage?.peakRssMb,
+    cpuMsPerRequest:
+      usage === undefined || measured.requests === 0
+        ? undefined
+        : Math.round(((usage.cpuSeconds * 1000) / measured.requests) * 1000) / 1000,
+    otherCpuPercent,
+  };
+  context.rows.push(result);
+  log(
+    `${name} [${processName}]: ${result.requestsPerSecond}/s, p50 ${result.latencyP50Ms} ms, ` +
+      `p99 ${result.latencyP99Ms} ms, CPU ${result.cpuMsPerRequest ?? 'n/a'} ms each, ` +
+      `peak RSS ${result.peakRssMb ?? 'n/a'} MB`,
+  );
+}
+
+/** Measures `run` with the process's CPU and RSS sampled and other processes' CPU metered. */
+async function sampled(pid, run) {
+  const sampler = pid === undefined ? undefined : new ProcessSampler(pid);
+  const interference = new InterferenceMeter();
+  sampler?.start();
+  interference.start();
+  const measured = await run();
+  const otherCpuPercent = interference.stop();
+  return { measured, usage: sampler?.stop(), otherCpuPercent };
+}
+
+export async function measureOid4vci(context, tenantId) {
+  const { service, token } = context;
+  const apiToken = await token();
+  await call(service.url, `${apiPath}/oid4vci/credential-configurations/create`, {
+    token: apiToken,
+    tenantId,
+    json: {
+      id: configurationId,
+      format: 'dc+sd-jwt',
+      vct: 'https://credentials.example.com/identity_credential',
+      claims: Object.keys(claims).map((name) => ({ path: [name], mandatory: true })),
+    },
+  });
+
+  log('OpenID4VCI: complete issuances');
+  const flow = await sampled(service.pid, async () => {
+    const started = performance.now();
+    const result = await loops(settings.duration, settings.connections, async () => {
+      const ready = await readyToRequest(service.url, apiToken, tenantId);
+      const request = credentialRequest(ready, await proof(ready.audience, ready.nonce));
+      await call(service.url, request.path, { token: request.token, json: request.body });
+    });
+    return {
+      requests: result.completed,
+      seconds: (performance.now() - started) / 1000,
+      latencyP50Ms: result.p50,
+      latencyP99Ms: result.p99,
+      errors: result.errors,
+    };
+  });
+  row(context, issuanceScenario, 'service', flow.measured, flow.usage, flow.otherCpuPercent);
+
+  const count = prepared();
+  log(`OpenID4VCI: preparing ${count} credential requests (offer, token, nonce, proof each)`);
+  const requests = [];
+  for (let n = 0; n < count; n += settings.connections) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(settings.connections, count - n) }, async () => {
+        const ready = await readyToRequest(service.url, apiToken, tenantId);
+        return credentialRequest(ready, await proof(ready.audience, ready.nonce));
+      }),
+    );
+    requests.push(...batch);
+  }
+  const alone = await sampled(service.pid, () =>
+    load(
+      service.url,
+      apiToken,
+      settings.duration,
+      (counter) => requests[counter % requests.length],
+      {
+        counter: 0,
+      },
+      settings.connections,
+      count,
+    ),
+  );
+  row(
+    context,
+    credentialEndpointScenario,
+    'service',
+    alone.measured,
+    alone.usage,
+    alone.otherCpuPercent,
+  );
+
+  const baselineIssuer = 'https://baseline.invalid/issuer';
+  const baselineNonce = 'baseline-nonce';
+  const baseline = await startSdJwtBaseline(baselineIssuer, baselineNonce);
+  const baselineRequests = await Promise.all(
+    Array.from({ length: 64 }, async () =>
+      credentialRequest(
+        { issuer: '', accessToken: 'none', audience: baselineIssuer, nonce: baselineNonce },
+        await proof(baselineIssuer, baselineNonce),
+      ),
+    ),
+  );
+  const bare = await sampled(baseline.pid, () =>
+    load(baseline.url, 'none', settings.duration, (counter) => baselineRequests[counter % 64]),
+  );
+  row(
+    context,
+    credentialEndpointScenario,
+    sdJwtBaselineProcess,
+    bare.measured,
+    bare.usage,
+    bare.otherCpuPercent,
+  );
+}
