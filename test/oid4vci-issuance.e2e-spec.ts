@@ -4,7 +4,7 @@ import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { type JWK } from 'jose';
 import { startTestService, type TestService } from './support/test-service.js';
-import { openid4vciWallet, walletKey, type WalletKey } from './support/oid4vci-wallet.js';
+import { keyProof, openid4vciWallet, walletKey, type WalletKey } from './support/oid4vci-wallet.js';
 
 type Json = Record<string, unknown>;
 
@@ -296,5 +296,45 @@ describe('OpenID4VCI issuance, end to end', () => {
     expect(revoked.status).toBe(204);
     const after = await api<Json>('/credentials/verify', { verifiableCredential: credential });
     expect(after.body.verified).toBe(false);
+  });
+
+  it('answers more concurrent credential requests than the database pool has connections', async () => {
+    const issuer = `${service.publicBaseUrl}/ctrl/oid4vci/univ`;
+    const post = async (path: string, init: RequestInit) => {
+      const response = await fetch(`${service.publicBaseUrl}/ctrl/oid4vci/univ/${path}`, {
+        method: 'POST',
+        ...init,
+      });
+      return { status: response.status, body: (await response.json()) as Json };
+    };
+    // Ready to ask: an accepted offer, a nonce and a proof each; then all at once (the pool has 10).
+    const ready = await Promise.all(
+      Array.from({ length: 24 }, async () => {
+        const made = await offer({ credentialConfigurationId: 'Diploma', claims });
+        const grants = (made.credentialOffer as { grants: Record<string, Json> }).grants;
+        const code = grants['urn:ietf:params:oauth:grant-type:pre-authorized_code'][
+          'pre-authorized_code'
+        ] as string;
+        const token = await post('token', {
+          body: new URLSearchParams({
+            grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code',
+            'pre-authorized_code': code,
+          }),
+        });
+        const nonce = await post('nonce', {});
+        const key = await walletKey('ES256');
+        const jwt = await keyProof(key, { aud: issuer, nonce: nonce.body.c_nonce as string });
+        return { accessToken: token.body.access_token as string, jwt };
+      }),
+    );
+    const answers = await Promise.all(
+      ready.map(({ accessToken, jwt }) =>
+        post('credential', {
+          headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ credential_configuration_id: 'Diploma', proofs: { jwt: [jwt] } }),
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(ready.map(() => 200));
   });
 });
