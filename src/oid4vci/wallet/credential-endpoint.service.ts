@@ -14,7 +14,7 @@ import { batchSize } from '../issuer-metadata.js';
 import { holderRequestOf } from './holder-request.js';
 import { ProofRefusal, verifyDpopProof, verifyKeyProof } from './key-proofs.js';
 import { NoncesService } from './nonces.service.js';
-import { OfferGrantsRepository, type TokenOffer } from './offer-grants.repository.js';
+import { OfferRepository, type TokenOffer } from '../offers/offer.repository.js';
 import {
   invalidCredentialRequest,
   invalidProof,
@@ -61,7 +61,7 @@ const maxDescriptionChars = 1000;
 export class CredentialEndpointService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly offers: OfferGrantsRepository,
+    private readonly offers: OfferRepository,
     private readonly nonces: NoncesService,
     private readonly holderIssuance: HolderIssuanceService,
     private readonly outbox: EventOutbox,
