@@ -72,7 +72,7 @@ describe('OpenID4VCI wallet endpoints refuse', () => {
     insertOffer(service.dataSource, {
       tenantId: 'acme',
       configuration: options.ldp === true ? ldpBadge : sdJwtBadge,
-      claims: options.ldp === true ? { credentialSubject: { name: 'Ada' } } : claims,
+      claims: options.ldp === true ? { name: 'Ada' } : claims,
       txCode: options.txCode,
       expiresAt: options.expiresAt,
     });
