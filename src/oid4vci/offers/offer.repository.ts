@@ -47,6 +47,8 @@ export interface TokenOffer {
   configurationId: string;
   /** The configuration's format: `dc+sd-jwt` binds to JWKs only, `ldp_vc` to DIDs too. */
   format: string;
+  /** The offer's own end: an access token outliving it grants nothing. */
+  expiresAt: Date;
   accessTokenExpiresAt: Date;
   dpopJkt: string | null;
   notificationId: string | null;
@@ -206,7 +208,7 @@ export class OfferRepository {
   async findByAccessToken(tokenHash: Buffer): Promise<TokenOffer | undefined> {
     const rows: TokenOffer[] = await this.dataSource.query(
       `SELECT id, tenant_id AS "tenantId", status, configuration_id AS "configurationId",
-              configuration->>'format' AS "format",
+              configuration->>'format' AS "format", expires_at AS "expiresAt",
               access_token_expires_at AS "accessTokenExpiresAt", dpop_jkt AS "dpopJkt",
               notification_id AS "notificationId", credential_ids AS "credentialIds"
          FROM oid4vci_offer WHERE access_token_hash = $1`,
@@ -215,16 +217,21 @@ export class OfferRepository {
     return rows[0];
   }
 
-  /** Locks the accepted offer for its one credential request; undefined once another took it. */
+  /**
+   * Locks the accepted offer for its one credential request, while it is still open at `now`;
+   * undefined once another request took it, or the offer was withdrawn or ran out meanwhile.
+   */
   async lockAccepted(
     manager: EntityManager,
     id: string,
     tokenHash: Buffer,
+    now: Date,
   ): Promise<IssuableOffer | undefined> {
     const rows: IssuableOffer[] = await manager.query(
       `SELECT configuration, claims FROM oid4vci_offer
-        WHERE id = $1 AND access_token_hash = $2 AND status = 'accepted' FOR UPDATE`,
-      [id, tokenHash],
+        WHERE id = $1 AND access_token_hash = $2 AND status = 'accepted' AND expires_at > $3
+          FOR UPDATE`,
+      [id, tokenHash, now],
     );
     return rows[0];
   }
