@@ -181,7 +181,7 @@ describe('OpenID4VCI wallet flow', () => {
     const offer = await insertOffer(service.dataSource, {
       tenantId: 'acme',
       configuration: ldpBadge,
-      claims: { credentialSubject: { name: 'Ada' } },
+      claims: { name: 'Ada' },
       txCode: '493536',
     });
     secrets.push(offer.preAuthorizedCode);

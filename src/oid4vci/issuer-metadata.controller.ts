@@ -2,17 +2,14 @@ import { Controller, Get, Header, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/access.decorators.js';
 import { ApiProblems } from '../common/openapi.js';
+import { credentialIssuerId } from '../tenancy/credential-issuer.js';
 import { TenantIdPipe } from '../tenancy/tenant-id.pipe.js';
 import { configurationExample } from './dto/credential-configuration.dto.js';
-import {
-  authorizationServerMetadata,
-  credentialIssuerMetadata,
-  credentialIssuerOf,
-} from './issuer-metadata.js';
+import { authorizationServerMetadata, credentialIssuerMetadata } from './issuer-metadata.js';
 import { IssuerMetadataService } from './issuer-metadata.service.js';
 
 const issuerPath = 'ctrl/oid4vci/:tenantId';
-const exampleIssuer = credentialIssuerOf('http://localhost:8080', 'acme');
+const exampleIssuer = credentialIssuerId('http://localhost:8080', 'acme');
 const tenantParameter = {
   name: 'tenantId',
   description: 'The tenant whose issuer this is.',

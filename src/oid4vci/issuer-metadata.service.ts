@@ -1,12 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { Settings } from '../config/settings.js';
+import { credentialIssuerId } from '../tenancy/credential-issuer.js';
 import { TenantsService } from '../tenants/tenants.service.js';
 import { CredentialConfigurationsService } from './credential-configurations.service.js';
-import {
-  authorizationServerMetadata,
-  credentialIssuerMetadata,
-  credentialIssuerOf,
-} from './issuer-metadata.js';
+import { authorizationServerMetadata, credentialIssuerMetadata } from './issuer-metadata.js';
 
 /** The tenant's public OpenID4VCI metadata; an unknown tenant is TENANT_NOT_FOUND (404). */
 @Injectable()
@@ -32,6 +29,6 @@ export class IssuerMetadataService {
   }
 
   private issuerOf(tenantId: string): string {
-    return credentialIssuerOf(this.settings.PUBLIC_BASE_URL, tenantId);
+    return credentialIssuerId(this.settings.PUBLIC_BASE_URL, tenantId);
   }
 }

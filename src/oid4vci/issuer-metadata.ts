@@ -11,11 +11,6 @@ export interface IssuerTenant {
   imageUrl: string | null;
 }
 
-/** The credential issuer identifier: `{PUBLIC_BASE_URL}/ctrl/oid4vci/{tenantId}` (docs/oid4vci.md). */
-export function credentialIssuerOf(publicBaseUrl: string, tenantId: string): string {
-  return `${publicBaseUrl}/ctrl/oid4vci/${tenantId}`;
-}
-
 /** Credential Issuer Metadata, OpenID4VCI 1.0 §12.2.4, with 1.0's `credential_metadata` per configuration. */
 export function credentialIssuerMetadata(
   issuer: string,

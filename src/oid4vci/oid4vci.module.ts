@@ -21,7 +21,6 @@ import { NonceEntity } from './wallet/nonce.entity.js';
 import { NoncePurge } from './wallet/nonce-purge.js';
 import { NonceRepository } from './wallet/nonce.repository.js';
 import { NoncesService } from './wallet/nonces.service.js';
-import { OfferGrantsRepository } from './wallet/offer-grants.repository.js';
 import { TokenEndpointService } from './wallet/token-endpoint.service.js';
 import { WalletController } from './wallet/wallet.controller.js';
 
@@ -51,7 +50,6 @@ export const oid4vciEntities = [CredentialConfigurationEntity, OfferEntity, Nonc
     OffersService,
     OfferExpiry,
     // The wallet's endpoints (src/oid4vci/wallet/).
-    OfferGrantsRepository,
     NonceRepository,
     NoncesService,
     NoncePurge,

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
-import { OfferEntity } from './offer.entity.js';
+import { type ChangeStatement } from '../../events/event-outbox.js';
+import { type ConfigurationDefinition } from '../credential-configuration.rules.js';
+import { OfferEntity, type OfferStatus } from './offer.entity.js';
 
 /** A new offer as the service builds it; the times are the database's. */
 export type NewOffer = Pick<
@@ -28,9 +30,55 @@ export interface ExpiredOffer {
   configurationId: string;
 }
 
+/** What the token endpoint reads of the offer a pre-authorized code names. */
+export interface GrantedOffer {
+  id: string;
+  status: OfferStatus;
+  configurationId: string;
+  expiresAt: Date;
+  txCodeHash: Buffer | null;
+}
+
+/** What the credential and notification endpoints read of the offer an access token names. */
+export interface TokenOffer {
+  id: string;
+  tenantId: string;
+  status: OfferStatus;
+  configurationId: string;
+  /** The configuration's format: `dc+sd-jwt` binds to JWKs only, `ldp_vc` to DIDs too. */
+  format: string;
+  /** The offer's own end: an access token outliving it grants nothing. */
+  expiresAt: Date;
+  accessTokenExpiresAt: Date;
+  dpopJkt: string | null;
+  notificationId: string | null;
+  credentialIds: string[];
+}
+
+/** The offer locked for issuance: the configuration it was made with and the subject's claims. */
+export interface IssuableOffer {
+  configuration: ConfigurationDefinition;
+  claims: Record<string, unknown> | null;
+}
+
+/** A new access token of an offer, by its hash (OpenID4VCI 1.0 §6.2). */
+export interface AccessGrant {
+  accessTokenHash: Buffer;
+  expiresAt: Date;
+  dpopJkt: string | null;
+  /** 1 when a transaction-code try was counted before the code was checked and is given back now. */
+  refundedTries: 0 | 1;
+  now: Date;
+}
+
 const openStatuses = `('offered', 'accepted')`;
 
-/** The tenants' OpenID4VCI credential offers (oid4vci_offer): the only reader and writer of the table. */
+/**
+ * The tenants' OpenID4VCI credential offers (oid4vci_offer): the only reader and writer of the table,
+ * for the offers API and for the wallet endpoints (the pre-authorized code grant, the access token and
+ * the notification, each wallet change conditional on the offer's status so that concurrent requests
+ * change it once; docs/oid4vci.md).
+ */
 @Injectable()
 export class OfferRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -100,6 +148,118 @@ export class OfferRepository {
       [now, limit],
     );
     return rows;
+  }
+
+  // The wallet endpoints (src/oid4vci/wallet/).
+
+  async findByCode(tenantId: string, codeHash: Buffer): Promise<GrantedOffer | undefined> {
+    const rows: GrantedOffer[] = await this.dataSource.query(
+      `SELECT id, status, configuration_id AS "configurationId", expires_at AS "expiresAt",
+              tx_code_hash AS "txCodeHash"
+         FROM oid4vci_offer WHERE pre_authorized_code_hash = $1 AND tenant_id = $2`,
+      [codeHash, tenantId],
+    );
+    return rows[0];
+  }
+
+  /**
+   * Counts a transaction-code try before the code is checked, so that parallel guesses cannot exceed
+   * `maxTries`; answers the tries counted with this one, or undefined when none is left.
+   */
+  async countTxCodeTry(id: string, maxTries: number): Promise<number | undefined> {
+    const [rows] = await this.dataSource.query<[{ tries: number }[], number]>(
+      `UPDATE oid4vci_offer SET tx_code_failures = tx_code_failures + 1, updated_at = now()
+        WHERE id = $1 AND status = 'offered' AND tx_code_failures < $2
+        RETURNING tx_code_failures AS "tries"`,
+      [id, maxTries],
+    );
+    return rows[0]?.tries;
+  }
+
+  /** The offer's last try failed: it ends, and the claims it held go (docs/oid4vci.md). */
+  async failTxCodeTries(id: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE oid4vci_offer SET status = 'failed', failure = 'tx_code_tries', claims = NULL,
+              updated_at = now()
+        WHERE id = $1 AND status = 'offered'`,
+      [id],
+    );
+  }
+
+  /** The code's single use: `offered` to `accepted` with the token, for `EventOutbox.withChange`. */
+  acceptStatement(id: string, grant: AccessGrant): ChangeStatement {
+    return {
+      sql: `UPDATE oid4vci_offer
+               SET status = 'accepted', access_token_hash = $2, access_token_expires_at = $3,
+                   dpop_jkt = $4, tx_code_failures = tx_code_failures - $5, updated_at = now()
+             WHERE id = $1 AND status = 'offered' AND expires_at > $6
+             RETURNING id`,
+      parameters: [
+        id,
+        grant.accessTokenHash,
+        grant.expiresAt,
+        grant.dpopJkt,
+        grant.refundedTries,
+        grant.now,
+      ],
+    };
+  }
+
+  async findByAccessToken(tokenHash: Buffer): Promise<TokenOffer | undefined> {
+    const rows: TokenOffer[] = await this.dataSource.query(
+      `SELECT id, tenant_id AS "tenantId", status, configuration_id AS "configurationId",
+              configuration->>'format' AS "format", expires_at AS "expiresAt",
+              access_token_expires_at AS "accessTokenExpiresAt", dpop_jkt AS "dpopJkt",
+              notification_id AS "notificationId", credential_ids AS "credentialIds"
+         FROM oid4vci_offer WHERE access_token_hash = $1`,
+      [tokenHash],
+    );
+    return rows[0];
+  }
+
+  /**
+   * Locks the accepted offer for its one credential request, while it is still open at `now`;
+   * undefined once another request took it, or the offer was withdrawn or ran out meanwhile.
+   */
+  async lockAccepted(
+    manager: EntityManager,
+    id: string,
+    tokenHash: Buffer,
+    now: Date,
+  ): Promise<IssuableOffer | undefined> {
+    const rows: IssuableOffer[] = await manager.query(
+      `SELECT configuration, claims FROM oid4vci_offer
+        WHERE id = $1 AND access_token_hash = $2 AND status = 'accepted' AND expires_at > $3
+          FOR UPDATE`,
+      [id, tokenHash, now],
+    );
+    return rows[0];
+  }
+
+  /** The credentials are issued: the claims go, the wallet gets a notification id (§8.3). */
+  async markIssued(
+    manager: EntityManager,
+    id: string,
+    credentialIds: string[],
+    notificationId: string,
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE oid4vci_offer
+          SET status = 'issued', credential_ids = $2, notification_id = $3, claims = NULL,
+              updated_at = now()
+        WHERE id = $1 AND status = 'accepted'`,
+      [id, credentialIds, notificationId],
+    );
+  }
+
+  /** The wallet's notification event recorded, for `EventOutbox.withChange` (§11). */
+  notifyStatement(id: string, notificationId: string, event: string): ChangeStatement {
+    return {
+      sql: `UPDATE oid4vci_offer SET notification = $3, updated_at = now()
+             WHERE id = $1 AND notification_id = $2 AND status = 'issued'
+             RETURNING id`,
+      parameters: [id, notificationId, event],
+    };
   }
 
   private rows() {

@@ -10,11 +10,11 @@ import { pageWindow, springPage } from '../../common/page-query.js';
 import { Settings } from '../../config/settings.js';
 import { keepIdempotentAnswer } from '../../idempotency/idempotent-answer.js';
 import { KeyVault } from '../../secrets/key-vault.js';
+import { credentialIssuerId } from '../../tenancy/credential-issuer.js';
 import { TenantsService } from '../../tenants/tenants.service.js';
 import { type ConfigurationDefinition } from '../credential-configuration.rules.js';
 import { CredentialConfigurationsService } from '../credential-configurations.service.js';
 import { type CredentialConfigurationDto } from '../dto/credential-configuration-answer.dto.js';
-import { credentialIssuerOf } from '../issuer-metadata.js';
 import { type CreateOfferDto } from './dto/create-offer.dto.js';
 import { type ListOffersQuery } from './dto/list-offers.query.js';
 import { type CreatedOfferDto, type OfferDto, type OfferPageDto } from './dto/offer-answer.dto.js';
@@ -219,7 +219,7 @@ export class OffersService {
   }
 
   private issuerOf(tenantId: string): string {
-    return credentialIssuerOf(this.settings.PUBLIC_BASE_URL, tenantId);
+    return credentialIssuerId(this.settings.PUBLIC_BASE_URL, tenantId);
   }
 }
 

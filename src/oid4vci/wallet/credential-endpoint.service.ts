@@ -14,7 +14,7 @@ import { batchSize } from '../issuer-metadata.js';
 import { holderRequestOf } from './holder-request.js';
 import { ProofRefusal, verifyDpopProof, verifyKeyProof } from './key-proofs.js';
 import { NoncesService } from './nonces.service.js';
-import { OfferGrantsRepository, type TokenOffer } from './offer-grants.repository.js';
+import { OfferRepository, type TokenOffer } from '../offers/offer.repository.js';
 import {
   invalidCredentialRequest,
   invalidProof,
@@ -61,14 +61,17 @@ const maxDescriptionChars = 1000;
 export class CredentialEndpointService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly offers: OfferGrantsRepository,
+    private readonly offers: OfferRepository,
     private readonly nonces: NoncesService,
     private readonly holderIssuance: HolderIssuanceService,
     private readonly outbox: EventOutbox,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** The offer the call's access token was made for, when the token is good for `status`. */
+  /**
+   * The offer the call's access token was made for, when the token is good for `status`: a withdrawn,
+   * expired or failed offer's token is good for nothing (docs/oid4vci.md).
+   */
   async authorize(call: ProtectedCall, status: OfferStatus): Promise<Authorized> {
     const match = /^(Bearer|DPoP) ([A-Za-z0-9\-._~+/]+=*)$/i.exec(call.authorization ?? '');
     if (match === null) throw invalidToken('Bearer', 'An access token is required.');
@@ -83,7 +86,9 @@ export class CredentialEndpointService {
       offer === undefined ||
       offer.tenantId !== call.tenantId ||
       offer.status !== status ||
-      offer.accessTokenExpiresAt.getTime() <= now
+      offer.accessTokenExpiresAt.getTime() <= now ||
+      // An open offer past its time has ended, whether or not the expiry job has marked it yet.
+      (status === 'accepted' && offer.expiresAt.getTime() <= now)
     )
       throw refuse();
     if (offer.dpopJkt === null) {
@@ -140,8 +145,14 @@ export class CredentialEndpointService {
     const [nonce] = nonces;
 
     return this.dataSource.transaction(async (manager) => {
-      const issuable = await this.offers.lockAccepted(manager, offer.id, tokenHash);
-      if (issuable === undefined) throw invalidToken(scheme, 'The access token has been used.');
+      // Checked again under the lock: the offer may have been withdrawn or used since `authorize`.
+      const issuable = await this.offers.lockAccepted(
+        manager,
+        offer.id,
+        tokenHash,
+        new Date(this.clock()),
+      );
+      if (issuable === undefined) throw invalidToken(scheme, 'The access token is not valid.');
       if (!(await this.nonces.spend(manager, call.tenantId, nonce)))
         throw new WalletError(400, 'invalid_nonce', 'The nonce is unknown, spent or expired.');
       const credentials = await this.holderIssuance.issue(

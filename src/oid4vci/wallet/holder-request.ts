@@ -4,12 +4,10 @@ import {
 } from '../../credentials/holder-issuance.service.js';
 import { type ConfigurationDefinition } from '../credential-configuration.rules.js';
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * What the credential endpoint asks the credentials feature to issue: the offer's configuration as it
- * was when offered, with the offer's claims (for ldp_vc, those under `credentialSubject`).
+ * was when offered, with the offer's claims as given: for ldp_vc they are the properties of
+ * `credentialSubject`, as the offers API checked them (docs/oid4vci.md, "Offers").
  */
 export function holderRequestOf(
   origin: HolderIssuanceOrigin,
@@ -40,7 +38,7 @@ export function holderRequestOf(
       '@context': [],
       type: [],
     },
-    claims: isObject(given.credentialSubject) ? given.credentialSubject : given,
+    claims: given,
     cryptosuite: configuration.cryptosuite ?? 'eddsa-rdfc-2022',
   };
 }

@@ -6,7 +6,7 @@ import { CLOCK, type Clock } from '../../common/clock.js';
 import { EventOutbox } from '../../events/event-outbox.js';
 import { isTxCode, secretHash } from '../offers/offer-secrets.js';
 import { ProofRefusal, verifyDpopProof } from './key-proofs.js';
-import { OfferGrantsRepository } from './offer-grants.repository.js';
+import { OfferRepository } from '../offers/offer.repository.js';
 import { invalidGrant, invalidRequest, WalletError } from './wallet-error.js';
 
 export const preAuthorizedCodeGrant = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
@@ -40,7 +40,7 @@ export interface TokenResponse {
 export class TokenEndpointService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly offers: OfferGrantsRepository,
+    private readonly offers: OfferRepository,
     private readonly outbox: EventOutbox,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}

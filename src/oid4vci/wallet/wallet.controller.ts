@@ -3,8 +3,8 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { type Request, type Response } from 'express';
 import { Public } from '../../auth/access.decorators.js';
 import { Settings } from '../../config/settings.js';
+import { credentialIssuerId } from '../../tenancy/credential-issuer.js';
 import { TenantIdPipe } from '../../tenancy/tenant-id.pipe.js';
-import { credentialIssuerOf } from '../issuer-metadata.js';
 import {
   CredentialEndpointService,
   type CredentialResponse,
@@ -93,7 +93,7 @@ export class WalletController {
   }
 
   private issuerOf(tenantId: string): string {
-    return credentialIssuerOf(this.settings.PUBLIC_BASE_URL, tenantId);
+    return credentialIssuerId(this.settings.PUBLIC_BASE_URL, tenantId);
   }
 
   private callOf(tenantId: string, request: Request, endpoint: string): ProtectedCall {

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { NumberedPageDto } from '../../../common/page-dto.js';
+import { credentialIssuerId } from '../../../tenancy/credential-issuer.js';
 import { configurationExample } from '../../dto/credential-configuration.dto.js';
-import { credentialIssuerOf } from '../../issuer-metadata.js';
 import { type OfferStatus } from '../offer.entity.js';
 import { credentialOfferOf, offerLinkOf, offerUriOf } from '../offer.rules.js';
 
@@ -14,7 +14,7 @@ export const offerStatuses = [
   'withdrawn',
 ] as const satisfies readonly OfferStatus[];
 
-const exampleIssuer = credentialIssuerOf('http://localhost:8080', 'acme');
+const exampleIssuer = credentialIssuerId('http://localhost:8080', 'acme');
 const exampleOffer = credentialOfferOf(
   exampleIssuer,
   configurationExample.id,
