@@ -337,4 +337,52 @@ describe('OpenID4VCI issuance, end to end', () => {
     );
     expect(answers.map((answer) => answer.status)).toEqual(ready.map(() => 200));
   });
+
+  it('serves wallets built on the drafts: metadata at the appended well-known paths, and a single proof', async () => {
+    for (const document of ['openid-credential-issuer', 'oauth-authorization-server']) {
+      const inserted = await fetch(
+        `${service.publicBaseUrl}/.well-known/${document}/ctrl/oid4vci/univ`,
+      );
+      const appended = await fetch(
+        `${service.publicBaseUrl}/ctrl/oid4vci/univ/.well-known/${document}`,
+      );
+      expect(appended.status).toBe(200);
+      expect(await appended.json()).toEqual(await inserted.json());
+    }
+    const made = await offer({ credentialConfigurationId: 'Diploma', claims });
+    const grants = (made.credentialOffer as { grants: Record<string, Json> }).grants;
+    const code = grants['urn:ietf:params:oauth:grant-type:pre-authorized_code'][
+      'pre-authorized_code'
+    ] as string;
+    const base = `${service.publicBaseUrl}/ctrl/oid4vci/univ`;
+    const token = (await (
+      await fetch(`${base}/token`, {
+        method: 'POST',
+        body: new URLSearchParams({
+          grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code',
+          'pre-authorized_code': code,
+        }),
+      })
+    ).json()) as Json;
+    const nonce = (await (await fetch(`${base}/nonce`, { method: 'POST' })).json()) as Json;
+    const key = await walletKey('ES256');
+    const jwt = await keyProof(key, { aud: base, nonce: nonce.c_nonce as string });
+    const answer = await fetch(`${base}/credential`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token.access_token as string}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({
+        credential_configuration_id: 'Diploma',
+        proof: { proof_type: 'jwt', jwt },
+      }),
+    });
+    expect(answer.status).toBe(200);
+    const { credentials } = (await answer.json()) as { credentials: { credential: string }[] };
+    const { payload } = await independentVerifier().verify(credentials[0].credential);
+    expect(payload.cnf).toEqual({
+      jwk: { kty: 'EC', crv: 'P-256', x: key.publicJwk.x, y: key.publicJwk.y },
+    });
+  });
 });

@@ -387,13 +387,23 @@ describe('OpenID4VCI wallet endpoints refuse', () => {
         400,
         'invalid_proof',
       );
+      // The drafts' single proof is taken (a wallet may send it), but not beside proofs.
       expectError(
         await postCredential(token, {
           credential_configuration_id: sdJwtBadge.id,
           proof: { proof_type: 'jwt', jwt: proofs[0] },
+          proofs: { jwt: proofs },
         }),
         400,
         'invalid_credential_request',
+      );
+      expectError(
+        await postCredential(token, {
+          credential_configuration_id: sdJwtBadge.id,
+          proof: { proof_type: 'ldp_vp', jwt: proofs[0] },
+        }),
+        400,
+        'invalid_proof',
       );
       expectError(
         await postCredential(token, {

@@ -58,17 +58,23 @@ describe('route inventory', () => {
       .map((entry) => entry.route)
       .sort();
     expect(publicRoutes.filter((route) => !route.includes(' /auth/realms/agent-cloud/'))).toEqual([
+      // Verifiers find the keys of an SD-JWT VC's issuer from the credential alone.
+      'GET /.well-known/jwt-vc-issuer/ctrl/oid4vci/:tenantId',
       // Wallets discover each tenant's OpenID4VCI issuer before they hold any token.
       'GET /.well-known/oauth-authorization-server/ctrl/oid4vci/:tenantId',
       'GET /.well-known/openid-credential-issuer/ctrl/oid4vci/:tenantId',
       'GET /ctrl/health/live',
       'GET /ctrl/health/ready',
+      // The same discovery where wallets built on the drafts look for it.
+      'GET /ctrl/oid4vci/:tenantId/.well-known/oauth-authorization-server',
+      'GET /ctrl/oid4vci/:tenantId/.well-known/openid-credential-issuer',
       // A wallet fetches the offer its link names (credential_offer_uri) before it holds any token.
       'GET /ctrl/oid4vci/:tenantId/credential-offers/:reference',
       'GET /ctrl/problems',
       'GET /ctrl/problems/:slug',
       // Verifiers anywhere read a credential's status without an account.
       'GET /ctrl/status-lists/:tenantId/:listId',
+      'GET /ctrl/status-lists/:tenantId/:listId/token',
       // Wallets redeem an offer's pre-authorized code; the later calls carry its access token.
       'POST /ctrl/oid4vci/:tenantId/credential',
       'POST /ctrl/oid4vci/:tenantId/nonce',

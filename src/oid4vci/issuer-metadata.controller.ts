@@ -1,5 +1,11 @@
 import { Controller, Get, Header, Param } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiExcludeEndpoint,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Public } from '../auth/access.decorators.js';
 import { ApiProblems } from '../common/openapi.js';
 import { credentialIssuerId } from '../tenancy/credential-issuer.js';
@@ -76,6 +82,31 @@ export class IssuerMetadataController {
     'VALIDATION_FAILED',
   )
   authorizationServer(
+    @Param('tenantId', TenantIdPipe) tenantId: string,
+  ): Promise<Record<string, unknown>> {
+    return this.metadata.authorizationServer(tenantId);
+  }
+
+  /**
+   * The same documents where wallets built on OpenID4VCI drafts look (the well-known segment appended
+   * to the issuer's path, as @sphereon/oid4vci-client 0.20 does): a compatibility alias, not in the
+   * OpenAPI document (docs/oid4vci.md, Identifiers).
+   */
+  @Get(`${issuerPath}/.well-known/openid-credential-issuer`)
+  @Public()
+  @Header('Cache-Control', 'public, max-age=60')
+  @ApiExcludeEndpoint()
+  credentialIssuerAppended(
+    @Param('tenantId', TenantIdPipe) tenantId: string,
+  ): Promise<Record<string, unknown>> {
+    return this.metadata.credentialIssuer(tenantId);
+  }
+
+  @Get(`${issuerPath}/.well-known/oauth-authorization-server`)
+  @Public()
+  @Header('Cache-Control', 'public, max-age=60')
+  @ApiExcludeEndpoint()
+  authorizationServerAppended(
     @Param('tenantId', TenantIdPipe) tenantId: string,
   ): Promise<Record<string, unknown>> {
     return this.metadata.authorizationServer(tenantId);

@@ -100,6 +100,15 @@ describe('the README walk-through', () => {
     expect(output).toMatch(/verified [0-9a-f-]{36} webhook\.test\n/);
     expect(output).toMatch(/"eventType":"webhook\.test","state":"delivered"/);
     expect(output).toContain('"code":"TENANT_NOT_FOUND"');
+    // The OpenID4VCI step: an offer with its link and transaction code, its QR code, its state.
+    expect(output).toMatch(
+      /"credentialOfferUri":"openid-credential-offer:\/\/\?credential_offer_uri=/,
+    );
+    expect(output).toMatch(/"txCode":"\d{6}"/);
+    expect(output).toMatch(/"status":"offered","credentialConfigurationId":"Alumni"/);
+    expect(readFileSync('/tmp/alumni-offer.png').subarray(0, 8)).toEqual(
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    );
     // Tenant deleted, credential revoked, subscription deleted.
     expect(output.match(/(?<![\d])204\n/g)).toHaveLength(3);
   });

@@ -240,8 +240,7 @@ function requestedProofs(body: Record<string, unknown>, configurationId: string)
       'invalid_encryption_parameters',
       'Credential response encryption is not supported.',
     );
-  if (body.proof !== undefined)
-    throw invalidCredentialRequest('proof is not part of OpenID4VCI 1.0: send proofs.');
+  if (body.proof !== undefined) return draftProof(body);
   const proofs = body.proofs;
   if (proofs === undefined) throw invalidProof('proofs is required.');
   if (typeof proofs !== 'object' || proofs === null || Array.isArray(proofs))
@@ -257,4 +256,18 @@ function requestedProofs(body: Record<string, unknown>, configurationId: string)
   if (!jwts.every((jwt) => typeof jwt === 'string'))
     throw invalidProof('proofs.jwt must hold JWTs as strings.');
   return jwts;
+}
+
+/**
+ * The one `proof` of the drafts before 1.0 (draft 15 §8.2, `{proof_type: "jwt", jwt}`), which wallets
+ * built on them still send (@sphereon/oid4vci-client 0.20): taken as `proofs: {jwt: [jwt]}`.
+ */
+function draftProof(body: Record<string, unknown>): string[] {
+  if (body.proofs !== undefined)
+    throw invalidCredentialRequest('Send proofs or, as the drafts did, proof: not both.');
+  const proof = body.proof as { proof_type?: unknown; jwt?: unknown } | null;
+  if (typeof proof !== 'object' || proof === null || proof.proof_type !== 'jwt')
+    throw invalidProof('proof must be {proof_type: "jwt", jwt}.');
+  if (typeof proof.jwt !== 'string') throw invalidProof('proof.jwt must be a JWT as a string.');
+  return [proof.jwt];
 }
