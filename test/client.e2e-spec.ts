@@ -1,10 +1,17 @@
+import { setGlobalConfig } from '@openid4vc/openid4vci';
 import {
   AgentApiError,
   AgentClient,
   TokenRequestError,
   tokenUrlOf,
+  type CreatedOffer,
+  type IssuedCredential,
+  type NewOffer,
+  type Offer,
   type Tenant,
 } from '../packages/client/src/index.js';
+import { sdJwtBadge } from './support/oid4vci-fixtures.js';
+import { openid4vciWallet, walletKey } from './support/oid4vci-wallet.js';
 import { startTestService, type TestService } from './support/test-service.js';
 
 /**
@@ -155,6 +162,177 @@ describe(AgentClient.name, () => {
         status: 404,
         code: 'TRUSTED_ISSUER_NOT_FOUND',
       });
+    });
+
+    it('makes, reads, lists and withdraws a credential offer, with its QR codes', async () => {
+      await admin.createTenant({ id: 'issuer-co', label: 'Issuer Co' });
+      await admin.createTenant({ id: 'other-co', label: 'Other Co' });
+      const configuration = await admin.createCredentialConfiguration('issuer-co', sdJwtBadge);
+      expect(configuration).toMatchObject({ id: sdJwtBadge.id, format: 'dc+sd-jwt' });
+
+      // `length` alone: the input mode, `expiresInSeconds` and `byValue` take the service's defaults.
+      const request: NewOffer = {
+        credentialConfigurationId: configuration.id,
+        claims: { given_name: 'Erika' },
+        txCode: { length: 8 },
+      };
+      const created: CreatedOffer = await admin.createOffer('issuer-co', request, {
+        idempotencyKey: 'offer-erika',
+      });
+      expect(created).toMatchObject({
+        status: 'offered',
+        txCode: expect.stringMatching(/^\d{8}$/),
+      });
+      expect(created.credentialOfferUri).toMatch(
+        /^openid-credential-offer:\/\/\?credential_offer_uri=/,
+      );
+      expect(created.credentialOffer).toMatchObject({
+        credential_configuration_ids: [sdJwtBadge.id],
+        grants: {
+          'urn:ietf:params:oauth:grant-type:pre-authorized_code': {
+            tx_code: { length: 8, input_mode: 'numeric' },
+          },
+        },
+      });
+      const minutes = (Date.parse(created.expiresAt) - Date.now()) / 60_000;
+      expect(minutes).toBeGreaterThan(9);
+      expect(minutes).toBeLessThanOrEqual(10);
+      // The same key answers the same offer, its transaction code included.
+      expect(
+        await admin.createOffer('issuer-co', request, { idempotencyKey: 'offer-erika' }),
+      ).toEqual(created);
+
+      const offer: Offer = await admin.getOffer('issuer-co', created.id);
+      expect(offer).toMatchObject({
+        id: created.id,
+        status: 'offered',
+        credentialConfigurationId: sdJwtBadge.id,
+        credentialIds: [],
+        txCodeRequired: true,
+        expiresAt: created.expiresAt,
+      });
+      expect(JSON.stringify(offer)).not.toContain(created.txCode);
+      const page = await admin.listOffers('issuer-co', { sort: 'createdAt,desc', size: 5 });
+      expect(page).toMatchObject({ number: 0, size: 5, totalElements: 1 });
+      expect(page.content).toEqual([offer]);
+
+      const svg: string = await admin.offerQrCode('issuer-co', created.id, 'svg');
+      expect(svg.startsWith('<svg')).toBe(true);
+      const png: Uint8Array = await admin.offerQrCode('issuer-co', created.id, 'png');
+      expect(png).toBeInstanceOf(Uint8Array);
+      expect([...png.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+      expect(png.length).toBeGreaterThan(100);
+
+      // Another tenant's offer is not found, whichever method asks.
+      for (const call of [
+        () => admin.getOffer('other-co', created.id),
+        () => admin.withdrawOffer('other-co', created.id),
+        () => admin.offerQrCode('other-co', created.id, 'svg'),
+        () => admin.offerQrCode('other-co', created.id, 'png'),
+      ]) {
+        const error = await call().catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(AgentApiError);
+        expect(error).toMatchObject({ status: 404, code: 'OFFER_NOT_FOUND' });
+      }
+      expect((await admin.getOffer('issuer-co', created.id)).status).toBe('offered');
+
+      const withdrawn = await admin.withdrawOffer('issuer-co', created.id);
+      expect(withdrawn).toMatchObject({ id: created.id, status: 'withdrawn' });
+      const again = await admin
+        .withdrawOffer('issuer-co', created.id)
+        .catch((caught: unknown) => caught);
+      expect(again).toBeInstanceOf(AgentApiError);
+      expect(again).toMatchObject({
+        status: 409,
+        code: 'OFFER_NOT_OPEN',
+        problem: { instance: `/ctrl/api/v1.0/oid4vci/offers/${created.id}/withdraw` },
+      });
+      // A QR code of an offer no longer open is a problem too, not an image.
+      await expect(admin.offerQrCode('issuer-co', created.id, 'png')).rejects.toMatchObject({
+        status: 409,
+        code: 'OFFER_NOT_OPEN',
+      });
+      await expect(
+        admin.createOffer('issuer-co', { credentialConfigurationId: 'Unknown', claims: {} }),
+      ).rejects.toMatchObject({ status: 404, code: 'CREDENTIAL_CONFIGURATION_NOT_FOUND' });
+    });
+
+    it("reads an issued credential's record with its format, offer and configuration", async () => {
+      await admin.createTenant({ id: 'records-co', label: 'Records Co' });
+      await admin.createCredentialConfiguration('records-co', sdJwtBadge);
+      const created = await admin.createOffer('records-co', {
+        credentialConfigurationId: sdJwtBadge.id,
+        claims: { given_name: 'Erika' },
+        byValue: true,
+      });
+      expect(created.txCode).toBeUndefined();
+
+      // A wallet takes the offer (OWF's library, over HTTP to the service).
+      setGlobalConfig({ allowInsecureUrls: true });
+      try {
+        const key = await walletKey('ES256');
+        const wallet = openid4vciWallet([key]);
+        const credentialOffer = await wallet.resolveCredentialOffer(created.credentialOfferUri);
+        const issuerMetadata = await wallet.resolveIssuerMetadata(
+          credentialOffer.credential_issuer,
+        );
+        const token = await wallet.retrievePreAuthorizedCodeAccessTokenFromOffer({
+          credentialOffer,
+          issuerMetadata,
+        });
+        const { c_nonce: nonce } = await wallet.requestNonce({ issuerMetadata });
+        const { jwt } = await wallet.createCredentialRequestJwtProof({
+          issuerMetadata,
+          credentialConfigurationId: sdJwtBadge.id,
+          signer: { method: 'jwk', publicJwk: key.publicJwk as never, alg: key.alg },
+          nonce,
+        });
+        const answer = await wallet.retrieveCredentials({
+          issuerMetadata,
+          credentialConfigurationId: sdJwtBadge.id,
+          proofs: { jwt: [jwt] },
+          accessToken: token.accessTokenResponse.access_token,
+        });
+        expect(answer.response.status).toBe(200);
+      } finally {
+        setGlobalConfig({ allowInsecureUrls: false });
+      }
+
+      const issued = await admin.getOffer('records-co', created.id);
+      expect(issued.status).toBe('issued');
+      const [credentialId] = issued.credentialIds;
+      const record: IssuedCredential = await admin.getCredential('records-co', credentialId);
+      expect(record).toMatchObject({
+        id: credentialId,
+        format: 'dc+sd-jwt',
+        offerId: created.id,
+        configurationId: sdJwtBadge.id,
+        cryptosuite: 'ES256',
+      });
+      const direct = await admin.issueCredential('records-co', {
+        credential: {
+          '@context': ['https://www.w3.org/ns/credentials/v2'],
+          type: ['VerifiableCredential'],
+          credentialSubject: { id: 'did:example:abcdefgh' },
+        },
+      });
+      const page = await admin.listCredentials('records-co');
+      expect(
+        page.content.map(({ id, format, offerId, configurationId }) => ({
+          id,
+          format,
+          offerId,
+          configurationId,
+        })),
+      ).toEqual([
+        { id: direct.id, format: 'ldp_vc', offerId: null, configurationId: null },
+        {
+          id: credentialId,
+          format: 'dc+sd-jwt',
+          offerId: created.id,
+          configurationId: sdJwtBadge.id,
+        },
+      ]);
     });
 
     it('acts as an agent-user within its tenants only', async () => {

@@ -1,8 +1,9 @@
 import createClient, { type Client } from 'openapi-fetch';
 import { AgentApiError } from './agent-api-error.js';
-import { type paths } from './generated/schema.js';
+import { type components, type paths } from './generated/schema.js';
 import { TokenManager, type Credentials } from './token-manager.js';
 import {
+  type CreatedOffer,
   type CreatedWebhook,
   type CredentialConfiguration,
   type CredentialConfigurationDefinition,
@@ -16,13 +17,18 @@ import {
   type IssuedCredentialPage,
   type ListCredentialConfigurationsQuery,
   type ListCredentialsQuery,
+  type ListOffersQuery,
   type ListTenantsQuery,
   type ListTrustedIssuersQuery,
   type ListWebhooksQuery,
   type NewCredentialConfiguration,
+  type NewOffer,
   type NewTenant,
   type NewTrustedIssuer,
   type NewWebhook,
+  type Offer,
+  type OfferPage,
+  type OfferQrCodeFormat,
   type PresentationVerification,
   type RotatedWebhookSecret,
   type Tenant,
@@ -59,6 +65,8 @@ export function tokenUrlOf(baseUrl: string): string {
 }
 
 const tenantHeader = 'x-tenant-id';
+
+type Schemas = components['schemas'];
 
 /** For the creates and issues that take an `Idempotency-Key` (docs/api.md, Retrying safely). */
 export interface IdempotencyOptions {
@@ -527,6 +535,90 @@ export class AgentClient {
         params: { path: { id } },
       }),
     );
+  }
+
+  /**
+   * Offers a credential to a wallet (pre-authorized code flow): answers the link and, when asked for,
+   * the transaction code, which is not shown again.
+   */
+  async createOffer(
+    tenantId: string,
+    offer: NewOffer,
+    options: IdempotencyOptions = {},
+  ): Promise<CreatedOffer> {
+    return this.#result(
+      'POST /ctrl/api/v1.0/oid4vci/offers',
+      await this.api.POST('/ctrl/api/v1.0/oid4vci/offers', {
+        headers: { [tenantHeader]: tenantId, ...keyHeader(options) },
+        // The generated type requires the fields with a default; the service fills them in.
+        body: offer as Schemas['CreateOfferDto'],
+      }),
+    );
+  }
+
+  /** The tenant's credential offers, newest first: never a code or a claim. */
+  async listOffers(tenantId: string, query: ListOffersQuery = {}): Promise<OfferPage> {
+    return this.#result(
+      'GET /ctrl/api/v1.0/oid4vci/offers',
+      await this.api.GET('/ctrl/api/v1.0/oid4vci/offers', {
+        headers: { [tenantHeader]: tenantId },
+        params: { query },
+      }),
+    );
+  }
+
+  async getOffer(tenantId: string, id: string): Promise<Offer> {
+    return this.#result(
+      'GET /ctrl/api/v1.0/oid4vci/offers/{id}',
+      await this.api.GET('/ctrl/api/v1.0/oid4vci/offers/{id}', {
+        headers: { [tenantHeader]: tenantId },
+        params: { path: { id } },
+      }),
+    );
+  }
+
+  /** Ends an open offer and drops its claims; one no longer open throws 409 `OFFER_NOT_OPEN`. */
+  async withdrawOffer(tenantId: string, id: string): Promise<Offer> {
+    return this.#result(
+      'POST /ctrl/api/v1.0/oid4vci/offers/{id}/withdraw',
+      await this.api.POST('/ctrl/api/v1.0/oid4vci/offers/{id}/withdraw', {
+        headers: { [tenantHeader]: tenantId },
+        params: { path: { id } },
+      }),
+    );
+  }
+
+  /** The open offer's link as a QR code: the SVG's text, or the PNG's bytes (512 pixels wide). */
+  offerQrCode(tenantId: string, id: string, format: 'svg'): Promise<string>;
+  offerQrCode(tenantId: string, id: string, format: 'png'): Promise<Uint8Array>;
+  offerQrCode(
+    tenantId: string,
+    id: string,
+    format: OfferQrCodeFormat,
+  ): Promise<string | Uint8Array>;
+  async offerQrCode(
+    tenantId: string,
+    id: string,
+    format: OfferQrCodeFormat,
+  ): Promise<string | Uint8Array> {
+    const request = { headers: { [tenantHeader]: tenantId }, params: { path: { id } } };
+    if (format === 'svg') {
+      return this.#result(
+        'GET /ctrl/api/v1.0/oid4vci/offers/{id}/qr.svg',
+        await this.api.GET('/ctrl/api/v1.0/oid4vci/offers/{id}/qr.svg', {
+          ...request,
+          parseAs: 'text',
+        }),
+      );
+    }
+    const png = this.#result(
+      'GET /ctrl/api/v1.0/oid4vci/offers/{id}/qr.png',
+      await this.api.GET('/ctrl/api/v1.0/oid4vci/offers/{id}/qr.png', {
+        ...request,
+        parseAs: 'arrayBuffer',
+      }),
+    );
+    return new Uint8Array(png);
   }
 
   // An ES private method: the prototype shows the API methods only.

@@ -88,6 +88,28 @@ export type CredentialConfigurationPage = Schemas['CredentialConfigurationPageDt
 export type ListCredentialConfigurationsQuery = NonNullable<
   operations['listCredentialConfigurations']['parameters']['query']
 >;
+/** A field the service defaults, required in the generated type of a request body, made optional. */
+type Defaulted<T, Keys extends keyof T> = Omit<T, Keys> & Partial<Pick<T, Keys>>;
+/** A transaction code to ask for: `length` 4-8 (default 6), `inputMode` (default `numeric`), `description`. */
+export type OfferTxCode = Defaulted<Schemas['TxCodeRequestDto'], 'length' | 'inputMode'>;
+/** What `createOffer` takes: `expiresInSeconds` defaults to 600, `byValue` to false. */
+export type NewOffer = Omit<
+  Defaulted<Schemas['CreateOfferDto'], 'expiresInSeconds' | 'byValue'>,
+  'txCode'
+> & {
+  /** `true` for six digits, or its length, input mode and description. */
+  txCode?: boolean | OfferTxCode;
+};
+/** A new offer: its Credential Offer, its link and its transaction code (answered this once). */
+export type CreatedOffer = Schemas['CreatedOfferDto'];
+/** One of a tenant's credential offers: never its code, transaction code or claims. */
+export type Offer = Schemas['OfferDto'];
+/** A page of `listOffers`. */
+export type OfferPage = Schemas['OfferPageDto'];
+/** `page`, `size`, `sort` of `listOffers`. */
+export type ListOffersQuery = NonNullable<operations['listOffers']['parameters']['query']>;
+/** The image of `offerQrCode`: `svg` answers its text, `png` its bytes. */
+export type OfferQrCodeFormat = 'svg' | 'png';
 /** `options` of `verifyCredential`: `checks`, `trustedIssuers`. */
 export type VerifyCredentialOptions = Schemas['VerifyOptionsDto'];
 /** `options` of `verifyPresentation`: `checks`, `challenge`, `domain`, `trustedIssuers`. */
