@@ -120,7 +120,7 @@ describe('OpenID4VCI through the gateway, two instances on one database', () => 
         '/.well-known/openid-credential-issuer/',
         '/.well-known/oauth-authorization-server/',
       ],
-      5,
+      6,
     );
     expect(
       walletRequests.map((entry) => ({
@@ -133,6 +133,7 @@ describe('OpenID4VCI through the gateway, two instances on one database', () => 
         [
           `GET /ctrl/oid4vci/${tenantId}/credential-offers/…`,
           `GET /.well-known/openid-credential-issuer/ctrl/oid4vci/${tenantId}`,
+          `GET /.well-known/oauth-authorization-server/ctrl/oid4vci/${tenantId}`,
           `POST /ctrl/oid4vci/${tenantId}/token`,
           `POST /ctrl/oid4vci/${tenantId}/nonce`,
           `POST /ctrl/oid4vci/${tenantId}/credential`,
@@ -154,6 +155,10 @@ describe('OpenID4VCI through the gateway, two instances on one database', () => 
         ...claims,
       });
     }
+    const keyFetches = await servedBy(logFrom, ['/.well-known/jwt-vc-issuer/'], 2);
+    expect(keyFetches.map((entry) => `${entry.uri} ${entry.status}`)).toContain(
+      `/.well-known/jwt-vc-issuer/ctrl/oid4vci/${tenantId} 200`,
+    );
     const [one, other] = (received.credentials as string[]).map(
       (credential) =>
         (signedPayload(credential).status as { status_list: { idx: number; uri: string } })
