@@ -98,8 +98,9 @@ describe('OpenID4VCI through the gateway, two instances on one database', () => 
     // By reference, and the reference is on the gateway's origin.
     const link = new URL(made.credentialOfferUri as string);
     expect(link.protocol).toBe('openid-credential-offer:');
-    expect(link.searchParams.get('credential_offer_uri')).toMatch(
-      new RegExp(`^${issuer()}/credential-offers/`),
+    const reference = `${issuer()}/credential-offers/`;
+    expect(link.searchParams.get('credential_offer_uri')?.slice(0, reference.length)).toBe(
+      reference,
     );
 
     const logFrom = cluster.gateway.accessEntries().length;
@@ -164,7 +165,8 @@ describe('OpenID4VCI through the gateway, two instances on one database', () => 
         (signedPayload(credential).status as { status_list: { idx: number; uri: string } })
           .status_list,
     );
-    expect(one.uri).toMatch(new RegExp(`^${origin}/ctrl/status-lists/${tenantId}/`));
+    const lists = `${origin}/ctrl/status-lists/${tenantId}/`;
+    expect(one.uri.slice(0, lists.length)).toBe(lists);
 
     // Revoked through the API via nginx: the list shows it at once, whichever instance signs it.
     const [credentialId] = (await api<Json>(`/oid4vci/offers/${made.id as string}`)).body
