@@ -1,10 +1,9 @@
-import { setGlobalConfig, type IssuerMetadataResult } from '@openid4vc/openid4vci';
+import { setGlobalConfig } from '@openid4vc/openid4vci';
 import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
-import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
-import { createHash, createPublicKey, verify } from 'node:crypto';
 import { type JWK } from 'jose';
 import { startTestService, type TestService } from './support/test-service.js';
-import { keyProof, openid4vciWallet, walletKey, type WalletKey } from './support/oid4vci-wallet.js';
+import { independentVerifier, jsonPart, receiveCredentials } from './support/oid4vci-holder.js';
+import { keyProof, walletKey } from './support/oid4vci-wallet.js';
 
 type Json = Record<string, unknown>;
 
@@ -32,50 +31,6 @@ const alumni = {
   claims: [{ path: ['credentialSubject', 'alumniOf'], mandatory: true }],
 };
 const claims = { given_name: 'Erika', family_name: 'Mustermann', degree: { name: 'MSc' } };
-
-const json = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Json;
-
-/**
- * A verifier that has nothing but the credential: the issuer's keys from the JWT VC Issuer Metadata
- * found from `iss` (the well-known segment inserted, SD-JWT VC §5), the status from the Token Status
- * List at the credential's `status.status_list.uri`, all over HTTP; @sd-jwt/sd-jwt-vc does the rest.
- */
-function independentVerifier() {
-  const keysOf = async (iss: string): Promise<JWK[]> => {
-    const url = new URL(iss);
-    const response = await fetch(`${url.origin}/.well-known/jwt-vc-issuer${url.pathname}`);
-    expect(response.status).toBe(200);
-    const metadata = (await response.json()) as { issuer: string; jwks: { keys: JWK[] } };
-    expect(metadata.issuer).toBe(iss);
-    return metadata.jwks.keys;
-  };
-  return new SDJwtVcInstance({
-    hasher: (data) =>
-      new Uint8Array(
-        createHash('sha256')
-          .update(typeof data === 'string' ? data : new Uint8Array(data))
-          .digest(),
-      ),
-    hashAlg: 'sha-256',
-    verifier: async (data, signature) => {
-      const [headerPart, payloadPart] = data.split('.');
-      const header = json(headerPart);
-      const keys = await keysOf(json(payloadPart).iss as string);
-      const jwk = keys.find((key) => key.kid === header.kid);
-      if (jwk === undefined) return false;
-      const key = createPublicKey({ key: jwk as never, format: 'jwk' });
-      const bytes = Buffer.from(signature, 'base64url');
-      return jwk.alg === 'EdDSA'
-        ? verify(null, Buffer.from(data), key, bytes)
-        : verify('sha256', Buffer.from(data), { key, dsaEncoding: 'ieee-p1363' }, bytes);
-    },
-    statusListFetcher: async (uri) => {
-      const response = await fetch(uri);
-      expect(response.headers.get('content-type')).toBe('application/statuslist+jwt');
-      return response.text();
-    },
-  });
-}
 
 /**
  * The whole OpenID4VCI pre-authorized flow with the real issuance: an API caller makes a configuration
@@ -124,63 +79,11 @@ describe('OpenID4VCI issuance, end to end', () => {
       body,
     });
 
-  /** What a wallet does with the link alone: offer, metadata, token, nonce, one proof per key, credentials. */
-  async function receive(
-    link: string,
-    keys: WalletKey[],
-    options: { txCode?: string; dpopKey?: WalletKey } = {},
-  ) {
-    const wallet = openid4vciWallet(options.dpopKey ? [...keys, options.dpopKey] : keys);
-    const credentialOffer = await wallet.resolveCredentialOffer(link);
-    const issuerMetadata: IssuerMetadataResult = await wallet.resolveIssuerMetadata(
-      credentialOffer.credential_issuer,
-    );
-    const [configurationId] = credentialOffer.credential_configuration_ids;
-    const dpop = options.dpopKey && {
-      signer: {
-        method: 'jwk' as const,
-        publicJwk: options.dpopKey.publicJwk as never,
-        alg: options.dpopKey.alg,
-      },
-    };
-    const token = await wallet.retrievePreAuthorizedCodeAccessTokenFromOffer({
-      credentialOffer,
-      issuerMetadata,
-      txCode: options.txCode,
-      dpop,
-    });
-    const { c_nonce: nonce } = await wallet.requestNonce({ issuerMetadata });
-    const proofs: string[] = [];
-    for (const key of keys) {
-      const { jwt } = await wallet.createCredentialRequestJwtProof({
-        issuerMetadata,
-        credentialConfigurationId: configurationId,
-        signer: { method: 'jwk', publicJwk: key.publicJwk as never, alg: key.alg },
-        nonce,
-      });
-      proofs.push(jwt);
-    }
-    const answer = await wallet.retrieveCredentials({
-      issuerMetadata,
-      credentialConfigurationId: configurationId,
-      proofs: { jwt: proofs },
-      accessToken: token.accessTokenResponse.access_token,
-      dpop: token.dpop ?? dpop,
-    });
-    expect(answer.response.status).toBe(200);
-    return {
-      tokenType: token.accessTokenResponse.token_type,
-      credentials: (answer.credentialResponse.credentials as { credential: string | Json }[]).map(
-        (entry) => entry.credential,
-      ),
-    };
-  }
-
   it('sends a batch of two selectively disclosable SD-JWT VCs, each bound to its key, to a DPoP wallet that enters the transaction code; revocation shows in the public list', async () => {
     const made = await offer({ credentialConfigurationId: 'Diploma', claims, txCode: true });
     expect(made.credentialOfferUri).toMatch(/^openid-credential-offer:\/\/\?credential_offer_uri=/);
     const keys = [await walletKey('ES256'), await walletKey('ES256')];
-    const received = await receive(made.credentialOfferUri as string, keys, {
+    const received = await receiveCredentials(made.credentialOfferUri as string, keys, {
       txCode: made.txCode as string,
       dpopKey: await walletKey('ES256'),
     });
@@ -201,7 +104,7 @@ describe('OpenID4VCI issuance, end to end', () => {
         ...claims,
       });
       // Every configured claim is a disclosure: the signed payload names none of them in the clear.
-      const signed = json(sdJwt.split('~')[0].split('.')[1]);
+      const signed = jsonPart(sdJwt.split('~')[0].split('.')[1]);
       expect(signed).not.toHaveProperty('given_name');
       expect(signed).not.toHaveProperty('family_name');
       expect(signed.degree).not.toHaveProperty('name');
@@ -234,7 +137,7 @@ describe('OpenID4VCI issuance, end to end', () => {
     const [one, other] = received.credentials as string[];
     const statusOf = (sdJwt: string) =>
       (
-        json(sdJwt.split('~')[0].split('.')[1]).status as {
+        jsonPart(sdJwt.split('~')[0].split('.')[1]).status as {
           status_list: { idx: number; uri: string };
         }
       ).status_list;
@@ -254,7 +157,7 @@ describe('OpenID4VCI issuance, end to end', () => {
     const made = await offer({ credentialConfigurationId: 'Diploma', claims, byValue: true });
     expect(made.credentialOfferUri).toMatch(/^openid-credential-offer:\/\/\?credential_offer=/);
     const key = await walletKey('ES256');
-    const received = await receive(made.credentialOfferUri as string, [key]);
+    const received = await receiveCredentials(made.credentialOfferUri as string, [key]);
     expect(received.tokenType).toBe('Bearer');
     const { payload } = await independentVerifier().verify(received.credentials[0] as string);
     expect(payload).toMatchObject({ given_name: 'Erika', degree: { name: 'MSc' } });
@@ -266,7 +169,7 @@ describe('OpenID4VCI issuance, end to end', () => {
       claims: { alumniOf: 'University of Examples' },
     });
     const key = await walletKey('ES256');
-    const received = await receive(made.credentialOfferUri as string, [key]);
+    const received = await receiveCredentials(made.credentialOfferUri as string, [key]);
     const credential = received.credentials[0] as Json;
     expect(credential).toMatchObject({
       type: ['VerifiableCredential', 'AlumniCredential'],

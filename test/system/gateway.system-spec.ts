@@ -446,19 +446,20 @@ describe('gateway: nginx from the template in front of the app in local mode', (
       '/.well-known/oauth-authorization-server/ctrl/oid4vci/wallet-issuer',
     );
     expect({ status: server.status, issuer: server.body.issuer }).toEqual({ status: 200, issuer });
-    // Not served yet, but the app answers it (its own 404), not nginx.
-    for (const path of [
+    const keys = await call<Record<string, unknown>>(
+      gateway.origin,
       '/.well-known/jwt-vc-issuer/ctrl/oid4vci/wallet-issuer',
-      '/ctrl/oid4vci/wallet-issuer/token',
-    ]) {
-      expect((await call(gateway.origin, path)).status).toBe(404);
-      // The app's log lines may trail the responses a little.
-      await eventually(
-        () => requestsSeenByApp().find((seen) => seen.path === path && seen.status === 404),
-        5_000,
-        `the app's log line of ${path}`,
-      );
-    }
+    );
+    expect({ status: keys.status, issuer: keys.body.issuer }).toEqual({ status: 200, issuer });
+    // The wallet endpoints under /ctrl reach the app: a GET of the token endpoint is its own 405.
+    const path = '/ctrl/oid4vci/wallet-issuer/token';
+    expect((await call(gateway.origin, path)).status).toBe(405);
+    // The app's log lines may trail the responses a little.
+    await eventually(
+      () => requestsSeenByApp().find((seen) => seen.path === path && seen.status === 405),
+      5_000,
+      `the app's log line of ${path}`,
+    );
     const other = await call(gateway.origin, '/.well-known/openid-configuration');
     expect(other.status).toBe(404);
     expect(requestsSeenByApp().map((seen) => seen.path)).not.toContain(
