@@ -183,7 +183,8 @@ export class CredentialsController {
         },
       },
       revokeSdJwtVc: {
-        summary: "Revoke by id in the credential's own list (a dc+sd-jwt credential: revocation only)",
+        summary:
+          "Revoke by id in the credential's own list (a dc+sd-jwt credential: revocation only)",
         value: {
           credentialId: issuedExample.id,
           credentialStatus: { statusPurpose: 'revocation' },
