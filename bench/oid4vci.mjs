@@ -16,7 +16,7 @@ export const sdJwtBaselineProcess = 'SD-JWT baseline';
 const configurationId = 'bench-identity';
 const claims = { given_name: 'Erika', family_name: 'Mustermann', birthdate: '1964-08-12' };
 /** Requests the credential endpoint is measured with: each needs its own offer, token and nonce. */
-const prepared = () => Math.max(200, Math.round(settings.duration * 150));
+const prepared = () => Math.min(900, Math.max(200, Math.round(settings.duration * 150)));
 
 /** The wallet's key and a proof of possession for `audience` with `nonce` (OpenID4VCI 1.0 App. F.1). */
 const wallet = generateKeyPairSync('ec', { namedCurve: 'P-256' });

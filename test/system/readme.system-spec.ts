@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { passwordGrant, call } from '../support/test-service.js';
@@ -109,6 +109,7 @@ describe('the README walk-through', () => {
     expect(readFileSync('/tmp/alumni-offer.png').subarray(0, 8)).toEqual(
       Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     );
+    rmSync('/tmp/alumni-offer.png');
     // Tenant deleted, credential revoked, subscription deleted.
     expect(output.match(/(?<![\d])204\n/g)).toHaveLength(3);
   });

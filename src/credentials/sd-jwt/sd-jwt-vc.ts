@@ -1,4 +1,5 @@
-import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
+// The library's core: @sd-jwt/sd-jwt-vc adds verifying and type metadata (with zod), which issuing does not use.
+import { SDJwtInstance } from '@sd-jwt/core';
 import { createHash, randomBytes } from 'node:crypto';
 import { type ClaimPath, disclosureFrame } from './disclosure-frame.js';
 
@@ -42,7 +43,7 @@ export async function issueSdJwtVc(
   contents: SdJwtVcContents,
   key: JoseSigningKey,
 ): Promise<string> {
-  const instance = new SDJwtVcInstance({
+  const instance = new SDJwtInstance({
     hasher: sha256,
     hashAlg: 'sha-256',
     saltGenerator: salt,
@@ -61,5 +62,5 @@ export async function issueSdJwtVc(
   };
   const frame = disclosureFrame(contents.claims, contents.selectivelyDisclosable);
   // Always a frame, so that `_sd_alg` is there even when no claim is disclosable.
-  return instance.issue(payload, frame as never, { header: { kid: key.kid } });
+  return instance.issue(payload, frame as never, { header: { typ: 'dc+sd-jwt', kid: key.kid } });
 }

@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
-import QRCode from 'qrcode';
 import { AuditLog } from '../../audit/audit-log.js';
 import { type Actor } from '../../auth/caller.js';
 import { CLOCK, type Clock } from '../../common/clock.js';
@@ -170,6 +169,8 @@ export class OffersService {
     if (status !== 'offered' && status !== 'accepted') throw offerNotOpen(id, status);
     const link = this.linkOf(row);
     const options = { errorCorrectionLevel: 'M' as const, margin: 2 };
+    // Loaded when first drawn: a few MB that a service which never draws one does not carry.
+    const { default: QRCode } = await import('qrcode');
     return format === 'svg'
       ? QRCode.toString(link, { ...options, type: 'svg' })
       : QRCode.toBuffer(link, { ...options, type: 'png', width: 512 });
