@@ -147,6 +147,15 @@ describe('Master key rotation', () => {
   }
   const es256Kids = new Map<string, string>();
 
+  /** An offer's link, which its sealed secrets make: the QR code of it draws only if they open. */
+  let offerId: string | undefined;
+  const offerQrStatus = async () =>
+    (
+      await running().request(`/ctrl/api/v1.0/oid4vci/offers/${offerId}/qr.svg`, {
+        headers: { 'x-tenant-id': 't-0' },
+      })
+    ).status;
+
   const secretKeyIds = async () =>
     queryDatabase<{ secret: string | null; previous: string | null }>(
       databaseUrl,
@@ -275,6 +284,18 @@ describe('Master key rotation', () => {
     // t-1 has a previous secret as well, sealed under A like its current one.
     const rotated = await running().client().rotateWebhookSecret('t-1', secrets.get('t-1')!.id);
     secrets.set('t-1', { id: secrets.get('t-1')!.id, secret: rotated.secret });
+    // t-0 offers a credential: the offer's code and reference are sealed under A.
+    await running().client().createCredentialConfiguration('t-0', {
+      id: 'Badge',
+      format: 'dc+sd-jwt',
+      vct: 'https://t-0.example/badge',
+    });
+    offerId = (
+      await running()
+        .client()
+        .createOffer('t-0', { credentialConfigurationId: 'Badge', claims: {} })
+    ).id;
+    expect(await offerQrStatus()).toBe(200);
     expect((await keyIds()).map((row) => row.master_key_id)).toEqual(tenants.map(() => idA));
     expect((await signingKeyIds()).map((row) => row.master_key_id)).toEqual(tenants.map(() => idA));
     expect(await secretKeyIds()).toEqual(
@@ -285,13 +306,14 @@ describe('Master key rotation', () => {
     );
 
     await start(keyB, [keyA]);
-    // Each tenant's DID key and ES256 key, and the five webhook and idempotency boxes.
+    // Each tenant's DID key and ES256 key, the five webhook and idempotency boxes, the offer's.
     expect(logged()).toContainEqual(
       expect.objectContaining({
         event: 'master-key.previous-in-use',
-        count: 2 * tenants.length + 5,
+        count: 2 * tenants.length + 6,
       }),
     );
+    expect(await offerQrStatus()).toBe(200);
     expect(await subscribe('t-2')).toMatchObject(secrets.get('t-2')!);
     for (const id of tenants) expect(await issues(id)).toBe(201);
     for (const id of tenants) es256Kids.set(id, await signsEs256(id));
@@ -371,8 +393,7 @@ describe('Master key rotation', () => {
         'webhook_subscription.secret_sealed': { [idA]: 3 },
         'webhook_subscription.previous_secret_sealed': { [idA]: 1 },
         'idempotency_key.answer_sealed': { [idA]: 1 },
-        // Registered, and empty here: no credential offer was made.
-        'oid4vci_offer.secrets_sealed': {},
+        'oid4vci_offer.secrets_sealed': { [idA]: 1 },
       });
       expect(printed.at(-1)).toBe(
         'No row is sealed under any previous key: AGENT_PREVIOUS_MASTER_KEYS can be emptied.',
@@ -418,6 +439,8 @@ describe('Master key rotation', () => {
     for (const id of [...tenants, 't-new']) expect(await issues(id)).toBe(201);
     // The re-sealed ES256 keys sign on the new key alone, and are the keys they were.
     for (const id of [...tenants, 't-new']) expect(await signsEs256(id)).toBe(es256Kids.get(id));
+    // The re-sealed offer still opens: its QR code draws the link.
+    expect(await offerQrStatus()).toBe(200);
     for (const id of ['t-0', 't-1', 't-2']) await delivers(id);
   });
 
