@@ -2,8 +2,12 @@ import { setGlobalConfig } from '@openid4vc/openid4vci';
 import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
 import { type JWK } from 'jose';
 import { startTestService, type TestService } from './support/test-service.js';
-import { independentVerifier, jsonPart, receiveCredentials } from './support/oid4vci-holder.js';
-import { keyProof, walletKey } from './support/oid4vci-wallet.js';
+import {
+  independentVerifier,
+  receiveCredentials,
+  signedPayload,
+} from './support/oid4vci-holder.js';
+import { keyProof, walletKey, type WalletKey } from './support/oid4vci-wallet.js';
 
 type Json = Record<string, unknown>;
 
@@ -79,6 +83,32 @@ describe('OpenID4VCI issuance, end to end', () => {
       body,
     });
 
+  /**
+   * A new offer redeemed by hand up to the credential request: its access token, and a proof by a new
+   * ES256 key over a fresh nonce.
+   */
+  async function readyToRequest(): Promise<{ accessToken: string; jwt: string; key: WalletKey }> {
+    const base = `${service.publicBaseUrl}/ctrl/oid4vci/univ`;
+    const made = await offer({ credentialConfigurationId: 'Diploma', claims });
+    const grants = (made.credentialOffer as { grants: Record<string, Json> }).grants;
+    const code = grants['urn:ietf:params:oauth:grant-type:pre-authorized_code'][
+      'pre-authorized_code'
+    ] as string;
+    const token = (await (
+      await fetch(`${base}/token`, {
+        method: 'POST',
+        body: new URLSearchParams({
+          grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code',
+          'pre-authorized_code': code,
+        }),
+      })
+    ).json()) as Json;
+    const nonce = (await (await fetch(`${base}/nonce`, { method: 'POST' })).json()) as Json;
+    const key = await walletKey('ES256');
+    const jwt = await keyProof(key, { aud: base, nonce: nonce.c_nonce as string });
+    return { accessToken: token.access_token as string, jwt, key };
+  }
+
   it('sends a batch of two selectively disclosable SD-JWT VCs, each bound to its key, to a DPoP wallet that enters the transaction code; revocation shows in the public list', async () => {
     const made = await offer({ credentialConfigurationId: 'Diploma', claims, txCode: true });
     expect(made.credentialOfferUri).toMatch(/^openid-credential-offer:\/\/\?credential_offer_uri=/);
@@ -104,7 +134,7 @@ describe('OpenID4VCI issuance, end to end', () => {
         ...claims,
       });
       // Every configured claim is a disclosure: the signed payload names none of them in the clear.
-      const signed = jsonPart(sdJwt.split('~')[0].split('.')[1]);
+      const signed = signedPayload(sdJwt);
       expect(signed).not.toHaveProperty('given_name');
       expect(signed).not.toHaveProperty('family_name');
       expect(signed.degree).not.toHaveProperty('name');
@@ -137,7 +167,7 @@ describe('OpenID4VCI issuance, end to end', () => {
     const [one, other] = received.credentials as string[];
     const statusOf = (sdJwt: string) =>
       (
-        jsonPart(sdJwt.split('~')[0].split('.')[1]).status as {
+        signedPayload(sdJwt).status as {
           status_list: { idx: number; uri: string };
         }
       ).status_list;
@@ -202,7 +232,6 @@ describe('OpenID4VCI issuance, end to end', () => {
   });
 
   it('answers more concurrent credential requests than the database pool has connections', async () => {
-    const issuer = `${service.publicBaseUrl}/ctrl/oid4vci/univ`;
     const post = async (path: string, init: RequestInit) => {
       const response = await fetch(`${service.publicBaseUrl}/ctrl/oid4vci/univ/${path}`, {
         method: 'POST',
@@ -211,25 +240,7 @@ describe('OpenID4VCI issuance, end to end', () => {
       return { status: response.status, body: (await response.json()) as Json };
     };
     // Ready to ask: an accepted offer, a nonce and a proof each; then all at once (the pool has 10).
-    const ready = await Promise.all(
-      Array.from({ length: 24 }, async () => {
-        const made = await offer({ credentialConfigurationId: 'Diploma', claims });
-        const grants = (made.credentialOffer as { grants: Record<string, Json> }).grants;
-        const code = grants['urn:ietf:params:oauth:grant-type:pre-authorized_code'][
-          'pre-authorized_code'
-        ] as string;
-        const token = await post('token', {
-          body: new URLSearchParams({
-            grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code',
-            'pre-authorized_code': code,
-          }),
-        });
-        const nonce = await post('nonce', {});
-        const key = await walletKey('ES256');
-        const jwt = await keyProof(key, { aud: issuer, nonce: nonce.body.c_nonce as string });
-        return { accessToken: token.body.access_token as string, jwt };
-      }),
-    );
+    const ready = await Promise.all(Array.from({ length: 24 }, () => readyToRequest()));
     const answers = await Promise.all(
       ready.map(({ accessToken, jwt }) =>
         post('credential', {
@@ -252,28 +263,11 @@ describe('OpenID4VCI issuance, end to end', () => {
       expect(appended.status).toBe(200);
       expect(await appended.json()).toEqual(await inserted.json());
     }
-    const made = await offer({ credentialConfigurationId: 'Diploma', claims });
-    const grants = (made.credentialOffer as { grants: Record<string, Json> }).grants;
-    const code = grants['urn:ietf:params:oauth:grant-type:pre-authorized_code'][
-      'pre-authorized_code'
-    ] as string;
-    const base = `${service.publicBaseUrl}/ctrl/oid4vci/univ`;
-    const token = (await (
-      await fetch(`${base}/token`, {
-        method: 'POST',
-        body: new URLSearchParams({
-          grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code',
-          'pre-authorized_code': code,
-        }),
-      })
-    ).json()) as Json;
-    const nonce = (await (await fetch(`${base}/nonce`, { method: 'POST' })).json()) as Json;
-    const key = await walletKey('ES256');
-    const jwt = await keyProof(key, { aud: base, nonce: nonce.c_nonce as string });
-    const answer = await fetch(`${base}/credential`, {
+    const { accessToken, jwt, key } = await readyToRequest();
+    const answer = await fetch(`${service.publicBaseUrl}/ctrl/oid4vci/univ/credential`, {
       method: 'POST',
       headers: {
-        authorization: `Bearer ${token.access_token as string}`,
+        authorization: `Bearer ${accessToken}`,
         'content-type': 'application/json',
       },
       body: JSON.stringify({
