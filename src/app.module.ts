@@ -15,6 +15,7 @@ import { IdempotencyModule } from './idempotency/idempotency.module.js';
 import { IssuerModule } from './issuer/issuer.module.js';
 import { type Metrics } from './observability/metrics.js';
 import { Oid4vciModule } from './oid4vci/oid4vci.module.js';
+import { Oid4vpModule } from './oid4vp/oid4vp.module.js';
 import { ObservabilityModule } from './observability/observability.module.js';
 import { tracingRequested } from './observability/tracing.js';
 import { type KeyVault } from './secrets/key-vault.js';
@@ -72,6 +73,7 @@ export class AppModule {
         CredentialsModule,
         TrustedIssuersModule,
         Oid4vciModule,
+        Oid4vpModule,
         WebhooksModule,
         HealthModule,
       ],

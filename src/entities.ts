@@ -3,6 +3,7 @@ import { didEntities } from './did/did.module.js';
 import { idempotencyEntities } from './idempotency/idempotency.module.js';
 import { issuerEntities } from './issuer/issuer.module.js';
 import { oid4vciEntities } from './oid4vci/oid4vci.module.js';
+import { oid4vpEntities } from './oid4vp/oid4vp.module.js';
 import { tenantEntities } from './tenants/tenants.module.js';
 import { trustedIssuerEntities } from './trusted-issuers/trusted-issuers.module.js';
 import { webhookEntities } from './webhooks/webhooks.module.js';
@@ -21,4 +22,5 @@ export const entities = [
   ...idempotencyEntities,
   ...trustedIssuerEntities,
   ...oid4vciEntities,
+  ...oid4vpEntities,
 ];

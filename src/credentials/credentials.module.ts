@@ -14,6 +14,7 @@ import { PresentationsService } from './presentations.service.js';
 import { IssuedCredentialEntity } from './issued-credential.entity.js';
 import { IssuedCredentialsService } from './issued-credentials.service.js';
 import { HolderIssuanceService } from './holder-issuance.service.js';
+import { WalletPresentationsService } from './wallet-presentations.service.js';
 import { IssueRecorder } from './issue-recorder.js';
 import { JwtVcIssuerController } from './sd-jwt/jwt-vc-issuer.controller.js';
 import { StatusEntryEntity } from './status/status-entry.entity.js';
@@ -42,6 +43,7 @@ export const credentialEntities = [StatusListEntity, StatusEntryEntity, IssuedCr
   providers: [
     CredentialIssuanceService,
     HolderIssuanceService,
+    WalletPresentationsService,
     IssueRecorder,
     CredentialVerificationService,
     CredentialStatusService,
@@ -81,6 +83,6 @@ export const credentialEntities = [StatusListEntity, StatusEntryEntity, IssuedCr
       inject: [Settings, DidResolution],
     },
   ],
-  exports: [HolderIssuanceService],
+  exports: [HolderIssuanceService, WalletPresentationsService],
 })
 export class CredentialsModule {}

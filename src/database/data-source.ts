@@ -19,6 +19,7 @@ import { TenantSigningKeys1795795000000 } from '../../migrations/1795795000000-t
 import { Oid4vciCredentialConfigurations1795796000000 } from '../../migrations/1795796000000-oid4vci-credential-configurations.js';
 import { Oid4vciOffers1795797000000 } from '../../migrations/1795797000000-oid4vci-offers.js';
 import { IssuedCredentialFormats1795797100000 } from '../../migrations/1795797100000-issued-credential-formats.js';
+import { Oid4vpRequests1795798000000 } from '../../migrations/1795798000000-oid4vp-requests.js';
 
 export const migrations = [
   InitialSchema1763800000000,
@@ -40,6 +41,7 @@ export const migrations = [
   Oid4vciCredentialConfigurations1795796000000,
   Oid4vciOffers1795797000000,
   IssuedCredentialFormats1795797100000,
+  Oid4vpRequests1795798000000,
 ];
 
 /**

@@ -12,6 +12,8 @@ export const eventTypes = [
   'oid4vci.credential.accepted',
   'oid4vci.credential.failed',
   'oid4vci.credential.deleted',
+  'presentation.verified',
+  'presentation.failed',
   'webhook.test',
 ] as const;
 export type EventType = (typeof eventTypes)[number];

@@ -29,6 +29,7 @@ import {
   offerUriOf,
 } from './offer.rules.js';
 import { offerSecretsPurpose, secretHash, txCodeHash, type OfferSecrets } from './offer-secrets.js';
+import { drawQrCode, type QrFormat } from '../../common/qr-code.js';
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A reference is 32 random bytes in base64url: 43 characters. */
@@ -38,7 +39,6 @@ const referencePattern = /^[A-Za-z0-9_-]{43}$/;
 const drawSecret = () => randomBytes(32).toString('base64url');
 
 /** The image formats of an offer's QR code. */
-export type QrFormat = 'svg' | 'png';
 
 /** A tenant's OpenID4VCI credential offers (docs/oid4vci.md, Offers). */
 @Injectable()
@@ -167,13 +167,7 @@ export class OffersService {
     const row = await this.find(tenantId, id);
     const status = statusOf(row, this.clock());
     if (status !== 'offered' && status !== 'accepted') throw offerNotOpen(id, status);
-    const link = this.linkOf(row);
-    const options = { errorCorrectionLevel: 'M' as const, margin: 2 };
-    // Loaded when first drawn: a few MB that a service which never draws one does not carry.
-    const { default: QRCode } = await import('qrcode');
-    return format === 'svg'
-      ? QRCode.toString(link, { ...options, type: 'svg' })
-      : QRCode.toBuffer(link, { ...options, type: 'png', width: 512 });
+    return drawQrCode(this.linkOf(row), format);
   }
 
   /** The Credential Offer object of the public by-reference route (OpenID4VCI 1.0 §4.1.3). */

@@ -1,0 +1,25 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { CredentialsModule } from '../credentials/credentials.module.js';
+import { DidModule } from '../did/did.module.js';
+import { SecretsModule } from '../secrets/secrets.module.js';
+import { TenantsModule } from '../tenants/tenants.module.js';
+import { PresentationRequestEntity } from './requests/presentation-request.entity.js';
+import { presentationRequestSealedColumns } from './requests/presentation-request.sealed-columns.js';
+
+/** The tables this feature owns (src/entities.ts gathers every feature's list). */
+export const oid4vpEntities = [PresentationRequestEntity];
+
+/** Each tenant as an OpenID4VP 1.0 verifier (docs/oid4vp.md). */
+@Module({
+  imports: [
+    TypeOrmModule.forFeature(oid4vpEntities),
+    SecretsModule.forFeature(presentationRequestSealedColumns),
+    TenantsModule,
+    DidModule,
+    CredentialsModule,
+  ],
+  controllers: [],
+  providers: [],
+})
+export class Oid4vpModule {}
