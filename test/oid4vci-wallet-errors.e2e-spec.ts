@@ -902,21 +902,32 @@ describe('OpenID4VCI wallet endpoints refuse', () => {
 
     it('the issuing transaction checks again under its lock: a withdraw or the end racing the request', async () => {
       const offers = service.app.get(OfferRepository);
-      const lock = (offerId: string, token: string, at: number) =>
-        service.dataSource.transaction((manager) =>
-          offers.lockAccepted(
-            manager,
-            offerId,
-            createHash('sha256').update(token).digest(),
-            new Date(at),
-          ),
-        );
+      // Taken in a transaction that is rolled back: the offer stays accepted for the next try.
+      const take = async (offerId: string, token: string, at: number) => {
+        const runner = service.dataSource.createQueryRunner();
+        await runner.startTransaction();
+        try {
+          return await offers.takeForIssue(runner.manager, {
+            id: offerId,
+            tokenHash: createHash('sha256').update(token).digest(),
+            now: new Date(at),
+            credentialIds: ['urn:uuid:00000000-0000-4000-8000-000000000001'],
+            notificationId: 'n',
+          });
+        } finally {
+          await runner.rollbackTransaction();
+          await runner.release();
+        }
+      };
       const open = await accessToken();
-      expect(await lock(open.offerId, open.token, Date.now())).toMatchObject({ claims });
+      expect(await take(open.offerId, open.token, Date.now())).toMatchObject({ claims });
+      expect(await offerRow(service.dataSource, open.offerId)).toMatchObject({
+        status: 'accepted',
+      });
       // Past the offer's end (ten minutes), though the row still says accepted.
-      expect(await lock(open.offerId, open.token, Date.now() + 601_000)).toBeUndefined();
+      expect(await take(open.offerId, open.token, Date.now() + 601_000)).toBeUndefined();
       expect((await withdraw(open.offerId)).status).toBe(200);
-      expect(await lock(open.offerId, open.token, Date.now())).toBeUndefined();
+      expect(await take(open.offerId, open.token, Date.now())).toBeUndefined();
     });
 
     it('a failed offer’s token', async () => {

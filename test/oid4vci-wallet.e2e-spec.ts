@@ -150,12 +150,19 @@ describe('OpenID4VCI wallet flow', () => {
       revocable: true,
     });
     expect(call.holders).toEqual([
-      { jwk: { kty: 'EC', crv: 'P-256', x: keys[0].publicJwk.x, y: keys[0].publicJwk.y } },
-      { jwk: { kty: 'OKP', crv: 'Ed25519', x: keys[1].publicJwk.x } },
+      {
+        jwk: { kty: 'EC', crv: 'P-256', x: keys[0].publicJwk.x, y: keys[0].publicJwk.y },
+        credentialId: expect.stringMatching(/^urn:uuid:/),
+      },
+      {
+        jwk: { kty: 'OKP', crv: 'Ed25519', x: keys[1].publicJwk.x },
+        credentialId: expect.stringMatching(/^urn:uuid:/),
+      },
     ]);
     const row = await offerRow(service.dataSource, offer.id);
     expect(row).toMatchObject({ status: 'issued', claims: null, notificationId });
-    expect(row.credentialIds).toHaveLength(2);
+    // The offer names the ids the credentials were recorded under.
+    expect(row.credentialIds).toEqual(call.holders.map((holder) => holder.credentialId));
 
     const notified = await wallet.sendNotification({
       issuerMetadata: metadata,
@@ -241,8 +248,13 @@ describe('OpenID4VCI wallet flow', () => {
       {
         jwk: expect.objectContaining({ kty: 'EC', x: jwkHolder.publicJwk.x }),
         did: didJwkOf(jwkHolder),
+        credentialId: expect.stringMatching(/^urn:uuid:/),
       },
-      { jwk: { kty: 'OKP', crv: 'Ed25519', x: keyHolder.publicJwk.x }, did: didKeyOf(keyHolder) },
+      {
+        jwk: { kty: 'OKP', crv: 'Ed25519', x: keyHolder.publicJwk.x },
+        did: didKeyOf(keyHolder),
+        credentialId: expect.stringMatching(/^urn:uuid:/),
+      },
     ]);
 
     const notified = await wallet.sendNotification({

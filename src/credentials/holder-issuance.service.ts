@@ -25,6 +25,8 @@ export interface HolderKey {
   jwk: JWK;
   /** The holder's DID when the proof named its key by a DID URL (`kid`); else derived from `jwk`. */
   did?: string;
+  /** The record's id (`urn:uuid:...`) when the caller chose it; else a new one. */
+  credentialId?: string;
 }
 
 /** Where an issuance comes from: the offer that authorised it and the configuration it follows. */
@@ -129,7 +131,7 @@ export class HolderIssuanceService {
     holder: HolderKey,
   ): Promise<HolderCredential> {
     // The record's id only: an SD-JWT VC carries no jti, which would be a correlation handle.
-    const credentialId = `urn:uuid:${randomUUID()}`;
+    const credentialId = holder.credentialId ?? `urn:uuid:${randomUUID()}`;
     const entries = await this.record(manager, request, credentialId, [request.vct], key.alg);
     const iat = Math.floor(this.clock() / 1000);
     const revocation = entries[0];
@@ -162,7 +164,7 @@ export class HolderIssuanceService {
     tenant: Awaited<ReturnType<DidService['signerFor']>>,
     holder: HolderKey,
   ): Promise<HolderCredential> {
-    const credentialId = `urn:uuid:${randomUUID()}`;
+    const credentialId = holder.credentialId ?? `urn:uuid:${randomUUID()}`;
     const types = request.credentialDefinition.type;
     const entries = await this.record(manager, request, credentialId, types, request.cryptosuite);
     const now = new Date(this.clock());

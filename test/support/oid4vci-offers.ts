@@ -123,8 +123,8 @@ export function fakeHolderIssuance(service: RunningService): HolderIssuanceCall[
       inTransaction: manager.queryRunner?.isTransactionActive === true,
     });
     return Promise.resolve(
-      holders.map((_holder, index) => ({
-        credentialId: randomUUID(),
+      holders.map((holder, index) => ({
+        credentialId: holder.credentialId ?? randomUUID(),
         credential:
           request.format === 'dc+sd-jwt'
             ? `eyJhbGciOiJFUzI1NiJ9.e30.sig${index}~`

@@ -73,6 +73,16 @@ export interface AccessGrant {
 
 const openStatuses = `('offered', 'accepted')`;
 
+const takeForIssueSql = `
+  UPDATE oid4vci_offer AS offer
+     SET status = 'issued', credential_ids = $4, notification_id = $5, claims = NULL,
+         updated_at = now()
+    FROM (SELECT id, configuration, claims FROM oid4vci_offer
+           WHERE id = $1 AND access_token_hash = $2 AND status = 'accepted' AND expires_at > $3
+             FOR UPDATE) AS taken
+   WHERE offer.id = taken.id
+  RETURNING taken.configuration, taken.claims`;
+
 /**
  * The tenants' OpenID4VCI credential offers (oid4vci_offer): the only reader and writer of the table,
  * for the offers API and for the wallet endpoints (the pre-authorized code grant, the access token and
@@ -218,38 +228,29 @@ export class OfferRepository {
   }
 
   /**
-   * Locks the accepted offer for its one credential request, while it is still open at `now`;
-   * undefined once another request took it, or the offer was withdrawn or ran out meanwhile.
+   * Takes the accepted offer for its one credential request, while it is still open at `now`: marks it
+   * issued with the credentials' ids and the notification id (§8.3) and drops its claims, in one
+   * statement that answers what was there. Undefined once another request took it, or the offer was
+   * withdrawn or ran out meanwhile; the caller's transaction undoes the mark if the issue fails.
    */
-  async lockAccepted(
+  async takeForIssue(
     manager: EntityManager,
-    id: string,
-    tokenHash: Buffer,
-    now: Date,
+    take: {
+      id: string;
+      tokenHash: Buffer;
+      now: Date;
+      credentialIds: string[];
+      notificationId: string;
+    },
   ): Promise<IssuableOffer | undefined> {
-    const rows: IssuableOffer[] = await manager.query(
-      `SELECT configuration, claims FROM oid4vci_offer
-        WHERE id = $1 AND access_token_hash = $2 AND status = 'accepted' AND expires_at > $3
-          FOR UPDATE`,
-      [id, tokenHash, now],
-    );
+    const [rows] = await manager.query<[IssuableOffer[], number]>(takeForIssueSql, [
+      take.id,
+      take.tokenHash,
+      take.now,
+      take.credentialIds,
+      take.notificationId,
+    ]);
     return rows[0];
-  }
-
-  /** The credentials are issued: the claims go, the wallet gets a notification id (§8.3). */
-  async markIssued(
-    manager: EntityManager,
-    id: string,
-    credentialIds: string[],
-    notificationId: string,
-  ): Promise<void> {
-    await manager.query(
-      `UPDATE oid4vci_offer
-          SET status = 'issued', credential_ids = $2, notification_id = $3, claims = NULL,
-              updated_at = now()
-        WHERE id = $1 AND status = 'accepted'`,
-      [id, credentialIds, notificationId],
-    );
   }
 
   /** The wallet's notification event recorded, for `EventOutbox.withChange` (§11). */

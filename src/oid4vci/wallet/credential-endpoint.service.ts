@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import {
@@ -144,14 +144,18 @@ export class CredentialEndpointService {
     if (nonces.size !== 1) throw invalidProof('The proofs of one request must carry one nonce.');
     const [nonce] = nonces;
 
+    // Chosen first, so that taking the offer and marking it issued is one statement.
+    const credentialIds = holders.map(() => `urn:uuid:${randomUUID()}`);
+    const notificationId = randomBytes(16).toString('base64url');
     return this.dataSource.transaction(async (manager) => {
       // Checked again under the lock: the offer may have been withdrawn or used since `authorize`.
-      const issuable = await this.offers.lockAccepted(
-        manager,
-        offer.id,
+      const issuable = await this.offers.takeForIssue(manager, {
+        id: offer.id,
         tokenHash,
-        new Date(this.clock()),
-      );
+        now: new Date(this.clock()),
+        credentialIds,
+        notificationId,
+      });
       if (issuable === undefined) throw invalidToken(scheme, 'The access token is not valid.');
       if (!(await this.nonces.spend(manager, call.tenantId, nonce)))
         throw new WalletError(400, 'invalid_nonce', 'The nonce is unknown, spent or expired.');
@@ -167,14 +171,7 @@ export class CredentialEndpointService {
           issuable.configuration,
           issuable.claims,
         ),
-        holders,
-      );
-      const notificationId = randomBytes(16).toString('base64url');
-      await this.offers.markIssued(
-        manager,
-        offer.id,
-        credentials.map((issued) => issued.credentialId),
-        notificationId,
+        holders.map((holder, index) => ({ ...holder, credentialId: credentialIds[index] })),
       );
       return {
         credentials: credentials.map((issued) => ({ credential: issued.credential })),
