@@ -38,9 +38,13 @@ export async function load(
               ...request.headers,
               ...next.headers,
               ...(next.body === undefined ? {} : { 'content-type': 'application/json' }),
+              ...(next.form === undefined
+                ? {}
+                : { 'content-type': 'application/x-www-form-urlencoded' }),
               authorization: `Bearer ${next.token ?? token}`,
             },
             ...(next.body === undefined ? {} : { body: JSON.stringify(next.body) }),
+            ...(next.form === undefined ? {} : { body: new URLSearchParams(next.form).toString() }),
           };
         },
       },

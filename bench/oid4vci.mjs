@@ -13,15 +13,15 @@ import { apiPath, log, settings } from './settings.mjs';
 export const issuanceScenario = 'OpenID4VCI issuance (offer, token, nonce, credential)';
 export const credentialEndpointScenario = 'POST {issuer}/credential';
 export const sdJwtBaselineProcess = 'SD-JWT baseline';
-const configurationId = 'bench-identity';
-const claims = { given_name: 'Erika', family_name: 'Mustermann', birthdate: '1964-08-12' };
+export const configurationId = 'bench-identity';
+export const claims = { given_name: 'Erika', family_name: 'Mustermann', birthdate: '1964-08-12' };
 /** Requests the credential endpoint is measured with: each needs its own offer, token and nonce. */
 const prepared = () => Math.min(900, Math.max(200, Math.round(settings.duration * 150)));
 
 /** The wallet's key and a proof of possession for `audience` with `nonce` (OpenID4VCI 1.0 App. F.1). */
-const wallet = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+export const wallet = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const walletJwk = wallet.publicKey.export({ format: 'jwk' });
-function proof(audience, nonce) {
+export function proof(audience, nonce) {
   return new SignJWT({ nonce })
     .setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk: walletJwk })
     .setAudience(audience)
@@ -36,7 +36,7 @@ function proof(audience, nonce) {
  * @param {{ token?: string, tenantId?: string, json?: unknown, form?: Record<string, string> }} [options]
  * @returns {Promise<any>}
  */
-async function call(url, path, options = {}) {
+export async function call(url, path, options = {}) {
   const { token, tenantId, json, form } = options;
   const response = await fetch(`${url}${path}`, {
     method: 'POST',
@@ -53,7 +53,7 @@ async function call(url, path, options = {}) {
 }
 
 /** One issuance up to the credential request: offer, token, nonce; what the credential request needs. */
-async function readyToRequest(url, apiToken, tenantId) {
+export async function readyToRequest(url, apiToken, tenantId) {
   const issuer = `/ctrl/oid4vci/${tenantId}`;
   const offer = await call(url, `${apiPath}/oid4vci/offers`, {
     token: apiToken,
@@ -74,7 +74,7 @@ async function readyToRequest(url, apiToken, tenantId) {
   return { accessToken, issuer, audience: offer.credentialOffer.credential_issuer, nonce };
 }
 
-function credentialRequest(ready, jwt) {
+export function credentialRequest(ready, jwt) {
   return {
     method: 'POST',
     path: `${ready.issuer}/credential`,
@@ -107,7 +107,7 @@ async function loops(seconds, connections, iteration) {
   return { completed: latencies.length, errors, p50: at(0.5), p99: at(0.99) };
 }
 
-function row(context, name, processName, measured, usage, otherCpuPercent) {
+export function row(context, name, processName, measured, usage, otherCpuPercent) {
   const result = {
     name,
     size: 1,
@@ -135,7 +135,7 @@ function row(context, name, processName, measured, usage, otherCpuPercent) {
 }
 
 /** Measures `run` with the process's CPU and RSS sampled and other processes' CPU metered. */
-async function sampled(pid, run) {
+export async function sampled(pid, run) {
   const sampler = pid === undefined ? undefined : new ProcessSampler(pid);
   const interference = new InterferenceMeter();
   sampler?.start();

@@ -220,7 +220,7 @@ export function startSdJwtBaseline(issuer, nonce) {
 }
 
 /** A baseline script in its own process, listening on a free port it prints as {"port": n}. */
-async function startScript(script, scriptEnv) {
+export async function startScript(script, scriptEnv) {
   const child = spawn(process.execPath, [join(root, script)], {
     cwd: root,
     env: { PATH: env.PATH, PORT: '0', ...scriptEnv },

@@ -20,6 +20,7 @@ import {
 import { settings, targets } from './settings.mjs';
 import { webhookScenario } from './webhooks.mjs';
 import { credentialEndpointScenario, sdJwtBaselineProcess } from './oid4vci.mjs';
+import { presentationBaselineProcess, responseEndpointScenario } from './oid4vp.mjs';
 
 /** The credential scenarios judged against the credential baseline. */
 const credentialJudged = [...cryptosuites.map(issueScenario), verifyScenario];
@@ -147,6 +148,19 @@ export function evaluate(rows) {
       target: `${credentialEndpointScenario} >= ${targets.credentialEndpointRatio}x ${sdJwtBaselineProcess}`,
       value: `${throughput}x (${credentialEndpoint.requestsPerSecond} vs ${sdJwtBaseline.requestsPerSecond} req/s)`,
       pass: throughput !== undefined && throughput >= targets.credentialEndpointRatio,
+    });
+  }
+  const responseEndpoint = find(responseEndpointScenario, 1, 'service');
+  const presentationBaseline = find(responseEndpointScenario, 1, presentationBaselineProcess);
+  if (responseEndpoint !== undefined && presentationBaseline !== undefined) {
+    const throughput = ratio(
+      responseEndpoint.requestsPerSecond,
+      presentationBaseline.requestsPerSecond,
+    );
+    verdicts.push({
+      target: `${responseEndpointScenario} >= ${targets.responseEndpointRatio}x ${presentationBaselineProcess}`,
+      value: `${throughput}x (${responseEndpoint.requestsPerSecond} vs ${presentationBaseline.requestsPerSecond} req/s)`,
+      pass: throughput !== undefined && throughput >= targets.responseEndpointRatio,
     });
   }
   const burst = rows.find((row) => row.name === webhookScenario);

@@ -36,6 +36,7 @@ import { measureCredentials } from './credentials.mjs';
 import { seedTenants } from './database.mjs';
 import { measureWebhooks } from './webhooks.mjs';
 import { measureOid4vci } from './oid4vci.mjs';
+import { measureOid4vp } from './oid4vp.mjs';
 import { accessTokens, createTenantsThroughApi, discover, tokenSource } from './http.mjs';
 import {
   baselineProcess,
@@ -201,6 +202,7 @@ async function main() {
   await measureCredentials(context, smallIds, await startCredentialBaseline(), fairBaseline);
   await measureWebhooks(context, smallIds[1]);
   await measureOid4vci(context, smallIds[2]);
+  await measureOid4vp(context, smallIds[2], smallIds[3]);
 
   // The large size: seeded in SQL.
   if (database !== undefined && settings.scaleTenants > settings.tenants) {

@@ -32,6 +32,8 @@ export const targets = {
   deepPageRatio: 0.8,
   // An aim, not a promise: the credential endpoint against a bare server doing its essential work.
   credentialEndpointRatio: 0.5,
+  // The same kind of aim for the OpenID4VP response endpoint against a bare verifier.
+  responseEndpointRatio: 0.5,
   webhookEventsPerSecond: 1000,
   createPerSecond: 300,
   serviceRssMb: 250,

@@ -1,0 +1,171 @@
+// @ts-check
+/**
+ * OpenID4VP: answers verified per second at a tenant's response endpoint (an SD-JWT VC with key binding,
+ * its status list cached), beside a bare node:http baseline that verifies the same kind of presentation
+ * with the same library in memory (bench/sd-jwt-presentation-baseline.mjs).
+ */
+import { createHash, randomBytes, sign } from 'node:crypto';
+import { SDJwtInstance } from '@sd-jwt/core';
+import { decodeJwt } from 'jose';
+import { load } from './load.mjs';
+import {
+  call,
+  claims,
+  configurationId,
+  credentialRequest,
+  proof,
+  readyToRequest,
+  row,
+  sampled,
+  wallet,
+} from './oid4vci.mjs';
+import { startScript } from './processes.mjs';
+import { apiPath, log, settings } from './settings.mjs';
+
+export const responseEndpointScenario = 'POST {verifier}/requests/{reference}/response';
+export const presentationBaselineProcess = 'SD-JWT presentation baseline';
+const vct = 'https://credentials.example.com/identity_credential';
+const queryId = 'identity';
+const dcqlQuery = {
+  credentials: [
+    {
+      id: queryId,
+      format: 'dc+sd-jwt',
+      meta: { vct_values: [vct] },
+      claims: [{ path: ['given_name'] }, { path: ['family_name'] }],
+    },
+  ],
+};
+/** Answers the response endpoint is measured with: each needs its own request (a tenant keeps 1,000). */
+const prepared = () => Math.min(900, Math.max(200, Math.round(settings.duration * 150)));
+
+/** @param {string | ArrayBuffer} data @param {string} alg */
+const hasher = (data, alg) => {
+  if (alg !== 'sha-256') throw new Error(alg);
+  const bytes = typeof data === 'string' ? Buffer.from(data) : Buffer.from(data);
+  return new Uint8Array(createHash('sha256').update(bytes).digest());
+};
+/** The holder side: presents given_name and family_name with a key binding JWT by the wallet's key. */
+const holder = new SDJwtInstance({
+  hasher,
+  saltGenerator: () => randomBytes(16).toString('base64url'),
+  kbSignAlg: 'ES256',
+  kbSigner: (input) =>
+    sign('sha256', Buffer.from(input), {
+      key: wallet.privateKey,
+      dsaEncoding: 'ieee-p1363',
+    }).toString('base64url'),
+});
+
+/** @param {string} credential @param {string} nonce @param {string} aud */
+function present(credential, nonce, aud) {
+  return holder.present(
+    credential,
+    { given_name: true, family_name: true },
+    { kb: { payload: { iat: Math.floor(Date.now() / 1000), aud, nonce } } },
+  );
+}
+
+/** An SD-JWT VC for the wallet's key from the tenant's OpenID4VCI issuer (its configuration exists). */
+async function receiveCredential(url, apiToken, issuingTenant) {
+  const ready = await readyToRequest(url, apiToken, issuingTenant);
+  const request = credentialRequest(ready, await proof(ready.audience, ready.nonce));
+  const answer = await call(url, request.path, { token: request.token, json: request.body });
+  return /** @type {string} */ (answer.credentials[0].credential);
+}
+
+/** A pending request of the verifier tenant and the wallet's answer to it, ready to post. */
+async function answerFor(url, apiToken, verifierTenant, credential) {
+  const created = await call(url, `${apiPath}/oid4vp/requests`, {
+    token: apiToken,
+    tenantId: verifierTenant,
+    json: { dcqlQuery },
+  });
+  const requestUri = new URL(created.authorizationRequestUri).searchParams.get('request_uri');
+  const response = await fetch(/** @type {string} */ (requestUri));
+  if (!response.ok) throw new Error(`the request object answered ${response.status}`);
+  const object = decodeJwt(await response.text());
+  const presentation = await present(credential, String(object.nonce), String(object.client_id));
+  return {
+    method: 'POST',
+    path: new URL(String(object.response_uri)).pathname,
+    form: { vp_token: JSON.stringify({ [queryId]: [presentation] }), state: String(object.state) },
+  };
+}
+
+export async function measureOid4vp(context, issuingTenant, verifierTenant) {
+  const { service, token } = context;
+  const apiToken = await token();
+  const credential = await receiveCredential(service.url, apiToken, issuingTenant);
+
+  const count = prepared();
+  log(`OpenID4VP: preparing ${count} answers (request, request object, presentation each)`);
+  const answers = [];
+  for (let n = 0; n < count; n += settings.connections) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(settings.connections, count - n) }, () =>
+        answerFor(service.url, apiToken, verifierTenant, credential),
+      ),
+    );
+    answers.push(...batch);
+  }
+  const verified = await sampled(service.pid, () =>
+    load(
+      service.url,
+      apiToken,
+      settings.duration,
+      (counter) => answers[counter % answers.length],
+      { counter: 0 },
+      settings.connections,
+      count,
+    ),
+  );
+  row(
+    context,
+    responseEndpointScenario,
+    'service',
+    verified.measured,
+    verified.usage,
+    verified.otherCpuPercent,
+  );
+
+  // The baseline verifies presentations of the same credential against the issuer's public key.
+  const issuerKeys = /** @type {{ jwks: { keys: { kid: string }[] } }} */ (
+    await (
+      await fetch(`${service.url}/.well-known/jwt-vc-issuer/ctrl/oid4vci/${issuingTenant}`)
+    ).json()
+  );
+  const kid = JSON.parse(Buffer.from(credential.split('.')[0], 'base64url').toString()).kid;
+  const issuerJwk = issuerKeys.jwks.keys.find((key) => key.kid === kid);
+  const nonce = 'baseline-nonce';
+  const aud = 'decentralized_identifier:did:example:baseline';
+  const baseline = await startScript('bench/sd-jwt-presentation-baseline.mjs', {
+    ISSUER_JWK: JSON.stringify(issuerJwk),
+    NONCE: nonce,
+    AUD: aud,
+  });
+  const baselineAnswers = await Promise.all(
+    Array.from({ length: 64 }, async () => ({
+      method: 'POST',
+      path: '/response',
+      form: {
+        vp_token: JSON.stringify({ [queryId]: [await present(credential, nonce, aud)] }),
+        state: 'baseline',
+      },
+    })),
+  );
+  const bare = await sampled(baseline.pid, () =>
+    load(baseline.url, 'none', settings.duration, (counter) => baselineAnswers[counter % 64]),
+  );
+  row(
+    context,
+    responseEndpointScenario,
+    presentationBaselineProcess,
+    bare.measured,
+    bare.usage,
+    bare.otherCpuPercent,
+  );
+  log(
+    `OpenID4VP: configuration ${configurationId} presented with ${Object.keys(claims).length} claims`,
+  );
+}
