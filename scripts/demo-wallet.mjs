@@ -1,0 +1,258 @@
+// @ts-check
+/**
+ * A demo wallet for the README's walk-through: receives SD-JWT VCs over OpenID4VCI and presents them
+ * over OpenID4VP with nothing but the links, through OWF's wallet libraries (@openid4vc/openid4vci and
+ * @openid4vc/openid4vp, the ones Credo uses) and @sd-jwt/core. Its key and credentials lie in a plain
+ * JSON file ($WALLET_FILE, default /tmp/agent-service-demo-wallet.json): for trying the service, never
+ * for real credentials.
+ *
+ *   npm run --silent wallet -- receive 'openid-credential-offer://...' [--tx-code 493021]
+ *   npm run --silent wallet -- present 'openid4vp://...'
+ *   npm run --silent wallet -- list
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { clientAuthenticationAnonymous, HashAlgorithm, setGlobalConfig } from '@openid4vc/oauth2';
+import { Openid4vciClient } from '@openid4vc/openid4vci';
+import { Openid4vpClient } from '@openid4vc/openid4vp';
+import { SDJwtInstance } from '@sd-jwt/core';
+import { base58 } from '@scure/base';
+import {
+  CompactEncrypt,
+  CompactSign,
+  compactVerify,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+} from 'jose';
+
+const walletFile = process.env.WALLET_FILE ?? '/tmp/agent-service-demo-wallet.json';
+// Local mode serves plain http on localhost; a real wallet insists on https.
+setGlobalConfig({ allowInsecureUrls: true });
+
+/** @typedef {{ privateJwk: import('jose').JWK, credentials: { issuer: string, vct: string, credential: string }[] }} WalletState */
+
+/** @returns {Promise<WalletState>} */
+async function openWallet() {
+  if (existsSync(walletFile)) return JSON.parse(readFileSync(walletFile, 'utf8'));
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const state = { privateJwk: await exportJWK(privateKey), credentials: [] };
+  saveWallet(state);
+  return state;
+}
+
+/** @param {WalletState} state */
+function saveWallet(state) {
+  writeFileSync(walletFile, JSON.stringify(state, null, 2), { mode: 0o600 });
+}
+
+/** @param {import('jose').JWK} jwk */
+const publicOf = ({ kty, crv, x, y }) => ({ kty, crv, x, y });
+
+/** @param {ArrayBuffer | Uint8Array | string} data */
+const sha256 = (data) =>
+  createHash('sha256')
+    .update(typeof data === 'string' ? data : new Uint8Array(data))
+    .digest();
+
+/** @param {WalletState} state */
+function callbacks(state) {
+  return {
+    fetch,
+    /** @param {Uint8Array} data @param {string} alg */
+    hash: (data, alg) => {
+      if (alg !== HashAlgorithm.Sha256) throw new Error(`unexpected hash ${alg}`);
+      return new Uint8Array(sha256(data));
+    },
+    /** @param {number} length */
+    generateRandom: (length) => new Uint8Array(randomBytes(length)),
+    clientAuthentication: clientAuthenticationAnonymous(),
+    /** @param {any} _signer @param {{ header: any, payload: any }} jwt */
+    signJwt: async (_signer, { header, payload }) => {
+      const key = await importJWK(state.privateJwk, 'ES256');
+      const jwt = await new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
+        .setProtectedHeader(header)
+        .sign(key);
+      return { jwt, signerJwk: /** @type {any} */ (publicOf(state.privateJwk)) };
+    },
+    /** The request object of a `decentralized_identifier:` client, verified through its did:key alone. */
+    verifyJwt: async (/** @type {any} */ signer, /** @type {any} */ jwt) => {
+      if (signer.method !== 'did') return { verified: false };
+      const jwk = didKeyJwk(signer.didUrl.split('#')[0]);
+      try {
+        await compactVerify(jwt.compact, await importJWK(jwk, 'EdDSA'));
+        return { verified: true, signerJwk: /** @type {any} */ (jwk) };
+      } catch {
+        return { verified: false };
+      }
+    },
+    /** @param {any} encryptor @param {string} data */
+    encryptJwe: async (encryptor, data) => {
+      const key = await importJWK(encryptor.publicJwk, 'ECDH-ES');
+      const jwe = await new CompactEncrypt(new TextEncoder().encode(data))
+        .setProtectedHeader({
+          alg: 'ECDH-ES',
+          enc: encryptor.enc,
+          kid: encryptor.publicJwk.kid,
+          ...(encryptor.apu === undefined ? {} : { apu: encryptor.apu }),
+          ...(encryptor.apv === undefined ? {} : { apv: encryptor.apv }),
+        })
+        .encrypt(key);
+      return { jwe, encryptionJwk: encryptor.publicJwk };
+    },
+  };
+}
+
+/** The Ed25519 key of a did:key (multicodec 0xed01 after the base58btc `z`). */
+function didKeyJwk(did) {
+  const bytes = base58.decode(did.replace(/^did:key:z/, ''));
+  if (bytes[0] !== 0xed || bytes[1] !== 0x01) throw new Error(`${did} is not an Ed25519 did:key`);
+  return { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(bytes.subarray(2)).toString('base64url') };
+}
+
+/** @param {string} credential */
+const payloadOf = (credential) =>
+  JSON.parse(Buffer.from(credential.split('~')[0].split('.')[1], 'base64url').toString('utf8'));
+
+async function receive(link, txCode) {
+  const state = await openWallet();
+  const client = new Openid4vciClient({ callbacks: /** @type {any} */ (callbacks(state)) });
+  const credentialOffer = await client.resolveCredentialOffer(link);
+  const issuerMetadata = await client.resolveIssuerMetadata(credentialOffer.credential_issuer);
+  const [configurationId] = credentialOffer.credential_configuration_ids;
+  const token = await client.retrievePreAuthorizedCodeAccessTokenFromOffer({
+    credentialOffer,
+    issuerMetadata,
+    txCode,
+  });
+  const { c_nonce: nonce } = await client.requestNonce({ issuerMetadata });
+  const { jwt } = await client.createCredentialRequestJwtProof({
+    issuerMetadata,
+    credentialConfigurationId: configurationId,
+    signer: {
+      method: 'jwk',
+      publicJwk: /** @type {any} */ (publicOf(state.privateJwk)),
+      alg: 'ES256',
+    },
+    nonce,
+  });
+  const answer = await client.retrieveCredentials({
+    issuerMetadata,
+    credentialConfigurationId: configurationId,
+    proofs: { jwt: [jwt] },
+    accessToken: token.accessTokenResponse.access_token,
+    dpop: token.dpop,
+  });
+  for (const { credential } of /** @type {any[]} */ (answer.credentialResponse.credentials)) {
+    if (typeof credential !== 'string') {
+      console.log('received a credential this demo wallet does not keep (it keeps SD-JWT VCs)');
+      continue;
+    }
+    const { iss, vct } = payloadOf(credential);
+    state.credentials.push({ issuer: iss, vct, credential });
+    console.log(`received an SD-JWT VC: ${vct} from ${iss}`);
+  }
+  saveWallet(state);
+}
+
+/** A presentation frame disclosing the claims a DCQL query's paths name (all when it names none). */
+function frameOf(query, claims) {
+  const paths = query.claims?.map((claim) => claim.path) ?? Object.keys(claims).map((n) => [n]);
+  const frame = {};
+  for (const path of paths) {
+    let level = frame;
+    const names = path.filter((segment) => typeof segment === 'string');
+    names.forEach((name, index) => {
+      level[name] = index === names.length - 1 ? true : (level[name] ?? {});
+      level = level[name];
+    });
+  }
+  return frame;
+}
+
+async function present(link) {
+  const state = await openWallet();
+  const all = /** @type {any} */ (callbacks(state));
+  const client = new Openid4vpClient({ callbacks: all });
+  const parsed = client.parseOpenid4vpAuthorizationRequest({ authorizationRequest: link });
+  const resolved = await client.resolveOpenId4vpAuthorizationRequest({
+    authorizationRequestPayload: /** @type {any} */ (parsed.params),
+  });
+  const request = /** @type {any} */ (resolved.authorizationRequestPayload);
+  const query = /** @type {any} */ (resolved.dcql?.query);
+  console.log(
+    `${request.client_id} asks for ${JSON.stringify(query.credentials.map((q) => q.id))}`,
+  );
+  const sdJwt = new SDJwtInstance({
+    hasher: (data) => new Uint8Array(sha256(data)),
+    kbSignAlg: 'ES256',
+    kbSigner: async (input) => {
+      const key = await importJWK(state.privateJwk, 'ES256');
+      const jws = await new CompactSign(new TextEncoder().encode(input))
+        .setProtectedHeader({ alg: 'ES256' })
+        .sign(key);
+      return jws.split('.')[2];
+    },
+  });
+  /** @type {Record<string, string[]>} */
+  const vpToken = {};
+  for (const credentialQuery of query.credentials) {
+    const vcts = credentialQuery.meta?.vct_values;
+    const held = state.credentials.find((entry) => vcts === undefined || vcts.includes(entry.vct));
+    if (held === undefined)
+      throw new Error(`no credential in the wallet for ${credentialQuery.id}`);
+    const claims = await sdJwt.getClaims(held.credential);
+    vpToken[credentialQuery.id] = [
+      await sdJwt.present(held.credential, frameOf(credentialQuery, claims), {
+        kb: {
+          payload: {
+            iat: Math.floor(Date.now() / 1000),
+            aud: request.client_id,
+            nonce: request.nonce,
+          },
+        },
+      }),
+    ];
+  }
+  const jarm = request.response_mode === 'direct_post.jwt' && {
+    encryption: { nonce: request.nonce },
+    serverMetadata: {
+      authorization_encryption_alg_values_supported: ['ECDH-ES'],
+      authorization_encryption_enc_values_supported: ['A128GCM', 'A256GCM'],
+    },
+  };
+  const response = await client.createOpenid4vpAuthorizationResponse({
+    authorizationRequestPayload: request,
+    authorizationResponsePayload: { vp_token: vpToken },
+    ...(jarm ? { jarm: /** @type {any} */ (jarm) } : {}),
+  });
+  const submitted = await client.submitOpenid4vpAuthorizationResponse({
+    authorizationRequestPayload: request,
+    authorizationResponsePayload: response.authorizationResponsePayload,
+    ...(response.jarm ? { jarm: { responseJwt: response.jarm.responseJwt } } : {}),
+  });
+  console.log(
+    `the verifier answered ${submitted.response.status}: ${await submitted.response.text()}`,
+  );
+}
+
+const [command, link, ...rest] = process.argv.slice(2);
+try {
+  if (command === 'receive' && link !== undefined) {
+    const at = rest.indexOf('--tx-code');
+    await receive(link, at === -1 ? undefined : rest[at + 1]);
+  } else if (command === 'present' && link !== undefined) {
+    await present(link);
+  } else if (command === 'list') {
+    const { credentials } = await openWallet();
+    for (const { vct, issuer } of credentials) console.log(`${vct} from ${issuer}`);
+  } else {
+    console.error(
+      'usage: demo-wallet receive <offer link> [--tx-code CODE] | present <request link> | list',
+    );
+    process.exitCode = 2;
+  }
+} catch (error) {
+  console.error(`the wallet failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+}
