@@ -63,7 +63,7 @@ export class LdpPresentationVerifier {
       const [first] = (error.extensions.problemDetails ?? []) as CheckProblem[];
       return first === undefined
         ? fail('signature_invalid', error.detail)
-        : fail(codeOf(first), `${first.check} check: ${first.detail}`);
+        : fail(failureCodeOf(first), `${first.check} check: ${first.detail}`);
     }
     const proof = asArray(presentation.proof).find(isJsonObject) ?? {};
     const method = idOf(proof.verificationMethod);
@@ -100,7 +100,7 @@ export class LdpPresentationVerifier {
 }
 
 /** The failure code of the verifier's first finding. */
-function codeOf(problem: CheckProblem): PresentationFailureCode {
+export function failureCodeOf(problem: CheckProblem): PresentationFailureCode {
   const detail = problem.detail;
   const byCheck: Partial<Record<CheckProblem['check'], PresentationFailureCode>> = {
     holder: 'key_binding_invalid',

@@ -4,6 +4,7 @@ import { guardedRequest, OutboundError, type OutboundPolicy } from '../../common
 import { DomainException } from '../../common/problem/domain.exception.js';
 import { Settings } from '../../config/settings.js';
 import { TenantKeys } from '../../did/tenant-keys.service.js';
+import { tenantIdPattern } from '../../tenancy/tenant-id.js';
 import { DidResolution } from '../did-resolution/did-resolution.js';
 import { didIssuerKeys } from './did-issuer-keys.js';
 import { publicKeyFor, type IssuerJwk } from './jws.js';
@@ -23,7 +24,7 @@ export const issuerMetadataLimits = {
   remembered: 1_000,
 } as const;
 
-const ownIssuerPath = /^\/ctrl\/oid4vci\/([A-Za-z0-9][A-Za-z0-9_.-]{0,63})$/;
+const ownIssuerPath = /^\/ctrl\/oid4vci\/([^/]+)$/;
 
 /**
  * The key that verifies a JWS by an issuer (an SD-JWT VC, a Status List Token), by the issuer's
@@ -97,7 +98,8 @@ export class IssuerKeys {
     if (url.origin !== new URL(this.settings.PUBLIC_BASE_URL).origin) return undefined;
     const base = new URL(this.settings.PUBLIC_BASE_URL).pathname.replace(/\/$/, '');
     if (!url.pathname.startsWith(`${base}/`)) return undefined;
-    return ownIssuerPath.exec(url.pathname.slice(base.length))?.[1];
+    const tenantId = ownIssuerPath.exec(url.pathname.slice(base.length))?.[1];
+    return tenantId !== undefined && tenantIdPattern.test(tenantId) ? tenantId : undefined;
   }
 
   private async ownKeys(tenantId: string): Promise<IssuerJwk[] | string> {

@@ -6,7 +6,7 @@ import { type TenantKeys } from '../../did/tenant-keys.service.js';
 import { DidResolution } from '../did-resolution/did-resolution.js';
 import { type StatusListsService } from '../status/status-lists.service.js';
 import { type PresentationCheck } from '../wallet-presentation.types.js';
-import { walletKey, type WalletKey } from '../../../test/support/oid4vci-wallet.js';
+import { didKeyOf, walletKey, type WalletKey } from '../../../test/support/oid4vci-wallet.js';
 import {
   didJwkIssuer,
   issuerMetadataOf,
@@ -124,6 +124,20 @@ describe('SdJwtVcVerifier', () => {
       verified: true,
       presentation: { holderBinding: false, holderKeyThumbprint: null },
     });
+  });
+
+  it('resolves a did:key issuer’s assertion key, by its DID URL or by a bare fragment', async () => {
+    const key = await walletKey('EdDSA');
+    const did = didKeyOf(key);
+    const fragment = `#${did.slice('did:key:'.length)}`;
+    for (const kid of [`${did}${fragment}`, fragment]) {
+      const issuer = { key, iss: did, kid };
+      expect(failure(await check(await present(issuer)))).toBe('verified');
+    }
+    const foreignKid = { key, iss: did, kid: `did:key:z6MkOther${fragment}` };
+    expect(failure(await check(await present(foreignKid)))).toMatch(
+      /^issuer_unresolved: .*not a key of the issuer's DID/,
+    );
   });
 
   it('refuses what is not an SD-JWT VC, or exceeds the limits, as presentation_malformed', async () => {
@@ -273,6 +287,16 @@ describe('SdJwtVcVerifier', () => {
       });
       const forged = await present(issuer, { status: { idx: 0, uri: `${origin}/lists/forged` } });
       expect(failure(await check(forged))).toMatch(/^status_unavailable: .*not signed by/);
+    });
+
+    it('reads the keys from jwks_uri when the metadata names one', async () => {
+      const byUri = await testIssuer(`${origin}/issuers/by-uri`, 'k2', 'EdDSA');
+      const { jwks } = issuerMetadataOf(byUri);
+      routes.set('/.well-known/jwt-vc-issuer/issuers/by-uri', {
+        body: { issuer: byUri.iss, jwks_uri: `${origin}/issuers/by-uri/jwks` },
+      });
+      routes.set('/issuers/by-uri/jwks', { body: jwks as Json });
+      expect(failure(await check(await present(byUri)))).toBe('verified');
     });
 
     it('refuses metadata that names another issuer', async () => {
