@@ -15,6 +15,10 @@ import { IssuedCredentialEntity } from './issued-credential.entity.js';
 import { IssuedCredentialsService } from './issued-credentials.service.js';
 import { HolderIssuanceService } from './holder-issuance.service.js';
 import { WalletPresentationsService } from './wallet-presentations.service.js';
+import { LdpPresentationVerifier } from './ldp-presentation-verifier.js';
+import { IssuerKeys } from './sd-jwt/issuer-keys.js';
+import { RemoteTokenStatusLists } from './sd-jwt/remote-token-status-lists.js';
+import { SdJwtVcVerifier } from './sd-jwt/sd-jwt-vc-verifier.js';
 import { IssueRecorder } from './issue-recorder.js';
 import { JwtVcIssuerController } from './sd-jwt/jwt-vc-issuer.controller.js';
 import { StatusEntryEntity } from './status/status-entry.entity.js';
@@ -44,6 +48,10 @@ export const credentialEntities = [StatusListEntity, StatusEntryEntity, IssuedCr
     CredentialIssuanceService,
     HolderIssuanceService,
     WalletPresentationsService,
+    SdJwtVcVerifier,
+    LdpPresentationVerifier,
+    IssuerKeys,
+    RemoteTokenStatusLists,
     IssueRecorder,
     CredentialVerificationService,
     CredentialStatusService,

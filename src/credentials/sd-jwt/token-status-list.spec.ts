@@ -1,7 +1,13 @@
 import { StatusList } from '@sd-jwt/jwt-status-list';
 import { inflateSync } from 'node:zlib';
 import { bitAt } from '../status/bitstring.js';
-import { encodeLst, tokenStatusListBytes } from './token-status-list.js';
+import {
+  decodeLst,
+  encodeLst,
+  maxInflatedStatusListBytes,
+  statusAt,
+  tokenStatusListBytes,
+} from './token-status-list.js';
 
 /** A Bitstring Status List (most significant bit first) with the given indices set. */
 function bitstring(length: number, set: number[]): Uint8Array {
@@ -26,6 +32,26 @@ describe('Token Status List encoding', () => {
       expect(list.getStatus(index)).toBe(bitAt(bits, index) ? 1 : 0);
       expect(list.getStatus(index)).toBe(set.includes(index) ? 1 : 0);
     }
+  });
+
+  it('decodes what it encodes, and 2-bit statuses as the draft lays them out', () => {
+    const bits = bitstring(1024, [3, 700]);
+    const bytes = decodeLst(encodeLst(tokenStatusListBytes(bits)));
+    if (typeof bytes === 'string') throw new Error(bytes);
+    expect([statusAt(bytes, 1, 3), statusAt(bytes, 1, 4), statusAt(bytes, 1, 700)]).toEqual([
+      1, 0, 1,
+    ]);
+    // §4.1's 2-bit example: statuses 1, 2, 0, 3 in byte 0 are 0b11001001.
+    const twoBits = Uint8Array.of(0b1100_1001);
+    expect([0, 1, 2, 3].map((idx) => statusAt(twoBits, 2, idx))).toEqual([1, 2, 0, 3]);
+    expect(statusAt(twoBits, 2, 4)).toMatch(/past the list's end/);
+  });
+
+  it('refuses an lst that is not base64url ZLIB, or inflates beyond the cap', () => {
+    expect(decodeLst('not base64!')).toMatch(/not base64url/);
+    expect(decodeLst('AAAA')).toMatch(/not a ZLIB stream/);
+    const bomb = encodeLst(new Uint8Array(maxInflatedStatusListBytes + 1));
+    expect(decodeLst(bomb)).toMatch(/not a ZLIB stream of at most/);
   });
 
   it('is a ZLIB stream of the same length as the bitstring', () => {

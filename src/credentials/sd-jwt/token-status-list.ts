@@ -1,4 +1,4 @@
-import { deflateSync } from 'node:zlib';
+import { deflateSync, inflateSync } from 'node:zlib';
 
 /**
  * A Bitstring Status List's bits (index 0 the most significant bit of byte 0, Bitstring Status List
@@ -22,3 +22,33 @@ const reversed = Uint8Array.from({ length: 256 }, (_, byte) => {
   for (let bit = 0; bit < 8; bit++) if (byte & (1 << bit)) out |= 0x80 >> bit;
   return out;
 });
+
+/** Bits per status a Status List may use (draft-ietf-oauth-status-list §4.1). */
+export const statusListBitSizes = [1, 2, 4, 8] as const;
+
+/** The most a received `lst` may inflate to: 16,777,216 1-bit statuses, as for Bitstring lists. */
+export const maxInflatedStatusListBytes = 2 * 1024 * 1024;
+
+/** The bytes of a received `lst` (§4.2), or why they cannot be read: not ZLIB in base64url, or too large. */
+export function decodeLst(lst: string): Uint8Array | string {
+  if (!/^[A-Za-z0-9_-]+$/.test(lst)) return 'its lst is not base64url';
+  try {
+    return inflateSync(Buffer.from(lst, 'base64url'), {
+      maxOutputLength: maxInflatedStatusListBytes,
+    });
+  } catch {
+    return `its lst is not a ZLIB stream of at most ${maxInflatedStatusListBytes} bytes`;
+  }
+}
+
+/**
+ * The status at `idx` of a list of `bits`-bit statuses (§4.1: index 0 in the least significant bits
+ * of byte 0), or why there is none: an index past the list's end.
+ */
+export function statusAt(bytes: Uint8Array, bits: number, idx: number): number | string {
+  const position = idx * bits;
+  if (!Number.isSafeInteger(position) || position + bits > bytes.length * 8) {
+    return `the index ${idx} is past the list's end (${(bytes.length * 8) / bits} statuses)`;
+  }
+  return (bytes[Math.floor(position / 8)] >> (position % 8)) & ((1 << bits) - 1);
+}

@@ -1,0 +1,92 @@
+import { checkProblemTypes, type CheckProblem } from './credential.errors.js';
+import { failureCodeOf } from './ldp-presentation-verifier.js';
+
+const where = 'verifiablePresentation.verifiableCredential[0]';
+
+/** A credential's finding as the presentation verifier words it. */
+const credential = (type: string, check: string, detail: string): CheckProblem => ({
+  type,
+  check: 'credential',
+  title: '',
+  detail: `${where}: ${check}: ${detail}`,
+});
+
+describe('failureCodeOf', () => {
+  it.each([
+    [{ type: checkProblemTypes.proof, check: 'proof' }, 'signature_invalid'],
+    [{ type: checkProblemTypes.holder, check: 'holder' }, 'key_binding_invalid'],
+    [{ type: checkProblemTypes.challenge, check: 'challenge' }, 'nonce_mismatch'],
+    [{ type: checkProblemTypes.domain, check: 'domain' }, 'audience_mismatch'],
+  ] as const)('maps the presentation’s %j to %s', (problem, code) => {
+    expect(failureCodeOf({ ...problem, title: '', detail: 'x' })).toBe(code);
+  });
+
+  it.each([
+    [
+      credential(checkProblemTypes.proof, 'proof', 'proof (eddsa-rdfc-2022): invalid'),
+      'signature_invalid',
+    ],
+    [
+      credential(
+        checkProblemTypes.issuer,
+        'issuer',
+        "untrusted issuer: 'did:key:z6Mk' is not in the trusted issuers list",
+      ),
+      'issuer_not_trusted',
+    ],
+    [
+      credential(
+        checkProblemTypes.issuer,
+        'issuer',
+        "Cannot resolve 'did:web:gone.example': answered HTTP 404",
+      ),
+      'issuer_unresolved',
+    ],
+    [
+      credential(
+        checkProblemTypes.issuer,
+        'issuer',
+        "'did:example:1' is not a DID this service resolves (did:key)",
+      ),
+      'issuer_unresolved',
+    ],
+    [
+      credential(checkProblemTypes.issuer, 'issuer', 'no proof by did:key:z6Mk'),
+      'signature_invalid',
+    ],
+    [
+      credential(
+        checkProblemTypes.validity,
+        'validity',
+        'expired: validUntil 2020-01-01T00:00:00Z',
+      ),
+      'credential_expired',
+    ],
+    [
+      credential(
+        checkProblemTypes.validity,
+        'validity',
+        'not valid before validFrom 2999-01-01T00:00:00Z',
+      ),
+      'credential_not_yet_valid',
+    ],
+    [
+      credential(checkProblemTypes.status, 'status', 'the credential is revoked'),
+      'credential_revoked',
+    ],
+    [
+      credential(checkProblemTypes.status, 'status', 'the credential is suspended'),
+      'credential_suspended',
+    ],
+    [
+      credential(
+        checkProblemTypes.statusRetrieval,
+        'status',
+        'the status list x answered HTTP 500',
+      ),
+      'status_unavailable',
+    ],
+  ])('maps a credential’s finding %#', (problem, code) => {
+    expect(failureCodeOf(problem)).toBe(code);
+  });
+});

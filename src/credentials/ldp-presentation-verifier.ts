@@ -1,0 +1,126 @@
+import { Injectable } from '@nestjs/common';
+import { calculateJwkThumbprint } from 'jose';
+import { DomainException } from '../common/problem/domain.exception.js';
+import { asArray, idOf, isJsonObject, issuerIdOf } from './credential-checks.js';
+import { checkProblemTypes, type CheckProblem } from './credential.errors.js';
+import { DidResolution } from './did-resolution/did-resolution.js';
+import { PresentationsService } from './presentations.service.js';
+import { didIssuerKeys } from './sd-jwt/did-issuer-keys.js';
+import {
+  type PresentationCheck,
+  type PresentationExpectation,
+  type PresentationFailureCode,
+} from './wallet-presentation.types.js';
+
+type Json = Record<string, unknown>;
+
+const fail = (code: PresentationFailureCode, reason: string): PresentationCheck => ({
+  verified: false,
+  code,
+  reason,
+});
+
+/**
+ * One `ldp_vc` presentation (OpenID4VP 1.0 appendix B.1): a Verifiable Presentation carrying exactly
+ * one credential (one answer per credential query), checked by the VC API's presentation verifier with
+ * the request's nonce as `challenge` and client id as `domain`; its findings become failure codes.
+ */
+@Injectable()
+export class LdpPresentationVerifier {
+  constructor(
+    private readonly presentations: PresentationsService,
+    private readonly dids: DidResolution,
+  ) {}
+
+  async verify(expectation: PresentationExpectation): Promise<PresentationCheck> {
+    const { presentation } = expectation;
+    if (!isJsonObject(presentation)) {
+      return fail('presentation_malformed', 'the presentation is not a JSON object');
+    }
+    const credentials = asArray(presentation.verifiableCredential);
+    if (credentials.length !== 1 || !isJsonObject(credentials[0])) {
+      return fail(
+        'presentation_malformed',
+        `the presentation carries ${credentials.length} credentials, not exactly one`,
+      );
+    }
+    const credential = credentials[0];
+    try {
+      await this.presentations.verify(expectation.tenantId, {
+        verifiablePresentation: presentation,
+        options: {
+          challenge: expectation.nonce,
+          domain: expectation.clientId,
+          // The request's list, else the tenant's (TrustedIssuerPolicy, as for the VC API).
+          trustedIssuers: expectation.trustedIssuers && [...expectation.trustedIssuers],
+        },
+      });
+    } catch (error) {
+      if (!(error instanceof DomainException) || error.code === 'TENANT_NOT_FOUND') throw error;
+      if (error.code !== 'CREDENTIAL_NOT_VERIFIED') {
+        return fail('presentation_malformed', error.detail);
+      }
+      const [first] = (error.extensions.problemDetails ?? []) as CheckProblem[];
+      return first === undefined
+        ? fail('signature_invalid', error.detail)
+        : fail(failureCodeOf(first), `${first.check} check: ${first.detail}`);
+    }
+    const proof = asArray(presentation.proof).find(isJsonObject) ?? {};
+    const method = idOf(proof.verificationMethod);
+    const holder = idOf(presentation.holder) ?? method?.split('#')[0];
+    const claims: Json = { ...credential };
+    delete claims.proof;
+    return {
+      verified: true,
+      presentation: {
+        format: 'ldp_vc',
+        issuer: issuerIdOf(credential) ?? '',
+        types: asArray(credential.type).filter((type): type is string => typeof type === 'string'),
+        claims,
+        holderKeyThumbprint: await this.thumbprintOf(holder, method, expectation.signal),
+        holderBinding: holder !== undefined && idOf(credential.credentialSubject) === holder,
+        status: credential.credentialStatus === undefined ? 'none' : 'valid',
+      },
+    };
+  }
+
+  /** The thumbprint of the key that made the presentation's proof, when its DID gives it as a JWK. */
+  private async thumbprintOf(
+    holder: string | undefined,
+    method: string | undefined,
+    deadline: AbortSignal,
+  ): Promise<string | null> {
+    if (holder === undefined || method === undefined || !holder.startsWith('did:')) return null;
+    const keys = await didIssuerKeys(this.dids, holder, method, deadline, 'authentication');
+    const [key] = typeof keys === 'string' ? [] : keys;
+    if (key === undefined) return null;
+    const { kty, crv, x, y } = key;
+    return calculateJwkThumbprint(y === undefined ? { kty, crv, x } : { kty, crv, x, y }, 'sha256');
+  }
+}
+
+/** The failure code of the verifier's first finding. */
+export function failureCodeOf(problem: CheckProblem): PresentationFailureCode {
+  const detail = problem.detail;
+  const byCheck: Partial<Record<CheckProblem['check'], PresentationFailureCode>> = {
+    holder: 'key_binding_invalid',
+    challenge: 'nonce_mismatch',
+    domain: 'audience_mismatch',
+  };
+  if (problem.check !== 'credential') return byCheck[problem.check] ?? 'signature_invalid';
+  switch (problem.type) {
+    case checkProblemTypes.validity:
+      return /: validity: expired/.test(detail) ? 'credential_expired' : 'credential_not_yet_valid';
+    case checkProblemTypes.status:
+      return /suspended$/.test(detail) ? 'credential_suspended' : 'credential_revoked';
+    case checkProblemTypes.statusRetrieval:
+      return 'status_unavailable';
+    case checkProblemTypes.issuer:
+      if (/: issuer: untrusted issuer/.test(detail)) return 'issuer_not_trusted';
+      return /Cannot resolve|is not a DID this service resolves/.test(detail)
+        ? 'issuer_unresolved'
+        : 'signature_invalid';
+    default:
+      return 'signature_invalid';
+  }
+}

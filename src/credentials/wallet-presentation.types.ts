@@ -1,0 +1,63 @@
+/**
+ * Why a wallet's presentation does not count: a stable code (docs/oid4vp.md lists them) beside a
+ * reason a person understands.
+ */
+export type PresentationFailureCode =
+  | 'presentation_malformed'
+  | 'issuer_unresolved'
+  | 'issuer_not_trusted'
+  | 'signature_invalid'
+  | 'disclosure_invalid'
+  | 'key_binding_missing'
+  | 'key_binding_invalid'
+  | 'nonce_mismatch'
+  | 'audience_mismatch'
+  | 'key_binding_stale'
+  | 'credential_expired'
+  | 'credential_not_yet_valid'
+  | 'credential_revoked'
+  | 'credential_suspended'
+  | 'status_unavailable';
+
+/** One credential a wallet presented, after every check passed. */
+export interface VerifiedPresentation {
+  format: 'dc+sd-jwt' | 'ldp_vc';
+  /** The issuer's identifier: the `iss` URL or DID of an SD-JWT VC, the issuer of a W3C VC. */
+  issuer: string;
+  /** dc+sd-jwt: the credential's `vct`. */
+  vct?: string;
+  /** ldp_vc: the credential's `type`. */
+  types?: string[];
+  /**
+   * What DCQL claim paths are evaluated over, disclosed claims only. dc+sd-jwt: the payload with the
+   * disclosed claims in place and no `_sd`, `_sd_alg` or `cnf`; ldp_vc: the whole credential without
+   * its proof (paths start with `credentialSubject`).
+   */
+  claims: Record<string, unknown>;
+  /** RFC 7638 SHA-256 thumbprint (base64url) of the key the holder proved, or null without binding. */
+  holderKeyThumbprint: string | null;
+  /** Whether the holder proved its key (key binding JWT, or the presentation's proof). */
+  holderBinding: boolean;
+  /** The status check's result; `none` when the credential names no status. */
+  status: 'valid' | 'revoked' | 'suspended' | 'none';
+}
+
+export type PresentationCheck =
+  | { verified: true; presentation: VerifiedPresentation }
+  | { verified: false; code: PresentationFailureCode; reason: string };
+
+/** What the verifier of an OpenID4VP request checks one presentation against. */
+export interface PresentationExpectation {
+  tenantId: string;
+  format: 'dc+sd-jwt' | 'ldp_vc';
+  /** dc+sd-jwt: the compact SD-JWT with its KB-JWT; ldp_vc: a Verifiable Presentation object. */
+  presentation: unknown;
+  /** The request's nonce: the KB-JWT's `nonce`, or the presentation proof's `challenge`. */
+  nonce: string;
+  /** The request's client_id: the KB-JWT's `aud`, or the presentation proof's `domain`. */
+  clientId: string;
+  /** The request's own list; undefined: the tenant's list (TrustedIssuerPolicy), else any issuer. */
+  trustedIssuers?: readonly string[];
+  /** Aborted when the request's time is up: no fetch outlives it. */
+  signal: AbortSignal;
+}
