@@ -70,6 +70,8 @@ describe('route inventory', () => {
       'GET /ctrl/oid4vci/:tenantId/.well-known/openid-credential-issuer',
       // A wallet fetches the offer its link names (credential_offer_uri) before it holds any token.
       'GET /ctrl/oid4vci/:tenantId/credential-offers/:reference',
+      // A wallet fetches the presentation request its link names (request_uri), by GET or POST.
+      'GET /ctrl/oid4vp/:tenantId/requests/:reference',
       'GET /ctrl/problems',
       'GET /ctrl/problems/:slug',
       // Verifiers anywhere read a credential's status without an account.
@@ -80,6 +82,9 @@ describe('route inventory', () => {
       'POST /ctrl/oid4vci/:tenantId/nonce',
       'POST /ctrl/oid4vci/:tenantId/notification',
       'POST /ctrl/oid4vci/:tenantId/token',
+      'POST /ctrl/oid4vp/:tenantId/requests/:reference',
+      // The wallet's answer to a presentation request (response_uri).
+      'POST /ctrl/oid4vp/:tenantId/requests/:reference/response',
     ]);
   });
 

@@ -14,11 +14,13 @@ export function targetPath(target: string | undefined): string {
 }
 
 /**
- * Path segments that are bearer secrets (an OpenID4VCI offer's reference, OpenID4VCI 1.0 §4.1.3),
- * replaced by their route parameter wherever a path is logged or traced.
+ * Path segments that are bearer secrets (an OpenID4VCI offer's reference, OpenID4VCI 1.0 §4.1.3; an
+ * OpenID4VP request's reference in its `request_uri` and `response_uri`), replaced by their route
+ * parameter wherever a path is logged or traced.
  */
 const secretSegments: readonly [RegExp, string][] = [
   [/^(\/ctrl\/oid4vci\/[^/]+\/credential-offers\/)[^/]+/, '$1:reference'],
+  [/^(\/ctrl\/oid4vp\/[^/]+\/requests\/)[^/]+/, '$1:reference'],
 ];
 
 /** The path as logs and spans may show it: secret segments replaced. */

@@ -5,7 +5,12 @@ import { DidModule } from '../did/did.module.js';
 import { SecretsModule } from '../secrets/secrets.module.js';
 import { TenantsModule } from '../tenants/tenants.module.js';
 import { PresentationRequestEntity } from './requests/presentation-request.entity.js';
+import { PresentationRequestRepository } from './requests/presentation-request.repository.js';
 import { presentationRequestSealedColumns } from './requests/presentation-request.sealed-columns.js';
+import { RequestObjectService } from './wallet/request-object.service.js';
+import { ResponseEndpointService } from './wallet/response-endpoint.service.js';
+import { VerifierWalletController } from './wallet/verifier-wallet.controller.js';
+import { WalletRequests } from './wallet/wallet-requests.js';
 
 /** The tables this feature owns (src/entities.ts gathers every feature's list). */
 export const oid4vpEntities = [PresentationRequestEntity];
@@ -19,7 +24,13 @@ export const oid4vpEntities = [PresentationRequestEntity];
     DidModule,
     CredentialsModule,
   ],
-  controllers: [],
-  providers: [],
+  controllers: [VerifierWalletController],
+  providers: [
+    PresentationRequestRepository,
+    // The wallet's endpoints (src/oid4vp/wallet/).
+    WalletRequests,
+    RequestObjectService,
+    ResponseEndpointService,
+  ],
 })
 export class Oid4vpModule {}

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /** Where a tenant's OpenID4VP verifier endpoints live: `{PUBLIC_BASE_URL}/ctrl/oid4vp/{tenantId}` (docs/oid4vp.md). */
 export function verifierBase(publicBaseUrl: string, tenantId: string): string {
   return `${publicBaseUrl}/ctrl/oid4vp/${tenantId}`;
@@ -31,3 +33,8 @@ export function authorizationRequestUriOf(
 
 /** The random last segment of `request_uri`: 256 bits, base64url. */
 export const referencePattern = /^[A-Za-z0-9_-]{43}$/;
+
+/** How a request is found by its reference: SHA-256 of the reference's text (it is 256-bit random). */
+export function referenceHashOf(reference: string): Buffer {
+  return createHash('sha256').update(reference, 'utf8').digest();
+}

@@ -7,7 +7,7 @@ import { type Response } from 'express';
  */
 export class WalletError extends Error {
   constructor(
-    readonly status: 400 | 401,
+    readonly status: 400 | 401 | 404,
     readonly error: string,
     readonly description: string,
     /** For 401s: the `WWW-Authenticate` challenge (RFC 6750 §3, RFC 9449 §7.1). */

@@ -1,0 +1,87 @@
+import { DcqlPresentationResult, DcqlQuery, type DcqlCredentialPresentation } from 'dcql';
+import { type VerifiedPresentation } from '../../credentials/wallet-presentations.service.js';
+import { AnswerFailure } from './wallet-answer.js';
+
+/** The formats this verifier checks (src/credentials/wallet-presentations.service.ts). */
+export type VerifiableFormat = VerifiedPresentation['format'];
+
+/** The request's DCQL query (validated when the request was made) and each credential query's format. */
+export function queryOf(stored: Record<string, unknown>): {
+  query: DcqlQuery;
+  formats: Map<string, VerifiableFormat>;
+} {
+  const query = DcqlQuery.parse(stored as DcqlQuery.Input);
+  DcqlQuery.validate(query);
+  const formats = new Map<string, VerifiableFormat>();
+  for (const credential of query.credentials) {
+    // The API accepts no other format; a row from before a change of that rule fails plainly.
+    if (credential.format !== 'dc+sd-jwt' && credential.format !== 'ldp_vc')
+      throw new AnswerFailure(
+        'query_not_satisfied',
+        `Credential query ${credential.id} asks for ${credential.format}, which this verifier does not check.`,
+      );
+    formats.set(credential.id, credential.format);
+  }
+  return { query, formats };
+}
+
+/** What DCQL evaluates of a verified presentation: its format, vct or types, disclosed claims, binding. */
+function dcqlPresentationOf(presented: VerifiedPresentation): DcqlCredentialPresentation {
+  if (presented.format === 'dc+sd-jwt')
+    return {
+      credential_format: 'dc+sd-jwt',
+      vct: presented.vct ?? '',
+      claims: presented.claims as never,
+      cryptographic_holder_binding: presented.holderBinding,
+    };
+  return {
+    credential_format: 'ldp_vc',
+    type: presented.types ?? [],
+    claims: presented.claims as never,
+    cryptographic_holder_binding: presented.holderBinding,
+  };
+}
+
+/**
+ * Whether the verified presentations answer the query (OpenID4VP 1.0 §6.3, §8.6): each one matches
+ * its credential query (format, `vct_values` or `type_values`, every requested claim path or one of
+ * the `claim_sets`, holder binding), and the required credential queries or credential sets are all
+ * there. The reason names queries and claim paths, never a claim's value.
+ */
+export function checkMatch(query: DcqlQuery, verified: Map<string, VerifiedPresentation[]>): void {
+  const record = Object.fromEntries(
+    [...verified].map(([id, presentations]) => [id, presentations.map(dcqlPresentationOf)]),
+  );
+  const result = DcqlPresentationResult.fromDcqlPresentation(record, { dcqlQuery: query });
+  for (const [id, presentations] of verified) {
+    const match = result.credential_matches[id];
+    if (match?.success === true && match.valid_credentials.length === presentations.length)
+      continue;
+    throw new AnswerFailure('query_not_satisfied', mismatchOf(query, id, match));
+  }
+  if (!result.can_be_satisfied)
+    throw new AnswerFailure(
+      'query_not_satisfied',
+      `The answer lacks a credential the query requires (asked for: ${query.credentials.map((c) => c.id).join(', ')}; given: ${[...verified.keys()].join(', ')}).`,
+    );
+}
+
+type Match = DcqlPresentationResult['credential_matches'][string] | undefined;
+
+function mismatchOf(query: DcqlQuery, id: string, match: Match): string {
+  const failed = match?.success === false ? match.failed_credentials?.[0] : undefined;
+  if (failed?.meta.success === false)
+    return `A credential for ${id} is not of a kind the query accepts (vct or type, or holder binding).`;
+  if (failed?.claims.success === false) {
+    const claims = query.credentials.find((credential) => credential.id === id)?.claims ?? [];
+    const indexes = new Set((failed.claims.failed_claims ?? []).map((claim) => claim.claim_index));
+    const paths = claims
+      .filter((_claim, index) => indexes.has(index))
+      .map((claim) => ('path' in claim ? claim.path : [claim.namespace, claim.claim_name]))
+      .map((path) => path.map(String).join('.'));
+    return paths.length > 0
+      ? `A credential for ${id} does not disclose the requested claim ${paths.join(', ')}.`
+      : `A credential for ${id} does not disclose the claims the query requests.`;
+  }
+  return `A credential for ${id} does not match its credential query.`;
+}

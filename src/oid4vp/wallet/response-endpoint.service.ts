@@ -1,0 +1,214 @@
+import { timingSafeEqual } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
+import {
+  WalletPresentationsService,
+  type VerifiedPresentation,
+} from '../../credentials/wallet-presentations.service.js';
+import { EventOutbox } from '../../events/event-outbox.js';
+import { invalidRequest } from '../../oid4vci/wallet/wallet-error.js';
+import { KeyVault } from '../../secrets/key-vault.js';
+import {
+  type PresentationRequestEntity,
+  type PresentedCredentialSummary,
+} from '../requests/presentation-request.entity.js';
+import {
+  PresentationRequestRepository,
+  type Conclusion,
+} from '../requests/presentation-request.repository.js';
+import {
+  disclosedClaimsPurpose,
+  type RequestSecrets,
+} from '../requests/presentation-request.sealed-columns.js';
+import { checkMatch, queryOf, type VerifiableFormat } from './dcql-match.js';
+import {
+  AnswerFailure,
+  answerOf,
+  decryptAnswer,
+  presentationsOf,
+  type AnswerPayload,
+  type WalletAnswer,
+} from './wallet-answer.js';
+import { WalletRequests } from './wallet-requests.js';
+
+/** The most one answer's verification may take (issuer keys and status lists fetched meanwhile). */
+export const maxVerificationMs = 20_000;
+
+type Outcome =
+  | { verified: true; presented: Map<string, VerifiedPresentation[]> }
+  | { verified: false; code: string; reason: string };
+
+/**
+ * The response endpoint (OpenID4VP 1.0 §8.2, §8.3): one answer per request. What cannot be tied to
+ * the request (no open request, another state, a JWE not to its key) is refused and changes nothing;
+ * anything else ends the request, verified or failed with a reason, with its event.
+ */
+@Injectable()
+export class ResponseEndpointService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repository: PresentationRequestRepository,
+    private readonly requests: WalletRequests,
+    private readonly presentations: WalletPresentationsService,
+    private readonly outbox: EventOutbox,
+    @Inject(KeyVault) private readonly vault: KeyVault,
+  ) {}
+
+  async answer(
+    tenantId: string,
+    reference: string,
+    form: Record<string, string>,
+  ): Promise<Record<string, never>> {
+    const answer = answerOf(form);
+    const open = await this.requests.findOpen(tenantId, reference);
+    if (open === undefined)
+      throw invalidRequest('There is no open request here: unknown, answered or past its time.');
+    const { request, secrets } = open;
+    const payload = await payloadOf(answer, request, secrets);
+    if (!sameState(payload.state, request.state))
+      throw invalidRequest('The state is not the one of this request.');
+    // Outside any transaction: no connection is held while issuer keys and status lists are fetched.
+    const outcome = await this.evaluate(request, payload.vpToken);
+    if (!(await this.conclude(request, outcome)))
+      throw invalidRequest('The request was answered already or is past its time.');
+    if (!outcome.verified) throw invalidRequest(outcome.reason);
+    return {};
+  }
+
+  private async evaluate(request: PresentationRequestEntity, vpToken: unknown): Promise<Outcome> {
+    try {
+      const { query, formats } = queryOf(request.dcqlQuery);
+      const presentations = presentationsOf(vpToken, [...formats.keys()]);
+      const presented = await this.verifyEach(request, formats, presentations);
+      checkMatch(query, presented);
+      return { verified: true, presented };
+    } catch (error) {
+      if (!(error instanceof AnswerFailure)) throw error;
+      return { verified: false, code: error.code, reason: error.reason };
+    }
+  }
+
+  /** Each presentation through the credentials feature's verifier, in order, under one deadline. */
+  private async verifyEach(
+    request: PresentationRequestEntity,
+    formats: Map<string, VerifiableFormat>,
+    presentations: Map<string, unknown[]>,
+  ): Promise<Map<string, VerifiedPresentation[]>> {
+    const remaining = request.expiresAt.getTime() - this.requests.now().getTime();
+    const signal = AbortSignal.timeout(Math.max(1, Math.min(maxVerificationMs, remaining)));
+    const verified = new Map<string, VerifiedPresentation[]>();
+    for (const [id, entries] of presentations) {
+      const checked: VerifiedPresentation[] = [];
+      for (const presentation of entries) {
+        const check = await this.presentations
+          .verify({
+            tenantId: request.tenantId,
+            format: formats.get(id)!,
+            presentation,
+            nonce: request.nonce,
+            clientId: request.clientId,
+            trustedIssuers: request.trustedIssuers ?? undefined,
+            signal,
+          })
+          .catch((error: unknown) => {
+            if (!signal.aborted) throw error;
+            throw new AnswerFailure(
+              'verification_timeout',
+              'The presentations could not be verified in time.',
+            );
+          });
+        if (!check.verified) throw new AnswerFailure(check.code, `${id}: ${check.reason}`);
+        checked.push(check.presentation);
+      }
+      verified.set(id, checked);
+    }
+    return verified;
+  }
+
+  /** Ends the request once, with its event, in one transaction: false when it was no longer open. */
+  private conclude(request: PresentationRequestEntity, outcome: Outcome): Promise<boolean> {
+    const conclusion = this.conclusionOf(request, outcome);
+    return this.dataSource.transaction(async (manager) => {
+      const now = this.requests.now();
+      if (!(await this.repository.conclude(manager, request.tenantId, request.id, conclusion, now)))
+        return false;
+      await this.outbox.emit(manager, {
+        type: outcome.verified ? 'presentation.verified' : 'presentation.failed',
+        tenantId: request.tenantId,
+        data: outcome.verified
+          ? { requestId: request.id }
+          : { requestId: request.id, code: outcome.code },
+      });
+      return true;
+    });
+  }
+
+  private conclusionOf(request: PresentationRequestEntity, outcome: Outcome): Conclusion {
+    if (!outcome.verified)
+      return {
+        status: 'failed',
+        outcomeCode: outcome.code,
+        outcomeReason: outcome.reason.slice(0, 1024),
+        presented: null,
+        claimsSealed: null,
+        claimsMasterKeyId: null,
+      };
+    const presented: Record<string, PresentedCredentialSummary[]> = {};
+    const claims: Record<string, Record<string, unknown>[]> = {};
+    for (const [id, credentials] of outcome.presented) {
+      presented[id] = credentials.map(summaryOf);
+      claims[id] = credentials.map((credential) => credential.claims);
+    }
+    return {
+      status: 'verified',
+      outcomeCode: null,
+      outcomeReason: null,
+      presented,
+      // Personal data: sealed for the tenant, erased after the retention time (docs/oid4vp.md).
+      claimsSealed: this.vault.seal(
+        request.tenantId,
+        Buffer.from(JSON.stringify(claims), 'utf8'),
+        disclosedClaimsPurpose,
+      ),
+      claimsMasterKeyId: this.vault.masterKeyId,
+    };
+  }
+}
+
+/** The answer's payload, in the form the request's response mode asks for. */
+async function payloadOf(
+  answer: WalletAnswer,
+  request: PresentationRequestEntity,
+  secrets: RequestSecrets,
+): Promise<AnswerPayload> {
+  if (request.responseMode === 'direct_post.jwt') {
+    if (!('encrypted' in answer))
+      throw invalidRequest('This request expects its answer encrypted, in response.');
+    if (secrets.responseKey === undefined) throw new Error('A direct_post.jwt request has no key');
+    return decryptAnswer(answer.encrypted, secrets.responseKey);
+  }
+  if ('encrypted' in answer)
+    throw invalidRequest('This request expects vp_token and state, not response.');
+  return answer.payload;
+}
+
+/** Whether the answer's state is the request's, compared in constant time. */
+function sameState(given: unknown, expected: string): boolean {
+  if (typeof given !== 'string') return false;
+  const a = Buffer.from(given, 'utf8');
+  const b = Buffer.from(expected, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** What the outcome keeps of a credential: who issued it, what it is, the holder's key, its status. */
+function summaryOf(credential: VerifiedPresentation): PresentedCredentialSummary {
+  return {
+    format: credential.format,
+    issuer: credential.issuer,
+    ...(credential.vct === undefined ? {} : { vct: credential.vct }),
+    ...(credential.types === undefined ? {} : { types: credential.types }),
+    holderKeyThumbprint: credential.holderKeyThumbprint,
+    status: credential.status,
+  };
+}
