@@ -2,6 +2,11 @@ import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { type DataSource } from 'typeorm';
 import { type RunningService } from '../../src/bootstrap/start-service.js';
+import {
+  WalletPresentationsService,
+  type PresentationCheck,
+  type PresentationExpectation,
+} from '../../src/credentials/wallet-presentations.service.js';
 import { DidService } from '../../src/did/did.service.js';
 import {
   disclosedClaimsPurpose,
@@ -141,4 +146,24 @@ export async function requestEvents(
     `SELECT type, body FROM webhook_event WHERE body LIKE '%' || $1 || '%' ORDER BY created_at`,
     [id],
   );
+}
+
+/** One call of the presentation verifier the response endpoint made. */
+export type VerifierCall = PresentationExpectation;
+
+/**
+ * Stands in for the credentials feature's WalletPresentationsService (built apart): the one instance
+ * the app injects gets a recording `verify` that answers what `check` says.
+ */
+export function standInVerifier(
+  service: RunningService,
+  check: (expectation: PresentationExpectation) => Promise<PresentationCheck>,
+): VerifierCall[] {
+  const calls: VerifierCall[] = [];
+  const instance = service.app.get(WalletPresentationsService, { strict: false });
+  instance.verify = (expectation) => {
+    calls.push(expectation);
+    return check(expectation);
+  };
+  return calls;
 }

@@ -85,3 +85,15 @@ function mismatchOf(query: DcqlQuery, id: string, match: Match): string {
   }
   return `A credential for ${id} does not match its credential query.`;
 }
+
+/** More than one presentation for a query is for queries that say `multiple` (OpenID4VP 1.0 §6.1). */
+export function checkCounts(query: DcqlQuery, presentations: Map<string, unknown[]>): void {
+  for (const credential of query.credentials) {
+    const count = presentations.get(credential.id)?.length ?? 0;
+    if (count > 1 && credential.multiple !== true)
+      throw new AnswerFailure(
+        'query_not_satisfied',
+        `Credential query ${credential.id} asks for one credential; the answer gives ${count}.`,
+      );
+  }
+}

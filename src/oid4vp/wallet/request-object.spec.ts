@@ -26,7 +26,6 @@ function responseKey(): Record<string, unknown> {
 describe('requestObjectClaims', () => {
   it('says what OpenID4VP 1.0 asks of a signed request by reference', () => {
     expect(requestObjectClaims(base)).toEqual({
-      iss: base.clientId,
       aud: 'https://self-issued.me/v2',
       iat: 1767225600,
       exp: 1767226200,

@@ -47,8 +47,8 @@ export function requestObjectClaims(input: RequestObjectInput): Record<string, u
     clientMetadata.jwks = { keys: [encryptionJwkOf(input.responseKey)] };
     clientMetadata.encrypted_response_enc_values_supported = [...responseEncryptionEncs];
   }
+  // No `iss`: wallets compare it with the DID of the kid (OWF's library does), not with client_id.
   return {
-    iss: input.clientId,
     aud: selfIssuedAudience,
     iat: Math.floor(input.now.getTime() / 1000),
     exp: Math.floor(input.expiresAt.getTime() / 1000),

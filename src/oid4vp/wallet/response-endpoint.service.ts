@@ -21,7 +21,7 @@ import {
   disclosedClaimsPurpose,
   type RequestSecrets,
 } from '../requests/presentation-request.sealed-columns.js';
-import { checkMatch, queryOf, type VerifiableFormat } from './dcql-match.js';
+import { checkCounts, checkMatch, queryOf, type VerifiableFormat } from './dcql-match.js';
 import {
   AnswerFailure,
   answerOf,
@@ -80,6 +80,7 @@ export class ResponseEndpointService {
     try {
       const { query, formats } = queryOf(request.dcqlQuery);
       const presentations = presentationsOf(vpToken, [...formats.keys()]);
+      checkCounts(query, presentations);
       const presented = await this.verifyEach(request, formats, presentations);
       checkMatch(query, presented);
       return { verified: true, presented };

@@ -1,0 +1,226 @@
+import { setGlobalConfig } from '@openid4vc/oauth2';
+import {
+  type PresentationCheck,
+  type VerifiedPresentation,
+} from '../src/credentials/wallet-presentations.service.js';
+import { startTestService, type TestService } from './support/test-service.js';
+import { answerRequest, resolveRequest } from './support/oid4vp-holder.js';
+import {
+  insertRequest,
+  requestEvents,
+  requestRow,
+  standInVerifier,
+  type TestRequest,
+  type TestRequestInput,
+  type VerifierCall,
+} from './support/oid4vp-requests.js';
+
+type Json = Record<string, unknown>;
+
+const vct = 'https://acme.example/credentials/employee-badge';
+const query = {
+  credentials: [
+    {
+      id: 'badge',
+      format: 'dc+sd-jwt',
+      meta: { vct_values: [vct] },
+      claims: [{ path: ['given_name'] }, { path: ['address', 'locality'] }],
+    },
+  ],
+};
+const verified = (claims: Json): PresentationCheck => ({
+  verified: true,
+  presentation: {
+    format: 'dc+sd-jwt',
+    issuer: 'https://issuer.example/ctrl/oid4vci/univ',
+    vct,
+    claims: { vct, ...claims },
+    holderKeyThumbprint: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
+    holderBinding: true,
+    status: 'valid',
+  } satisfies VerifiedPresentation,
+});
+const disclosed = { given_name: 'Erika', address: { locality: 'Berlin' } };
+
+/**
+ * The response endpoint's own rules, over a stand-in for the credentials feature's presentation
+ * verifier (built apart; test/oid4vp-wallet.e2e-spec.ts uses the real one): what it is asked, the
+ * DCQL match of what it answers, one conclusion per request with its event, the deadline.
+ */
+describe('OpenID4VP response endpoint over a stand-in verifier', () => {
+  let service: TestService;
+  let answerWith: (expectation: VerifierCall) => Promise<PresentationCheck>;
+  let calls: VerifierCall[];
+
+  beforeAll(async () => {
+    setGlobalConfig({ allowInsecureUrls: true });
+    service = await startTestService();
+    await service.client().createTenant({ id: 'shop', label: 'Shop' });
+    calls = standInVerifier(service, (expectation) => answerWith(expectation));
+  });
+  beforeEach(() => {
+    calls.length = 0;
+    answerWith = () => Promise.resolve(verified(disclosed));
+  });
+  afterAll(async () => {
+    setGlobalConfig({ allowInsecureUrls: false });
+    await service.close();
+  });
+
+  const open = (input: Partial<TestRequestInput> = {}) =>
+    insertRequest(service, { tenantId: 'shop', dcqlQuery: query, ...input });
+
+  const post = async (request: TestRequest, vpToken: unknown, state = request.state) => {
+    const response = await fetch(request.responseUri, {
+      method: 'POST',
+      body: new URLSearchParams({ vp_token: JSON.stringify(vpToken), state }),
+    });
+    return { status: response.status, body: (await response.json()) as Json };
+  };
+
+  const snapshot = async (request: TestRequest) => ({
+    row: await requestRow(service, request.id),
+    events: await requestEvents(service.dataSource, request.id),
+  });
+
+  it.each(['direct_post', 'direct_post.jwt'] as const)(
+    'verifies an answer by %s through OWF’s wallet, asks the verifier with the request’s nonce, client id and issuers, and seals the claims',
+    async (responseMode) => {
+      const request = await open({ responseMode, trustedIssuers: ['https://issuer.example'] });
+      const resolved = await resolveRequest(request.link);
+      const response = await answerRequest(resolved, { badge: ['presentation-1'] });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({});
+      expect(calls).toHaveLength(1);
+      expect(calls[0]).toMatchObject({
+        tenantId: 'shop',
+        format: 'dc+sd-jwt',
+        presentation: 'presentation-1',
+        nonce: request.nonce,
+        clientId: request.clientId,
+        trustedIssuers: ['https://issuer.example'],
+      });
+      expect(calls[0].signal).toBeInstanceOf(AbortSignal);
+      const { row, events } = await snapshot(request);
+      expect(row).toMatchObject({
+        status: 'verified',
+        outcomeCode: null,
+        outcomeReason: null,
+        presented: {
+          badge: [
+            {
+              format: 'dc+sd-jwt',
+              issuer: 'https://issuer.example/ctrl/oid4vci/univ',
+              vct,
+              holderKeyThumbprint: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
+              status: 'valid',
+            },
+          ],
+        },
+        claims: { badge: [{ vct, ...disclosed }] },
+      });
+      expect(JSON.stringify(row.presented)).not.toContain('Erika');
+      expect(events.map((event) => event.type)).toEqual(['presentation.verified']);
+      expect(events[0].body).not.toContain('Erika');
+
+      // The same answer again is refused and changes nothing; the verifier is not asked again.
+      const replay = await answerRequest(resolved, { badge: ['presentation-1'] });
+      expect(replay.status).toBe(400);
+      expect(calls).toHaveLength(1);
+      expect(await snapshot(request)).toEqual({ row, events });
+    },
+  );
+
+  it('without trusted issuers of its own, leaves the choice to the verifier (the tenant’s list)', async () => {
+    const request = await open();
+    expect((await post(request, { badge: ['p'] })).status).toBe(200);
+    expect(calls[0].trustedIssuers).toBeUndefined();
+  });
+
+  it('fails the request with the verifier’s code and reason, which the wallet reads too', async () => {
+    answerWith = () =>
+      Promise.resolve({
+        verified: false,
+        code: 'nonce_mismatch',
+        reason: 'The key binding JWT names another nonce.',
+      });
+    const request = await open();
+    const failed = await post(request, { badge: ['p'] });
+    expect(failed).toMatchObject({
+      status: 400,
+      body: {
+        error: 'invalid_request',
+        error_description: 'badge: The key binding JWT names another nonce.',
+      },
+    });
+    const { row, events } = await snapshot(request);
+    expect(row).toMatchObject({
+      status: 'failed',
+      outcomeCode: 'nonce_mismatch',
+      outcomeReason: 'badge: The key binding JWT names another nonce.',
+      presented: null,
+      claims: null,
+    });
+    expect(events.map((event) => event.type)).toEqual(['presentation.failed']);
+    expect(JSON.parse(events[0].body)).toMatchObject({
+      data: { requestId: request.id, code: 'nonce_mismatch' },
+    });
+  });
+
+  it('fails a verified credential that does not disclose a requested claim, naming the path', async () => {
+    answerWith = () => Promise.resolve(verified({ given_name: 'Erika' }));
+    const request = await open();
+    const failed = await post(request, { badge: ['p'] });
+    expect(failed.status).toBe(400);
+    expect(failed.body.error_description).toMatch(/address\.locality/);
+    expect(failed.body.error_description).not.toContain('Erika');
+    expect(await requestRow(service, request.id)).toMatchObject({
+      status: 'failed',
+      outcomeCode: 'query_not_satisfied',
+    });
+  });
+
+  it('verifies each presentation of a query that allows several, and refuses more than the query allows', async () => {
+    const several = await open({
+      dcqlQuery: { credentials: [{ ...query.credentials[0], multiple: true }] },
+    });
+    expect((await post(several, { badge: ['p1', 'p2'] })).status).toBe(200);
+    expect(calls.map((call) => call.presentation)).toEqual(['p1', 'p2']);
+    expect((await requestRow(service, several.id)).claims).toEqual({
+      badge: [
+        { vct, ...disclosed },
+        { vct, ...disclosed },
+      ],
+    });
+    const one = await open();
+    expect((await post(one, { badge: ['p1', 'p2'] })).status).toBe(400);
+    expect(await requestRow(service, one.id)).toMatchObject({
+      status: 'failed',
+      outcomeCode: 'query_not_satisfied',
+    });
+  });
+
+  it('takes one of two answers sent at once', async () => {
+    const request = await open();
+    const answers = await Promise.all([
+      post(request, { badge: ['a'] }),
+      post(request, { badge: ['b'] }),
+    ]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400]);
+    const { row, events } = await snapshot(request);
+    expect(row.status).toBe('verified');
+    expect(events).toHaveLength(1);
+  });
+
+  it('gives up a verification at the request’s end, and leaves the request as it was', async () => {
+    answerWith = ({ signal }) =>
+      new Promise((_resolve, reject) =>
+        signal.addEventListener('abort', () => reject(signal.reason as Error)),
+      );
+    const request = await open({ expiresAt: new Date(Date.now() + 1500) });
+    const before = await snapshot(request);
+    const late = await post(request, { badge: ['p'] });
+    expect(late).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+    expect(await snapshot(request)).toEqual(before);
+  });
+});
