@@ -63,4 +63,32 @@ describe('gateway: request rate and body size limits', () => {
     expect(await answer.json()).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
     expect(upstream.requests.length).toBe(before);
   });
+
+  it('lets a wallet’s answer to a presentation request through up to the response endpoint’s own limit', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    const url = `${gateway.origin}/ctrl/oid4vp/shop/requests/${'r'.repeat(43)}/response`;
+    const post = (bytes: number) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `vp_token=${'x'.repeat(bytes)}&state=s`,
+      });
+    const before = upstream.requests.length;
+    const passed = await post(300 * 1024);
+    expect(passed.status).toBe(200);
+    await passed.body?.cancel();
+    expect(upstream.requests.length).toBe(before + 1);
+    const refused = await post(700 * 1024);
+    expect(refused.status).toBe(413);
+    expect(await refused.json()).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
+    expect(upstream.requests.length).toBe(before + 1);
+    // Elsewhere under /ctrl the gateway's general limit stays.
+    const api = await fetch(`${gateway.origin}/ctrl/oid4vp/shop/requests/${'r'.repeat(43)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `wallet_metadata=${'x'.repeat(300 * 1024)}`,
+    });
+    expect(api.status).toBe(413);
+    await api.body?.cancel();
+  });
 });
