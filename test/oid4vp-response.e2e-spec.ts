@@ -44,8 +44,9 @@ const disclosed = { given_name: 'Erika', address: { locality: 'Berlin' } };
 
 /**
  * The response endpoint's own rules, over a stand-in for the credentials feature's presentation
- * verifier (built apart; test/oid4vp-wallet.e2e-spec.ts uses the real one): what it is asked, the
- * DCQL match of what it answers, one conclusion per request with its event, the deadline.
+ * verifier (test/oid4vp-wallet.e2e-spec.ts uses the real one), so that each shows without real
+ * credentials: what the verifier is asked, the DCQL match of what it answers, one conclusion per
+ * request with its event, the deadline.
  */
 describe('OpenID4VP response endpoint over a stand-in verifier', () => {
   let service: TestService;

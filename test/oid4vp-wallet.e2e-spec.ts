@@ -315,7 +315,7 @@ describe('OpenID4VP wallet endpoints, end to end', () => {
     });
   });
 
-  // The following need the credentials feature's presentation verifier (WalletPresentationsService).
+  // Through the credentials feature's presentation verifier (WalletPresentationsService).
   describe('presentations verified', () => {
     it.each(['direct_post', 'direct_post.jwt'] as const)(
       'a wallet that has only the link answers by %s; the request reads verified with exactly the disclosed claims',

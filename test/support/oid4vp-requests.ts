@@ -152,8 +152,8 @@ export async function requestEvents(
 export type VerifierCall = PresentationExpectation;
 
 /**
- * Stands in for the credentials feature's WalletPresentationsService (built apart): the one instance
- * the app injects gets a recording `verify` that answers what `check` says.
+ * Stands in for the credentials feature's WalletPresentationsService: the one instance the app
+ * injects gets a recording `verify` that answers what `check` says.
  */
 export function standInVerifier(
   service: RunningService,
