@@ -5,7 +5,11 @@ import { DidModule } from '../did/did.module.js';
 import { SecretsModule } from '../secrets/secrets.module.js';
 import { TenantsModule } from '../tenants/tenants.module.js';
 import { PresentationRequestEntity } from './requests/presentation-request.entity.js';
+import { PresentationRequestRepository } from './requests/presentation-request.repository.js';
 import { presentationRequestSealedColumns } from './requests/presentation-request.sealed-columns.js';
+import { PresentationRequestsController } from './requests/presentation-requests.controller.js';
+import { PresentationRequestsService } from './requests/presentation-requests.service.js';
+import { RequestHousekeeping } from './requests/request-housekeeping.js';
 
 /** The tables this feature owns (src/entities.ts gathers every feature's list). */
 export const oid4vpEntities = [PresentationRequestEntity];
@@ -19,7 +23,7 @@ export const oid4vpEntities = [PresentationRequestEntity];
     DidModule,
     CredentialsModule,
   ],
-  controllers: [],
-  providers: [],
+  controllers: [PresentationRequestsController],
+  providers: [PresentationRequestRepository, PresentationRequestsService, RequestHousekeeping],
 })
 export class Oid4vpModule {}
