@@ -172,6 +172,7 @@ describe('The OpenAPI document', () => {
         'createCredentialConfiguration',
         'updateCredentialConfiguration',
         'createOffer',
+        'createPresentationRequest',
         'createWebhook',
         'createAdminWebhook',
         'issueCredential',
