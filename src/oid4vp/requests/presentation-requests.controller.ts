@@ -34,7 +34,7 @@ import {
   failedRequestExample,
   PresentationRequestDto,
   PresentationRequestPageDto,
-  PresentedCredentialDto,
+  PresentationRequestCredentialDto,
   requestExample,
   verifiedRequestExample,
 } from './dto/presentation-request-answer.dto.js';
@@ -63,7 +63,7 @@ const qrProblems = [
 /** The tenant's OpenID4VP presentation requests: the tenant as verifier (docs/oid4vp.md, API). */
 @ApiTags('OpenID4VP')
 @ApiTenantSecurity()
-@ApiExtraModels(PresentedCredentialDto)
+@ApiExtraModels(PresentationRequestCredentialDto)
 @Controller('ctrl/api/v1.0/oid4vp/requests')
 export class PresentationRequestsController {
   constructor(private readonly requests: PresentationRequestsService) {}
@@ -144,14 +144,10 @@ export class PresentationRequestsController {
   @ApiOkResponse({
     type: PresentationRequestDto,
     description: 'The request.',
-    content: {
-      'application/json': {
-        examples: {
-          pending: { summary: 'Waiting for the wallet', value: requestExample },
-          verified: { summary: 'Verified', value: verifiedRequestExample },
-          failed: { summary: 'Failed', value: failedRequestExample },
-        },
-      },
+    examples: {
+      pending: { summary: 'Waiting for the wallet', value: requestExample },
+      verified: { summary: 'Verified', value: verifiedRequestExample },
+      failed: { summary: 'Failed', value: failedRequestExample },
     },
   })
   @ApiProblems(`${base}/${exampleId}`, 'PRESENTATION_REQUEST_NOT_FOUND', ...tenantScopedProblems)

@@ -21,7 +21,7 @@ import {
   type CreatedPresentationRequestDto,
   type PresentationRequestDto,
   type PresentationRequestPageDto,
-  type PresentedCredentialDto,
+  type PresentationRequestCredentialDto,
 } from './dto/presentation-request-answer.dto.js';
 import {
   type PresentationRequestEntity,
@@ -202,7 +202,9 @@ export class PresentationRequestsService {
   }
 
   /** The verified summary with each credential's disclosed claims, while they are kept. */
-  private presentedOf(row: PresentationRequestEntity): Record<string, PresentedCredentialDto[]> {
+  private presentedOf(
+    row: PresentationRequestEntity,
+  ): Record<string, PresentationRequestCredentialDto[]> {
     const claims =
       row.claimsSealed === null
         ? {}

@@ -108,7 +108,7 @@ export class PresentationOutcomeDto {
 }
 
 /** One verified credential of a credential query. */
-export class PresentedCredentialDto {
+export class PresentationRequestCredentialDto {
   @ApiProperty({ enum: ['dc+sd-jwt', 'ldp_vc'], example: 'dc+sd-jwt' })
   format!: PresentedCredentialSummary['format'];
 
@@ -200,11 +200,14 @@ export class PresentationRequestDto {
 
   @ApiPropertyOptional({
     type: 'object',
-    additionalProperties: { type: 'array', items: { $ref: getSchemaPath(PresentedCredentialDto) } },
+    additionalProperties: {
+      type: 'array',
+      items: { $ref: getSchemaPath(PresentationRequestCredentialDto) },
+    },
     description: 'When verified: per credential query id, what was presented.',
     example: verifiedRequestExample.presented,
   })
-  presented?: Record<string, PresentedCredentialDto[]>;
+  presented?: Record<string, PresentationRequestCredentialDto[]>;
 
   @ApiPropertyOptional({
     description: 'When the disclosed claims were erased (docs/oid4vp.md, Retention).',
