@@ -5,9 +5,12 @@ import {
   TokenRequestError,
   tokenUrlOf,
   type CreatedOffer,
+  type CreatedPresentationRequest,
   type IssuedCredential,
   type NewOffer,
+  type NewPresentationRequest,
   type Offer,
+  type PresentationRequest,
   type Tenant,
 } from '../packages/client/src/index.js';
 import { sdJwtBadge } from './support/oid4vci-fixtures.js';
@@ -255,6 +258,73 @@ describe(AgentClient.name, () => {
       await expect(
         admin.createOffer('issuer-co', { credentialConfigurationId: 'Unknown', claims: {} }),
       ).rejects.toMatchObject({ status: 404, code: 'CREDENTIAL_CONFIGURATION_NOT_FOUND' });
+    });
+
+    it('opens, reads, lists, draws and deletes presentation requests', async () => {
+      await admin.createTenant({ id: 'verifier-co', label: 'Verifier Co' });
+      // `dcqlQuery` alone: the response mode, the request_uri method and the time take the defaults.
+      const request: NewPresentationRequest = {
+        dcqlQuery: {
+          credentials: [
+            {
+              id: 'badge',
+              format: 'dc+sd-jwt',
+              meta: { vct_values: [sdJwtBadge.vct] },
+              claims: [{ path: ['given_name'] }],
+            },
+          ],
+        },
+      };
+      const created: CreatedPresentationRequest = await admin.createPresentationRequest(
+        'verifier-co',
+        request,
+        { idempotencyKey: 'vp-badge' },
+      );
+      expect(created).toMatchObject({ status: 'pending', responseMode: 'direct_post' });
+      expect(created.authorizationRequestUri).toMatch(
+        /^openid4vp:\/\/\?client_id=decentralized_identifier%3Adid%3Akey%3A/,
+      );
+      expect(
+        await admin.createPresentationRequest('verifier-co', request, {
+          idempotencyKey: 'vp-badge',
+        }),
+      ).toEqual(created);
+
+      const read: PresentationRequest = await admin.getPresentationRequest(
+        'verifier-co',
+        created.id,
+      );
+      expect(read).toMatchObject({
+        id: created.id,
+        status: 'pending',
+        authorizationRequestUri: created.authorizationRequestUri,
+        endedAt: null,
+      });
+      const page = await admin.listPresentationRequests('verifier-co', { size: 5 });
+      expect(page).toMatchObject({ number: 0, size: 5, totalElements: 1 });
+      expect(page.content).toEqual([read]);
+      const svg: string = await admin.presentationRequestQrCode('verifier-co', created.id, 'svg');
+      expect(svg.startsWith('<svg')).toBe(true);
+      const png: Uint8Array = await admin.presentationRequestQrCode(
+        'verifier-co',
+        created.id,
+        'png',
+      );
+      expect([...png.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+      await expect(
+        admin.createPresentationRequest('verifier-co', {
+          dcqlQuery: { credentials: [{ id: 'm', format: 'mso_mdoc', meta: {} }] },
+        }),
+      ).rejects.toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
+      await expect(admin.getPresentationRequest('issuer-co', created.id)).rejects.toMatchObject({
+        status: 404,
+        code: 'PRESENTATION_REQUEST_NOT_FOUND',
+      });
+      await admin.deletePresentationRequest('verifier-co', created.id);
+      await expect(
+        admin.deletePresentationRequest('verifier-co', created.id),
+      ).rejects.toMatchObject({ status: 404, code: 'PRESENTATION_REQUEST_NOT_FOUND' });
     });
 
     it("reads an issued credential's record with its format, offer and configuration", async () => {

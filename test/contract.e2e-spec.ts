@@ -8,6 +8,7 @@ import { healthCases } from './contract/health.cases.js';
 import { idempotencyCases } from './contract/idempotency.cases.js';
 import { oid4vciCases } from './contract/oid4vci.cases.js';
 import { oid4vciOfferCases } from './contract/oid4vci-offers.cases.js';
+import { oid4vpRequestCases } from './contract/oid4vp-requests.cases.js';
 import { tenantCases } from './contract/tenants.cases.js';
 import { trustedIssuerCases } from './contract/trusted-issuers.cases.js';
 import { webhookCases } from './contract/webhooks.cases.js';
@@ -37,6 +38,7 @@ const features = [
   trustedIssuerCases,
   oid4vciCases,
   oid4vciOfferCases,
+  oid4vpRequestCases,
   idempotencyCases,
   healthCases,
 ];

@@ -126,7 +126,7 @@ describe('The OpenAPI document', () => {
         continue;
       }
       const tenantScoped =
-        /^\/ctrl\/api\/v1\.0\/(did|credentials|presentations|webhooks|trusted-issuers|oid4vci)(\/|$)/.test(
+        /^\/ctrl\/api\/v1\.0\/(did|credentials|presentations|webhooks|trusted-issuers|oid4vci|oid4vp)(\/|$)/.test(
           path,
         );
       expect(requirements!.length).toBeGreaterThan(0);
@@ -172,6 +172,7 @@ describe('The OpenAPI document', () => {
         'createCredentialConfiguration',
         'updateCredentialConfiguration',
         'createOffer',
+        'createPresentationRequest',
         'createWebhook',
         'createAdminWebhook',
         'issueCredential',

@@ -208,6 +208,10 @@ export function buildOpenApiDocument(
         'OpenID4VCI',
         "Each tenant as an OpenID for Verifiable Credential Issuance 1.0 issuer: the credential configurations of the tenant named in `x-tenant-id`, and the issuer's public metadata (no token).",
       )
+      .addTag(
+        'OpenID4VP',
+        'Each tenant as an OpenID for Verifiable Presentations 1.0 verifier: the presentation requests of the tenant named in `x-tenant-id`, answered by wallets.',
+      )
       .addTag('Health', 'Liveness and readiness probes; no token needed.')
       .addOAuth2(
         {

@@ -223,6 +223,14 @@ export class Settings {
 
   @Setting({
     description:
+      'the claims a wallet disclosed to an OpenID4VP presentation request are erased this many seconds after the request ended (its outcome stays)',
+    default: '`86400`',
+  })
+  @WholeNumber(0, 31_536_000)
+  readonly OID4VP_CLAIMS_RETENTION_SECONDS: number = 86_400;
+
+  @Setting({
+    description:
       'the management port that serves Prometheus metrics at `/metrics` (never routed by nginx); `0` turns it off; `any` takes a free port (tests, instances side by side) and logs it',
     default: '`9464`',
   })

@@ -7,6 +7,9 @@ import { TenantsModule } from '../tenants/tenants.module.js';
 import { PresentationRequestEntity } from './requests/presentation-request.entity.js';
 import { PresentationRequestRepository } from './requests/presentation-request.repository.js';
 import { presentationRequestSealedColumns } from './requests/presentation-request.sealed-columns.js';
+import { PresentationRequestsController } from './requests/presentation-requests.controller.js';
+import { PresentationRequestsService } from './requests/presentation-requests.service.js';
+import { RequestHousekeeping } from './requests/request-housekeeping.js';
 import { RequestObjectService } from './wallet/request-object.service.js';
 import { ResponseEndpointService } from './wallet/response-endpoint.service.js';
 import { VerifierWalletController } from './wallet/verifier-wallet.controller.js';
@@ -24,9 +27,11 @@ export const oid4vpEntities = [PresentationRequestEntity];
     DidModule,
     CredentialsModule,
   ],
-  controllers: [VerifierWalletController],
+  controllers: [PresentationRequestsController, VerifierWalletController],
   providers: [
     PresentationRequestRepository,
+    PresentationRequestsService,
+    RequestHousekeeping,
     // The wallet's endpoints (src/oid4vp/wallet/).
     WalletRequests,
     RequestObjectService,

@@ -2,6 +2,7 @@ import { queryDatabase } from '../support/database.js';
 import type { ApiRequest, ApiResponse } from '../support/test-service.js';
 import { credential, tenants, type Case, type ContractContext } from './context.js';
 import { offerClaims, offeredConfiguration } from './oid4vci-offers.cases.js';
+import { presentationQuery } from './oid4vp-requests.cases.js';
 
 /**
  * The answers `Idempotency-Key` adds (api.md, Retrying safely): a malformed key 400, the key with another
@@ -41,6 +42,14 @@ export function idempotencyCases(context: ContractContext): Case[] {
             claims: offerClaims,
             expiresInSeconds: 600 + variant,
           },
+        }),
+    ],
+    [
+      'createPresentationRequest',
+      (key, variant) =>
+        post('/ctrl/api/v1.0/oid4vp/requests', {
+          headers: { 'x-tenant-id': 'acme', 'Idempotency-Key': key },
+          body: { dcqlQuery: presentationQuery, expiresInSeconds: 300 + variant },
         }),
     ],
     [

@@ -163,7 +163,7 @@ describe('OpenID4VP through the gateway, two instances on one database', () => {
     );
     const request = resolved.authorizationRequestPayload;
     // The response_uri names the gateway's origin; the answer goes to instance 1 directly.
-    const responseUri = at(one.url, request.response_uri!);
+    const responseUri = at(one.url, String(request.response_uri));
     const presentation = await presentWithKeyBinding(credential, { given_name: true }, holderKey, {
       nonce: request.nonce,
       aud: request.client_id!,
@@ -180,7 +180,7 @@ describe('OpenID4VP through the gateway, two instances on one database', () => {
       });
     expect((await post()).status).toBe(200);
     // A replay at the other instance is refused and changes nothing.
-    const replay = await fetch(at(zero.url, request.response_uri!), {
+    const replay = await fetch(at(zero.url, String(request.response_uri)), {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams(form).toString(),

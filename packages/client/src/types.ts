@@ -110,6 +110,26 @@ export type OfferPage = Schemas['OfferPageDto'];
 export type ListOffersQuery = NonNullable<operations['listOffers']['parameters']['query']>;
 /** The image of `offerQrCode`: `svg` answers its text, `png` its bytes. */
 export type OfferQrCodeFormat = 'svg' | 'png';
+/**
+ * What `createPresentationRequest` takes: a DCQL query (formats `dc+sd-jwt`, `ldp_vc`); `responseMode`
+ * defaults to `direct_post`, `requestUriMethod` to `get`, `expiresInSeconds` to 300.
+ */
+export type NewPresentationRequest = Defaulted<
+  Schemas['CreatePresentationRequestDto'],
+  'responseMode' | 'requestUriMethod' | 'expiresInSeconds'
+>;
+/** A new presentation request: its link for the wallet (`openid4vp://...`). */
+export type CreatedPresentationRequest = Schemas['CreatedPresentationRequestDto'];
+/** One of a tenant's presentation requests, with its outcome and, while kept, the disclosed claims. */
+export type PresentationRequest = Schemas['PresentationRequestDto'];
+/** One verified credential of a presentation request's credential query. */
+export type PresentationRequestCredential = Schemas['PresentationRequestCredentialDto'];
+/** A page of `listPresentationRequests`. */
+export type PresentationRequestPage = Schemas['PresentationRequestPageDto'];
+/** `page`, `size`, `sort` of `listPresentationRequests`. */
+export type ListPresentationRequestsQuery = NonNullable<
+  operations['listPresentationRequests']['parameters']['query']
+>;
 /** `options` of `verifyCredential`: `checks`, `trustedIssuers`. */
 export type VerifyCredentialOptions = Schemas['VerifyOptionsDto'];
 /** `options` of `verifyPresentation`: `checks`, `challenge`, `domain`, `trustedIssuers`. */

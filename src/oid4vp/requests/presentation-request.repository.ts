@@ -16,6 +16,24 @@ export interface Conclusion {
   claimsMasterKeyId: string | null;
 }
 
+/** A new request as the service builds it; the creation time is the database's. */
+export type NewPresentationRequest = Pick<
+  PresentationRequestEntity,
+  | 'id'
+  | 'tenantId'
+  | 'dcqlQuery'
+  | 'responseMode'
+  | 'requestUriMethod'
+  | 'trustedIssuers'
+  | 'clientId'
+  | 'nonce'
+  | 'state'
+  | 'referenceHash'
+  | 'secretsSealed'
+  | 'masterKeyId'
+  | 'expiresAt'
+>;
+
 /** The one repository of `oid4vp_request`: the API's statements and the wallet endpoints'. */
 @Injectable()
 export class PresentationRequestRepository {
@@ -55,5 +73,83 @@ export class PresentationRequestRepository {
       })
       .execute();
     return result.affected === 1;
+  }
+
+  // The tenant's API (presentation-requests.service.ts) and its jobs (request-housekeeping.ts).
+
+  /** One page of the tenant's requests by creation time (then id) and how many it has in all. */
+  page(
+    tenantId: string,
+    request: { direction: 'ASC' | 'DESC'; offset: number; size: number },
+  ): Promise<[PresentationRequestEntity[], number]> {
+    return this.repo().findAndCount({
+      where: { tenantId },
+      order: { createdAt: request.direction, id: request.direction },
+      skip: request.offset,
+      take: request.size,
+    });
+  }
+
+  findById(tenantId: string, id: string): Promise<PresentationRequestEntity | null> {
+    return this.repo().findOneBy({ tenantId, id });
+  }
+
+  /** How many requests of the tenant are pending at `now`, in the caller's transaction. */
+  async countPending(manager: EntityManager, tenantId: string, now: Date): Promise<number> {
+    const [{ count }] = await manager.query<[{ count: number }]>(
+      `SELECT count(*)::int AS count FROM oid4vp_request
+        WHERE tenant_id = $1 AND status = 'pending' AND expires_at > $2`,
+      [tenantId, now],
+    );
+    return count;
+  }
+
+  /** Inserts in the caller's transaction; answers the row as stored. */
+  insert(
+    manager: EntityManager,
+    request: NewPresentationRequest,
+  ): Promise<PresentationRequestEntity> {
+    return this.repo(manager).save({ ...request, status: 'pending' as const });
+  }
+
+  /** Deletes the tenant's request, whatever its state; false when there was none. */
+  async delete(tenantId: string, id: string): Promise<boolean> {
+    const result = await this.repo().delete({ tenantId, id });
+    return result.affected === 1;
+  }
+
+  /**
+   * Marks up to `limit` pending requests past their time as expired; rows another instance is ending
+   * are skipped. Answers how many it ended.
+   */
+  async expireDue(now: Date, limit: number): Promise<number> {
+    const [rows] = await this.dataSource.query<[unknown[], number]>(
+      `UPDATE oid4vp_request SET status = 'expired', ended_at = expires_at
+        WHERE id IN (
+          SELECT id FROM oid4vp_request
+           WHERE status = 'pending' AND expires_at <= $1
+           ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+        RETURNING id`,
+      [now, limit],
+    );
+    return rows.length;
+  }
+
+  /**
+   * Erases the disclosed claims of up to `limit` requests that ended before `endedBefore`, keeping the
+   * outcome; rows another instance is erasing are skipped. Answers how many it erased.
+   */
+  async eraseClaims(endedBefore: Date, now: Date, limit: number): Promise<number> {
+    const [rows] = await this.dataSource.query<[unknown[], number]>(
+      `UPDATE oid4vp_request
+          SET claims_sealed = NULL, claims_master_key_id = NULL, claims_erased_at = $2
+        WHERE id IN (
+          SELECT id FROM oid4vp_request
+           WHERE claims_sealed IS NOT NULL AND ended_at <= $1
+           ORDER BY ended_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+        RETURNING id`,
+      [endedBefore, now, limit],
+    );
+    return rows.length;
   }
 }

@@ -652,6 +652,101 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ctrl/api/v1.0/oid4vp/requests': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The tenant’s presentation requests, newest first */
+    get: operations['listPresentationRequests'];
+    put?: never;
+    /**
+     * Ask a wallet to present credentials
+     * @description Answers the link for the wallet (`openid4vp://`, the request object by reference, signed by the tenant’s DID). The DCQL query is checked (formats dc+sd-jwt and ldp_vc). The request waits 300 seconds unless told; at most 1000 pending requests per tenant.
+     */
+    post: operations['createPresentationRequest'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/oid4vp/requests/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One presentation request of the tenant, with its outcome
+     * @description When verified: per credential query id, each credential’s issuer, type, holder key and status, and the disclosed claims while they are kept. When failed: a stable code and the reason.
+     */
+    get: operations['getPresentationRequest'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/oid4vp/requests/{id}/delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Delete a presentation request
+     * @description Its outcome and disclosed claims go with it; a pending one can no longer be answered.
+     */
+    post: operations['deletePresentationRequest'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/oid4vp/requests/{id}/qr.svg': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The pending request’s link as a QR code (SVG) */
+    get: operations['getPresentationRequestQrSvg'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/oid4vp/requests/{id}/qr.png': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The pending request’s link as a QR code (PNG) */
+    get: operations['getPresentationRequestQrPng'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ctrl/api/v1.0/webhooks/create': {
     parameters: {
       query?: never;
@@ -1121,6 +1216,7 @@ export interface components {
         | 'TRUSTED_ISSUER_NOT_FOUND'
         | 'CREDENTIAL_CONFIGURATION_NOT_FOUND'
         | 'OFFER_NOT_FOUND'
+        | 'PRESENTATION_REQUEST_NOT_FOUND'
         | 'ROUTE_NOT_FOUND'
         | 'PROBLEM_TYPE_NOT_FOUND'
         | 'METHOD_NOT_ALLOWED'
@@ -1131,6 +1227,7 @@ export interface components {
         | 'TRUSTED_ISSUER_ALREADY_EXISTS'
         | 'CREDENTIAL_CONFIGURATION_ALREADY_EXISTS'
         | 'OFFER_NOT_OPEN'
+        | 'PRESENTATION_REQUEST_NOT_PENDING'
         | 'PAYLOAD_TOO_LARGE'
         | 'UNSUPPORTED_MEDIA_TYPE'
         | 'CREDENTIAL_NOT_VERIFIED'
@@ -1138,6 +1235,7 @@ export interface components {
         | 'TRUSTED_ISSUERS_LIMIT_REACHED'
         | 'CREDENTIAL_CONFIGURATIONS_LIMIT_REACHED'
         | 'OFFERS_LIMIT_REACHED'
+        | 'PRESENTATION_REQUESTS_LIMIT_REACHED'
         | 'RATE_LIMITED'
         | 'HEADERS_TOO_LARGE'
         | 'INTERNAL_ERROR'
@@ -2010,6 +2108,268 @@ export interface components {
        */
       totalPages: number;
     };
+    PresentationRequestCredentialDto: {
+      /**
+       * @example dc+sd-jwt
+       * @enum {string}
+       */
+      format: 'dc+sd-jwt' | 'ldp_vc';
+      /**
+       * @description Who issued it (`iss`, or the issuer DID).
+       * @example http://localhost:8080/ctrl/oid4vci/globex
+       */
+      issuer: string;
+      /**
+       * @description dc+sd-jwt: its type.
+       * @example https://globex.example/credentials/alumni
+       */
+      vct?: string;
+      /**
+       * @description ldp_vc: its types.
+       * @example [
+       *       "VerifiableCredential",
+       *       "AlumniCredential"
+       *     ]
+       */
+      types?: string[];
+      /**
+       * @description RFC 7638 SHA-256 thumbprint of the holder’s key; null without holder binding.
+       * @example NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs
+       */
+      holderKeyThumbprint: string | null;
+      /**
+       * @example valid
+       * @enum {string}
+       */
+      status: 'valid' | 'revoked' | 'suspended' | 'none';
+      /**
+       * @description The disclosed claims only; absent once erased (see `claimsErasedAt`).
+       * @example {
+       *       "given_name": "Alice",
+       *       "alumni_of": "Globex Academy"
+       *     }
+       */
+      claims?: {
+        [key: string]: unknown;
+      };
+    };
+    CreatePresentationRequestDto: {
+      /**
+       * @description The DCQL query (OpenID4VP 1.0 §6): formats dc+sd-jwt and ldp_vc; `meta.vct_values` (dc+sd-jwt) or `meta.type_values` (ldp_vc) required. At most 16384 bytes of JSON, 16 credential queries, 64 claims each.
+       * @example {
+       *       "credentials": [
+       *         {
+       *           "id": "alumni",
+       *           "format": "dc+sd-jwt",
+       *           "meta": {
+       *             "vct_values": [
+       *               "https://globex.example/credentials/alumni"
+       *             ]
+       *           },
+       *           "claims": [
+       *             {
+       *               "path": [
+       *                 "given_name"
+       *               ]
+       *             },
+       *             {
+       *               "path": [
+       *                 "alumni_of"
+       *               ]
+       *             }
+       *           ]
+       *         }
+       *       ]
+       *     }
+       */
+      dcqlQuery: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description How the wallet answers (OpenID4VP 1.0 §8.2, §8.3): `direct_post.jwt` encrypts the answer to a key of this request.
+       * @default direct_post
+       * @example direct_post
+       * @enum {string}
+       */
+      responseMode: 'direct_post' | 'direct_post.jwt';
+      /**
+       * @description `post` offers the wallet `request_uri_method=post` in the link (OpenID4VP 1.0 §5.10); the request object is served to GET either way.
+       * @default get
+       * @example get
+       * @enum {string}
+       */
+      requestUriMethod: 'get' | 'post';
+      /**
+       * @description How long the request waits for the answer, in seconds.
+       * @default 300
+       * @example 300
+       */
+      expiresInSeconds: number;
+      /**
+       * @description Only credentials of these issuers (DIDs, or https issuer identifiers of SD-JWT VCs) count. Unset: the tenant’s trusted issuers if it has any, else any issuer whose key resolves.
+       * @example [
+       *       "http://localhost:8080/ctrl/oid4vci/globex"
+       *     ]
+       */
+      trustedIssuers?: string[];
+    };
+    CreatedPresentationRequestDto: {
+      /**
+       * Format: uuid
+       * @example 5b1d7c1e-3f0a-4a57-9c4e-8e2f1d6a7b90
+       */
+      id: string;
+      /**
+       * @example pending
+       * @enum {string}
+       */
+      status: 'pending';
+      /**
+       * @example direct_post
+       * @enum {string}
+       */
+      responseMode: 'direct_post' | 'direct_post.jwt';
+      /**
+       * @description The tenant as verifier (OpenID4VP 1.0 §5.9.3): `decentralized_identifier:<DID>`.
+       * @example decentralized_identifier:did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK
+       */
+      clientId: string;
+      /**
+       * @description The link for the wallet (a QR code or a button): `openid4vp://?client_id=…&request_uri=…`.
+       * @example openid4vp://?client_id=decentralized_identifier%3Adid%3Akey%3Az6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK&request_uri=http%3A%2F%2Flocalhost%3A8080%2Fctrl%2Foid4vp%2Fglobex%2Frequests%2Fc2Vjb25kLXJhbmRvbS1yZWZlcmVuY2UtMzItYnl0ZXM
+       */
+      authorizationRequestUri: string;
+      /** @example 2026-11-25T10:05:00.000Z */
+      expiresAt: string;
+    };
+    PresentationOutcomeDto: {
+      /** @example key_binding_invalid */
+      code: string;
+      /** @example The key binding JWT names another nonce than this request’s. */
+      reason: string;
+    };
+    PresentationRequestDto: {
+      /**
+       * Format: uuid
+       * @example 5b1d7c1e-3f0a-4a57-9c4e-8e2f1d6a7b90
+       */
+      id: string;
+      /**
+       * @description A pending request past `expiresAt` reads as `expired`.
+       * @example pending
+       * @enum {string}
+       */
+      status: 'pending' | 'verified' | 'failed' | 'expired';
+      /**
+       * @example direct_post
+       * @enum {string}
+       */
+      responseMode: 'direct_post' | 'direct_post.jwt';
+      /**
+       * @example get
+       * @enum {string}
+       */
+      requestUriMethod: 'get' | 'post';
+      /**
+       * @example {
+       *       "credentials": [
+       *         {
+       *           "id": "alumni",
+       *           "format": "dc+sd-jwt",
+       *           "meta": {
+       *             "vct_values": [
+       *               "https://globex.example/credentials/alumni"
+       *             ]
+       *           },
+       *           "claims": [
+       *             {
+       *               "path": [
+       *                 "given_name"
+       *               ]
+       *             },
+       *             {
+       *               "path": [
+       *                 "alumni_of"
+       *               ]
+       *             }
+       *           ]
+       *         }
+       *       ]
+       *     }
+       */
+      dcqlQuery: {
+        [key: string]: unknown;
+      };
+      /** @example null */
+      trustedIssuers: string[] | null;
+      /** @example decentralized_identifier:did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK */
+      clientId: string;
+      /**
+       * @description While pending only.
+       * @example openid4vp://?client_id=decentralized_identifier%3Adid%3Akey%3Az6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK&request_uri=http%3A%2F%2Flocalhost%3A8080%2Fctrl%2Foid4vp%2Fglobex%2Frequests%2Fc2Vjb25kLXJhbmRvbS1yZWZlcmVuY2UtMzItYnl0ZXM
+       */
+      authorizationRequestUri?: string;
+      /** @example 2026-11-25T10:00:00.000Z */
+      createdAt: string;
+      /** @example 2026-11-25T10:05:00.000Z */
+      expiresAt: string;
+      /**
+       * @description When it became verified, failed or expired.
+       * @example null
+       */
+      endedAt: string | null;
+      /** @description When failed. */
+      outcome?: components['schemas']['PresentationOutcomeDto'];
+      /**
+       * @description When verified: per credential query id, what was presented.
+       * @example {
+       *       "alumni": [
+       *         {
+       *           "format": "dc+sd-jwt",
+       *           "issuer": "http://localhost:8080/ctrl/oid4vci/globex",
+       *           "vct": "https://globex.example/credentials/alumni",
+       *           "holderKeyThumbprint": "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs",
+       *           "status": "valid",
+       *           "claims": {
+       *             "given_name": "Alice",
+       *             "alumni_of": "Globex Academy"
+       *           }
+       *         }
+       *       ]
+       *     }
+       */
+      presented?: {
+        [key: string]: components['schemas']['PresentationRequestCredentialDto'][];
+      };
+      /**
+       * @description When the disclosed claims were erased (docs/oid4vp.md, Retention).
+       * @example 2026-11-26T10:01:12.000Z
+       */
+      claimsErasedAt?: string;
+    };
+    PresentationRequestPageDto: {
+      content: components['schemas']['PresentationRequestDto'][];
+      /**
+       * @description Page number, from 0.
+       * @example 0
+       */
+      number: number;
+      /**
+       * @description Page size asked for.
+       * @example 20
+       */
+      size: number;
+      /**
+       * @description Items matching, on all pages.
+       * @example 1
+       */
+      totalElements: number;
+      /**
+       * @description Pages of this size.
+       * @example 1
+       */
+      totalPages: number;
+    };
     CreateWebhookDto: {
       /**
        * @description Where events are POSTed: https, to a public address (checked now and at every delivery).
@@ -2034,6 +2394,8 @@ export interface components {
         | 'oid4vci.credential.accepted'
         | 'oid4vci.credential.failed'
         | 'oid4vci.credential.deleted'
+        | 'presentation.verified'
+        | 'presentation.failed'
         | 'webhook.test'
       )[];
       /**
@@ -2073,6 +2435,8 @@ export interface components {
         | 'oid4vci.credential.accepted'
         | 'oid4vci.credential.failed'
         | 'oid4vci.credential.deleted'
+        | 'presentation.verified'
+        | 'presentation.failed'
         | 'webhook.test'
       )[];
       /** @example Our CRM */
@@ -2128,6 +2492,8 @@ export interface components {
         | 'oid4vci.credential.accepted'
         | 'oid4vci.credential.failed'
         | 'oid4vci.credential.deleted'
+        | 'presentation.verified'
+        | 'presentation.failed'
         | 'webhook.test'
       )[];
       /** @example Our CRM */
@@ -2196,6 +2562,8 @@ export interface components {
         | 'oid4vci.credential.accepted'
         | 'oid4vci.credential.failed'
         | 'oid4vci.credential.deleted'
+        | 'presentation.verified'
+        | 'presentation.failed'
         | 'webhook.test'
       )[];
       /**
@@ -6680,6 +7048,716 @@ export interface operations {
       };
       /** @description - `OFFER_NOT_FOUND`: Credential offer not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  listPresentationRequests: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 0. */
+        page?: number;
+        /** @description Page size. */
+        size?: number;
+        /** @description Sort direction by creation time; the id breaks ties. Direction defaults to asc. */
+        sort?: 'createdAt' | 'createdAt,asc' | 'createdAt,desc';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of requests. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "content": [
+           *         {
+           *           "id": "5b1d7c1e-3f0a-4a57-9c4e-8e2f1d6a7b90",
+           *           "status": "pending",
+           *           "responseMode": "direct_post",
+           *           "clientId": "decentralized_identifier:did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK",
+           *           "authorizationRequestUri": "openid4vp://?client_id=decentralized_identifier%3Adid%3Akey%3Az6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK&request_uri=http%3A%2F%2Flocalhost%3A8080%2Fctrl%2Foid4vp%2Fglobex%2Frequests%2Fc2Vjb25kLXJhbmRvbS1yZWZlcmVuY2UtMzItYnl0ZXM",
+           *           "expiresAt": "2026-11-25T10:05:00.000Z",
+           *           "requestUriMethod": "get",
+           *           "dcqlQuery": {
+           *             "credentials": [
+           *               {
+           *                 "id": "alumni",
+           *                 "format": "dc+sd-jwt",
+           *                 "meta": {
+           *                   "vct_values": [
+           *                     "https://globex.example/credentials/alumni"
+           *                   ]
+           *                 },
+           *                 "claims": [
+           *                   {
+           *                     "path": [
+           *                       "given_name"
+           *                     ]
+           *                   },
+           *                   {
+           *                     "path": [
+           *                       "alumni_of"
+           *                     ]
+           *                   }
+           *                 ]
+           *               }
+           *             ]
+           *           },
+           *           "trustedIssuers": null,
+           *           "createdAt": "2026-11-25T10:00:00.000Z",
+           *           "endedAt": null
+           *         }
+           *       ],
+           *       "number": 0,
+           *       "size": 20,
+           *       "totalElements": 1,
+           *       "totalPages": 1
+           *     }
+           */
+          'application/json': components['schemas']['PresentationRequestPageDto'];
+        };
+      };
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  createPresentationRequest: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: 1-255 printable ASCII characters (a UUID is a good key), bare or quoted as the IETF draft writes it. The same key with the same request within 24 hours answers the first 2xx answer again (with `Idempotent-Replayed: true`) and does nothing more; with another request it is a 422, while the first request runs a 409. An error answer keeps nothing: fix the request and send it with the same key. Keys count per caller (the token's subject), tenant and operation. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreatePresentationRequestDto'];
+      };
+    };
+    responses: {
+      /** @description The request and its link. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "5b1d7c1e-3f0a-4a57-9c4e-8e2f1d6a7b90",
+           *       "status": "pending",
+           *       "responseMode": "direct_post",
+           *       "clientId": "decentralized_identifier:did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK",
+           *       "authorizationRequestUri": "openid4vp://?client_id=decentralized_identifier%3Adid%3Akey%3Az6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK&request_uri=http%3A%2F%2Flocalhost%3A8080%2Fctrl%2Foid4vp%2Fglobex%2Frequests%2Fc2Vjb25kLXJhbmRvbS1yZWZlcmVuY2UtMzItYnl0ZXM",
+           *       "expiresAt": "2026-11-25T10:05:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['CreatedPresentationRequestDto'];
+        };
+      };
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       *
+       *     - `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice.
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `PRESENTATION_REQUESTS_LIMIT_REACHED`: Presentation requests limit reached
+       *
+       *     - `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours.
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  getPresentationRequest: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The presentation request id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PresentationRequestDto'];
+        };
+      };
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `PRESENTATION_REQUEST_NOT_FOUND`: Presentation request not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  deletePresentationRequest: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The presentation request id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `PRESENTATION_REQUEST_NOT_FOUND`: Presentation request not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  getPresentationRequestQrSvg: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The presentation request id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The QR code of `authorizationRequestUri`. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 61 61" shape-rendering="crispEdges"><path fill="#ffffff" d="M0 0h61v61H0z"/><path stroke="#000000" d="M2 2.5h7…"/></svg> */
+          'image/svg+xml': string;
+        };
+      };
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `PRESENTATION_REQUEST_NOT_FOUND`: Presentation request not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `PRESENTATION_REQUEST_NOT_PENDING`: Presentation request not pending */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  getPresentationRequestQrPng: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The presentation request id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The QR code of `authorizationRequestUri`, 512 pixels wide. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example (the PNG image’s bytes: 89 50 4E 47 0D 0A 1A 0A …) */
+          'image/png': string;
+        };
+      };
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `PRESENTATION_REQUEST_NOT_FOUND`: Presentation request not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `PRESENTATION_REQUEST_NOT_PENDING`: Presentation request not pending */
+      409: {
         headers: {
           [name: string]: unknown;
         };

@@ -1,0 +1,120 @@
+import { checkDcqlQuery } from './dcql-query.js';
+
+const vct = 'https://globex.example/credentials/alumni';
+const sdJwt = { id: 'alumni', format: 'dc+sd-jwt', meta: { vct_values: [vct] } };
+const fieldsOf = (input: unknown) => {
+  const result = checkDcqlQuery(input as Record<string, unknown>);
+  return 'errors' in result ? result.errors.map((error) => error.field) : [];
+};
+
+describe('checkDcqlQuery', () => {
+  it('accepts SD-JWT VC and Data Integrity queries, with claim sets and credential sets', () => {
+    const result = checkDcqlQuery({
+      credentials: [
+        {
+          ...sdJwt,
+          claims: [
+            { id: 'a', path: ['given_name'] },
+            { id: 'b', path: ['address', 'locality'] },
+          ],
+          claim_sets: [['a', 'b'], ['a']],
+        },
+        {
+          id: 'badge',
+          format: 'ldp_vc',
+          meta: { type_values: [['VerifiableCredential', 'AlumniCredential']] },
+          claims: [{ path: ['credentialSubject', 'name'] }],
+        },
+      ],
+      credential_sets: [{ options: [['alumni'], ['badge']] }],
+    });
+    expect(result).toEqual({ query: expect.objectContaining({ credentials: expect.any(Array) }) });
+  });
+
+  it('keeps the library’s reading: defaults explicit, unknown members dropped', () => {
+    const result = checkDcqlQuery({ credentials: [{ ...sdJwt, extra: 1 }], other: true });
+    expect(result).toEqual({
+      query: {
+        credentials: [{ ...sdJwt, multiple: false, require_cryptographic_holder_binding: true }],
+      },
+    });
+  });
+
+  it.each<[string, unknown, string]>([
+    ['no credentials member', {}, 'dcqlQuery.credentials'],
+    ['an empty credentials list', { credentials: [] }, 'dcqlQuery.credentials'],
+    ['a bad id', { credentials: [{ ...sdJwt, id: 'a b' }] }, 'dcqlQuery.credentials.0.id'],
+    [
+      'an empty path',
+      { credentials: [{ ...sdJwt, claims: [{ path: [] }] }] },
+      'dcqlQuery.credentials.0.claims.0.path',
+    ],
+    [
+      'mso_mdoc',
+      { credentials: [{ id: 'm', format: 'mso_mdoc', meta: { doctype_value: 'x' } }] },
+      'dcqlQuery.credentials.0.format',
+    ],
+    [
+      'a second query of another unknown format',
+      { credentials: [sdJwt, { id: 'j', format: 'jwt_vc_json', meta: { type_values: [['x']] } }] },
+      'dcqlQuery.credentials.1.format',
+    ],
+    [
+      'no vct_values',
+      { credentials: [{ id: 'q', format: 'dc+sd-jwt', meta: {} }] },
+      'dcqlQuery.credentials.0.meta.vct_values',
+    ],
+    [
+      'an ldp_vc query without meta',
+      { credentials: [{ id: 'q', format: 'ldp_vc' }] },
+      'dcqlQuery.credentials.0.meta',
+    ],
+    ['duplicate ids', { credentials: [sdJwt, sdJwt] }, 'dcqlQuery'],
+    [
+      'an undefined claim set id',
+      { credentials: [{ ...sdJwt, claims: [{ id: 'a', path: ['a'] }], claim_sets: [['z']] }] },
+      'dcqlQuery',
+    ],
+    [
+      'over 16 KiB',
+      { credentials: [{ ...sdJwt, claims: [{ path: ['x'.repeat(16 * 1024)] }] }] },
+      'dcqlQuery',
+    ],
+    ['deep nesting', { credentials: [{ ...sdJwt, x: [[[[[[[[[[1]]]]]]]]]] }] }, 'dcqlQuery'],
+    [
+      'too many credential queries',
+      { credentials: Array.from({ length: 17 }, (_, i) => ({ ...sdJwt, id: `q${i}` })) },
+      'dcqlQuery.credentials',
+    ],
+    [
+      'too many claims',
+      {
+        credentials: [
+          { ...sdJwt, claims: Array.from({ length: 65 }, (_, i) => ({ path: [`c${i}`] })) },
+        ],
+      },
+      'dcqlQuery.credentials.0.claims',
+    ],
+    [
+      'too many credential sets',
+      {
+        credentials: [sdJwt],
+        credential_sets: Array.from({ length: 17 }, () => ({ options: [['alumni']] })),
+      },
+      'dcqlQuery.credential_sets',
+    ],
+  ])('refuses %s, naming the field', (_, input, field) => {
+    expect(fieldsOf(input)).toContain(field);
+  });
+
+  it('names the unsupported format and what is supported, without echoing a long value', () => {
+    const result = checkDcqlQuery({
+      credentials: [{ id: 'q', format: `mso_mdoc${'x'.repeat(500)}` }],
+    });
+    if (!('errors' in result)) throw new Error('accepted');
+    expect(result.errors[0].message).toMatch(
+      /^'mso_mdocx{56}' is not supported: only dc\+sd-jwt and ldp_vc$/,
+    );
+    expect(JSON.stringify(result).length).toBeLessThan(300);
+  });
+});

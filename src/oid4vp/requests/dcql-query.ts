@@ -1,0 +1,130 @@
+import { DcqlQuery } from 'dcql';
+import { type FieldError } from '../../common/problem/problem.js';
+import { requestLimits as limits } from './request-limits.js';
+
+/** The credential formats a tenant verifies (OpenID4VP 1.0 appendix B.1 and B.3). */
+export const acceptedFormats = ['dc+sd-jwt', 'ldp_vc'] as const;
+
+const field = 'dcqlQuery';
+type Json = Record<string, unknown>;
+
+/**
+ * A DCQL query (OpenID4VP 1.0 §6) as the request keeps it, or the field errors that refuse it: the
+ * size and the counts are bounded before the `dcql` library parses it, the formats are ours, and each
+ * query names what it asks for (`vct_values`, `type_values`: required by appendix B). The answer is the
+ * library's output: defaults explicit, unknown members dropped.
+ */
+export function checkDcqlQuery(input: Json): { query: Json } | { errors: FieldError[] } {
+  const bounds = boundsErrors(input);
+  if (bounds.length > 0) return { errors: bounds };
+  let parsed: DcqlQuery.Output;
+  try {
+    parsed = DcqlQuery.parse(input as DcqlQuery.Input);
+    DcqlQuery.validate(parsed);
+  } catch (error) {
+    return { errors: libraryErrors(error) };
+  }
+  const missing = parsed.credentials.flatMap((credential, index): FieldError[] => {
+    const meta = (credential as { meta?: Json }).meta ?? {};
+    const name = credential.format === 'ldp_vc' ? 'type_values' : 'vct_values';
+    const values = meta[name];
+    return Array.isArray(values) && values.length > 0
+      ? []
+      : [
+          {
+            field: `${field}.credentials.${index}.meta.${name}`,
+            message: 'must be a non-empty array',
+          },
+        ];
+  });
+  return missing.length > 0 ? { errors: missing } : { query: parsed as unknown as Json };
+}
+
+/** The bounds and the formats, checked on the JSON as sent, before any parsing. */
+function boundsErrors(input: Json): FieldError[] {
+  if (Buffer.byteLength(JSON.stringify(input)) > limits.dcqlBytes) {
+    return [{ field, message: `must be at most ${limits.dcqlBytes} bytes of JSON` }];
+  }
+  if (depthOver(input, limits.dcqlDepth)) {
+    return [{ field, message: `must nest at most ${limits.dcqlDepth} levels deep` }];
+  }
+  const errors: FieldError[] = [];
+  const credentials = input.credentials;
+  if (!Array.isArray(credentials)) return errors; // The parser names it.
+  if (credentials.length > limits.credentialQueries) {
+    return [
+      {
+        field: `${field}.credentials`,
+        message: `must hold at most ${limits.credentialQueries} credential queries`,
+      },
+    ];
+  }
+  if (
+    Array.isArray(input.credential_sets) &&
+    input.credential_sets.length > limits.credentialSets
+  ) {
+    errors.push({
+      field: `${field}.credential_sets`,
+      message: `must hold at most ${limits.credentialSets} sets`,
+    });
+  }
+  credentials.forEach((credential: unknown, index) => {
+    if (typeof credential !== 'object' || credential === null) return;
+    const query = credential as Json;
+    const at = `${field}.credentials.${index}`;
+    if (
+      typeof query.format === 'string' &&
+      !(acceptedFormats as readonly string[]).includes(query.format)
+    ) {
+      errors.push({
+        field: `${at}.format`,
+        message: `'${query.format.slice(0, 64)}' is not supported: only ${acceptedFormats.join(' and ')}`,
+      });
+    }
+    const counted: [string, unknown, number][] = [
+      ['claims', query.claims, limits.claimsPerQuery],
+      ['claim_sets', query.claim_sets, limits.claimSetsPerQuery],
+    ];
+    for (const [name, value, most] of counted) {
+      if (Array.isArray(value) && value.length > most) {
+        errors.push({ field: `${at}.${name}`, message: `must hold at most ${most} entries` });
+      }
+    }
+    if (!Array.isArray(query.claims)) return;
+    query.claims.forEach((claim: unknown, claimIndex) => {
+      const path = (claim as Json | null)?.path;
+      if (Array.isArray(path) && path.length > limits.pathElements) {
+        errors.push({
+          field: `${at}.claims.${claimIndex}.path`,
+          message: `must hold at most ${limits.pathElements} elements`,
+        });
+      }
+    });
+  });
+  return errors;
+}
+
+/** Whether objects and arrays nest deeper than `most`, without recursing on the caller's input. */
+function depthOver(input: unknown, most: number): boolean {
+  const stack: [unknown, number][] = [[input, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > most) return true;
+    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** The library's complaint as field errors: a schema issue names its path, a rule names the query. */
+function libraryErrors(error: unknown): FieldError[] {
+  const issues = (error as { issues?: { message: string; path?: { key: unknown }[] }[] }).issues;
+  if (Array.isArray(issues) && issues.length > 0) {
+    return issues.slice(0, 10).map((issue) => ({
+      field: [field, ...(issue.path ?? []).map((step) => String(step.key))].join('.'),
+      message: issue.message.slice(0, 300),
+    }));
+  }
+  const message = error instanceof Error ? error.message : 'is not a valid DCQL query';
+  return [{ field, message: message.slice(0, 300) }];
+}

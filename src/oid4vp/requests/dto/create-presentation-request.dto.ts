@@ -1,0 +1,101 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
+import { acceptedFormats } from '../dcql-query.js';
+import { requestLimits as limits } from '../request-limits.js';
+
+/** Asks for the alumni SD-JWT VC the README's OpenID4VCI step issues, and two of its claims. */
+export const dcqlQueryExample = {
+  credentials: [
+    {
+      id: 'alumni',
+      format: 'dc+sd-jwt',
+      meta: { vct_values: ['https://globex.example/credentials/alumni'] },
+      claims: [{ path: ['given_name'] }, { path: ['alumni_of'] }],
+    },
+  ],
+};
+
+export const responseModes = ['direct_post', 'direct_post.jwt'] as const;
+
+/** A presentation request: what to ask the wallet for and how it answers. */
+export class CreatePresentationRequestDto {
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: `The DCQL query (OpenID4VP 1.0 §6): formats ${acceptedFormats.join(' and ')}; \`meta.vct_values\` (dc+sd-jwt) or \`meta.type_values\` (ldp_vc) required. At most ${limits.dcqlBytes} bytes of JSON, ${limits.credentialQueries} credential queries, ${limits.claimsPerQuery} claims each.`,
+    example: dcqlQueryExample,
+  })
+  @IsObject({ message: 'must be a JSON object' })
+  dcqlQuery!: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    enum: responseModes,
+    default: 'direct_post',
+    description:
+      'How the wallet answers (OpenID4VP 1.0 §8.2, §8.3): `direct_post.jwt` encrypts the answer to a key of this request.',
+    example: 'direct_post',
+  })
+  @IsOptional()
+  @IsIn(responseModes, { message: 'must be direct_post or direct_post.jwt' })
+  responseMode?: (typeof responseModes)[number];
+
+  @ApiPropertyOptional({
+    enum: ['get', 'post'],
+    default: 'get',
+    description:
+      '`post` offers the wallet `request_uri_method=post` in the link (OpenID4VP 1.0 §5.10); the request object is served to GET either way.',
+    example: 'get',
+  })
+  @IsOptional()
+  @IsIn(['get', 'post'], { message: 'must be get or post' })
+  requestUriMethod?: 'get' | 'post';
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: limits.minExpiresIn,
+    maximum: limits.maxExpiresIn,
+    default: limits.defaultExpiresIn,
+    description: 'How long the request waits for the answer, in seconds.',
+    example: 300,
+  })
+  @IsOptional()
+  @Max(limits.maxExpiresIn, { message: `must be ${limits.minExpiresIn}-${limits.maxExpiresIn}` })
+  @Min(limits.minExpiresIn, { message: `must be ${limits.minExpiresIn}-${limits.maxExpiresIn}` })
+  @IsInt({ message: 'must be a whole number' })
+  expiresInSeconds?: number;
+
+  @ApiPropertyOptional({
+    type: [String],
+    minItems: 1,
+    maxItems: limits.trustedIssuers,
+    description:
+      'Only credentials of these issuers (DIDs, or https issuer identifiers of SD-JWT VCs) count. Unset: the tenant’s trusted issuers if it has any, else any issuer whose key resolves.',
+    example: ['http://localhost:8080/ctrl/oid4vci/globex'],
+  })
+  @IsOptional()
+  @Matches(/^\S+$/, { each: true, message: 'must hold issuer identifiers without spaces' })
+  @MaxLength(limits.trustedIssuerChars, {
+    each: true,
+    message: `must hold issuer identifiers of at most ${limits.trustedIssuerChars} characters`,
+  })
+  @IsString({ each: true, message: 'must hold strings' })
+  @ArrayMaxSize(limits.trustedIssuers, {
+    message: `must hold at most ${limits.trustedIssuers} issuers`,
+  })
+  @ArrayMinSize(1, { message: 'must hold at least one issuer; leave it out to trust any' })
+  @IsArray({ message: 'must be an array of issuer identifiers' })
+  trustedIssuers?: string[];
+}

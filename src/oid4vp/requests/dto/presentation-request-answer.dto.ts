@@ -1,0 +1,219 @@
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { NumberedPageDto } from '../../../common/page-dto.js';
+import { authorizationRequestUriOf, clientIdOf, requestUriOf } from '../../verifier-urls.js';
+import {
+  type PresentationRequestStatus,
+  type PresentedCredentialSummary,
+  type ResponseMode,
+} from '../presentation-request.entity.js';
+import { dcqlQueryExample, responseModes } from './create-presentation-request.dto.js';
+
+export const requestStatuses = [
+  'pending',
+  'verified',
+  'failed',
+  'expired',
+] as const satisfies readonly PresentationRequestStatus[];
+
+const exampleClientId = clientIdOf('did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK');
+const exampleLink = authorizationRequestUriOf(
+  exampleClientId,
+  requestUriOf('http://localhost:8080', 'globex', 'c2Vjb25kLXJhbmRvbS1yZWZlcmVuY2UtMzItYnl0ZXM'),
+  'get',
+);
+
+export const createdRequestExample = {
+  id: '5b1d7c1e-3f0a-4a57-9c4e-8e2f1d6a7b90',
+  status: 'pending' as PresentationRequestStatus,
+  responseMode: 'direct_post' as ResponseMode,
+  clientId: exampleClientId,
+  authorizationRequestUri: exampleLink,
+  expiresAt: '2026-11-25T10:05:00.000Z',
+};
+
+export const requestExample = {
+  ...createdRequestExample,
+  requestUriMethod: 'get' as const,
+  dcqlQuery: dcqlQueryExample,
+  trustedIssuers: null,
+  createdAt: '2026-11-25T10:00:00.000Z',
+  endedAt: null,
+};
+
+export const verifiedRequestExample = {
+  ...requestExample,
+  authorizationRequestUri: undefined,
+  status: 'verified' as PresentationRequestStatus,
+  endedAt: '2026-11-25T10:01:12.000Z',
+  presented: {
+    alumni: [
+      {
+        format: 'dc+sd-jwt',
+        issuer: 'http://localhost:8080/ctrl/oid4vci/globex',
+        vct: 'https://globex.example/credentials/alumni',
+        holderKeyThumbprint: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
+        status: 'valid',
+        claims: { given_name: 'Alice', alumni_of: 'Globex Academy' },
+      },
+    ],
+  },
+};
+
+export const failedRequestExample = {
+  ...requestExample,
+  authorizationRequestUri: undefined,
+  status: 'failed' as PresentationRequestStatus,
+  endedAt: '2026-11-25T10:01:12.000Z',
+  outcome: {
+    code: 'key_binding_invalid',
+    reason: 'The key binding JWT names another nonce than this request’s.',
+  },
+};
+
+/** The create answer: the link the wallet opens. */
+export class CreatedPresentationRequestDto {
+  @ApiProperty({ format: 'uuid', example: createdRequestExample.id })
+  id!: string;
+
+  @ApiProperty({ enum: ['pending'], example: 'pending' })
+  status!: PresentationRequestStatus;
+
+  @ApiProperty({ enum: responseModes, example: 'direct_post' })
+  responseMode!: ResponseMode;
+
+  @ApiProperty({
+    description: 'The tenant as verifier (OpenID4VP 1.0 §5.9.3): `decentralized_identifier:<DID>`.',
+    example: exampleClientId,
+  })
+  clientId!: string;
+
+  @ApiProperty({
+    description:
+      'The link for the wallet (a QR code or a button): `openid4vp://?client_id=…&request_uri=…`.',
+    example: exampleLink,
+  })
+  authorizationRequestUri!: string;
+
+  @ApiProperty({ example: createdRequestExample.expiresAt })
+  expiresAt!: string;
+}
+
+/** Why a request failed: a stable code of docs/oid4vp.md and a sentence a person understands. */
+export class PresentationOutcomeDto {
+  @ApiProperty({ example: failedRequestExample.outcome.code })
+  code!: string;
+
+  @ApiProperty({ example: failedRequestExample.outcome.reason })
+  reason!: string;
+}
+
+/** One verified credential of a credential query. */
+export class PresentationRequestCredentialDto {
+  @ApiProperty({ enum: ['dc+sd-jwt', 'ldp_vc'], example: 'dc+sd-jwt' })
+  format!: PresentedCredentialSummary['format'];
+
+  @ApiProperty({
+    description: 'Who issued it (`iss`, or the issuer DID).',
+    example: verifiedRequestExample.presented.alumni[0].issuer,
+  })
+  issuer!: string;
+
+  @ApiPropertyOptional({
+    description: 'dc+sd-jwt: its type.',
+    example: verifiedRequestExample.presented.alumni[0].vct,
+  })
+  vct?: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'ldp_vc: its types.',
+    example: ['VerifiableCredential', 'AlumniCredential'],
+  })
+  types?: string[];
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'RFC 7638 SHA-256 thumbprint of the holder’s key; null without holder binding.',
+    example: verifiedRequestExample.presented.alumni[0].holderKeyThumbprint,
+  })
+  holderKeyThumbprint!: string | null;
+
+  @ApiProperty({ enum: ['valid', 'revoked', 'suspended', 'none'], example: 'valid' })
+  status!: PresentedCredentialSummary['status'];
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'The disclosed claims only; absent once erased (see `claimsErasedAt`).',
+    example: verifiedRequestExample.presented.alumni[0].claims,
+  })
+  claims?: Record<string, unknown>;
+}
+
+/** A request as it stands: never its nonce, state or keys. */
+export class PresentationRequestDto {
+  @ApiProperty({ format: 'uuid', example: requestExample.id })
+  id!: string;
+
+  @ApiProperty({
+    enum: requestStatuses,
+    description: 'A pending request past `expiresAt` reads as `expired`.',
+    example: 'pending',
+  })
+  status!: PresentationRequestStatus;
+
+  @ApiProperty({ enum: responseModes, example: 'direct_post' })
+  responseMode!: ResponseMode;
+
+  @ApiProperty({ enum: ['get', 'post'], example: 'get' })
+  requestUriMethod!: 'get' | 'post';
+
+  @ApiProperty({ type: 'object', additionalProperties: true, example: dcqlQueryExample })
+  dcqlQuery!: Record<string, unknown>;
+
+  @ApiProperty({ type: [String], nullable: true, example: null })
+  trustedIssuers!: string[] | null;
+
+  @ApiProperty({ example: exampleClientId })
+  clientId!: string;
+
+  @ApiPropertyOptional({ description: 'While pending only.', example: exampleLink })
+  authorizationRequestUri?: string;
+
+  @ApiProperty({ example: requestExample.createdAt })
+  createdAt!: string;
+
+  @ApiProperty({ example: requestExample.expiresAt })
+  expiresAt!: string;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'When it became verified, failed or expired.',
+    example: null,
+  })
+  endedAt!: string | null;
+
+  @ApiPropertyOptional({ type: PresentationOutcomeDto, description: 'When failed.' })
+  outcome?: PresentationOutcomeDto;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: {
+      type: 'array',
+      items: { $ref: getSchemaPath(PresentationRequestCredentialDto) },
+    },
+    description: 'When verified: per credential query id, what was presented.',
+    example: verifiedRequestExample.presented,
+  })
+  presented?: Record<string, PresentationRequestCredentialDto[]>;
+
+  @ApiPropertyOptional({
+    description: 'When the disclosed claims were erased (docs/oid4vp.md, Retention).',
+    example: '2026-11-26T10:01:12.000Z',
+  })
+  claimsErasedAt?: string;
+}
+
+export class PresentationRequestPageDto extends NumberedPageDto(PresentationRequestDto) {}

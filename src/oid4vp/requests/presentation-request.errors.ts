@@ -1,0 +1,33 @@
+import { DomainException } from '../../common/problem/domain.exception.js';
+import { type FieldError } from '../../common/problem/problem.js';
+import { requestLimits } from './request-limits.js';
+
+export function requestNotFound(id: string): DomainException {
+  return new DomainException(
+    'PRESENTATION_REQUEST_NOT_FOUND',
+    `The tenant has no presentation request '${id}'.`,
+  );
+}
+
+export function requestNotPending(id: string, status: string): DomainException {
+  return new DomainException(
+    'PRESENTATION_REQUEST_NOT_PENDING',
+    `The presentation request '${id}' is ${status}: only a pending request is drawn as a QR code.`,
+  );
+}
+
+export function requestsFull(): DomainException {
+  return new DomainException(
+    'PRESENTATION_REQUESTS_LIMIT_REACHED',
+    `A tenant keeps at most ${requestLimits.pendingPerTenant} pending presentation requests; delete one or wait for one to end.`,
+  );
+}
+
+/** What the DTO's decorators cannot state: the DCQL query's shape and formats. */
+export function requestInvalid(errors: FieldError[]): DomainException {
+  return new DomainException(
+    'VALIDATION_FAILED',
+    errors.map((error) => `${error.field} ${error.message}`).join('; '),
+    errors,
+  );
+}

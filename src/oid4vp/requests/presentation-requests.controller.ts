@@ -1,0 +1,230 @@
+import {
+  Body,
+  Controller,
+  Get,
+  Header,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  StreamableFile,
+} from '@nestjs/common';
+import {
+  ApiBody,
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
+import { CurrentActor, CurrentTenant, TenantScoped } from '../../auth/access.decorators.js';
+import { type Actor } from '../../auth/caller.js';
+import { ApiProblems, ApiTenantSecurity, tenantScopedProblems } from '../../common/openapi.js';
+import { Idempotent } from '../../idempotency/idempotent.decorator.js';
+import {
+  CreatePresentationRequestDto,
+  dcqlQueryExample,
+} from './dto/create-presentation-request.dto.js';
+import { ListPresentationRequestsQuery } from './dto/list-presentation-requests.query.js';
+import {
+  CreatedPresentationRequestDto,
+  createdRequestExample,
+  failedRequestExample,
+  PresentationRequestDto,
+  PresentationRequestPageDto,
+  PresentationRequestCredentialDto,
+  requestExample,
+  verifiedRequestExample,
+} from './dto/presentation-request-answer.dto.js';
+import { PresentationRequestsService } from './presentation-requests.service.js';
+import { requestLimits } from './request-limits.js';
+
+const base = '/ctrl/api/v1.0/oid4vp/requests';
+const exampleId = requestExample.id;
+const idParameter = {
+  name: 'id',
+  description: 'The presentation request id.',
+  schema: { type: 'string' as const, format: 'uuid', example: exampleId },
+};
+const bodyProblems = [
+  'VALIDATION_FAILED',
+  'MALFORMED_JSON',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+] as const;
+const qrProblems = [
+  'PRESENTATION_REQUEST_NOT_FOUND',
+  'PRESENTATION_REQUEST_NOT_PENDING',
+  ...tenantScopedProblems,
+] as const;
+
+/** The tenant's OpenID4VP presentation requests: the tenant as verifier (docs/oid4vp.md, API). */
+@ApiTags('OpenID4VP')
+@ApiTenantSecurity()
+@ApiExtraModels(PresentationRequestCredentialDto)
+@Controller('ctrl/api/v1.0/oid4vp/requests')
+export class PresentationRequestsController {
+  constructor(private readonly requests: PresentationRequestsService) {}
+
+  @Post()
+  @TenantScoped()
+  @HttpCode(201)
+  @Idempotent()
+  @ApiOperation({
+    operationId: 'createPresentationRequest',
+    summary: 'Ask a wallet to present credentials',
+    description: `Answers the link for the wallet (\`openid4vp://\`, the request object by reference, signed by the tenant’s DID). The DCQL query is checked (formats dc+sd-jwt and ldp_vc). The request waits ${requestLimits.defaultExpiresIn} seconds unless told; at most ${requestLimits.pendingPerTenant} pending requests per tenant.`,
+  })
+  @ApiBody({
+    type: CreatePresentationRequestDto,
+    examples: {
+      sdJwt: {
+        summary: 'Two claims of an SD-JWT VC, answered in the clear (direct_post)',
+        value: { dcqlQuery: dcqlQueryExample },
+      },
+      encrypted: {
+        summary: 'The same, the answer encrypted (direct_post.jwt), for ten minutes',
+        value: {
+          dcqlQuery: dcqlQueryExample,
+          responseMode: 'direct_post.jwt',
+          expiresInSeconds: 600,
+        },
+      },
+    },
+  })
+  @ApiCreatedResponse({
+    type: CreatedPresentationRequestDto,
+    description: 'The request and its link.',
+    example: createdRequestExample,
+  })
+  @ApiProblems(
+    base,
+    'PRESENTATION_REQUESTS_LIMIT_REACHED',
+    ...bodyProblems,
+    ...tenantScopedProblems,
+  )
+  create(
+    @CurrentTenant() tenantId: string,
+    @Body() body: CreatePresentationRequestDto,
+    @CurrentActor() actor: Actor,
+  ): Promise<CreatedPresentationRequestDto> {
+    return this.requests.create(tenantId, body, actor);
+  }
+
+  @Get()
+  @TenantScoped()
+  @ApiOperation({
+    operationId: 'listPresentationRequests',
+    summary: 'The tenant’s presentation requests, newest first',
+  })
+  @ApiOkResponse({
+    type: PresentationRequestPageDto,
+    description: 'A page of requests.',
+    example: { content: [requestExample], number: 0, size: 20, totalElements: 1, totalPages: 1 },
+  })
+  @ApiProblems(base, 'VALIDATION_FAILED', ...tenantScopedProblems)
+  list(
+    @CurrentTenant() tenantId: string,
+    @Query() query: ListPresentationRequestsQuery,
+  ): Promise<PresentationRequestPageDto> {
+    return this.requests.list(tenantId, query);
+  }
+
+  @Get(':id')
+  @TenantScoped()
+  @ApiOperation({
+    operationId: 'getPresentationRequest',
+    summary: 'One presentation request of the tenant, with its outcome',
+    description:
+      'When verified: per credential query id, each credential’s issuer, type, holder key and status, and the disclosed claims while they are kept. When failed: a stable code and the reason.',
+  })
+  @ApiParam(idParameter)
+  @ApiOkResponse({
+    type: PresentationRequestDto,
+    description: 'The request.',
+    examples: {
+      pending: { summary: 'Waiting for the wallet', value: requestExample },
+      verified: { summary: 'Verified', value: verifiedRequestExample },
+      failed: { summary: 'Failed', value: failedRequestExample },
+    },
+  })
+  @ApiProblems(`${base}/${exampleId}`, 'PRESENTATION_REQUEST_NOT_FOUND', ...tenantScopedProblems)
+  get(@CurrentTenant() tenantId: string, @Param('id') id: string): Promise<PresentationRequestDto> {
+    return this.requests.get(tenantId, id);
+  }
+
+  @Post(':id/delete')
+  @TenantScoped()
+  @HttpCode(204)
+  @ApiOperation({
+    operationId: 'deletePresentationRequest',
+    summary: 'Delete a presentation request',
+    description:
+      'Its outcome and disclosed claims go with it; a pending one can no longer be answered.',
+  })
+  @ApiParam(idParameter)
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiProblems(
+    `${base}/${exampleId}/delete`,
+    'PRESENTATION_REQUEST_NOT_FOUND',
+    ...tenantScopedProblems,
+  )
+  async delete(
+    @CurrentTenant() tenantId: string,
+    @Param('id') id: string,
+    @CurrentActor() actor: Actor,
+  ): Promise<void> {
+    await this.requests.delete(tenantId, id, actor);
+  }
+
+  @Get(':id/qr.svg')
+  @TenantScoped()
+  @Header('Content-Type', 'image/svg+xml')
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({
+    operationId: 'getPresentationRequestQrSvg',
+    summary: 'The pending request’s link as a QR code (SVG)',
+  })
+  @ApiParam(idParameter)
+  @ApiOkResponse({
+    description: 'The QR code of `authorizationRequestUri`.',
+    content: {
+      'image/svg+xml': {
+        schema: { type: 'string' },
+        example:
+          '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 61 61" shape-rendering="crispEdges"><path fill="#ffffff" d="M0 0h61v61H0z"/><path stroke="#000000" d="M2 2.5h7…"/></svg>',
+      },
+    },
+  })
+  @ApiProblems(`${base}/${exampleId}/qr.svg`, ...qrProblems)
+  async qrSvg(@CurrentTenant() tenantId: string, @Param('id') id: string): Promise<string> {
+    return (await this.requests.qrCode(tenantId, id, 'svg')) as string;
+  }
+
+  @Get(':id/qr.png')
+  @TenantScoped()
+  @Header('Content-Type', 'image/png')
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({
+    operationId: 'getPresentationRequestQrPng',
+    summary: 'The pending request’s link as a QR code (PNG)',
+  })
+  @ApiParam(idParameter)
+  @ApiOkResponse({
+    description: 'The QR code of `authorizationRequestUri`, 512 pixels wide.',
+    content: {
+      'image/png': {
+        schema: { type: 'string', format: 'binary' },
+        example: '(the PNG image’s bytes: 89 50 4E 47 0D 0A 1A 0A …)',
+      },
+    },
+  })
+  @ApiProblems(`${base}/${exampleId}/qr.png`, ...qrProblems)
+  async qrPng(@CurrentTenant() tenantId: string, @Param('id') id: string): Promise<StreamableFile> {
+    // A Buffer would be written as JSON: a StreamableFile is sent as bytes.
+    const png = (await this.requests.qrCode(tenantId, id, 'png')) as Buffer;
+    return new StreamableFile(png, { type: 'image/png', length: png.length });
+  }
+}

@@ -1,0 +1,268 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { exportJWK, generateKeyPair } from 'jose';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { type DataSource } from 'typeorm';
+import { AuditLog } from '../../audit/audit-log.js';
+import { type Actor } from '../../auth/caller.js';
+import { CLOCK, type Clock } from '../../common/clock.js';
+import { pageWindow, springPage } from '../../common/page-query.js';
+import { drawQrCode, type QrFormat } from '../../common/qr-code.js';
+import { Settings } from '../../config/settings.js';
+import { DidService } from '../../did/did.service.js';
+import { keepIdempotentAnswer } from '../../idempotency/idempotent-answer.js';
+import { KeyVault } from '../../secrets/key-vault.js';
+import { TenantsService } from '../../tenants/tenants.service.js';
+import {
+  authorizationRequestUriOf,
+  clientIdOf,
+  referenceHashOf,
+  requestUriOf,
+} from '../verifier-urls.js';
+import { checkDcqlQuery } from './dcql-query.js';
+import { type CreatePresentationRequestDto } from './dto/create-presentation-request.dto.js';
+import { type ListPresentationRequestsQuery } from './dto/list-presentation-requests.query.js';
+import {
+  type CreatedPresentationRequestDto,
+  type PresentationRequestDto,
+  type PresentationRequestPageDto,
+  type PresentationRequestCredentialDto,
+} from './dto/presentation-request-answer.dto.js';
+import {
+  type PresentationRequestEntity,
+  type PresentationRequestStatus,
+} from './presentation-request.entity.js';
+import {
+  requestInvalid,
+  requestNotFound,
+  requestNotPending,
+  requestsFull,
+} from './presentation-request.errors.js';
+import { PresentationRequestRepository } from './presentation-request.repository.js';
+import {
+  disclosedClaimsPurpose,
+  requestSecretsPurpose,
+  type RequestSecrets,
+} from './presentation-request.sealed-columns.js';
+import { requestLimits } from './request-limits.js';
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A 256-bit random value, base64url (the reference, the nonce, the state). */
+const drawSecret = () => randomBytes(32).toString('base64url');
+
+/** A tenant's OpenID4VP presentation requests (docs/oid4vp.md, API). */
+@Injectable()
+export class PresentationRequestsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(KeyVault) private readonly vault: KeyVault,
+    private readonly settings: Settings,
+    private readonly audit: AuditLog,
+    private readonly requests: PresentationRequestRepository,
+    private readonly tenants: TenantsService,
+    private readonly dids: DidService,
+  ) {}
+
+  /**
+   * Opens a request: the DCQL query is checked before anything is written; the pending requests are
+   * counted under a lock of the tenant's row, so that concurrent creates cannot pass the cap together.
+   * The reference is stored hashed and sealed with the response key (direct_post.jwt).
+   */
+  async create(
+    tenantId: string,
+    input: CreatePresentationRequestDto,
+    actor: Actor,
+  ): Promise<CreatedPresentationRequestDto> {
+    const checked = checkDcqlQuery(input.dcqlQuery);
+    if ('errors' in checked) throw requestInvalid(checked.errors);
+    const responseMode = input.responseMode ?? 'direct_post';
+    const requestUriMethod = input.requestUriMethod ?? 'get';
+    const secrets: RequestSecrets = { reference: drawSecret() };
+    if (responseMode === 'direct_post.jwt') secrets.responseKey = await responseKey();
+    const id = randomUUID();
+    const now = this.clock();
+    const expiresAt = new Date(
+      now + (input.expiresInSeconds ?? requestLimits.defaultExpiresIn) * 1000,
+    );
+    const created = await this.dataSource.transaction(async (manager) => {
+      await this.tenants.requireTenant(tenantId, { manager, lock: true });
+      const pending = await this.requests.countPending(manager, tenantId, new Date(now));
+      if (pending >= requestLimits.pendingPerTenant) throw requestsFull();
+      const clientId = clientIdOf(await this.dids.didInTransaction(manager, tenantId));
+      await this.requests.insert(manager, {
+        id,
+        tenantId,
+        dcqlQuery: checked.query,
+        responseMode,
+        requestUriMethod,
+        trustedIssuers: input.trustedIssuers ?? null,
+        clientId,
+        nonce: drawSecret(),
+        state: drawSecret(),
+        referenceHash: referenceHashOf(secrets.reference),
+        secretsSealed: this.vault.seal(
+          tenantId,
+          Buffer.from(JSON.stringify(secrets)),
+          requestSecretsPurpose,
+        ),
+        masterKeyId: this.vault.masterKeyId,
+        expiresAt,
+      });
+      const answer: CreatedPresentationRequestDto = {
+        id,
+        status: 'pending',
+        responseMode,
+        clientId,
+        authorizationRequestUri: this.linkOf(
+          tenantId,
+          clientId,
+          secrets.reference,
+          requestUriMethod,
+        ),
+        expiresAt: expiresAt.toISOString(),
+      };
+      await keepIdempotentAnswer(manager, answer);
+      return answer;
+    });
+    this.audit.record('oid4vp.request.create', actor, tenantId, {
+      requestId: id,
+      responseMode,
+      credentialQueries: (checked.query.credentials as unknown[]).length,
+    });
+    return created;
+  }
+
+  async list(
+    tenantId: string,
+    query: ListPresentationRequestsQuery,
+  ): Promise<PresentationRequestPageDto> {
+    await this.tenants.requireTenant(tenantId);
+    const window = pageWindow(query);
+    const [rows, total] = await this.requests.page(tenantId, {
+      direction: (query.sort ?? 'createdAt,desc').endsWith(',desc') ? 'DESC' : 'ASC',
+      offset: window.offset,
+      size: window.size,
+    });
+    const now = this.clock();
+    return springPage(
+      rows.map((row) => this.viewOf(row, now)),
+      window,
+      total,
+    );
+  }
+
+  async get(tenantId: string, id: string): Promise<PresentationRequestDto> {
+    return this.viewOf(await this.find(tenantId, id), this.clock());
+  }
+
+  /** Deletes the request whatever its state: a pending one can no longer be answered. */
+  async delete(tenantId: string, id: string, actor: Actor): Promise<void> {
+    await this.tenants.requireTenant(tenantId);
+    if (!uuidPattern.test(id) || !(await this.requests.delete(tenantId, id))) {
+      throw requestNotFound(id);
+    }
+    this.audit.record('oid4vp.request.delete', actor, tenantId, { requestId: id });
+  }
+
+  /** The request's link as a QR code; only while it is pending. */
+  async qrCode(tenantId: string, id: string, format: QrFormat): Promise<string | Buffer> {
+    const row = await this.find(tenantId, id);
+    const status = statusOf(row, this.clock());
+    if (status !== 'pending') throw requestNotPending(id, status);
+    return drawQrCode(this.storedLinkOf(row), format);
+  }
+
+  private async find(tenantId: string, id: string): Promise<PresentationRequestEntity> {
+    await this.tenants.requireTenant(tenantId);
+    const row = uuidPattern.test(id) ? await this.requests.findById(tenantId, id) : null;
+    if (row === null) throw requestNotFound(id);
+    return row;
+  }
+
+  private viewOf(row: PresentationRequestEntity, now: number): PresentationRequestDto {
+    const status = statusOf(row, now);
+    return {
+      id: row.id,
+      status,
+      responseMode: row.responseMode,
+      requestUriMethod: row.requestUriMethod,
+      dcqlQuery: row.dcqlQuery,
+      trustedIssuers: row.trustedIssuers,
+      clientId: row.clientId,
+      ...(status === 'pending' ? { authorizationRequestUri: this.storedLinkOf(row) } : {}),
+      createdAt: row.createdAt.toISOString(),
+      expiresAt: row.expiresAt.toISOString(),
+      endedAt: row.endedAt?.toISOString() ?? null,
+      ...(status === 'failed'
+        ? { outcome: { code: row.outcomeCode ?? 'failed', reason: row.outcomeReason ?? '' } }
+        : {}),
+      ...(status === 'verified' && row.presented !== null
+        ? { presented: this.presentedOf(row) }
+        : {}),
+      ...(row.claimsErasedAt === null ? {} : { claimsErasedAt: row.claimsErasedAt.toISOString() }),
+    };
+  }
+
+  /** The verified summary with each credential's disclosed claims, while they are kept. */
+  private presentedOf(
+    row: PresentationRequestEntity,
+  ): Record<string, PresentationRequestCredentialDto[]> {
+    const claims =
+      row.claimsSealed === null
+        ? {}
+        : (JSON.parse(
+            this.vault
+              .open(
+                row.tenantId,
+                row.claimsSealed,
+                disclosedClaimsPurpose,
+                row.claimsMasterKeyId ?? undefined,
+              )
+              .toString('utf8'),
+          ) as Record<string, Record<string, unknown>[]>);
+    return Object.fromEntries(
+      Object.entries(row.presented ?? {}).map(([queryId, credentials]) => [
+        queryId,
+        credentials.map((credential, index) => {
+          const disclosed = claims[queryId]?.[index];
+          return disclosed === undefined ? credential : { ...credential, claims: disclosed };
+        }),
+      ]),
+    );
+  }
+
+  private storedLinkOf(row: PresentationRequestEntity): string {
+    const opened = this.vault.open(
+      row.tenantId,
+      row.secretsSealed,
+      requestSecretsPurpose,
+      row.masterKeyId ?? undefined,
+    );
+    const { reference } = JSON.parse(opened.toString('utf8')) as RequestSecrets;
+    return this.linkOf(row.tenantId, row.clientId, reference, row.requestUriMethod);
+  }
+
+  private linkOf(
+    tenantId: string,
+    clientId: string,
+    reference: string,
+    method: 'get' | 'post',
+  ): string {
+    const requestUri = requestUriOf(this.settings.PUBLIC_BASE_URL, tenantId, reference);
+    return authorizationRequestUriOf(clientId, requestUri, method);
+  }
+}
+
+/** A pending request past its time reads as expired before the expiry job marks it. */
+export function statusOf(row: PresentationRequestEntity, now: number): PresentationRequestStatus {
+  return row.status === 'pending' && row.expiresAt.getTime() <= now ? 'expired' : row.status;
+}
+
+/** The ephemeral P-256 key a `direct_post.jwt` answer is encrypted to (OpenID4VP 1.0 §8.3), private. */
+async function responseKey(): Promise<Record<string, unknown>> {
+  const { privateKey } = await generateKeyPair('ECDH-ES', { crv: 'P-256', extractable: true });
+  const jwk = await exportJWK(privateKey);
+  return { ...jwk, kid: randomBytes(16).toString('base64url'), use: 'enc', alg: 'ECDH-ES' };
+}

@@ -1,0 +1,23 @@
+/** Bounds of a tenant's presentation requests (docs/oid4vp.md, API). */
+export const requestLimits = {
+  /** Pending requests (not yet answered, not past their time) per tenant. */
+  pendingPerTenant: 1000,
+  /** How long a request waits for its answer, in seconds: a minute to an hour, five minutes unless told. */
+  minExpiresIn: 60,
+  maxExpiresIn: 3600,
+  defaultExpiresIn: 300,
+  /** The DCQL query: its JSON in bytes, nesting, credential queries, claims per query, claim sets, path length. */
+  dcqlBytes: 16 * 1024,
+  dcqlDepth: 10,
+  credentialQueries: 16,
+  claimsPerQuery: 64,
+  claimSetsPerQuery: 16,
+  pathElements: 16,
+  credentialSets: 16,
+  /** `trustedIssuers`: how many, and each one's characters. */
+  trustedIssuers: 100,
+  trustedIssuerChars: 2048,
+  /** Requests a job ends or erases per transaction, and transactions per run. */
+  jobBatch: 200,
+  jobBatchesPerRun: 10,
+} as const;
