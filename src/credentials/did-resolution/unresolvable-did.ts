@@ -9,7 +9,8 @@ export class UnresolvableDidError extends Error {
     readonly did: string,
     reason: string,
   ) {
-    super(`Cannot resolve '${did}': ${reason}`);
+    // The DID may be anyone's input: a reason quotes 100 characters of it at most.
+    super(`Cannot resolve '${did.length > 100 ? `${did.slice(0, 100)}…` : did}': ${reason}`);
   }
 }
 
