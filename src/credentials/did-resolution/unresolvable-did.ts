@@ -9,8 +9,7 @@ export class UnresolvableDidError extends Error {
     readonly did: string,
     reason: string,
   ) {
-    // The DID may be anyone's input: a reason quotes 100 characters of it at most.
-    super(`Cannot resolve '${did.length > 100 ? `${did.slice(0, 100)}…` : did}': ${reason}`);
+    super(`Cannot resolve '${did}': ${reason}`);
   }
 }
 
