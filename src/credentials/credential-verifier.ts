@@ -141,7 +141,7 @@ export class CredentialVerifier {
           type: checkProblemTypes.status,
           check: 'status',
           title: 'Status set',
-          detail: `the credential is ${statusPurpose === 'revocation' ? 'revoked' : 'suspended'}`,
+          detail: statusSetDetail(statusPurpose),
         });
       }
     }
@@ -318,8 +318,19 @@ async function mapAtMost<T, R>(
   return results;
 }
 
+/**
+ * The `status` check's finding for a set bit. The wallet-presentation verifier tells revoked from
+ * suspended by it (ldp-presentation-verifier.ts): the two share a problem type.
+ */
+export function statusSetDetail(statusPurpose: unknown): string {
+  return `the credential is ${statusPurpose === 'revocation' ? 'revoked' : 'suspended'}`;
+}
+
 /** The `issuer` check's last word: an issuer outside the list that applies is refused. */
-function untrustedProblem(issuer: string, trusted?: ReadonlySet<string>): string | undefined {
+export function untrustedProblem(
+  issuer: string,
+  trusted?: ReadonlySet<string>,
+): string | undefined {
   if (trusted === undefined || trusted.has(issuer)) return undefined;
   return `untrusted issuer: '${issuer}' is not in the trusted issuers list`;
 }

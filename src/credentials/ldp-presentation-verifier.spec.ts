@@ -1,4 +1,7 @@
 import { checkProblemTypes, type CheckProblem } from './credential.errors.js';
+import { validityProblem } from './credential-checks.js';
+import { statusSetDetail, untrustedProblem } from './credential-verifier.js';
+import { unsupportedMethod, UnresolvableDidError } from './did-resolution/unresolvable-did.js';
 import { failureCodeOf } from './ldp-presentation-verifier.js';
 
 const where = 'verifiablePresentation.verifiableCredential[0]';
@@ -88,5 +91,53 @@ describe('failureCodeOf', () => {
     ],
   ])('maps a credential’s finding %#', (problem, code) => {
     expect(failureCodeOf(problem)).toBe(code);
+  });
+
+  // The findings worded by the functions that make them: a change of wording fails here.
+  it.each([
+    [checkProblemTypes.status, 'status', statusSetDetail('revocation'), 'credential_revoked'],
+    [checkProblemTypes.status, 'status', statusSetDetail('suspension'), 'credential_suspended'],
+    [
+      checkProblemTypes.validity,
+      'validity',
+      validityProblem(
+        {
+          '@context': ['https://www.w3.org/ns/credentials/v2'],
+          validUntil: '2020-01-01T00:00:00Z',
+        },
+        new Date(),
+      ),
+      'credential_expired',
+    ],
+    [
+      checkProblemTypes.validity,
+      'validity',
+      validityProblem(
+        { '@context': ['https://www.w3.org/ns/credentials/v2'], validFrom: '2999-01-01T00:00:00Z' },
+        new Date(),
+      ),
+      'credential_not_yet_valid',
+    ],
+    [
+      checkProblemTypes.issuer,
+      'issuer',
+      untrustedProblem('did:key:z6Mk', new Set(['did:key:other'])),
+      'issuer_not_trusted',
+    ],
+    [
+      checkProblemTypes.issuer,
+      'issuer',
+      new UnresolvableDidError('did:web:gone.example', 'answered HTTP 404').message,
+      'issuer_unresolved',
+    ],
+    [
+      checkProblemTypes.issuer,
+      'issuer',
+      unsupportedMethod('did:example:1').message,
+      'issuer_unresolved',
+    ],
+  ])('maps the verifier’s own %s finding (%s: %s) to %s', (type, check, detail, code) => {
+    expect(detail).toEqual(expect.any(String));
+    expect(failureCodeOf(credential(type, check, detail as string))).toBe(code);
   });
 });

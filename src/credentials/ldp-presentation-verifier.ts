@@ -3,6 +3,7 @@ import { calculateJwkThumbprint } from 'jose';
 import { DomainException } from '../common/problem/domain.exception.js';
 import { asArray, idOf, isJsonObject, issuerIdOf } from './credential-checks.js';
 import { checkProblemTypes, type CheckProblem } from './credential.errors.js';
+import { statusSetDetail } from './credential-verifier.js';
 import { DidResolution } from './did-resolution/did-resolution.js';
 import { PresentationsService } from './presentations.service.js';
 import { didIssuerKeys } from './sd-jwt/did-issuer-keys.js';
@@ -99,9 +100,14 @@ export class LdpPresentationVerifier {
   }
 }
 
-/** The failure code of the verifier's first finding. */
+/**
+ * The failure code of the verifier's first finding: by its `check`, then by its problem type. Where
+ * one type covers several codes (expired or not yet valid, revoked or suspended, an issuer untrusted
+ * or unresolved) the finding's wording decides; ldp-presentation-verifier.spec.ts words each finding
+ * with the functions that make it, so that a change of wording fails there.
+ */
 export function failureCodeOf(problem: CheckProblem): PresentationFailureCode {
-  const detail = problem.detail;
+  const { detail } = problem;
   const byCheck: Partial<Record<CheckProblem['check'], PresentationFailureCode>> = {
     holder: 'key_binding_invalid',
     challenge: 'nonce_mismatch',
@@ -112,12 +118,14 @@ export function failureCodeOf(problem: CheckProblem): PresentationFailureCode {
     case checkProblemTypes.validity:
       return /: validity: expired/.test(detail) ? 'credential_expired' : 'credential_not_yet_valid';
     case checkProblemTypes.status:
-      return /suspended$/.test(detail) ? 'credential_suspended' : 'credential_revoked';
+      return detail.endsWith(statusSetDetail('revocation'))
+        ? 'credential_revoked'
+        : 'credential_suspended';
     case checkProblemTypes.statusRetrieval:
       return 'status_unavailable';
     case checkProblemTypes.issuer:
       if (/: issuer: untrusted issuer/.test(detail)) return 'issuer_not_trusted';
-      return /Cannot resolve|is not a DID this service resolves/.test(detail)
+      return /Cannot resolve|is not a DID( method)? this service resolves/.test(detail)
         ? 'issuer_unresolved'
         : 'signature_invalid';
     default:

@@ -2,7 +2,7 @@ import { p256 } from '@noble/curves/nist.js';
 import { ed25519PublicKeyOfDidKey, p256PublicKeyOfDidKey } from '../../did/did-key.js';
 import { type DidResolution } from '../did-resolution/did-resolution.js';
 import { UnresolvableDidError } from '../did-resolution/unresolvable-did.js';
-import { type IssuerJwk } from './jws.js';
+import { quotedChars, type IssuerJwk } from './jws.js';
 
 type Json = Record<string, unknown>;
 
@@ -28,7 +28,10 @@ export async function didIssuerKeys(
     const [pinned] = (await dids.prefetch([did], deadline)).values();
     document = pinned ?? (await dids.rememberedOnly(did));
   } catch (error) {
-    if (error instanceof UnresolvableDidError) return error.message;
+    // The DID is the sender's `iss`: the reason quotes `quotedChars` of it at most.
+    if (error instanceof UnresolvableDidError) {
+      return error.message.replace(error.did, error.did.slice(0, quotedChars));
+    }
     throw error;
   }
   const listed = document[relationship];

@@ -8,18 +8,26 @@ export interface DisclosureFrame {
 }
 
 /**
- * Claims the SD-JWT VC draft (§3.2.2.2) keeps plain: the issuer's own, which the payload sets after
- * the claims and a path may not make disclosable.
+ * The registered claims the SD-JWT VC draft (§3.2.2.2) says must not be selectively disclosed: an
+ * issuer never makes them disclosable, and a verifier refuses a credential that does.
  */
-export const plainClaims = new Set([
+export const nonDisclosableClaims: ReadonlySet<string> = new Set([
   'iss',
   'nbf',
   'exp',
-  'iat',
   'cnf',
   'vct',
   'vct#integrity',
   'status',
+]);
+
+/**
+ * Claims the issuer keeps plain: the non-disclosable ones, `iat` (which it sets after the claims) and
+ * the SD-JWT's own members. A path may not make them disclosable.
+ */
+export const plainClaims: ReadonlySet<string> = new Set([
+  ...nonDisclosableClaims,
+  'iat',
   '_sd',
   '_sd_alg',
   '...',

@@ -7,7 +7,7 @@ import { TenantKeys } from '../../did/tenant-keys.service.js';
 import { tenantIdPattern } from '../../tenancy/tenant-id.js';
 import { DidResolution } from '../did-resolution/did-resolution.js';
 import { didIssuerKeys } from './did-issuer-keys.js';
-import { publicKeyFor, type IssuerJwk } from './jws.js';
+import { publicKeyFor, shown, type IssuerJwk } from './jws.js';
 import { cacheControlTtlMs, RememberedReads, type Read } from './remembered-reads.js';
 
 type Json = Record<string, unknown>;
@@ -41,6 +41,8 @@ export class IssuerKeys {
     maxSize: issuerMetadataLimits.remembered * issuerMetadataLimits.keys,
     sizeOf: (keys) => keys.length,
     failureTtlMs: issuerMetadataLimits.failureTtlMs,
+    // The metadata, then its jwks_uri: each request is bounded by timeoutMs on its own.
+    deadlineMs: 2 * issuerMetadataLimits.timeoutMs,
   });
 
   constructor(
@@ -68,9 +70,12 @@ export class IssuerKeys {
     const [key] = named;
     if (key === undefined) return `the issuer publishes no key with the header's kid`;
     if (named.length > 1) return 'the header names no kid, and the issuer publishes several keys';
-    const alg = String(header.alg);
-    if (key.alg !== undefined && key.alg !== alg && !(isEd(key.alg) && isEd(alg))) {
-      return `the issuer's key is for ${key.alg}, not ${alg}`;
+    const alg = header.alg;
+    if (typeof alg !== 'string') return `the header's alg is ${shown(alg)}, not a string`;
+    // The key's alg comes from the issuer's metadata: named by kind unless it is a string.
+    const keyAlg: unknown = key.alg;
+    if (keyAlg !== undefined && keyAlg !== alg && !(isEd(keyAlg) && isEd(alg))) {
+      return `the issuer's key is for ${shown(keyAlg)}, not ${shown(alg)}`;
     }
     return publicKeyFor(key, alg);
   }
@@ -186,4 +191,4 @@ export class IssuerKeys {
 
 const failed = (result: string) => ({ result, ttlMs: 0 });
 
-const isEd = (alg: string) => alg === 'EdDSA' || alg === 'Ed25519';
+const isEd = (alg: unknown) => alg === 'EdDSA' || alg === 'Ed25519';

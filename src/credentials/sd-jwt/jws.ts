@@ -30,11 +30,28 @@ export function decodeJws(compact: string): DecodedJws | string {
   return { header, payload };
 }
 
+/** The most of a received string a reason quotes. */
+export const quotedChars = 100;
+
+/**
+ * A received value as a reason may name it: a string quoted and cut at `quotedChars`, anything else by
+ * its kind alone. Never stringified: a value nested thousands deep would throw, and it is the sender's.
+ */
+export function shown(value: unknown): string {
+  if (typeof value === 'string') {
+    return value.length > quotedChars ? `'${value.slice(0, quotedChars)}…'` : `'${value}'`;
+  }
+  if (value === undefined) return 'no value';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
 /** Why `alg` may not sign here, or undefined. */
 export function algProblem(alg: unknown): string | undefined {
   return (acceptedJwsAlgs as readonly unknown[]).includes(alg)
     ? undefined
-    : `is signed with ${JSON.stringify(alg)}, not one of ${acceptedJwsAlgs.join(', ')}`;
+    : `is signed with ${shown(alg)}, not one of ${acceptedJwsAlgs.join(', ')}`;
 }
 
 /** Only the public members of a P-256 or Ed25519 JWK that suits `alg`, or why it does not. */
@@ -48,7 +65,7 @@ export function publicKeyFor(jwk: unknown, alg: string): JWK | string {
   if (alg !== 'ES256' && kty === 'OKP' && crv === 'Ed25519' && short(x) && y === undefined) {
     return { kty, crv, x: x as string };
   }
-  return `the key (${String(kty)} ${String(crv)}) is not a public key for ${alg}`;
+  return `the key (${shown(kty)} ${shown(crv)}) is not a public key for ${alg}`;
 }
 
 /** Whether `compact`'s signature verifies with `jwk` under its header's `alg`. */

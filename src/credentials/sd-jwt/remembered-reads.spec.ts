@@ -7,6 +7,7 @@ describe('RememberedReads', () => {
       maxSize: 100,
       sizeOf: () => 1,
       failureTtlMs: 60_000,
+      deadlineMs: 60_000,
     });
 
   it('shares one fetch between concurrent reads of a key, and remembers it for its ttl', async () => {
@@ -48,6 +49,34 @@ describe('RememberedReads', () => {
     const open = new AbortController().signal;
     expect(await remembered.read('c', failing, open, 'late')).toBe('is down');
     expect(await remembered.read('c', failing, open, 'late')).toBe('is down');
+    expect(fetches).toBe(1);
+  });
+
+  it('fetches by its own deadline: a caller whose time ends stops waiting, the read goes on for the next', async () => {
+    const remembered = reads();
+    const first = new AbortController();
+    let fetchSignal: AbortSignal | undefined;
+    let release: () => void = () => undefined;
+    let fetches = 0;
+    const fetch = (signal: AbortSignal) =>
+      new Promise<{ result: { value: number } | string; ttlMs: number }>((resolve) => {
+        fetches++;
+        fetchSignal = signal;
+        // A fetch that obeys its signal would fail on the caller's abort: the signal is its own.
+        release = () =>
+          resolve(
+            signal.aborted
+              ? { result: 'aborted', ttlMs: 0 }
+              : { result: { value: 7 }, ttlMs: 60_000 },
+          );
+      });
+    const late = remembered.read('d', fetch, first.signal, 'late');
+    first.abort();
+    expect(await late).toBe('late');
+    expect(fetchSignal?.aborted).toBe(false);
+    const other = remembered.read('d', fetch, new AbortController().signal, 'late');
+    release();
+    expect(await other).toEqual({ value: 7 });
     expect(fetches).toBe(1);
   });
 

@@ -14,12 +14,15 @@ export interface RememberedReadsOptions<T> {
   sizeOf: (value: T) => number;
   /** A failure is not read again for this long: a host that is down is not asked at every answer. */
   failureTtlMs: number;
+  /** The shared read's own deadline: never a caller's, whose time may end before another's. */
+  deadlineMs: number;
 }
 
 /**
  * Documents read from elsewhere (JWT VC Issuer Metadata, Status List Tokens), each remembered for the
- * time its read allows in a bounded LRU; concurrent reads of one key share one fetch, and a caller
- * stops waiting when its own deadline aborts (the fetch goes on, for the next caller).
+ * time its read allows in a bounded LRU; concurrent reads of one key share one fetch. The fetch runs by
+ * its own deadline (`deadlineMs`); a caller stops waiting when its own deadline aborts, and the fetch
+ * goes on for the next caller: one request running out of time is never remembered for every tenant.
  */
 export class RememberedReads<T extends object> {
   private readonly remembered: LRUCache<string, { result: T | string }>;
@@ -36,7 +39,7 @@ export class RememberedReads<T extends object> {
 
   read(
     key: string,
-    fetch: () => Promise<Read<T>>,
+    fetch: (signal: AbortSignal) => Promise<Read<T>>,
     deadline: AbortSignal,
     late: string,
   ): Promise<T | string> {
@@ -45,7 +48,7 @@ export class RememberedReads<T extends object> {
     if (deadline.aborted) return Promise.resolve(late);
     let reading = this.reading.get(key);
     if (reading === undefined) {
-      reading = fetch()
+      reading = fetch(AbortSignal.timeout(this.options.deadlineMs))
         .then(({ result, ttlMs }) => {
           const ttl = typeof result === 'string' ? this.options.failureTtlMs : ttlMs;
           if (ttl > 0) this.remembered.set(key, { result }, { ttl });

@@ -5,7 +5,7 @@ import { DomainException } from '../../common/problem/domain.exception.js';
 import { Settings } from '../../config/settings.js';
 import { StatusListsService } from '../status/status-lists.service.js';
 import { remoteStatusListLimits } from '../verification-limits.js';
-import { IssuerKeys } from './issuer-keys.js';
+import { issuerMetadataLimits, IssuerKeys } from './issuer-keys.js';
 import { algProblem, decodeJws, signatureVerifies } from './jws.js';
 import { RememberedReads, type Read } from './remembered-reads.js';
 import {
@@ -38,6 +38,8 @@ export class RemoteTokenStatusLists {
     maxSize: 16 * maxInflatedStatusListBytes,
     sizeOf: (list) => list.bytes.length,
     failureTtlMs: remoteStatusListLimits.failureTtlMs,
+    // The token, then the issuer's key for it (its metadata and jwks_uri).
+    deadlineMs: remoteStatusListLimits.deadlineMs + 2 * issuerMetadataLimits.timeoutMs,
   });
 
   constructor(
@@ -71,7 +73,8 @@ export class RemoteTokenStatusLists {
     }
     const list = await this.reads.read(
       `${issuer} ${uri}`,
-      () => this.readList(uri, issuer, deadline),
+      // The shared read finds the issuer's key by its own deadline: this caller only stops waiting.
+      (signal) => this.readList(uri, issuer, signal),
       deadline,
       `the status list ${uri} was not read in the time the request has`,
     );
@@ -83,13 +86,13 @@ export class RemoteTokenStatusLists {
   private async readList(
     uri: string,
     issuer: string,
-    deadline: AbortSignal,
+    signal: AbortSignal,
   ): Promise<Read<TokenList>> {
     const fetched = await this.fetchToken(uri);
     const read =
       typeof fetched.result === 'string'
         ? { result: fetched.result, ttlMs: 0 }
-        : await this.verified(fetched.result, uri, issuer, deadline, fetched.own);
+        : await this.verified(fetched.result, uri, issuer, signal, fetched.own);
     if (typeof read.result === 'string') {
       read.result = `the status list ${uri} ${read.result}`;
       this.logger.warn({ event: 'token-status-list.read-failed', uri, reason: read.result });
@@ -132,7 +135,7 @@ export class RemoteTokenStatusLists {
     { token }: { token: string },
     uri: string,
     issuer: string,
-    deadline: AbortSignal,
+    signal: AbortSignal,
     own: boolean,
   ): Promise<Read<TokenList>> {
     const failed = (result: string) => ({ result, ttlMs: 0 });
@@ -147,9 +150,12 @@ export class RemoteTokenStatusLists {
     }
     if (payload.sub !== uri) return failed('names another URI as its sub');
     const now = this.clock() / 1000;
-    const exp = typeof payload.exp === 'number' ? payload.exp : undefined;
+    const { exp } = payload;
+    if (exp !== undefined && (typeof exp !== 'number' || !Number.isFinite(exp))) {
+      return failed('has an exp that is not a number');
+    }
     if (exp !== undefined && exp <= now) return failed('has expired');
-    const key = await this.keys.keyFor(issuer, header, deadline);
+    const key = await this.keys.keyFor(issuer, header, signal);
     if (typeof key === 'string') return failed(`has no key of the issuer: ${key}`);
     if (!(await signatureVerifies(token, key, header.alg as string))) {
       return failed("is not signed by the credential's issuer");

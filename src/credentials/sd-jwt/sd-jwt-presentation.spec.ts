@@ -1,3 +1,4 @@
+import { nonDisclosableClaims } from './disclosure-frame.js';
 import { disclosedPayload, parseSdJwt, sha256Base64url } from './sd-jwt-presentation.js';
 
 type Json = Record<string, unknown>;
@@ -91,6 +92,39 @@ describe('SD-JWT disclosures', () => {
     expect(await unpack({ deep: value }, [])).toMatchObject({
       code: 'presentation_malformed',
       reason: expect.stringMatching(/nested more than 32 levels/),
+    });
+  });
+
+  it('refuses a top-level disclosure of a claim the SD-JWT VC draft keeps plain, and allows the name deeper', async () => {
+    for (const claim of nonDisclosableClaims) {
+      const hidden = disclose('s7', claim, { status_list: { idx: 1, uri: 'https://x.example/l' } });
+      expect([claim, await unpack({ _sd: [hidden.digest] }, [hidden.encoded])]).toEqual([
+        claim,
+        {
+          code: 'disclosure_invalid',
+          reason: `a disclosure names the claim ${claim}, which may not be selectively disclosed`,
+        },
+      ]);
+    }
+    const nested = disclose('s8', 'status', 'active');
+    expect(await unpack({ membership: { _sd: [nested.digest] } }, [nested.encoded])).toEqual({
+      claims: { membership: { status: 'active' } },
+    });
+  });
+
+  it('names a deeply nested or long _sd_alg by its kind, cut short', async () => {
+    const deep = '['.repeat(20_000) + ']'.repeat(20_000);
+    const payload = Buffer.from(`{"_sd_alg":${deep}}`).toString('base64url');
+    const parsed = parseSdJwt(`${b64({ alg: 'ES256' })}.${payload}.AA~`);
+    if ('code' in parsed) throw new Error(parsed.reason);
+    expect(await disclosedPayload(parsed)).toEqual({
+      code: 'disclosure_invalid',
+      reason: "the payload's _sd_alg is an array, not sha-256",
+    });
+    const long = await unpack({ _sd_alg: 'x'.repeat(5_000) }, []);
+    expect(long).toEqual({
+      code: 'disclosure_invalid',
+      reason: `the payload's _sd_alg is '${'x'.repeat(100)}…', not sha-256`,
     });
   });
 

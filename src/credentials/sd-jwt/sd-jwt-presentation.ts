@@ -1,6 +1,7 @@
 import { SDJwt } from '@sd-jwt/core';
 import { createHash } from 'node:crypto';
-import { decodeJws, type DecodedJws } from './jws.js';
+import { nonDisclosableClaims } from './disclosure-frame.js';
+import { decodeJws, shown, type DecodedJws } from './jws.js';
 
 type Json = Record<string, unknown>;
 type Disclosure = NonNullable<SDJwt['disclosures']>[number];
@@ -90,7 +91,7 @@ export async function disclosedPayload(
 ): Promise<{ claims: Json } | SdJwtProblem> {
   const { payload } = parsed.issuer;
   if (payload._sd_alg !== undefined && payload._sd_alg !== 'sha-256') {
-    return invalid(`the payload's _sd_alg is ${JSON.stringify(payload._sd_alg)}, not sha-256`);
+    return invalid(`the payload's _sd_alg is ${shown(payload._sd_alg)}, not sha-256`);
   }
   if (new Set(parsed.disclosures).size !== parsed.disclosures.length) {
     return invalid('the same disclosure is presented twice');
@@ -216,6 +217,10 @@ function objectProblem(
     if (problem !== undefined) return problem;
     const key = byDigest.get(digest as string)?.key;
     if (key === undefined) continue;
+    // SD-JWT VC draft §3.2.2.2: a hidden status, cnf or exp would let the holder withhold it.
+    if (depth === 0 && nonDisclosableClaims.has(key)) {
+      return invalid(`a disclosure names the claim ${key}, which may not be selectively disclosed`);
+    }
     // §7.1 step 3.c.ii.3: a disclosed claim may not name one that is already there.
     if (names.has(key)) return invalid('a disclosed claim name appears twice in one object');
     names.add(key);

@@ -181,7 +181,7 @@ describe('SdJwtVcVerifier', () => {
       'base64url',
     );
     expect(failure(await check([`${none}.${payload}.AA`, ...rest].join('~')))).toMatch(
-      /^signature_invalid: the credential is signed with "none"/,
+      /^signature_invalid: the credential is signed with 'none'/,
     );
   });
 

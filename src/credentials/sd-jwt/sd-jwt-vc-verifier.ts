@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { calculateJwkThumbprint } from 'jose';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import {
@@ -8,7 +8,7 @@ import {
   type VerifiedPresentation,
 } from '../wallet-presentation.types.js';
 import { IssuerKeys } from './issuer-keys.js';
-import { algProblem, publicKeyFor, signatureVerifies } from './jws.js';
+import { algProblem, publicKeyFor, shown, signatureVerifies } from './jws.js';
 import { keyBindingProblem } from './key-binding.js';
 import { RemoteTokenStatusLists } from './remote-token-status-lists.js';
 import { disclosedPayload, parseSdJwt, type ParsedSdJwt } from './sd-jwt-presentation.js';
@@ -33,13 +33,32 @@ const fail = (code: PresentationFailureCode, reason: string): Failure => ({
  */
 @Injectable()
 export class SdJwtVcVerifier {
+  private readonly logger = new Logger(SdJwtVcVerifier.name);
+
   constructor(
     private readonly keys: IssuerKeys,
     private readonly statusLists: RemoteTokenStatusLists,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
+  /** The check's answer for any input: never a rejection, whatever the wallet sent. */
   async verify(
+    expectation: PresentationExpectation,
+    trusted: ReadonlySet<string> | undefined,
+  ): Promise<PresentationCheck> {
+    try {
+      return await this.check(expectation, trusted);
+    } catch (error) {
+      // A check that threw is a defect of ours; its message may quote the presentation, so not logged.
+      this.logger.error({
+        event: 'sd-jwt-vc.check-threw',
+        error: error instanceof Error ? error.name : typeof error,
+      });
+      return fail('presentation_malformed', 'the presentation could not be checked');
+    }
+  }
+
+  private async check(
     expectation: PresentationExpectation,
     trusted: ReadonlySet<string> | undefined,
   ): Promise<PresentationCheck> {
@@ -54,7 +73,10 @@ export class SdJwtVcVerifier {
       return fail('presentation_malformed', 'the credential has no string iss and vct');
     }
     if (trusted !== undefined && !trusted.has(iss)) {
-      return fail('issuer_not_trusted', `the issuer '${iss}' is not in the trusted issuers list`);
+      return fail(
+        'issuer_not_trusted',
+        `the issuer ${shown(iss)} is not in the trusted issuers list`,
+      );
     }
     const unfit = algProblem(header.alg);
     if (unfit !== undefined) return fail('signature_invalid', `the credential ${unfit}`);
