@@ -10,7 +10,7 @@
  *   npm run --silent wallet -- present 'openid4vp://...'
  *   npm run --silent wallet -- list
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createPrivateKey, randomBytes, sign } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { clientAuthenticationAnonymous, HashAlgorithm, setGlobalConfig } from '@openid4vc/oauth2';
 import { Openid4vciClient } from '@openid4vc/openid4vci';
@@ -90,12 +90,10 @@ function callbacks(state) {
     encryptJwe: async (encryptor, data) => {
       const key = await importJWK(encryptor.publicJwk, 'ECDH-ES');
       const jwe = await new CompactEncrypt(new TextEncoder().encode(data))
-        .setProtectedHeader({
-          alg: 'ECDH-ES',
-          enc: encryptor.enc,
-          kid: encryptor.publicJwk.kid,
-          ...(encryptor.apu === undefined ? {} : { apu: encryptor.apu }),
-          ...(encryptor.apv === undefined ? {} : { apv: encryptor.apv }),
+        .setProtectedHeader({ alg: 'ECDH-ES', enc: encryptor.enc, kid: encryptor.publicJwk.kid })
+        .setKeyManagementParameters({
+          ...(encryptor.apu ? { apu: Buffer.from(encryptor.apu, 'base64url') } : {}),
+          ...(encryptor.apv ? { apv: Buffer.from(encryptor.apv, 'base64url') } : {}),
         })
         .encrypt(key);
       return { jwe, encryptionJwk: encryptor.publicJwk };
@@ -186,13 +184,12 @@ async function present(link) {
   const sdJwt = new SDJwtInstance({
     hasher: (data) => new Uint8Array(sha256(data)),
     kbSignAlg: 'ES256',
-    kbSigner: async (input) => {
-      const key = await importJWK(state.privateJwk, 'ES256');
-      const jws = await new CompactSign(new TextEncoder().encode(input))
-        .setProtectedHeader({ alg: 'ES256' })
-        .sign(key);
-      return jws.split('.')[2];
-    },
+    // The signature over the KB-JWT's signing input, as JWS ES256 has it (r || s).
+    kbSigner: (input) =>
+      sign('sha256', Buffer.from(input), {
+        key: createPrivateKey({ key: /** @type {any} */ (state.privateJwk), format: 'jwk' }),
+        dsaEncoding: 'ieee-p1363',
+      }).toString('base64url'),
   });
   /** @type {Record<string, string[]>} */
   const vpToken = {};
@@ -215,7 +212,7 @@ async function present(link) {
     ];
   }
   const jarm = request.response_mode === 'direct_post.jwt' && {
-    encryption: { nonce: request.nonce },
+    encryption: { nonce: randomBytes(16).toString('base64url') },
     serverMetadata: {
       authorization_encryption_alg_values_supported: ['ECDH-ES'],
       authorization_encryption_enc_values_supported: ['A128GCM', 'A256GCM'],

@@ -31,6 +31,7 @@ import {
   type WalletAnswer,
 } from './wallet-answer.js';
 import { WalletRequests } from './wallet-requests.js';
+import { disclosedClaimsOf } from './disclosed-claims.js';
 
 /** The most one answer's verification may take (issuer keys and status lists fetched meanwhile). */
 export const maxVerificationMs = 20_000;
@@ -159,7 +160,7 @@ export class ResponseEndpointService {
     const claims: Record<string, Record<string, unknown>[]> = {};
     for (const [id, credentials] of outcome.presented) {
       presented[id] = credentials.map(summaryOf);
-      claims[id] = credentials.map((credential) => credential.claims);
+      claims[id] = credentials.map(disclosedClaimsOf);
     }
     return {
       status: 'verified',
