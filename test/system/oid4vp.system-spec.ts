@@ -164,10 +164,15 @@ describe('OpenID4VP through the gateway, two instances on one database', () => {
     const request = resolved.authorizationRequestPayload;
     // The response_uri names the gateway's origin; the answer goes to instance 1 directly.
     const responseUri = at(one.url, String(request.response_uri));
-    const presentation = await presentWithKeyBinding(credential, { given_name: true }, holderKey, {
-      nonce: request.nonce,
-      aud: request.client_id!,
-    });
+    const presentation = await presentWithKeyBinding(
+      credential,
+      { given_name: true, degree: true },
+      holderKey,
+      {
+        nonce: request.nonce,
+        aud: request.client_id!,
+      },
+    );
     const form = {
       vp_token: JSON.stringify({ diploma: [presentation] }),
       state: request.state!,
@@ -178,7 +183,11 @@ describe('OpenID4VP through the gateway, two instances on one database', () => {
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams(form).toString(),
       });
-    expect((await post()).status).toBe(200);
+    const answered = await post();
+    expect({ status: answered.status, body: await answered.text() }).toEqual({
+      status: 200,
+      body: '{}',
+    });
     // A replay at the other instance is refused and changes nothing.
     const replay = await fetch(at(zero.url, String(request.response_uri)), {
       method: 'POST',

@@ -120,6 +120,17 @@ describe('the README walk-through', () => {
       Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     );
     rmSync('/tmp/alumni-offer.png');
+    // The OpenID4VP step: the request's link, its QR code, the demo wallet's answer, the outcome.
+    expect(output).toMatch(
+      /"authorizationRequestUri":"openid4vp:\/\/\?client_id=decentralized_identifier%3Adid%3Akey%3Az6Mk\w+&request_uri=/,
+    );
+    expect(output).toContain('the verifier answered 200: {}');
+    expect(output).toMatch(/"status":"verified"/);
+    expect(output).toMatch(/"claims":\{"alumni_of":"Globex Academy"\}/);
+    expect(readFileSync('/tmp/alumni-request.png').subarray(0, 8)).toEqual(
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    );
+    rmSync('/tmp/alumni-request.png');
     // Tenant deleted, credential revoked, subscription deleted.
     expect(output.match(/(?<![\d])204\n/g)).toHaveLength(3);
   });
