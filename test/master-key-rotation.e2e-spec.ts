@@ -156,6 +156,15 @@ describe('Master key rotation', () => {
       })
     ).status;
 
+  /** A presentation request's link, made from its sealed reference: its QR code draws only if it opens. */
+  let requestId: string | undefined;
+  const requestQrStatus = async () =>
+    (
+      await running().request(`/ctrl/api/v1.0/oid4vp/requests/${requestId}/qr.svg`, {
+        headers: { 'x-tenant-id': 't-0' },
+      })
+    ).status;
+
   const secretKeyIds = async () =>
     queryDatabase<{ secret: string | null; previous: string | null }>(
       databaseUrl,
@@ -258,6 +267,8 @@ describe('Master key rotation', () => {
     expect(inSchema.map(({ label }) => label).sort()).toEqual([
       'idempotency_key.answer_sealed',
       'oid4vci_offer.secrets_sealed',
+      'oid4vp_request.claims_sealed',
+      'oid4vp_request.secrets_sealed',
       'tenant_did.private_key_sealed',
       'tenant_signing_key.private_key_sealed',
       'webhook_subscription.previous_secret_sealed',
@@ -296,6 +307,25 @@ describe('Master key rotation', () => {
         .createOffer('t-0', { credentialConfigurationId: 'Badge', claims: {} })
     ).id;
     expect(await offerQrStatus()).toBe(200);
+    // t-0 asks a wallet for proof: the request's reference and response key are sealed under A.
+    requestId = (
+      await running()
+        .client()
+        .createPresentationRequest('t-0', {
+          responseMode: 'direct_post.jwt',
+          expiresInSeconds: 3600,
+          dcqlQuery: {
+            credentials: [
+              {
+                id: 'badge',
+                format: 'dc+sd-jwt',
+                meta: { vct_values: ['https://t-0.example/badge'] },
+              },
+            ],
+          },
+        })
+    ).id;
+    expect(await requestQrStatus()).toBe(200);
     expect((await keyIds()).map((row) => row.master_key_id)).toEqual(tenants.map(() => idA));
     expect((await signingKeyIds()).map((row) => row.master_key_id)).toEqual(tenants.map(() => idA));
     expect(await secretKeyIds()).toEqual(
@@ -306,14 +336,16 @@ describe('Master key rotation', () => {
     );
 
     await start(keyB, [keyA]);
-    // Each tenant's DID key and ES256 key, the five webhook and idempotency boxes, the offer's.
+    // Each tenant's DID key and ES256 key, the five webhook and idempotency boxes, the offer's, the
+    // presentation request's.
     expect(logged()).toContainEqual(
       expect.objectContaining({
         event: 'master-key.previous-in-use',
-        count: 2 * tenants.length + 6,
+        count: 2 * tenants.length + 7,
       }),
     );
     expect(await offerQrStatus()).toBe(200);
+    expect(await requestQrStatus()).toBe(200);
     expect(await subscribe('t-2')).toMatchObject(secrets.get('t-2')!);
     for (const id of tenants) expect(await issues(id)).toBe(201);
     for (const id of tenants) es256Kids.set(id, await signsEs256(id));
@@ -394,6 +426,9 @@ describe('Master key rotation', () => {
         'webhook_subscription.previous_secret_sealed': { [idA]: 1 },
         'idempotency_key.answer_sealed': { [idA]: 1 },
         'oid4vci_offer.secrets_sealed': { [idA]: 1 },
+        'oid4vp_request.secrets_sealed': { [idA]: 1 },
+        // No wallet answered: no disclosed claims are kept to re-seal.
+        'oid4vp_request.claims_sealed': {},
       });
       expect(printed.at(-1)).toBe(
         'No row is sealed under any previous key: AGENT_PREVIOUS_MASTER_KEYS can be emptied.',
@@ -439,8 +474,9 @@ describe('Master key rotation', () => {
     for (const id of [...tenants, 't-new']) expect(await issues(id)).toBe(201);
     // The re-sealed ES256 keys sign on the new key alone, and are the keys they were.
     for (const id of [...tenants, 't-new']) expect(await signsEs256(id)).toBe(es256Kids.get(id));
-    // The re-sealed offer still opens: its QR code draws the link.
+    // The re-sealed offer and presentation request still open: their QR codes draw the links.
     expect(await offerQrStatus()).toBe(200);
+    expect(await requestQrStatus()).toBe(200);
     for (const id of ['t-0', 't-1', 't-2']) await delivers(id);
   });
 

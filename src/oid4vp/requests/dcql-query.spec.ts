@@ -31,6 +31,30 @@ describe('checkDcqlQuery', () => {
     expect(result).toEqual({ query: expect.objectContaining({ credentials: expect.any(Array) }) });
   });
 
+  it('refuses ids and claim path steps an object inherits', () => {
+    expect(
+      fieldsOf({
+        credentials: [
+          { ...sdJwt, id: '__proto__' },
+          {
+            ...sdJwt,
+            id: 'badge',
+            claims: [
+              { id: 'constructor', path: ['given_name'] },
+              { path: ['address', 'hasOwnProperty'] },
+              { path: ['toString'] },
+            ],
+          },
+        ],
+      }),
+    ).toEqual([
+      'dcqlQuery.credentials.0.id',
+      'dcqlQuery.credentials.1.claims.0.id',
+      'dcqlQuery.credentials.1.claims.1.path.1',
+      'dcqlQuery.credentials.1.claims.2.path.0',
+    ]);
+  });
+
   it('keeps the library’s reading: defaults explicit, unknown members dropped', () => {
     const result = checkDcqlQuery({ credentials: [{ ...sdJwt, extra: 1 }], other: true });
     expect(result).toEqual({

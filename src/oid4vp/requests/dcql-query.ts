@@ -24,6 +24,8 @@ export function checkDcqlQuery(input: Json): { query: Json } | { errors: FieldEr
   } catch (error) {
     return { errors: libraryErrors(error) };
   }
+  const reserved = reservedNameErrors(parsed);
+  if (reserved.length > 0) return { errors: reserved };
   const missing = parsed.credentials.flatMap((credential, index): FieldError[] => {
     const meta = (credential as { meta?: Json }).meta ?? {};
     const name = credential.format === 'ldp_vc' ? 'type_values' : 'vct_values';
@@ -99,6 +101,34 @@ function boundsErrors(input: Json): FieldError[] {
           message: `must hold at most ${limits.pathElements} elements`,
         });
       }
+    });
+  });
+  return errors;
+}
+
+/**
+ * Names an object inherits (`__proto__`, `constructor`, `toString`, ...): as an id they would replace
+ * the prototype of the outcome's record, as a claim path step they would read as disclosed when the
+ * wallet disclosed nothing by that name.
+ */
+const inheritedNames: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/** Credential query ids, claim ids and claim path steps that name an inherited member. */
+function reservedNameErrors(parsed: DcqlQuery.Output): FieldError[] {
+  const errors: FieldError[] = [];
+  const refuse = (at: string, name: string) =>
+    errors.push({ field: at, message: `'${name}' is a reserved name` });
+  parsed.credentials.forEach((credential, index) => {
+    const at = `${field}.credentials.${index}`;
+    if (inheritedNames.has(credential.id)) refuse(`${at}.id`, credential.id);
+    (credential.claims ?? []).forEach((claim, claimIndex) => {
+      const claimAt = `${at}.claims.${claimIndex}`;
+      if (claim.id !== undefined && inheritedNames.has(claim.id)) refuse(`${claimAt}.id`, claim.id);
+      const path: unknown[] = 'path' in claim ? claim.path : [];
+      path.forEach((step, stepIndex) => {
+        if (typeof step === 'string' && inheritedNames.has(step))
+          refuse(`${claimAt}.path.${stepIndex}`, step);
+      });
     });
   });
   return errors;

@@ -44,6 +44,17 @@ const failure = (run: () => void): AnswerFailure => {
 describe('DCQL matching of verified presentations', () => {
   const { query, formats } = queryOf(stored);
 
+  it('answers query_not_satisfied when the library cannot walk the disclosed claims', () => {
+    // An own member named __proto__ (as JSON.parse makes it), which the library's merge refuses.
+    const claims = JSON.parse(
+      '{"given_name":{"__proto__":{"x":1}},"address":{"locality":"B"}}',
+    ) as Record<string, unknown>;
+    expect(failure(() => checkMatch(query, new Map([['badge', [badge(claims)]]])))).toMatchObject({
+      code: 'query_not_satisfied',
+      reason: 'The disclosed claims could not be matched against the query.',
+    });
+  });
+
   it('knows each credential query’s format', () => {
     expect([...formats]).toEqual([
       ['badge', 'dc+sd-jwt'],

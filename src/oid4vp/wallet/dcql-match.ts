@@ -52,7 +52,16 @@ export function checkMatch(query: DcqlQuery, verified: Map<string, VerifiedPrese
   const record = Object.fromEntries(
     [...verified].map(([id, presentations]) => [id, presentations.map(dcqlPresentationOf)]),
   );
-  const result = DcqlPresentationResult.fromDcqlPresentation(record, { dcqlQuery: query });
+  let result: DcqlPresentationResult;
+  try {
+    result = DcqlPresentationResult.fromDcqlPresentation(record, { dcqlQuery: query });
+  } catch {
+    // The library refuses claims it cannot walk (an own `__proto__` member, say): they answer nothing.
+    throw new AnswerFailure(
+      'query_not_satisfied',
+      'The disclosed claims could not be matched against the query.',
+    );
+  }
   for (const [id, presentations] of verified) {
     const match = result.credential_matches[id];
     if (match?.success === true && match.valid_credentials.length === presentations.length)

@@ -156,12 +156,14 @@ export class ResponseEndpointService {
         claimsSealed: null,
         claimsMasterKeyId: null,
       };
-    const presented: Record<string, PresentedCredentialSummary[]> = {};
-    const claims: Record<string, Record<string, unknown>[]> = {};
-    for (const [id, credentials] of outcome.presented) {
-      presented[id] = credentials.map(summaryOf);
-      claims[id] = credentials.map(disclosedClaimsOf);
-    }
+    // Built as entries: a query id is data, never a member an assignment could reach through.
+    const entries = [...outcome.presented];
+    const presented: Record<string, PresentedCredentialSummary[]> = Object.fromEntries(
+      entries.map(([id, credentials]) => [id, credentials.map(summaryOf)]),
+    );
+    const claims = Object.fromEntries(
+      entries.map(([id, credentials]) => [id, credentials.map(disclosedClaimsOf)]),
+    );
     return {
       status: 'verified',
       outcomeCode: null,
