@@ -20,7 +20,7 @@ import {
   invalidProof,
   invalidToken,
   WalletError,
-} from './wallet-error.js';
+} from '../../common/wallet-error.js';
 
 /** How the wallet called a protected endpoint: its headers and the endpoint's own URL. */
 export interface ProtectedCall {

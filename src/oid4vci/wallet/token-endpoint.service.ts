@@ -7,7 +7,7 @@ import { EventOutbox } from '../../events/event-outbox.js';
 import { isTxCode, secretHash } from '../offers/offer-secrets.js';
 import { ProofRefusal, verifyDpopProof } from './key-proofs.js';
 import { OfferRepository } from '../offers/offer.repository.js';
-import { invalidGrant, invalidRequest, WalletError } from './wallet-error.js';
+import { invalidGrant, invalidRequest, WalletError } from '../../common/wallet-error.js';
 
 export const preAuthorizedCodeGrant = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
 /** An access token is good for the credential request that follows at once (docs/oid4vci.md). */

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import express, { type Request, type Response } from 'express';
 import { hasBody } from '../../common/has-body.js';
-import { WalletError } from './wallet-error.js';
+import { WalletError } from '../../common/wallet-error.js';
 
 /** A token request is a few short fields; a credential request two proofs of a few hundred bytes. */
 export const maxFormBytes = 8 * 1024;

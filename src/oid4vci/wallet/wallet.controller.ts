@@ -13,7 +13,7 @@ import {
 import { NoncesService } from './nonces.service.js';
 import { TokenEndpointService, type TokenResponse } from './token-endpoint.service.js';
 import { readForm, readJsonObject } from './wallet-body.js';
-import { WalletErrorFilter } from './wallet-error.js';
+import { WalletErrorFilter } from '../../common/wallet-error.js';
 
 /**
  * The wallet's side of each tenant's OpenID4VCI issuer (docs/oid4vci.md): public routes under the

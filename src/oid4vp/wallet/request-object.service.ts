@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Settings } from '../../config/settings.js';
 import { DidService } from '../../did/did.service.js';
-import { invalidRequest, WalletError } from '../../oid4vci/wallet/wallet-error.js';
+import { invalidRequest, WalletError } from '../../common/wallet-error.js';
 import { responseUriOf } from '../verifier-urls.js';
 import { requestObjectClaims, signRequestObject } from './request-object.js';
 import { WalletRequests } from './wallet-requests.js';

@@ -7,7 +7,7 @@ import {
   type VerifiedPresentation,
 } from '../../credentials/wallet-presentations.service.js';
 import { EventOutbox } from '../../events/event-outbox.js';
-import { invalidRequest } from '../../oid4vci/wallet/wallet-error.js';
+import { invalidRequest } from '../../common/wallet-error.js';
 import { KeyVault } from '../../secrets/key-vault.js';
 import {
   type PresentationRequestEntity,

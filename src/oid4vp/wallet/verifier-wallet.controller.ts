@@ -2,7 +2,7 @@ import { Controller, Get, HttpCode, Param, Post, Req, Res, UseFilters } from '@n
 import { ApiExcludeController } from '@nestjs/swagger';
 import { type Request, type Response } from 'express';
 import { Public } from '../../auth/access.decorators.js';
-import { WalletErrorFilter } from '../../oid4vci/wallet/wallet-error.js';
+import { WalletErrorFilter } from '../../common/wallet-error.js';
 import { TenantIdPipe } from '../../tenancy/tenant-id.pipe.js';
 import { requestObjectType } from './request-object.js';
 import { RequestObjectService } from './request-object.service.js';

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { CompactEncrypt, importJWK, type JWK } from 'jose';
-import { WalletError } from '../../oid4vci/wallet/wallet-error.js';
+import { WalletError } from '../../common/wallet-error.js';
 import {
   AnswerFailure,
   answerOf,

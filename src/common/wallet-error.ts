@@ -2,8 +2,9 @@ import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common'
 import { type Response } from 'express';
 
 /**
- * An error of the wallet endpoints as OAuth answers it (RFC 6749 §5.2, RFC 6750 §3.1, OpenID4VCI 1.0
- * §8.3.1.2): `{error, error_description}`, never a problem, so that wallets can read it.
+ * An error of the wallet endpoints (OpenID4VCI and OpenID4VP) as OAuth answers it (RFC 6749 §5.2,
+ * RFC 6750 §3.1, OpenID4VCI 1.0 §8.3.1.2): `{error, error_description}`, never a problem, so that
+ * wallets can read it.
  */
 export class WalletError extends Error {
   constructor(
