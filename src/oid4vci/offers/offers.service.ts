@@ -38,8 +38,6 @@ const referencePattern = /^[A-Za-z0-9_-]{43}$/;
 /** A 256-bit secret, base64url (the pre-authorized code, the offer's reference). */
 const drawSecret = () => randomBytes(32).toString('base64url');
 
-/** The image formats of an offer's QR code. */
-
 /** A tenant's OpenID4VCI credential offers (docs/oid4vci.md, Offers). */
 @Injectable()
 export class OffersService {
