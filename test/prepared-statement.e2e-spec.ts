@@ -1,6 +1,9 @@
 import { type DataSource } from 'typeorm';
+import { DependencyUnavailableError } from '../src/common/problem/dependency-unavailable.error.js';
+import { preparedPerConnection } from '../src/database/bounded-client.js';
+import { isStalePlan } from '../src/database/connection-errors.js';
 import { createDataSource } from '../src/database/data-source.js';
-import { isStalePlan, poolOf, PreparedStatement } from '../src/database/prepared-statement.js';
+import { poolOf, PreparedStatement } from '../src/database/prepared-statement.js';
 import { createTestDatabase, queryDatabase } from './support/database.js';
 
 describe(PreparedStatement.name, () => {
@@ -65,6 +68,81 @@ describe(PreparedStatement.name, () => {
       expect(answers.every((rows) => rows[0]?.label === 'Prepared')).toBe(true);
       // The connections that had prepared it failed once each and left the pool.
       expect(failedQueries).toBeGreaterThan(0);
+    } finally {
+      await queryDatabase(url, 'ALTER TABLE tenant ALTER COLUMN label TYPE varchar(200)');
+    }
+  });
+});
+
+describe('statements with parameters', () => {
+  let dataSource: DataSource;
+  let url: string;
+
+  beforeAll(async () => {
+    url = await createTestDatabase();
+    dataSource = createDataSource(url);
+    await dataSource.initialize();
+    await queryDatabase(url, "INSERT INTO tenant (id, label) VALUES ('named', 'Named')");
+  });
+
+  afterAll(async () => {
+    await dataSource.destroy();
+  });
+
+  const preparedOnConnection = (manager: { query: DataSource['query'] }) =>
+    manager.query<{ statement: string }[]>('SELECT statement FROM pg_prepared_statements');
+
+  it('are prepared on their connection once, and those without parameters are not', async () => {
+    const statements = await dataSource.transaction(async (manager) => {
+      for (let round = 0; round < 3; round++) {
+        expect(await manager.query('SELECT label FROM tenant WHERE id = $1', ['named'])).toEqual([
+          { label: 'Named' },
+        ]);
+      }
+      await manager.query("SELECT label FROM tenant WHERE id = 'named'");
+      return preparedOnConnection(manager);
+    });
+    const texts = statements.map((row) => row.statement);
+    expect(texts.filter((text) => text === 'SELECT label FROM tenant WHERE id = $1')).toHaveLength(
+      1,
+    );
+    expect(texts).not.toContain("SELECT label FROM tenant WHERE id = 'named'");
+  });
+
+  it(`keeps at most ${preparedPerConnection} on a connection and answers the rest unprepared`, async () => {
+    const count = await dataSource.transaction(async (manager) => {
+      for (let index = 0; index < preparedPerConnection + 20; index++) {
+        const rows = await manager.query<{ n: number }[]>(`SELECT $1::int + ${index} AS n`, [1]);
+        expect(rows).toEqual([{ n: 1 + index }]);
+      }
+      return (await preparedOnConnection(manager)).length;
+    });
+    expect(count).toBeLessThanOrEqual(preparedPerConnection);
+    expect(count).toBeGreaterThan(preparedPerConnection - 20);
+  });
+
+  it('meet a column that changed type as an outage (503): the connection goes, the next one prepares anew', async () => {
+    const read = () =>
+      dataSource.transaction((manager) =>
+        manager.query<{ label: string }[]>('SELECT label FROM tenant WHERE id = $1', ['named']),
+      );
+    // Every pooled connection prepares it.
+    await Promise.all(Array.from({ length: 20 }, read));
+    const before = poolOf(dataSource).totalCount;
+    await queryDatabase(url, 'ALTER TABLE tenant ALTER COLUMN label TYPE text');
+    try {
+      const outcomes = await Promise.allSettled(Array.from({ length: 20 }, read));
+      const refused = outcomes.filter((outcome) => outcome.status === 'rejected');
+      expect(refused.length).toBeGreaterThan(0);
+      for (const outcome of refused) {
+        const { reason } = outcome;
+        const driverError = (reason as { driverError?: unknown }).driverError ?? reason;
+        expect(driverError).toBeInstanceOf(DependencyUnavailableError);
+        expect(isStalePlan(driverError)).toBe(true);
+      }
+      // Each stale connection failed once and was dropped: as many reads again all succeed.
+      const again = await Promise.all(Array.from({ length: before + 1 }, read));
+      expect(again.every((rows) => rows[0]?.label === 'Named')).toBe(true);
     } finally {
       await queryDatabase(url, 'ALTER TABLE tenant ALTER COLUMN label TYPE varchar(200)');
     }

@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import { type Redis } from 'ioredis';
 import {
   RateLimiterMemory,
   RateLimiterRedis,
@@ -13,6 +14,11 @@ import { Metrics } from '../observability/metrics.js';
 export type RateLimitKey = 'caller' | 'ip';
 
 const windowSeconds = 60;
+
+/** ioredis, loaded only where Redis is configured: without it its modules stay out of memory. */
+function loadRedis(): typeof Redis {
+  return (createRequire(import.meta.url)('ioredis') as typeof import('ioredis')).Redis;
+}
 
 /**
  * Requests a minute per caller (token subject) and per client address (requests without a verified
@@ -34,7 +40,7 @@ export class RateLimits implements OnModuleDestroy {
     this.redis =
       redisUrl === undefined
         ? undefined
-        : new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+        : new (loadRedis())(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
     this.redis?.on('error', (error: Error) => this.warnStore(error));
     const limiter = (key: RateLimitKey, points: number): RateLimiterAbstract | undefined => {
       if (points === 0) return undefined;

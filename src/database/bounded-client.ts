@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { Counter } from 'prom-client';
-import { asUnavailable, isServerError } from './connection-errors.js';
+import { asUnavailable, isServerError, isStalePlan } from './connection-errors.js';
 
 /**
  * Failed queries of every pool in the process: `server` (PostgreSQL refused the statement; its SQLSTATE
@@ -23,6 +24,20 @@ function countError(error: unknown): void {
 
 type QueryCallback = (error: unknown, ...results: unknown[]) => void;
 
+/** Statements kept prepared on one connection at most; further ones are sent unnamed. */
+export const preparedPerConnection = 256;
+const names = new Map<string, string>();
+
+/** A name for the statement's text: the same text, the same name, on every connection. */
+function nameOf(text: string): string {
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `s${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
+    if (names.size < 4 * preparedPerConnection) names.set(text, name);
+  }
+  return name;
+}
+
 /**
  * The client class of the service's pools (pg-pool's `Client` option). After an error that the server
  * did not report (a read timeout, a broken socket) nobody knows what the server is still doing on the
@@ -39,9 +54,13 @@ export class BoundedClient extends pg.Client {
     this.on('error', () => undefined);
   }
 
-  // One signature for pg's many overloads: arguments and answer pass through unchanged.
+  private readonly prepared = new Set<string>();
+
+  // One signature for pg's many overloads: arguments and answer pass through unchanged, except that a
+  // statement with parameters is sent as a named prepared statement (see `named`).
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  override query(...args: unknown[]): any {
+  override query(...given: unknown[]): any {
+    const args = this.named(given);
     const callbackAt = args.findIndex((argument) => typeof argument === 'function');
     if (callbackAt >= 0) {
       const callback = args[callbackAt] as QueryCallback;
@@ -59,10 +78,28 @@ export class BoundedClient extends pg.Client {
     });
   }
 
+  /**
+   * `query(text, values)` as `query({name, text, values})`: PostgreSQL parses and plans a statement the
+   * first time this connection sends it, then binds and runs it; for the service's statements that is
+   * most of their database time (docs/performance.md). Only statements with parameters, which pg sends
+   * with the extended protocol anyway (so one statement each), and at most `preparedPerConnection`.
+   */
+  private named(args: unknown[]): unknown[] {
+    const [text, values, ...rest] = args;
+    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return args;
+    const name = nameOf(text);
+    if (!this.prepared.has(name)) {
+      if (this.prepared.size >= preparedPerConnection) return args;
+      this.prepared.add(name);
+    }
+    return [{ name, text, values }, ...rest];
+  }
+
   private endAfter(error: unknown): void {
     if (error === undefined || error === null) return;
     countError(error);
-    if (isServerError(error)) return;
+    // A plan gone stale stays so on this connection: end it, and the pool makes a new one.
+    if (isServerError(error) && !isStalePlan(error)) return;
     // With a statement still running, pg destroys the socket: the server rolls its transaction back.
     this.end().catch(() => undefined);
   }

@@ -19,13 +19,27 @@ export function isServerError(error: unknown): error is pg.DatabaseError {
 }
 
 /**
+ * PostgreSQL's refusal of a prepared statement whose result columns changed type since it was prepared
+ * (a migration of another instance, say): SQLSTATE 0A000 from the routine that revalidates cached plans
+ * (its name, unlike the message, is never translated). Also when it is the cause of an outage error.
+ */
+export function isStalePlan(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, routine, cause } = error as { code?: unknown; routine?: unknown; cause?: unknown };
+  if (code === '0A000' && routine === 'RevalidateCachedQuery') return true;
+  return cause !== undefined && cause !== error && isStalePlan(cause);
+}
+
+/**
  * The error as the service should see it: anything the client or the pool raised itself (a timeout, a
- * refused or broken connection, a pool that has ended) and the server's "cannot serve now" states
- * become a DependencyUnavailableError (503); every other server error passes unchanged.
+ * refused or broken connection, a pool that has ended), the server's "cannot serve now" states and a
+ * stale plan become a DependencyUnavailableError (503); every other server error passes unchanged.
  */
 export function asUnavailable(error: unknown): unknown {
   if (error instanceof DependencyUnavailableError) return error;
-  if (isServerError(error) && !unavailableStates.has(error.code ?? '')) return error;
+  // A stale plan: the connection is dropped, and the same request succeeds on another one.
+  if (isServerError(error) && !unavailableStates.has(error.code ?? '') && !isStalePlan(error))
+    return error;
   const reason = error instanceof Error ? error.message : String(error);
   return new DependencyUnavailableError(`The database is unavailable: ${reason}`, { cause: error });
 }

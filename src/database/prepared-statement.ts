@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { type Pool, type QueryResultRow } from 'pg';
 import { type DataSource } from 'typeorm';
+import { isStalePlan } from './connection-errors.js';
 
 const logger = new Logger('PreparedStatement');
 
@@ -11,17 +12,6 @@ export function poolOf(dataSource: DataSource): Pool {
     throw new Error('DataSource is not initialized: it has no PostgreSQL pool');
   }
   return pool as Pool;
-}
-
-/**
- * PostgreSQL's refusal of a prepared statement whose result columns changed type since it was prepared:
- * SQLSTATE 0A000 from the routine that revalidates cached plans (its name, unlike the message, is never
- * translated).
- */
-export function isStalePlan(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const { code, routine } = error as { code?: unknown; routine?: unknown };
-  return code === '0A000' && routine === 'RevalidateCachedQuery';
 }
 
 /**

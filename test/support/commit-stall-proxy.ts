@@ -2,7 +2,7 @@ import { createServer, connect, type AddressInfo, type Server, type Socket } fro
 
 /**
  * A TCP proxy in front of PostgreSQL that can lose the answer to a COMMIT: once armed, the first
- * connection that sends `trigger` (a piece of SQL) and then COMMIT has the COMMIT delivered to the server,
+ * connection that sends `trigger` (a piece of SQL, or runs a statement prepared with it) and then COMMIT has the COMMIT delivered to the server,
  * which applies it, while the server's answer is held back for good. That is the database freezing (or
  * the network failing) just after a COMMIT arrived, as docs/operations.md describes it.
  */
@@ -23,22 +23,30 @@ export async function startCommitStallProxy(databaseUrl: string): Promise<Commit
   let stalled = new Promise<void>((resolve) => (onStall = resolve));
   const sockets = new Set<Socket>();
 
+  // The text of every statement prepared through the proxy: the service prepares its statements, so
+  // after the first time a connection sends only the name.
+  const prepared = new Map<string, string>();
+
   const server: Server = createServer((client) => {
     const upstream = connect(Number(target.port || 5432), target.hostname);
     sockets.add(client).add(upstream);
-    let seen = '';
+    const messages = new FrontendMessages();
     let sawTrigger = false;
     let holding = false;
     client.on('data', (chunk: Buffer) => {
-      if (trigger !== undefined && !holding) {
-        // Statements are short next to this window; 256 characters of context cover a split message.
-        seen = (seen + chunk.toString('latin1')).slice(-256 - chunk.length);
-        if (!sawTrigger && seen.includes(trigger)) {
+      for (const message of messages.read(chunk)) {
+        if (
+          message.statement !== undefined &&
+          message.statement !== '' &&
+          message.sql !== undefined
+        )
+          prepared.set(message.statement, message.sql);
+        if (trigger === undefined || holding) continue;
+        const sql = message.sql ?? (message.bound === undefined ? '' : prepared.get(message.bound));
+        if (sql?.includes(trigger)) {
           sawTrigger = true;
+        } else if (sawTrigger && sql?.trim() === 'COMMIT') {
           // Only a COMMIT after the trigger counts.
-          seen = seen.slice(seen.lastIndexOf(trigger));
-        }
-        if (sawTrigger && seen.includes('COMMIT\0')) {
           holding = true;
           trigger = undefined;
         }
@@ -77,4 +85,40 @@ export async function startCommitStallProxy(databaseUrl: string): Promise<Commit
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** What the proxy reads of a client message: its SQL (Query, Parse), the name it prepares or binds. */
+interface FrontendMessage {
+  sql?: string;
+  statement?: string;
+  bound?: string;
+}
+
+/**
+ * The client's side of PostgreSQL's wire protocol, split into messages: the first one (startup or SSL
+ * request) has no type byte, every later one a type byte and a length that counts itself.
+ */
+class FrontendMessages {
+  private buffered = Buffer.alloc(0);
+  private started = false;
+
+  read(chunk: Buffer): FrontendMessage[] {
+    this.buffered = Buffer.concat([this.buffered, chunk]);
+    const messages: FrontendMessage[] = [];
+    for (;;) {
+      const typed = this.started ? 1 : 0;
+      if (this.buffered.length < typed + 4) return messages;
+      const length = this.buffered.readInt32BE(typed);
+      if (this.buffered.length < typed + length) return messages;
+      const type = typed === 1 ? String.fromCharCode(this.buffered[0] ?? 0) : '';
+      const body = this.buffered.subarray(typed + 4, typed + length);
+      this.buffered = this.buffered.subarray(typed + length);
+      // An SSL or GSS request is answered before the startup message, which also has no type byte.
+      if (!this.started) this.started = length !== 8;
+      const strings = body.toString('latin1').split('\0');
+      if (type === 'Q') messages.push({ sql: strings[0] });
+      else if (type === 'P') messages.push({ statement: strings[0], sql: strings[1] });
+      else if (type === 'B') messages.push({ bound: strings[1] });
+    }
+  }
 }
