@@ -109,6 +109,21 @@ describe('statements with parameters', () => {
     expect(texts).not.toContain("SELECT label FROM tenant WHERE id = 'named'");
   });
 
+  it('are planned for the values of each call, never with a generic plan', async () => {
+    const plan = await dataSource.transaction(async (manager) => {
+      await manager.query('PREPARE by_label(text) AS SELECT id FROM tenant WHERE label ILIKE $1');
+      // PostgreSQL's default would switch to a generic plan after five calls.
+      for (let call = 0; call < 8; call++) await manager.query(`EXECUTE by_label('%n${call}%')`);
+      const lines = await manager.query<{ 'QUERY PLAN': string }[]>(
+        "EXPLAIN EXECUTE by_label('%named%')",
+      );
+      await manager.query('DEALLOCATE by_label');
+      return lines.map((line) => line['QUERY PLAN']).join('\n');
+    });
+    expect(plan).toContain("'%named%'");
+    expect(plan).not.toContain('$1');
+  });
+
   it(`keeps at most ${preparedPerConnection} on a connection and answers the rest unprepared`, async () => {
     const count = await dataSource.transaction(async (manager) => {
       for (let index = 0; index < preparedPerConnection + 20; index++) {
