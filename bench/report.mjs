@@ -349,6 +349,9 @@ export function report(result) {
       (verdict) =>
         `  ${verdict.pass === null ? 'INFO' : verdict.pass ? 'PASS' : 'MISS'}  ${verdict.target}: ${verdict.value}`,
     ),
+    ...(verdicts.some((verdict) => verdict.pass === false)
+      ? ['', 'Where a MISS comes from, profiled: docs/performance.md, "Latest numbers".']
+      : []),
     '',
   ];
   process.stdout.write(lines.join('\n'));
