@@ -60,12 +60,12 @@ export class BoundedClient extends pg.Client {
   // statement with parameters is sent as a named prepared statement (see `named`).
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(...given: unknown[]): any {
-    const args = this.named(given);
+    const { args, fresh } = this.named(given);
     const callbackAt = args.findIndex((argument) => typeof argument === 'function');
     if (callbackAt >= 0) {
       const callback = args[callbackAt] as QueryCallback;
       args[callbackAt] = (error: unknown, ...results: unknown[]) => {
-        this.endAfter(error);
+        this.endAfter(error, fresh);
         callback(error === undefined || error === null ? error : asUnavailable(error), ...results);
       };
       return super.query.apply(this, args as never);
@@ -73,30 +73,32 @@ export class BoundedClient extends pg.Client {
     const answer: unknown = super.query.apply(this, args as never);
     if (!(answer instanceof Promise)) return answer;
     return answer.catch((error: unknown) => {
-      this.endAfter(error);
+      this.endAfter(error, fresh);
       throw asUnavailable(error);
     });
   }
 
   /**
-   * `query(text, values)` as `query({name, text, values})`: PostgreSQL parses and plans a statement the
-   * first time this connection sends it, then binds and runs it; for the service's statements that is
-   * most of their database time (docs/performance.md). Only statements with parameters, which pg sends
+   * `query(text, values)` as `query({name, text, values})`: PostgreSQL parses and analyses a statement
+   * the first time this connection sends it, then plans (bounded-pool.ts), binds and runs it; parsing was
+   * much of the service's database time (docs/performance.md). Only statements with parameters, which pg sends
    * with the extended protocol anyway (so one statement each), and at most `preparedPerConnection`.
    */
-  private named(args: unknown[]): unknown[] {
+  private named(args: unknown[]): { args: unknown[]; fresh?: string } {
     const [text, values, ...rest] = args;
-    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return args;
+    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return { args };
     const name = nameOf(text);
-    if (!this.prepared.has(name)) {
-      if (this.prepared.size >= preparedPerConnection) return args;
-      this.prepared.add(name);
-    }
-    return [{ name, text, values }, ...rest];
+    const named = [{ name, text, values }, ...rest];
+    if (this.prepared.has(name)) return { args: named };
+    if (this.prepared.size >= preparedPerConnection) return { args };
+    this.prepared.add(name);
+    // A first call that fails may not have prepared it: endAfter gives the place back.
+    return { args: named, fresh: name };
   }
 
-  private endAfter(error: unknown): void {
+  private endAfter(error: unknown, fresh?: string): void {
     if (error === undefined || error === null) return;
+    if (fresh !== undefined) this.prepared.delete(fresh);
     countError(error);
     // A plan gone stale stays so on this connection: end it, and the pool makes a new one.
     if (isServerError(error) && !isStalePlan(error)) return;

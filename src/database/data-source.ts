@@ -106,9 +106,6 @@ export function dataSourceOptions(
       query_timeout: bounds.queryTimeoutMs,
       keepAlive: true,
       application_name: 'agent-service',
-      // Statements are prepared (bounded-client.ts), but planned for each call's values, as unprepared
-      // ones are: a generic plan cannot see that a search pattern is rare, and scans the table.
-      options: '-c plan_cache_mode=force_custom_plan',
     },
   };
 }

@@ -16,8 +16,8 @@ export function poolOf(dataSource: DataSource): Pool {
 
 /**
  * A query for a hot path, sent as a named prepared statement on the DataSource's own pool (so with its
- * bounds: pool size, connect and query timeouts): PostgreSQL parses it once per connection and, after a
- * few runs, keeps its plan.
+ * bounds: pool size, connect and query timeouts) under its own name: PostgreSQL parses it once per
+ * connection (and plans each call for its values, bounded-pool.ts).
  *
  * PostgreSQL re-plans a prepared statement after a schema change, but refuses one whose result columns
  * changed type ("cached plan must not change result type") on every connection that prepared it before,

@@ -81,7 +81,7 @@ export class WebhookDeliveryRepository {
    * Claims due deliveries within the limits (webhook-claim.ts). Claims are one at a time across
    * instances (a transaction lock), so that the in-flight count each one reads cannot be out of date;
    * FOR UPDATE SKIP LOCKED keeps a delivery out of two claims all the same. The statement is prepared on
-   * its connection: it runs several times a second, and its plan is kept.
+   * its connection: it runs several times a second, and is parsed once per connection.
    */
   async claimDue(limits: ClaimLimits): Promise<Claimed[]> {
     const client = await poolOf(this.dataSource).connect();

@@ -26,12 +26,14 @@ export async function startCommitStallProxy(databaseUrl: string): Promise<Commit
   // The text of every statement prepared through the proxy: the service prepares its statements, so
   // after the first time a connection sends only the name.
   const prepared = new Map<string, string>();
+  let arming = 0;
 
   const server: Server = createServer((client) => {
     const upstream = connect(Number(target.port || 5432), target.hostname);
     sockets.add(client).add(upstream);
     const messages = new FrontendMessages();
-    let sawTrigger = false;
+    // The arming in which this connection's current transaction sent the trigger, if it did.
+    let sawTriggerIn: number | undefined;
     let holding = false;
     client.on('data', (chunk: Buffer) => {
       for (const message of messages.read(chunk)) {
@@ -43,12 +45,18 @@ export async function startCommitStallProxy(databaseUrl: string): Promise<Commit
           prepared.set(message.statement, message.sql);
         if (trigger === undefined || holding) continue;
         const sql = message.sql ?? (message.bound === undefined ? '' : prepared.get(message.bound));
+        const ending = sql?.trim();
         if (sql?.includes(trigger)) {
-          sawTrigger = true;
-        } else if (sawTrigger && sql?.trim() === 'COMMIT') {
-          // Only a COMMIT after the trigger counts.
+          sawTriggerIn = arming;
+        } else if (sawTriggerIn === arming && ending === 'COMMIT') {
+          // Only a COMMIT of the transaction that sent the trigger, since the last arm(), counts.
           holding = true;
           trigger = undefined;
+        } else if (
+          ending !== undefined &&
+          /^(COMMIT|ROLLBACK|BEGIN|START TRANSACTION)/.test(ending)
+        ) {
+          sawTriggerIn = undefined;
         }
       }
       upstream.write(chunk);
@@ -77,6 +85,7 @@ export async function startCommitStallProxy(databaseUrl: string): Promise<Commit
     url: proxied.toString(),
     arm: (sql) => {
       trigger = sql;
+      arming++;
       stalled = new Promise<void>((resolve) => (onStall = resolve));
     },
     stalled: () => stalled,

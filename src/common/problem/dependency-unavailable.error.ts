@@ -16,8 +16,18 @@ export class DependencyUnavailableError extends Error {
  */
 export function isDependencyUnavailable(error: unknown): boolean {
   if (error instanceof DependencyUnavailableError) return true;
-  if (error instanceof QueryRunnerAlreadyReleasedError) return true;
-  if (error instanceof QueryRunnerProviderAlreadyReleasedError) return true;
+  if (isReleasedRunner(error)) return true;
   if (typeof error !== 'object' || error === null || !('driverError' in error)) return false;
   return error.driverError instanceof DependencyUnavailableError;
+}
+
+/**
+ * TypeORM's "already released" errors: a connection lost mid-transaction, or a manager used after its
+ * transaction ended (a bug), which only the stack tells apart; the problem filter logs it.
+ */
+export function isReleasedRunner(error: unknown): boolean {
+  return (
+    error instanceof QueryRunnerAlreadyReleasedError ||
+    error instanceof QueryRunnerProviderAlreadyReleasedError
+  );
 }

@@ -8,7 +8,7 @@ import {
 import { type Request, type Response } from 'express';
 import { requestIdOf } from '../logging.js';
 import { loggablePath } from '../request-target.js';
-import { isDependencyUnavailable } from './dependency-unavailable.error.js';
+import { isDependencyUnavailable, isReleasedRunner } from './dependency-unavailable.error.js';
 import { DomainException } from './domain.exception.js';
 import { type ErrorCode } from './error-codes.js';
 import { sendProblem } from './problem-response.js';
@@ -38,10 +38,12 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (exception instanceof DomainException) return exception;
     if (exception instanceof HttpException) return this.translateHttpException(exception, request);
     if (isDependencyUnavailable(exception)) {
-      this.logger.warn({
+      const entry = {
         msg: `${describe(exception)} during ${request.method} ${loggablePath(request.path)}`,
         reqId: requestIdOf(request),
-      });
+      };
+      if (isReleasedRunner(exception)) this.logger.error(entry, (exception as Error).stack);
+      else this.logger.warn(entry);
       return new DomainException(
         'SERVICE_UNAVAILABLE',
         'The database did not answer in time; try again shortly.',
