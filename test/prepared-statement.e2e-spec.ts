@@ -2,28 +2,16 @@ import { type DataSource } from 'typeorm';
 import { DependencyUnavailableError } from '../src/common/problem/dependency-unavailable.error.js';
 import { preparedPerConnection } from '../src/database/bounded-client.js';
 import { isStalePlan } from '../src/database/connection-errors.js';
-import { createDataSource } from '../src/database/data-source.js';
 import { poolOf, PreparedStatement } from '../src/database/prepared-statement.js';
-import { createTestDatabase, queryDatabase } from './support/database.js';
+import { queryDatabase, useTestDataSource } from './support/database.js';
 
 describe(PreparedStatement.name, () => {
-  let dataSource: DataSource;
-  let url: string;
+  const db = useTestDataSource();
   let failedQueries: number;
-
-  beforeAll(async () => {
-    url = await createTestDatabase();
-    dataSource = createDataSource(url);
-    await dataSource.initialize();
-  });
-
-  afterAll(async () => {
-    await dataSource.destroy();
-  });
 
   beforeEach(() => {
     failedQueries = 0;
-    const pool = poolOf(dataSource);
+    const pool = poolOf(db.dataSource);
     pool.removeAllListeners('release');
     pool.on('release', (error: Error | null | undefined) => {
       if (error) failedQueries++;
@@ -31,9 +19,9 @@ describe(PreparedStatement.name, () => {
   });
 
   it('answers the rows of the statement', async () => {
-    await queryDatabase(url, "INSERT INTO tenant (id, label) VALUES ('prepared', 'Prepared')");
+    await queryDatabase(db.url, "INSERT INTO tenant (id, label) VALUES ('prepared', 'Prepared')");
     const labels = new PreparedStatement<{ label: string }>(
-      dataSource,
+      db.dataSource,
       'label-of-tenant',
       'SELECT label FROM tenant WHERE id = $1',
     );
@@ -43,7 +31,11 @@ describe(PreparedStatement.name, () => {
   });
 
   it('throws any error but a stale plan at once, without trying again', async () => {
-    const broken = new PreparedStatement(dataSource, 'broken', 'SELECT no_such_column FROM tenant');
+    const broken = new PreparedStatement(
+      db.dataSource,
+      'broken',
+      'SELECT no_such_column FROM tenant',
+    );
     const error = await broken.rows([]).then(
       () => undefined,
       (thrown: unknown) => thrown,
@@ -55,12 +47,12 @@ describe(PreparedStatement.name, () => {
 
   it('tries again on another connection when a column it reads changed type', async () => {
     const labels = new PreparedStatement<{ label: string }>(
-      dataSource,
+      db.dataSource,
       'label-of-tenant-2',
       'SELECT label FROM tenant WHERE id = $1',
     );
     await Promise.all(Array.from({ length: 20 }, () => labels.rows(['prepared'])));
-    await queryDatabase(url, 'ALTER TABLE tenant ALTER COLUMN label TYPE text');
+    await queryDatabase(db.url, 'ALTER TABLE tenant ALTER COLUMN label TYPE text');
     try {
       const answers = await Promise.all(
         Array.from({ length: 20 }, () => labels.rows(['prepared'])),
@@ -69,31 +61,23 @@ describe(PreparedStatement.name, () => {
       // The connections that had prepared it failed once each and left the pool.
       expect(failedQueries).toBeGreaterThan(0);
     } finally {
-      await queryDatabase(url, 'ALTER TABLE tenant ALTER COLUMN label TYPE varchar(200)');
+      await queryDatabase(db.url, 'ALTER TABLE tenant ALTER COLUMN label TYPE varchar(200)');
     }
   });
 });
 
 describe('statements with parameters', () => {
-  let dataSource: DataSource;
-  let url: string;
+  const db = useTestDataSource();
 
   beforeAll(async () => {
-    url = await createTestDatabase();
-    dataSource = createDataSource(url);
-    await dataSource.initialize();
-    await queryDatabase(url, "INSERT INTO tenant (id, label) VALUES ('named', 'Named')");
-  });
-
-  afterAll(async () => {
-    await dataSource.destroy();
+    await queryDatabase(db.url, "INSERT INTO tenant (id, label) VALUES ('named', 'Named')");
   });
 
   const preparedOnConnection = (manager: { query: DataSource['query'] }) =>
     manager.query<{ statement: string }[]>('SELECT statement FROM pg_prepared_statements');
 
   it('are prepared on their connection once, and those without parameters are not', async () => {
-    const statements = await dataSource.transaction(async (manager) => {
+    const statements = await db.dataSource.transaction(async (manager) => {
       for (let round = 0; round < 3; round++) {
         expect(await manager.query('SELECT label FROM tenant WHERE id = $1', ['named'])).toEqual([
           { label: 'Named' },
@@ -110,7 +94,7 @@ describe('statements with parameters', () => {
   });
 
   it('are planned for the values of each call, never with a generic plan', async () => {
-    const plan = await dataSource.transaction(async (manager) => {
+    const plan = await db.dataSource.transaction(async (manager) => {
       await manager.query('PREPARE by_label(text) AS SELECT id FROM tenant WHERE label ILIKE $1');
       // PostgreSQL's default would switch to a generic plan after five calls.
       for (let call = 0; call < 8; call++) await manager.query(`EXECUTE by_label('%n${call}%')`);
@@ -125,7 +109,7 @@ describe('statements with parameters', () => {
   });
 
   it(`keeps at most ${preparedPerConnection} on a connection and answers the rest unprepared`, async () => {
-    const count = await dataSource.transaction(async (manager) => {
+    const count = await db.dataSource.transaction(async (manager) => {
       for (let index = 0; index < preparedPerConnection + 20; index++) {
         const rows = await manager.query<{ n: number }[]>(`SELECT $1::int + ${index} AS n`, [1]);
         expect(rows).toEqual([{ n: 1 + index }]);
@@ -138,13 +122,13 @@ describe('statements with parameters', () => {
 
   it('meet a column that changed type as an outage (503): the connection goes, the next one prepares anew', async () => {
     const read = () =>
-      dataSource.transaction((manager) =>
+      db.dataSource.transaction((manager) =>
         manager.query<{ label: string }[]>('SELECT label FROM tenant WHERE id = $1', ['named']),
       );
     // Every pooled connection prepares it.
     await Promise.all(Array.from({ length: 20 }, read));
-    const before = poolOf(dataSource).totalCount;
-    await queryDatabase(url, 'ALTER TABLE tenant ALTER COLUMN label TYPE text');
+    const before = poolOf(db.dataSource).totalCount;
+    await queryDatabase(db.url, 'ALTER TABLE tenant ALTER COLUMN label TYPE text');
     try {
       const outcomes = await Promise.allSettled(Array.from({ length: 20 }, read));
       const refused = outcomes.filter((outcome) => outcome.status === 'rejected');
@@ -159,7 +143,7 @@ describe('statements with parameters', () => {
       const again = await Promise.all(Array.from({ length: before + 1 }, read));
       expect(again.every((rows) => rows[0]?.label === 'Named')).toBe(true);
     } finally {
-      await queryDatabase(url, 'ALTER TABLE tenant ALTER COLUMN label TYPE varchar(200)');
+      await queryDatabase(db.url, 'ALTER TABLE tenant ALTER COLUMN label TYPE varchar(200)');
     }
   });
 });

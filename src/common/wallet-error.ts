@@ -43,15 +43,21 @@ export function invalidToken(
   );
 }
 
+/** An OAuth error answer (RFC 6749 §5.2): `{error, error_description}`, its challenge, never cached. */
+export function sendOAuthError(
+  response: Response,
+  answer: Pick<WalletError, 'error' | 'description' | 'challenge'> & { status: number },
+): void {
+  if (answer.challenge !== undefined) response.setHeader('WWW-Authenticate', answer.challenge);
+  response.setHeader('Cache-Control', 'no-store');
+  response
+    .status(answer.status)
+    .json({ error: answer.error, error_description: answer.description });
+}
+
 @Catch(WalletError)
 export class WalletErrorFilter implements ExceptionFilter {
   catch(exception: WalletError, host: ArgumentsHost): void {
-    const response = host.switchToHttp().getResponse<Response>();
-    if (exception.challenge !== undefined)
-      response.setHeader('WWW-Authenticate', exception.challenge);
-    response.setHeader('Cache-Control', 'no-store');
-    response
-      .status(exception.status)
-      .json({ error: exception.error, error_description: exception.description });
+    sendOAuthError(host.switchToHttp().getResponse<Response>(), exception);
   }
 }

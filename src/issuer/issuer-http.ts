@@ -1,5 +1,6 @@
 import { Catch, Inject, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { type Request, type Response } from 'express';
+import { sendOAuthError } from '../common/wallet-error.js';
 import { errorPage } from './login-page.js';
 import { OAuthError } from './oauth-error.js';
 import { Realm } from './realm.js';
@@ -20,12 +21,7 @@ export class IssuerErrorFilter implements ExceptionFilter {
       sendHtml(response, this.realm, 400, errorPage(exception.message));
       return;
     }
-    if (exception.challenge !== undefined)
-      response.setHeader('WWW-Authenticate', exception.challenge);
-    response.setHeader('Cache-Control', 'no-store');
-    response
-      .status(exception.status)
-      .json({ error: exception.error, error_description: exception.description });
+    sendOAuthError(response, exception);
   }
 }
 

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { type DataSource } from 'typeorm';
+import { createDataSource } from '../../src/database/data-source.js';
 
 export function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);
@@ -74,4 +76,30 @@ export interface DidRow {
   private_key_sealed: Buffer;
   master_key_id: string;
   created_at: Date;
+}
+
+/**
+ * The app's DataSource on a fresh test database for the enclosing describe: made before its tests,
+ * destroyed after them. Read `dataSource` and `url` inside the tests.
+ */
+export function useTestDataSource(): { readonly dataSource: DataSource; readonly url: string } {
+  const state: { dataSource?: DataSource; url?: string } = {};
+  beforeAll(async () => {
+    state.url = await createTestDatabase();
+    state.dataSource = createDataSource(state.url);
+    await state.dataSource.initialize();
+  });
+  afterAll(async () => {
+    await state.dataSource?.destroy();
+  });
+  return {
+    get dataSource() {
+      if (state.dataSource === undefined) throw new Error('Read the DataSource inside a test');
+      return state.dataSource;
+    },
+    get url() {
+      if (state.url === undefined) throw new Error('Read the URL inside a test');
+      return state.url;
+    },
+  };
 }
