@@ -2,17 +2,29 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /**
- * A folder of src/ may not import a folder that already depends on it, directly or through others:
- * import-x/no-cycle sees cycles between files, this one between features (docs/architecture.md).
- * Type-only imports are erased at run time and do not count.
+ * A folder of src/ may not import a sibling folder that already depends on it, directly or through
+ * others, at any depth (src/credentials/status/ and src/credentials/sd-jwt/ as much as src/did/ and
+ * src/tenants/): import-x/no-cycle sees cycles between files, this one between folders
+ * (docs/architecture.md). Type-only imports are erased at run time and do not count.
  */
 const sourceRoot = resolve(import.meta.dirname, '../src');
 
-/** The folder of src/ a file belongs to; undefined for the composition root (src/*.ts) and outside. */
-function folderOf(file) {
-  const path = relative(sourceRoot, file);
-  if (path.startsWith('..') || !path.includes(sep)) return undefined;
-  return path.split(sep)[0];
+/**
+ * The two sibling folders an import crosses, named from src/ (`credentials/status`), or undefined when
+ * it stays in one folder, goes between a folder and its own parent, or leaves src/ (the composition
+ * root, src/*.ts, belongs to no folder).
+ */
+export function siblingFolders(fromFile, toFile) {
+  const from = relative(sourceRoot, dirname(fromFile)).split(sep);
+  const to = relative(sourceRoot, dirname(toFile)).split(sep);
+  if (from[0] === '' || from[0] === '..' || to[0] === '' || to[0] === '..') return undefined;
+  let shared = 0;
+  while (shared < from.length && shared < to.length && from[shared] === to[shared]) shared += 1;
+  if (shared === from.length || shared === to.length) return undefined;
+  return {
+    from: from.slice(0, shared + 1).join('/'),
+    to: to.slice(0, shared + 1).join('/'),
+  };
 }
 
 function sourceFiles(directory) {
@@ -41,18 +53,16 @@ function valueImports(text) {
 }
 
 let cachedGraph;
-/** folder -> the folders its files import (values only), read from the disk once per lint run. */
+/** folder -> the sibling folders its files import (values only), read from the disk once per lint run. */
 function folderGraph() {
   if (cachedGraph !== undefined) return cachedGraph;
   cachedGraph = new Map();
   for (const file of sourceFiles(sourceRoot)) {
-    const from = folderOf(file);
-    if (from === undefined) continue;
     for (const specifier of valueImports(readFileSync(file, 'utf8'))) {
-      const to = folderOf(resolve(dirname(file), specifier));
-      if (to === undefined || to === from) continue;
-      if (!cachedGraph.has(from)) cachedGraph.set(from, new Set());
-      cachedGraph.get(from).add(to);
+      const edge = siblingFolders(file, resolve(dirname(file), specifier));
+      if (edge === undefined) continue;
+      if (!cachedGraph.has(edge.from)) cachedGraph.set(edge.from, new Set());
+      cachedGraph.get(edge.from).add(edge.to);
     }
   }
   return cachedGraph;
@@ -82,7 +92,7 @@ function pathBetween(graph, start, goal) {
 export const noFolderCycle = {
   meta: {
     type: 'problem',
-    docs: { description: 'Forbid a value import that closes a cycle between folders of src/' },
+    docs: { description: 'Forbid a value import that closes a cycle between sibling folders of src/' },
     messages: {
       cycle:
         'src/{{from}}/ imports src/{{to}}/, which already depends on src/{{from}}/ ({{path}}): ' +
@@ -91,8 +101,6 @@ export const noFolderCycle = {
     schema: [],
   },
   create(context) {
-    const from = folderOf(context.filename);
-    if (from === undefined) return {};
     const check = (node) => {
       if (node.source === null || node.source === undefined) return;
       if (node.importKind === 'type' || node.exportKind === 'type') return;
@@ -106,11 +114,15 @@ export const noFolderCycle = {
         return;
       const specifier = node.source.value;
       if (typeof specifier !== 'string' || !specifier.startsWith('.')) return;
-      const to = folderOf(resolve(dirname(context.filename), specifier));
-      if (to === undefined || to === from) return;
-      const path = pathBetween(folderGraph(), to, from);
+      const edge = siblingFolders(context.filename, resolve(dirname(context.filename), specifier));
+      if (edge === undefined) return;
+      const path = pathBetween(folderGraph(), edge.to, edge.from);
       if (path !== undefined) {
-        context.report({ node, messageId: 'cycle', data: { from, to, path: path.join(' -> ') } });
+        context.report({
+          node,
+          messageId: 'cycle',
+          data: { from: edge.from, to: edge.to, path: path.join(' -> ') },
+        });
       }
     };
     return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check };

@@ -70,6 +70,13 @@ describe('lint boundaries', () => {
     expect(await ruleIdsFor(filePath, changed)).toContain('house/no-folder-cycle');
   }, 60_000);
 
+  // At any depth: credentials/sd-jwt/ already reads credentials/status/, so the way back is refused.
+  it('refuses a cycle between sibling folders inside a feature: credentials/status/ importing credentials/sd-jwt/', async () => {
+    const filePath = 'src/credentials/status/status-lists.service.ts';
+    const changed = `import { RemoteTokenStatusLists } from '../sd-jwt/remote-token-status-lists.js';\nexport const lists = RemoteTokenStatusLists;\n${readFileSync(filePath, 'utf8')}`;
+    expect(await ruleIdsFor(filePath, changed)).toContain('house/no-folder-cycle');
+  }, 60_000);
+
   it('lets a type-only import through the folder cycle rule (erased at run time)', async () => {
     const filePath = 'src/did/did.service.ts';
     const changed = `import { type TenantsModule } from '../tenants/tenants.module.js';\nexport type Tenants = TenantsModule;\n${readFileSync(filePath, 'utf8')}`;
@@ -107,6 +114,27 @@ describe('lint boundaries', () => {
       expect([module, await ruleIdsFor(filePath, changed)]).toEqual([
         module,
         expect.arrayContaining(['import-x/no-restricted-paths']),
+      ]);
+    }
+  }, 60_000);
+  // Unit tests keep the boundaries: a spec is code of its folder that only runs under Jest.
+  it("refuses, in a unit test too, another folder's repository and a feature in common/", async () => {
+    const specPath = 'src/webhooks/webhooks.service.spec.ts';
+    const repository = `import { TenantRepository } from '../tenants/tenant.repository.js';\nexport const reached = TenantRepository;\n${readFileSync(specPath, 'utf8')}`;
+    expect(await ruleIdsFor(specPath, repository)).toContain('import-x/no-restricted-paths');
+    const commonSpec = 'src/common/logging.spec.ts';
+    const feature = `import { TenantsService } from '../tenants/tenants.service.js';\nexport const reached = TenantsService;\n${readFileSync(commonSpec, 'utf8')}`;
+    expect(await ruleIdsFor(commonSpec, feature)).toContain('import-x/no-restricted-paths');
+  }, 60_000);
+
+  it('lets a unit test import the test helpers and what its folder lists for tests', async () => {
+    for (const specPath of [
+      'src/secrets/key-vault.spec.ts',
+      'src/credentials/sd-jwt/sd-jwt-vc-verifier.spec.ts',
+    ]) {
+      expect([specPath, await ruleIdsFor(specPath, readFileSync(specPath, 'utf8'))]).toEqual([
+        specPath,
+        [],
       ]);
     }
   }, 60_000);

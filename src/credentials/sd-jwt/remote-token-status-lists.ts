@@ -13,7 +13,7 @@ import {
   maxInflatedStatusListBytes,
   statusAt,
   statusListBitSizes,
-} from './token-status-list.js';
+} from '../status/token-status-list.js';
 
 type Json = Record<string, unknown>;
 

@@ -9,7 +9,7 @@ import { EventOutbox } from '../../events/event-outbox.js';
 import { Metrics } from '../../observability/metrics.js';
 import { DidService } from '../../did/did.service.js';
 import { TenantKeys } from '../../did/tenant-keys.service.js';
-import { statusListToken } from '../sd-jwt/status-list-token.js';
+import { statusListToken } from './status-list-token.js';
 import { credentialIssuerId } from '../../tenancy/credential-issuer.js';
 import { signCredential } from '../data-integrity.js';
 import { DOCUMENT_LOADER } from '../document-loader.js';

@@ -1,6 +1,6 @@
 import { StatusList } from '@sd-jwt/jwt-status-list';
 import { inflateSync } from 'node:zlib';
-import { bitAt } from '../status/bitstring.js';
+import { bitAt } from './bitstring.js';
 import {
   decodeLst,
   encodeLst,

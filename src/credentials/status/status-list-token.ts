@@ -1,4 +1,4 @@
-import { type JoseSigningKey } from './sd-jwt-vc.js';
+import { type JoseSigningKey } from '../sd-jwt/sd-jwt-vc.js';
 import { encodeLst, tokenStatusListBytes } from './token-status-list.js';
 
 /** How long a relying party may keep a token before it fetches it again (draft-ietf-oauth-status-list §5.1, `ttl`). */
