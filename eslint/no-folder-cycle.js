@@ -92,7 +92,9 @@ function pathBetween(graph, start, goal) {
 export const noFolderCycle = {
   meta: {
     type: 'problem',
-    docs: { description: 'Forbid a value import that closes a cycle between sibling folders of src/' },
+    docs: {
+      description: 'Forbid a value import that closes a cycle between sibling folders of src/',
+    },
     messages: {
       cycle:
         'src/{{from}}/ imports src/{{to}}/, which already depends on src/{{from}}/ ({{path}}): ' +
