@@ -23,6 +23,11 @@ const foundations = {
     message:
       'tenancy/ is the leaf every feature shares (tenant id, not-found): it knows no feature.',
   },
+  jose: {
+    may: [],
+    message:
+      'jose/ is the JOSE toolbox every feature signs and verifies with: it depends on no folder.',
+  },
   events: {
     may: [],
     message: 'events/ is the outbox port: features depend on it, it depends on none of them.',

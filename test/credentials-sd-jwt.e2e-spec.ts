@@ -12,6 +12,7 @@ import {
   type SdJwtVcRequest,
 } from '../src/credentials/holder-issuance.service.js';
 import { queryDatabase } from './support/database.js';
+import { type PublicJwk } from '../src/jose/jwk.js';
 import { expectProblem } from './support/problems.js';
 import { startTestService, type TestService } from './support/test-service.js';
 import { examplesV2, verifyCredential, type Json } from './support/credentials-harness.js';
@@ -25,7 +26,7 @@ const base64urlJson = (part: string) =>
 /** A wallet's key pair: the public JWK goes into the credential's `cnf`. */
 async function holderKey(): Promise<HolderKey> {
   const { publicKey } = await generateKeyPair('ES256', { extractable: true });
-  return { jwk: await exportJWK(publicKey) };
+  return { jwk: (await exportJWK(publicKey)) as PublicJwk };
 }
 
 /** The JWS and disclosures of a compact SD-JWT (no key binding JWT: it ends in `~`). */

@@ -16,7 +16,7 @@ import { IssuedCredentialsService } from './issued-credentials.service.js';
 import { HolderIssuanceService } from './holder-issuance.service.js';
 import { WalletPresentationsService } from './wallet-presentations.service.js';
 import { LdpPresentationVerifier } from './ldp-presentation-verifier.js';
-import { IssuerKeys } from './sd-jwt/issuer-keys.js';
+import { CredentialIssuerKeys } from './sd-jwt/credential-issuer-keys.js';
 import { RemoteTokenStatusLists } from './sd-jwt/remote-token-status-lists.js';
 import { SdJwtVcVerifier } from './sd-jwt/sd-jwt-vc-verifier.js';
 import { IssueRecorder } from './issue-recorder.js';
@@ -50,7 +50,7 @@ export const credentialEntities = [StatusListEntity, StatusEntryEntity, IssuedCr
     WalletPresentationsService,
     SdJwtVcVerifier,
     LdpPresentationVerifier,
-    IssuerKeys,
+    CredentialIssuerKeys,
     RemoteTokenStatusLists,
     IssueRecorder,
     CredentialVerificationService,

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type JWK } from 'jose';
 import { randomUUID } from 'node:crypto';
 import { type EntityManager } from 'typeorm';
 import { CLOCK, type Clock } from '../common/clock.js';
@@ -11,7 +10,10 @@ import { signCredential } from './data-integrity.js';
 import { DOCUMENT_LOADER } from './document-loader.js';
 import { IssueRecorder } from './issue-recorder.js';
 import { withStatusContext } from './issue-request-checks.js';
-import { issueSdJwtVc, type JoseSigningKey } from './sd-jwt/sd-jwt-vc.js';
+import { issueSdJwtVc } from './sd-jwt/sd-jwt-vc.js';
+import { type JoseSigningKey } from '../jose/algorithms.js';
+import { didJwkOf } from '../jose/did-keys.js';
+import { type PublicJwk } from '../jose/jwk.js';
 import { type StatusPurpose } from './status/bitstring.js';
 import { type StatusEntry } from './status/status-index-allocator.js';
 
@@ -22,7 +24,7 @@ export type HolderClaimPath = (string | number | null)[];
 
 /** The key a wallet proved it holds (one proof of a credential request), public members only. */
 export interface HolderKey {
-  jwk: JWK;
+  jwk: PublicJwk;
   /** The holder's DID when the proof named its key by a DID URL (`kid`); else derived from `jwk`. */
   did?: string;
   /** The record's id (`urn:uuid:...`) when the caller chose it; else a new one. */
@@ -73,9 +75,6 @@ export interface HolderCredential {
 
 /** Holder keys per call: OpenID4VCI's batch (the credential endpoint's `batch_size`) at most. */
 export const maxHolderKeys = 2;
-
-/** JWK members that are private (RFC 7518 §6.2.2, §6.3.2, §6.4; RFC 8037 §2): never copied. */
-const privateMembers = new Set(['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k']);
 
 /** Who a holder issuance's record names as its issuer: the offer, as no API caller is there. */
 const issuedByOffer = (offerId: string) => `oid4vci:${offerId}`;
@@ -141,7 +140,7 @@ export class HolderIssuanceService {
         vct: request.vct,
         iat,
         exp: request.expiresInSeconds === null ? undefined : iat + request.expiresInSeconds,
-        cnfJwk: publicMembers(holder.jwk),
+        cnfJwk: holder.jwk,
         status:
           revocation === undefined
             ? undefined
@@ -173,7 +172,7 @@ export class HolderIssuanceService {
       id: credentialId,
       type: [...types],
       issuer: tenant.did,
-      credentialSubject: { ...request.claims, id: holder.did ?? didJwk(holder.jwk) },
+      credentialSubject: { ...request.claims, id: holder.did ?? didJwkOf(holder.jwk) },
     };
     if (request.expiresInSeconds !== null) {
       const until = new Date(now.getTime() + request.expiresInSeconds * 1000).toISOString();
@@ -217,20 +216,4 @@ export class HolderIssuanceService {
       origin: { offerId: request.offerId, configurationId: request.configurationId },
     });
   }
-}
-
-/** The JWK without its private members, whatever the caller passed. */
-export function publicMembers(jwk: JWK): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(jwk).filter(([name]) => !privateMembers.has(name)));
-}
-
-/** `did:jwk:` + base64url of the public JWK's JSON (did:jwk §2), members in lexicographic order. */
-export function didJwk(jwk: JWK): string {
-  const members = publicMembers(jwk);
-  const sorted = Object.fromEntries(
-    Object.keys(members)
-      .sort()
-      .map((name) => [name, members[name]]),
-  );
-  return `did:jwk:${Buffer.from(JSON.stringify(sorted), 'utf8').toString('base64url')}`;
 }

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { calculateJwkThumbprint } from 'jose';
 import { DomainException } from '../common/problem/domain.exception.js';
 import { asArray, idOf, isJsonObject, issuerIdOf } from './credential-checks.js';
 import { checkProblemTypes, type CheckProblem } from './credential.errors.js';
@@ -12,6 +11,7 @@ import {
   type PresentationExpectation,
   type PresentationFailureCode,
 } from './wallet-presentation.types.js';
+import { jwkThumbprint, publicJwkOf } from '../jose/jwk.js';
 
 type Json = Record<string, unknown>;
 
@@ -95,8 +95,8 @@ export class LdpPresentationVerifier {
     const keys = await didIssuerKeys(this.dids, holder, method, deadline, 'authentication');
     const [key] = typeof keys === 'string' ? [] : keys;
     if (key === undefined) return null;
-    const { kty, crv, x, y } = key;
-    return calculateJwkThumbprint(y === undefined ? { kty, crv, x } : { kty, crv, x, y }, 'sha256');
+    const jwk = publicJwkOf(key);
+    return typeof jwk === 'string' ? null : jwkThumbprint(jwk);
   }
 }
 

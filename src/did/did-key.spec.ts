@@ -5,8 +5,8 @@ import {
   ed25519DidKey,
   ed25519MultikeyDidDocument,
   p256MultikeyDidDocument,
-  p256PublicKeyOfDidKey,
 } from './did-key.js';
+import { p256PublicKeyOfDidKey } from '../jose/did-keys.js';
 import { independentResolver } from '../../test/support/independent-did-resolver.js';
 
 /**

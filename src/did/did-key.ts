@@ -1,20 +1,11 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { p256 } from '@noble/curves/nist.js';
 import { base58 } from '@scure/base';
-
-/** Multicodec prefixes (unsigned varint) of the key types a did:key can carry. */
-const ed25519PublicKeyCodec = Uint8Array.of(0xed, 0x01);
-const x25519PublicKeyCodec = Uint8Array.of(0xec, 0x01);
-/** p256-pub (0x1200), followed by the 33-byte compressed point. */
-const p256PublicKeyCodec = Uint8Array.of(0x80, 0x24);
-
-/** `z` + base58btc(multicodec + raw key): the multibase form did:key uses. */
-function toMultibase(codec: Uint8Array, rawKey: Uint8Array): string {
-  const bytes = new Uint8Array(codec.length + rawKey.length);
-  bytes.set(codec);
-  bytes.set(rawKey, codec.length);
-  return `z${base58.encode(bytes)}`;
-}
+import {
+  ed25519PublicKeyCodec,
+  p256PublicKeyCodec,
+  toMultibase,
+  x25519PublicKeyCodec,
+} from '../jose/did-keys.js';
 
 export interface DidKeyIdentity {
   did: string;
@@ -32,41 +23,6 @@ export function ed25519DidKey(publicKey: Uint8Array): DidKeyIdentity {
     publicKeyMultibase,
     verkey: base58.encode(publicKey),
   };
-}
-
-/** The raw Ed25519 public key a `did:key:z6Mk…` carries, or undefined when it carries none. */
-export function ed25519PublicKeyOfDidKey(did: string): Uint8Array | undefined {
-  return keyOfDidKey(did, ed25519PublicKeyCodec, 32);
-}
-
-/** The compressed P-256 point a `did:key:zDn…` carries, when it is a point of the curve. */
-export function p256PublicKeyOfDidKey(did: string): Uint8Array | undefined {
-  const point = keyOfDidKey(did, p256PublicKeyCodec, 33);
-  if (point === undefined) return undefined;
-  try {
-    p256.Point.fromBytes(point).assertValidity();
-  } catch {
-    return undefined;
-  }
-  return point;
-}
-
-/** The key after `codec` in a did:key of this one key type and length, or undefined. */
-function keyOfDidKey(did: string, codec: Uint8Array, length: number): Uint8Array | undefined {
-  // Base58 decoding is quadratic in the length: a did:key of any supported key is under 60 characters.
-  const match = /^did:key:z([1-9A-HJ-NP-Za-km-z]{40,60})$/.exec(did);
-  if (match === null) return undefined;
-  let bytes: Uint8Array;
-  try {
-    bytes = base58.decode(match[1]);
-  } catch {
-    return undefined;
-  }
-  const [first, second] = codec;
-  if (bytes.length !== codec.length + length || bytes[0] !== first || bytes[1] !== second) {
-    return undefined;
-  }
-  return bytes.slice(codec.length);
 }
 
 /**

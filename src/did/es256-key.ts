@@ -1,4 +1,4 @@
-import { createHash, createPrivateKey, generateKeyPair, sign } from 'node:crypto';
+import { createPrivateKey, generateKeyPair, sign } from 'node:crypto';
 import { promisify } from 'node:util';
 import { type PublicJwk } from './tenant-signing-key.entity.js';
 
@@ -12,12 +12,6 @@ export async function newP256KeyPair(): Promise<{ publicJwk: PublicJwk; d: Buffe
     throw new Error('P-256 key export returned no key material');
   }
   return { publicJwk: { kty: 'EC', crv: 'P-256', x, y }, d: Buffer.from(d, 'base64url') };
-}
-
-/** The RFC 7638 thumbprint: base64url SHA-256 of the required members in lexicographic order. */
-export function jwkThumbprint({ crv, kty, x, y }: PublicJwk): string {
-  const canonical = JSON.stringify({ crv, kty, x, y });
-  return createHash('sha256').update(canonical, 'utf8').digest('base64url');
 }
 
 /**

@@ -5,7 +5,7 @@ import { type EntityManager } from 'typeorm';
 import { KeyVault } from '../secrets/key-vault.js';
 import { didKeyPurpose, signingKeyPurpose } from './did.sealed-columns.js';
 import { type DidRepository } from './did.repository.js';
-import { jwkThumbprint } from './es256-key.js';
+import { jwkThumbprint } from '../jose/jwk.js';
 import { TenantKeys } from './tenant-keys.service.js';
 import {
   type InsertOutcome,

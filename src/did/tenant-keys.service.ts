@@ -1,12 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { type EntityManager } from 'typeorm';
 import { KeyVault } from '../secrets/key-vault.js';
 import { tenantNotFound } from '../tenancy/tenant.errors.js';
 import { didKeyPurpose, signingKeyPurpose } from './did.sealed-columns.js';
 import { DidRepository } from './did.repository.js';
 import { ed25519Signer } from './signer.js';
-import { es256Sign, jwkThumbprint, newP256KeyPair } from './es256-key.js';
+import { es256Sign, newP256KeyPair } from './es256-key.js';
+import { type JoseSigningKey } from '../jose/algorithms.js';
+import { ed25519Jwk } from '../jose/did-keys.js';
+import { jwkThumbprint, publicJwkOf, type OkpPublicJwk } from '../jose/jwk.js';
 import { type PublicJwk } from './tenant-signing-key.entity.js';
 import {
   TenantSigningKeyRepository,
@@ -16,31 +19,22 @@ import {
 import { requireMasterKey } from './master-key-required.js';
 
 /** The tenant's ES256 key (HAIP's algorithm for SD-JWT VCs): what a JWS header names, and the signer. */
-export interface Es256SigningKey {
-  kid: string;
+export interface Es256SigningKey extends JoseSigningKey {
   alg: 'ES256';
   publicJwk: PublicJwk;
-  /** The JOSE signature of the data: IEEE P1363 r || s, 64 bytes. */
-  sign(data: Uint8Array): Promise<Uint8Array>;
 }
 
-/** An Ed25519 public key as an OKP JWK (RFC 8037 §2). */
-export type Ed25519PublicJwk = { kty: 'OKP'; crv: 'Ed25519'; x: string };
-
 /** The tenant's DID key as a JOSE EdDSA key (RFC 8037): what a JWS header names, and the signer. */
-export interface EddsaSigningKey {
-  kid: string;
+export interface EddsaSigningKey extends JoseSigningKey {
   alg: 'EdDSA';
-  publicJwk: Ed25519PublicJwk;
-  /** The Ed25519 signature of the data, 64 bytes. */
-  sign(data: Uint8Array): Promise<Uint8Array>;
+  publicJwk: OkpPublicJwk;
 }
 
 /** One of the tenant's public keys, as an issuer metadata's JWK Set lists it. */
 export interface TenantPublicKey {
   kid: string;
   alg: string;
-  publicJwk: PublicJwk | Ed25519PublicJwk;
+  publicJwk: PublicJwk | OkpPublicJwk;
 }
 
 const es256 = 'ES256';
@@ -79,7 +73,7 @@ export class TenantKeys {
     return {
       kid,
       alg: es256,
-      publicJwk: publicJwkOf(publicJwk),
+      publicJwk: storedPublicJwk(publicJwk),
       // In the promise, so that a box that does not open is a rejection, not a throw.
       sign: (data) =>
         new Promise<Uint8Array>((resolve) => {
@@ -98,7 +92,7 @@ export class TenantKeys {
     if (record === undefined) throw tenantNotFound(tenantId);
     const { privateKeySealed: sealed, masterKeyId } = record;
     const publicJwk = ed25519Jwk(record.publicKey);
-    const kid = okpThumbprint(publicJwk);
+    const kid = jwkThumbprint(publicJwk);
     requireMasterKey(this.vault, this.logger, {
       tenantId,
       name: 'private key',
@@ -134,9 +128,9 @@ export class TenantKeys {
       ...keys.map(({ kid, algorithm, publicJwk }) => ({
         kid,
         alg: algorithm,
-        publicJwk: publicJwkOf(publicJwk),
+        publicJwk: storedPublicJwk(publicJwk),
       })),
-      { kid: okpThumbprint(okp), alg: 'EdDSA', publicJwk: okp },
+      { kid: jwkThumbprint(okp), alg: 'EdDSA', publicJwk: okp },
     ];
   }
 
@@ -178,16 +172,10 @@ export class TenantKeys {
   }
 }
 
-function ed25519Jwk(publicKey: Uint8Array): Ed25519PublicJwk {
-  return { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(publicKey).toString('base64url') };
-}
-
-/** The RFC 7638 thumbprint of an OKP key: its required members crv, kty, x in that order. */
-function okpThumbprint({ crv, kty, x }: Ed25519PublicJwk): string {
-  return createHash('sha256').update(JSON.stringify({ crv, kty, x }), 'utf8').digest('base64url');
-}
-
 /** Only the public members, whatever else the stored document holds. */
-function publicJwkOf({ kty, crv, x, y }: PublicJwk): PublicJwk {
-  return { kty, crv, x, y };
+function storedPublicJwk(stored: PublicJwk): PublicJwk {
+  const jwk = publicJwkOf(stored);
+  if (typeof jwk === 'string' || jwk.kty !== 'EC')
+    throw new Error('A stored key is not a P-256 JWK');
+  return jwk;
 }

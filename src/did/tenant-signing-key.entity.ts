@@ -7,14 +7,10 @@ import {
   PrimaryColumn,
   Unique,
 } from 'typeorm';
+import { type EcPublicJwk } from '../jose/jwk.js';
 
-/** A public key as a JWK (RFC 7517), without private members; a type, so that it is a JsonWebKey. */
-export type PublicJwk = {
-  kty: 'EC';
-  crv: 'P-256';
-  x: string;
-  y: string;
-};
+/** A P-256 public key as a JWK (RFC 7517), without private members. */
+export type PublicJwk = EcPublicJwk;
 
 /**
  * A tenant's further signing keys beside its DID's Ed25519 key (ES256 for SD-JWT VCs, docs/architecture.md);

@@ -8,6 +8,7 @@ import {
 } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
+import { jwkThumbprint } from '../jose/jwk.js';
 
 export interface PublicJwk {
   kid: string;
@@ -56,9 +57,7 @@ export class IssuerKeys {
     if (jwk.n === undefined || jwk.e === undefined)
       throw new Error('The issuer signing key is not RSA');
     // RFC 7638 thumbprint as the key id: stable for the key, unique across keys.
-    const kid = createHash('sha256')
-      .update(JSON.stringify({ e: jwk.e, kty: 'RSA', n: jwk.n }))
-      .digest('base64url');
+    const kid = jwkThumbprint({ kty: 'RSA', n: jwk.n, e: jwk.e });
     return new IssuerKeys(
       signingKey,
       { kid, kty: 'RSA', alg: 'RS256', use: 'sig', n: jwk.n, e: jwk.e },

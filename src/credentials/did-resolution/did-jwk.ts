@@ -1,7 +1,5 @@
+import { jwkOfDidJwk } from '../../jose/did-keys.js';
 import { type DidDocumentJson, type JsonWebKeyJson } from './did-document.js';
-
-/** A did:jwk's identifier is a base64url JWK: a public P-256 or Ed25519 key is under 200 characters. */
-const maxIdentifierChars = 512;
 
 /**
  * The DID document of a did:jwk (did:jwk specification §2.2, "Read"): the DID is the base64url of the
@@ -9,19 +7,8 @@ const maxIdentifierChars = 512;
  * `use: enc`. Otherwise why it is none: no JWK, or one with a private key.
  */
 export function didJwkDocument(did: string): DidDocumentJson | string {
-  const identifier = /^did:jwk:([A-Za-z0-9_-]+)$/.exec(did)?.[1];
-  if (identifier === undefined || identifier.length > maxIdentifierChars) {
-    return `a did:jwk is 'did:jwk:' and a base64url JWK of at most ${maxIdentifierChars} characters`;
-  }
-  let jwk: unknown;
-  try {
-    jwk = JSON.parse(Buffer.from(identifier, 'base64url').toString('utf8'));
-  } catch {
-    return 'its identifier is not the base64url of a JSON object';
-  }
-  if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) {
-    return 'its identifier is not the base64url of a JSON object';
-  }
+  const jwk = jwkOfDidJwk(did);
+  if (typeof jwk === 'string') return jwk;
   const key = jwk as JsonWebKeyJson;
   // A did:jwk carrying a private key is a leaked key: refused rather than used.
   if ('d' in key) return 'its JWK holds a private key (d)';

@@ -1,11 +1,7 @@
 import { parse } from 'did-resolver';
 import { LRUCache } from 'lru-cache';
-import {
-  ed25519DidDocument,
-  ed25519PublicKeyOfDidKey,
-  p256MultikeyDidDocument,
-  p256PublicKeyOfDidKey,
-} from '../../did/did-key.js';
+import { ed25519DidDocument, p256MultikeyDidDocument } from '../../did/did-key.js';
+import { ed25519PublicKeyOfDidKey, p256PublicKeyOfDidKey } from '../../jose/did-keys.js';
 import { verificationLimits } from '../verification-limits.js';
 import { dereferenceMethod, type DidDocumentJson } from './did-document.js';
 import { didJwkDocument } from './did-jwk.js';

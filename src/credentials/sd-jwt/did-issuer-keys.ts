@@ -1,5 +1,4 @@
-import { p256 } from '@noble/curves/nist.js';
-import { ed25519PublicKeyOfDidKey, p256PublicKeyOfDidKey } from '../../did/did-key.js';
+import { jwkOfDidKey } from '../../jose/did-keys.js';
 import { type DidResolution } from '../did-resolution/did-resolution.js';
 import { UnresolvableDidError } from '../did-resolution/unresolvable-did.js';
 import { quotedChars, type IssuerJwk } from './jws.js';
@@ -59,19 +58,6 @@ function jwkOf(method: Json | undefined): IssuerJwk | undefined {
     const { kty, crv, x, y } = jwk as Json;
     return { kty, crv, x, y } as IssuerJwk;
   }
-  if (typeof multibase !== 'string') return undefined;
   // A did:key's identifier is the multibase key itself: the same decoding, the same checks.
-  const ed25519 = ed25519PublicKeyOfDidKey(`did:key:${multibase}`);
-  if (ed25519 !== undefined) {
-    return { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(ed25519).toString('base64url') };
-  }
-  const point = p256PublicKeyOfDidKey(`did:key:${multibase}`);
-  if (point === undefined) return undefined;
-  const uncompressed = p256.Point.fromBytes(point).toBytes(false);
-  return {
-    kty: 'EC',
-    crv: 'P-256',
-    x: Buffer.from(uncompressed.subarray(1, 33)).toString('base64url'),
-    y: Buffer.from(uncompressed.subarray(33)).toString('base64url'),
-  };
+  return typeof multibase === 'string' ? jwkOfDidKey(`did:key:${multibase}`) : undefined;
 }

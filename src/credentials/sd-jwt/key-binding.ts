@@ -1,9 +1,9 @@
-import { type JWK } from 'jose';
-import { algProblem, decodeJws, publicKeyFor, signatureVerifies } from './jws.js';
+import { type JwsAlgorithm } from '../../jose/algorithms.js';
+import { issuedAtProblem, issuedAtWindow } from '../../jose/issued-at.js';
+import { type PublicJwk } from '../../jose/jwk.js';
+import { decodeJws, jwsVerifies } from '../../jose/jws.js';
+import { algProblem, publicKeyFor } from './jws.js';
 import { sha256Base64url } from './sd-jwt-presentation.js';
-
-/** How far a KB-JWT's `iat` may lie from now: made for this answer, allowing for clocks apart. */
-export const keyBindingWindow = { pastSeconds: 300, futureSeconds: 60 } as const;
 
 export type KeyBindingCode =
   'key_binding_invalid' | 'nonce_mismatch' | 'audience_mismatch' | 'key_binding_stale';
@@ -24,7 +24,7 @@ export interface KeyBindingExpectation {
  */
 export async function keyBindingProblem(
   kbJwt: string,
-  cnfJwk: JWK,
+  cnfJwk: PublicJwk,
   expected: KeyBindingExpectation,
 ): Promise<{ code: KeyBindingCode; reason: string } | undefined> {
   const invalid = (reason: string) => ({ code: 'key_binding_invalid' as const, reason });
@@ -34,10 +34,10 @@ export async function keyBindingProblem(
   if (header.typ !== 'kb+jwt') return invalid("the key binding JWT's typ is not kb+jwt");
   const unfit = algProblem(header.alg);
   if (unfit !== undefined) return invalid(`the key binding JWT ${unfit}`);
-  const alg = header.alg as string;
+  const alg = header.alg as JwsAlgorithm;
   const key = publicKeyFor(cnfJwk, alg);
   if (typeof key === 'string') return invalid(`the credential's cnf key: ${key}`);
-  if (!(await signatureVerifies(kbJwt, key, alg))) {
+  if (!(await jwsVerifies(kbJwt, key, alg))) {
     return invalid("the key binding JWT is not signed by the credential's holder key (cnf)");
   }
   if (payload.sd_hash !== sha256Base64url(expected.withoutKb)) {
@@ -56,16 +56,12 @@ export async function keyBindingProblem(
     };
   }
   const { iat } = payload;
-  if (typeof iat !== 'number' || !Number.isFinite(iat)) {
-    return invalid('the key binding JWT has no numeric iat');
-  }
-  if (
-    iat < expected.now - keyBindingWindow.pastSeconds ||
-    iat > expected.now + keyBindingWindow.futureSeconds
-  ) {
+  const fresh = issuedAtProblem(iat, expected.now);
+  if (fresh === 'missing') return invalid('the key binding JWT has no numeric iat');
+  if (fresh === 'outside') {
     return {
       code: 'key_binding_stale',
-      reason: `the key binding JWT's iat is ${iat - expected.now} s from now, not within ${keyBindingWindow.pastSeconds} s before or ${keyBindingWindow.futureSeconds} s after now`,
+      reason: `the key binding JWT's iat is ${(iat as number) - expected.now} s from now, not within ${issuedAtWindow.pastSeconds} s before or ${issuedAtWindow.futureSeconds} s after now`,
     };
   }
   return undefined;

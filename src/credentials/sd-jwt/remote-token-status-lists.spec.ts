@@ -9,7 +9,7 @@ import {
   statusListTokenOf,
   testIssuer,
 } from '../../../test/support/sd-jwt-wallet.js';
-import { IssuerKeys } from './issuer-keys.js';
+import { CredentialIssuerKeys } from './credential-issuer-keys.js';
 import { RemoteTokenStatusLists } from './remote-token-status-lists.js';
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -31,7 +31,7 @@ describe('RemoteTokenStatusLists', () => {
       statusListAllowPrivateTargets: 'loopback',
       PUBLIC_BASE_URL: 'http://localhost:1',
     } as unknown as Settings;
-    const keys = new IssuerKeys(settings, {} as TenantKeys, new DidResolution());
+    const keys = new CredentialIssuerKeys(settings, {} as TenantKeys, new DidResolution());
     const ours = { listOfUrl: () => undefined } as unknown as StatusListsService;
     lists = new RemoteTokenStatusLists(settings, keys, ours, () => Date.now());
   });

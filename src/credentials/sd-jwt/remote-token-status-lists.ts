@@ -5,8 +5,10 @@ import { DomainException } from '../../common/problem/domain.exception.js';
 import { Settings } from '../../config/settings.js';
 import { StatusListsService } from '../status/status-lists.service.js';
 import { remoteStatusListLimits } from '../verification-limits.js';
-import { issuerMetadataLimits, IssuerKeys } from './issuer-keys.js';
-import { algProblem, decodeJws, signatureVerifies } from './jws.js';
+import { issuerMetadataLimits, CredentialIssuerKeys } from './credential-issuer-keys.js';
+import { type JwsAlgorithm } from '../../jose/algorithms.js';
+import { decodeJws, jwsVerifies } from '../../jose/jws.js';
+import { algProblem } from './jws.js';
 import { RememberedReads, type Read } from './remembered-reads.js';
 import {
   decodeLst,
@@ -44,7 +46,7 @@ export class RemoteTokenStatusLists {
 
   constructor(
     settings: Settings,
-    private readonly keys: IssuerKeys,
+    private readonly keys: CredentialIssuerKeys,
     private readonly statusLists: StatusListsService,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
@@ -157,7 +159,7 @@ export class RemoteTokenStatusLists {
     if (exp !== undefined && exp <= now) return failed('has expired');
     const key = await this.keys.keyFor(issuer, header, signal);
     if (typeof key === 'string') return failed(`has no key of the issuer: ${key}`);
-    if (!(await signatureVerifies(token, key, header.alg as string))) {
+    if (!(await jwsVerifies(token, key, header.alg as JwsAlgorithm))) {
       return failed("is not signed by the credential's issuer");
     }
     const { bits, lst } = (payload.status_list ?? {}) as Json;

@@ -1,7 +1,8 @@
 import { SDJwt } from '@sd-jwt/core';
 import { createHash } from 'node:crypto';
 import { nonDisclosableClaims } from './disclosure-frame.js';
-import { decodeJws, shown, type DecodedJws } from './jws.js';
+import { decodeJws, type DecodedJws } from '../../jose/jws.js';
+import { shown } from './jws.js';
 
 type Json = Record<string, unknown>;
 type Disclosure = NonNullable<SDJwt['disclosures']>[number];

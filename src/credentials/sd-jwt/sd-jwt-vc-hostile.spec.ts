@@ -17,7 +17,7 @@ import {
   testIssuer,
   type TestIssuer,
 } from '../../../test/support/sd-jwt-wallet.js';
-import { IssuerKeys } from './issuer-keys.js';
+import { CredentialIssuerKeys } from './credential-issuer-keys.js';
 import { RemoteTokenStatusLists } from './remote-token-status-lists.js';
 import { SdJwtVcVerifier } from './sd-jwt-vc-verifier.js';
 
@@ -49,7 +49,7 @@ describe('SdJwtVcVerifier with hostile input', () => {
       statusListAllowPrivateTargets: 'loopback',
       PUBLIC_BASE_URL: 'http://localhost:1',
     } as unknown as Settings;
-    const keys = new IssuerKeys(settings, {} as TenantKeys, new DidResolution());
+    const keys = new CredentialIssuerKeys(settings, {} as TenantKeys, new DidResolution());
     const ours = { listOfUrl: () => undefined } as unknown as StatusListsService;
     const lists = new RemoteTokenStatusLists(settings, keys, ours, () => Date.now());
     verifier = new SdJwtVcVerifier(keys, lists, () => Date.now());
@@ -170,7 +170,7 @@ describe('SdJwtVcVerifier with hostile input', () => {
   it('answers presentation_malformed, not a rejection, when a check throws', async () => {
     const throwing = {
       keyFor: () => Promise.reject(new RangeError('Maximum call stack size exceeded')),
-    } as unknown as IssuerKeys;
+    } as unknown as CredentialIssuerKeys;
     const broken = new SdJwtVcVerifier(throwing, {} as RemoteTokenStatusLists, () => Date.now());
     const result = await broken.verify(
       {

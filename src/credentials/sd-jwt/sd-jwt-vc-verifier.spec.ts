@@ -17,7 +17,7 @@ import {
   testIssuer,
   type TestIssuer,
 } from '../../../test/support/sd-jwt-wallet.js';
-import { IssuerKeys } from './issuer-keys.js';
+import { CredentialIssuerKeys } from './credential-issuer-keys.js';
 import { RemoteTokenStatusLists } from './remote-token-status-lists.js';
 import { SdJwtVcVerifier } from './sd-jwt-vc-verifier.js';
 
@@ -57,7 +57,7 @@ describe('SdJwtVcVerifier', () => {
       statusListAllowPrivateTargets: 'loopback',
       PUBLIC_BASE_URL: 'http://localhost:1',
     } as unknown as Settings;
-    const keys = new IssuerKeys(settings, {} as TenantKeys, new DidResolution());
+    const keys = new CredentialIssuerKeys(settings, {} as TenantKeys, new DidResolution());
     const ours = { listOfUrl: () => undefined } as unknown as StatusListsService;
     const lists = new RemoteTokenStatusLists(settings, keys, ours, () => now);
     verifier = new SdJwtVcVerifier(keys, lists, () => now);

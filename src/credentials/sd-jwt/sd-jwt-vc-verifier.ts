@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { calculateJwkThumbprint } from 'jose';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import {
   type PresentationCheck,
@@ -7,8 +6,11 @@ import {
   type PresentationFailureCode,
   type VerifiedPresentation,
 } from '../wallet-presentation.types.js';
-import { IssuerKeys } from './issuer-keys.js';
-import { algProblem, publicKeyFor, shown, signatureVerifies } from './jws.js';
+import { CredentialIssuerKeys } from './credential-issuer-keys.js';
+import { type JwsAlgorithm } from '../../jose/algorithms.js';
+import { jwkThumbprint } from '../../jose/jwk.js';
+import { jwsVerifies } from '../../jose/jws.js';
+import { algProblem, publicKeyFor, shown } from './jws.js';
 import { keyBindingProblem } from './key-binding.js';
 import { RemoteTokenStatusLists } from './remote-token-status-lists.js';
 import { disclosedPayload, parseSdJwt, type ParsedSdJwt } from './sd-jwt-presentation.js';
@@ -36,7 +38,7 @@ export class SdJwtVcVerifier {
   private readonly logger = new Logger(SdJwtVcVerifier.name);
 
   constructor(
-    private readonly keys: IssuerKeys,
+    private readonly keys: CredentialIssuerKeys,
     private readonly statusLists: RemoteTokenStatusLists,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -84,7 +86,7 @@ export class SdJwtVcVerifier {
     if (typeof key === 'string') {
       return fail('issuer_unresolved', `the issuer's key could not be found: ${key}`);
     }
-    if (!(await signatureVerifies(parsed.issuerJwt, key, header.alg as string))) {
+    if (!(await jwsVerifies(parsed.issuerJwt, key, header.alg as JwsAlgorithm))) {
       return fail(
         'signature_invalid',
         "the credential's signature does not verify with the issuer's key",
@@ -150,7 +152,7 @@ export class SdJwtVcVerifier {
       withoutKb: parsed.withoutKb,
     });
     if (problem !== undefined) return fail(problem.code, problem.reason);
-    return { thumbprint: await calculateJwkThumbprint(holderKey, 'sha256') };
+    return { thumbprint: jwkThumbprint(holderKey) };
   }
 
   /** `none` without a status, the status list's word, or the failure. */

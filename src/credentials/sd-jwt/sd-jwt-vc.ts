@@ -1,14 +1,8 @@
 // The library's core: @sd-jwt/sd-jwt-vc adds verifying and type metadata (with zod), which issuing does not use.
 import { SDJwtInstance } from '@sd-jwt/core';
 import { createHash, randomBytes } from 'node:crypto';
+import { type JoseSigningKey } from '../../jose/algorithms.js';
 import { type ClaimPath, disclosureFrame } from './disclosure-frame.js';
-
-/** A JOSE signing key: what the JWS header names, and the signer of the JWS signing input. */
-export interface JoseSigningKey {
-  kid: string;
-  alg: 'ES256' | 'EdDSA';
-  sign(data: Uint8Array): Promise<Uint8Array>;
-}
 
 /** What an SD-JWT VC says besides its claims (SD-JWT VC draft §3.2.2). */
 export interface SdJwtVcContents {

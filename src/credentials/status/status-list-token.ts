@@ -1,4 +1,5 @@
-import { type JoseSigningKey } from '../sd-jwt/sd-jwt-vc.js';
+import { type JoseSigningKey } from '../../jose/algorithms.js';
+import { signCompactJws } from '../../jose/jws.js';
 import { encodeLst, tokenStatusListBytes } from './token-status-list.js';
 
 /** How long a relying party may keep a token before it fetches it again (draft-ietf-oauth-status-list §5.1, `ttl`). */
@@ -6,9 +7,6 @@ export const statusListTokenTtlSeconds = 60;
 
 /** How long a token is valid (`exp`): a day, so that one kept offline stays usable for that long. */
 export const statusListTokenLifetimeSeconds = 86_400;
-
-const base64urlJson = (value: unknown) =>
-  Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
 
 /**
  * A Status List Token in JWT form (draft-ietf-oauth-status-list §5.1): `typ: statuslist+jwt`, `iss` the
@@ -28,7 +26,5 @@ export async function statusListToken(
     ttl: statusListTokenTtlSeconds,
     status_list: { bits: 1, lst: encodeLst(tokenStatusListBytes(list.bits)) },
   };
-  const input = `${base64urlJson(header)}.${base64urlJson(payload)}`;
-  const signature = await key.sign(Buffer.from(input, 'utf8'));
-  return `${input}.${Buffer.from(signature).toString('base64url')}`;
+  return signCompactJws(header, payload, (data) => key.sign(data));
 }

@@ -1,15 +1,15 @@
-import { p256 } from '@noble/curves/nist.js';
 import { createHash } from 'node:crypto';
 import {
-  calculateJwkThumbprint,
   decodeProtectedHeader,
   importJWK,
   jwtVerify,
-  type JWK,
   type JWTPayload,
   type ProtectedHeaderParameters,
 } from 'jose';
-import { ed25519PublicKeyOfDidKey, p256PublicKeyOfDidKey } from '../../did/did-key.js';
+import { type JwsAlgorithm } from '../../jose/algorithms.js';
+import { jwkOfDidJwk, jwkOfDidKey } from '../../jose/did-keys.js';
+import { issuedAtProblem, issuedAtWindow } from '../../jose/issued-at.js';
+import { jwkThumbprint, publicJwkFor, type PublicJwk } from '../../jose/jwk.js';
 
 /** What a JWT proof is checked for; each check names itself in the refusal. */
 export class ProofRefusal extends Error {}
@@ -17,20 +17,15 @@ export class ProofRefusal extends Error {}
 /** Proofs and DPoP proofs are a header, a small payload and a signature: longer is not one. */
 export const maxProofChars = 4096;
 
-/** How far a proof's `iat` may lie behind us (the nonce bounds it too) or ahead (clock skew). */
-export const proofMaxAgeSeconds = 300;
-export const proofMaxSkewSeconds = 60;
-
 /** The key a proof was made with, and the DID when its header named the key by a DID URL. */
 export interface ProvedKey {
-  jwk: JWK;
+  jwk: PublicJwk;
   did?: string;
 }
 
-const algorithms = ['ES256', 'EdDSA'] as const;
+/** What a wallet's proof may be signed with: ES256 (HAIP) or EdDSA. */
+const algorithms = ['ES256', 'EdDSA'] as const satisfies readonly JwsAlgorithm[];
 type Algorithm = (typeof algorithms)[number];
-/** JWK members that only a private or symmetric key has (RFC 7518 §6). */
-const privateMembers = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
 /** The header of a compact JWS, refused unless it is one of ours: `typ` and a supported `alg`. */
 function headerOf(jwt: string, typ: string, allowed: readonly Algorithm[]) {
@@ -49,28 +44,18 @@ function headerOf(jwt: string, typ: string, allowed: readonly Algorithm[]) {
 }
 
 /** A public JWK of the algorithm's key type, with its public members only (RFC 7517 §4). */
-export function publicJwkOf(value: unknown, alg: Algorithm): JWK {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new ProofRefusal('has a jwk that is not a JSON object');
-  const jwk = value as Record<string, unknown>;
-  if (privateMembers.some((member) => member in jwk))
-    throw new ProofRefusal('has a jwk with private key members');
-  const fits =
-    alg === 'ES256'
-      ? jwk.kty === 'EC' &&
-        jwk.crv === 'P-256' &&
-        typeof jwk.x === 'string' &&
-        typeof jwk.y === 'string'
-      : jwk.kty === 'OKP' && jwk.crv === 'Ed25519' && typeof jwk.x === 'string';
-  if (!fits) throw new ProofRefusal(`has a jwk that is not a ${alg} public key`);
-  const { kty, crv, x, y } = jwk as Record<string, string>;
-  return alg === 'ES256' ? { kty, crv, x, y } : { kty, crv, x };
+export function proofJwkOf(value: unknown, alg: Algorithm): PublicJwk {
+  const jwk = publicJwkFor(value, alg);
+  if (jwk === 'not-an-object') throw new ProofRefusal('has a jwk that is not a JSON object');
+  if (jwk === 'private-members') throw new ProofRefusal('has a jwk with private key members');
+  if (jwk === 'wrong-key') throw new ProofRefusal(`has a jwk that is not a ${alg} public key`);
+  return jwk;
 }
 
 /** Verifies the signature and answers the payload; jose checks `typ`, `iat` shape and audience. */
 async function verified(
   jwt: string,
-  jwk: JWK,
+  jwk: PublicJwk,
   alg: Algorithm,
   typ: string,
   now: number,
@@ -84,7 +69,7 @@ async function verified(
       ...(audience === undefined ? {} : { audience }),
       // Our clock (tests move it); the window of iat is checked below.
       currentDate: new Date(now),
-      clockTolerance: proofMaxSkewSeconds,
+      clockTolerance: issuedAtWindow.futureSeconds,
     });
     return payload;
   } catch (error) {
@@ -96,10 +81,9 @@ async function verified(
 }
 
 function requireFreshIat(payload: JWTPayload, nowSeconds: number): void {
-  const iat = payload.iat;
-  if (typeof iat !== 'number' || !Number.isFinite(iat)) throw new ProofRefusal('must have an iat');
-  if (iat > nowSeconds + proofMaxSkewSeconds || iat < nowSeconds - proofMaxAgeSeconds)
-    throw new ProofRefusal('has an iat too far from now');
+  const problem = issuedAtProblem(payload.iat, nowSeconds);
+  if (problem === 'missing') throw new ProofRefusal('must have an iat');
+  if (problem === 'outside') throw new ProofRefusal('has an iat too far from now');
 }
 
 /** base64url(SHA-256(access token)): the DPoP proof's `ath` (RFC 9449 §4.2). */
@@ -123,7 +107,7 @@ export interface DpopExpectation {
  */
 export async function verifyDpopProof(proof: string, expected: DpopExpectation): Promise<string> {
   const header = headerOf(proof, 'dpop+jwt', algorithms);
-  const jwk = publicJwkOf(header.jwk, header.alg);
+  const jwk = proofJwkOf(header.jwk, header.alg);
   const payload = await verified(proof, jwk, header.alg, 'dpop+jwt', expected.now);
   if (payload.htm !== expected.method) throw new ProofRefusal(`must have htm ${expected.method}`);
   if (payload.htu !== expected.url) throw new ProofRefusal('must have htu the endpoint URL');
@@ -132,7 +116,7 @@ export async function verifyDpopProof(proof: string, expected: DpopExpectation):
     throw new ProofRefusal('must have a jti');
   if (expected.accessToken !== undefined && payload.ath !== accessTokenHashOf(expected.accessToken))
     throw new ProofRefusal('must have ath the hash of the access token');
-  return calculateJwkThumbprint(jwk, 'sha256');
+  return jwkThumbprint(jwk);
 }
 
 export interface KeyProofExpectation {
@@ -158,7 +142,7 @@ export async function verifyKeyProof(
   if (named.filter((member) => member !== undefined).length !== 1 || header.x5c !== undefined)
     throw new ProofRefusal('must name its key by exactly one of jwk or kid');
   let key: ProvedKey;
-  if (header.jwk !== undefined) key = { jwk: publicJwkOf(header.jwk, header.alg) };
+  if (header.jwk !== undefined) key = { jwk: proofJwkOf(header.jwk, header.alg) };
   else if (!expected.didAllowed)
     throw new ProofRefusal('must carry its key in jwk: this configuration binds to JWKs only');
   else if (typeof header.kid !== 'string' || header.kid.length > maxProofChars)
@@ -187,32 +171,18 @@ export function keyOfDidUrl(kid: string, alg: Algorithm): ProvedKey {
   if (did.startsWith('did:key:')) {
     if (fragment !== did.slice('did:key:'.length))
       throw new ProofRefusal('has a did:key kid whose fragment is not its key');
-    if (alg === 'ES256') {
-      const point = p256PublicKeyOfDidKey(did);
-      if (point === undefined) throw new ProofRefusal('has a kid that is not a P-256 did:key');
-      const raw = p256.Point.fromBytes(point).toBytes(false);
-      const coordinate = (from: number) =>
-        Buffer.from(raw.slice(from, from + 32)).toString('base64url');
-      return { jwk: { kty: 'EC', crv: 'P-256', x: coordinate(1), y: coordinate(33) }, did };
-    }
-    const publicKey = ed25519PublicKeyOfDidKey(did);
-    if (publicKey === undefined) throw new ProofRefusal('has a kid that is not an Ed25519 did:key');
-    return {
-      jwk: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(publicKey).toString('base64url') },
-      did,
-    };
+    const jwk = jwkOfDidKey(did);
+    if (jwk?.kty !== (alg === 'ES256' ? 'EC' : 'OKP'))
+      throw new ProofRefusal(
+        `has a kid that is not ${alg === 'ES256' ? 'a P-256' : 'an Ed25519'} did:key`,
+      );
+    return { jwk, did };
   }
   if (did.startsWith('did:jwk:')) {
-    const identifier = did.slice('did:jwk:'.length);
-    if (fragment !== '0' || !/^[A-Za-z0-9_-]{1,512}$/.test(identifier))
+    const jwk = jwkOfDidJwk(did);
+    if (fragment !== '0' || typeof jwk === 'string')
       throw new ProofRefusal('has a did:jwk kid that is not did:jwk:<base64url JWK>#0');
-    let jwk: unknown;
-    try {
-      jwk = JSON.parse(Buffer.from(identifier, 'base64url').toString('utf8'));
-    } catch {
-      throw new ProofRefusal('has a did:jwk kid whose identifier is not a JWK');
-    }
-    return { jwk: publicJwkOf(jwk, alg), did };
+    return { jwk: proofJwkOf(jwk, alg), did };
   }
   throw new ProofRefusal('has a kid that is neither a did:key nor a did:jwk URL');
 }

@@ -1,3 +1,4 @@
+import { signCompactJws } from '../../jose/jws.js';
 import { type ResponseMode } from '../requests/presentation-request.entity.js';
 
 /** The audience of a request object a wallet fetches (OpenID4VP 1.0 §5.8, static discovery). */
@@ -87,11 +88,5 @@ export async function signRequestObject(
   // JOSE names an Ed25519 signature EdDSA (RFC 8037 §3.1); the DID key is Ed25519 (src/did/).
   if (signer.algorithm !== 'Ed25519') throw new Error(`No JOSE name for ${signer.algorithm}`);
   const header = { alg: 'EdDSA', typ: requestObjectType, kid: signer.verificationMethod };
-  const input = `${base64url(header)}.${base64url(claims)}`;
-  const signature = await signer.sign({ data: new TextEncoder().encode(input) });
-  return `${input}.${Buffer.from(signature).toString('base64url')}`;
-}
-
-function base64url(value: unknown): string {
-  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+  return signCompactJws(header, claims, (data) => signer.sign({ data }));
 }

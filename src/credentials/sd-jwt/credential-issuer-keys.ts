@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { type JWK } from 'jose';
 import { guardedRequest, OutboundError, type OutboundPolicy } from '../../common/outbound.js';
 import { DomainException } from '../../common/problem/domain.exception.js';
 import { Settings } from '../../config/settings.js';
@@ -8,6 +7,8 @@ import { tenantIdPattern } from '../../tenancy/tenant-id.js';
 import { DidResolution } from '../did-resolution/did-resolution.js';
 import { didIssuerKeys } from './did-issuer-keys.js';
 import { publicKeyFor, shown, type IssuerJwk } from './jws.js';
+import { isJwsAlgorithm } from '../../jose/algorithms.js';
+import { type PublicJwk } from '../../jose/jwk.js';
 import { cacheControlTtlMs, RememberedReads, type Read } from './remembered-reads.js';
 
 type Json = Record<string, unknown>;
@@ -33,8 +34,8 @@ const ownIssuerPath = /^\/ctrl\/oid4vci\/([^/]+)$/;
  * tenant of this service, its keys read in process: the service never requests itself.
  */
 @Injectable()
-export class IssuerKeys {
-  private readonly logger = new Logger(IssuerKeys.name);
+export class CredentialIssuerKeys {
+  private readonly logger = new Logger(CredentialIssuerKeys.name);
   private readonly policy: OutboundPolicy;
   private readonly reads = new RememberedReads<IssuerJwk[]>({
     max: issuerMetadataLimits.remembered,
@@ -57,7 +58,7 @@ export class IssuerKeys {
   }
 
   /** The public key for `header` (`kid`, `alg`) among `issuer`'s keys, or why there is none. */
-  async keyFor(issuer: string, header: Json, deadline: AbortSignal): Promise<JWK | string> {
+  async keyFor(issuer: string, header: Json, deadline: AbortSignal): Promise<PublicJwk | string> {
     const kid = header.kid;
     if (kid !== undefined && (typeof kid !== 'string' || kid.length > 2_048)) {
       return 'the header kid is not a string of at most 2048 characters';
@@ -71,7 +72,7 @@ export class IssuerKeys {
     if (key === undefined) return `the issuer publishes no key with the header's kid`;
     if (named.length > 1) return 'the header names no kid, and the issuer publishes several keys';
     const alg = header.alg;
-    if (typeof alg !== 'string') return `the header's alg is ${shown(alg)}, not a string`;
+    if (!isJwsAlgorithm(alg)) return `the header's alg is ${shown(alg)}, not one we verify`;
     // The key's alg comes from the issuer's metadata: named by kind unless it is a string.
     const keyAlg: unknown = key.alg;
     if (keyAlg !== undefined && keyAlg !== alg && !(isEd(keyAlg) && isEd(alg))) {

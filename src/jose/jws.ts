@@ -1,0 +1,67 @@
+import { compactVerify, importJWK } from 'jose';
+import { type JwsAlgorithm } from './algorithms.js';
+import { type PublicJwk } from './jwk.js';
+
+type Json = Record<string, unknown>;
+
+/** A compact JWS taken apart (header and payload JSON objects), not yet verified. */
+export interface DecodedJws {
+  header: Json;
+  payload: Json;
+}
+
+/** The header and payload of a compact JWS, or why it is not one. */
+export function decodeJws(compact: string): DecodedJws | string {
+  const parts = compact.split('.');
+  if (parts.length !== 3 || !parts.every((part) => /^[A-Za-z0-9_-]+$/.test(part))) {
+    return 'is not a compact JWS (three base64url parts)';
+  }
+  const header = jsonObject(parts[0]);
+  const payload = jsonObject(parts[1]);
+  if (header === undefined) return 'has a header that is not a JSON object';
+  if (payload === undefined) return 'has a payload that is not a JSON object';
+  return { header, payload };
+}
+
+/**
+ * A compact JWS (RFC 7515 §7.1) of a JSON payload, signed by a signer of the signing input: the
+ * tenant's keys sign through the key vault, so the signature is theirs to make, the serialisation ours.
+ */
+export async function signCompactJws(
+  header: Json & { alg: string },
+  payload: Json,
+  sign: (data: Uint8Array) => Promise<Uint8Array>,
+): Promise<string> {
+  const input = `${base64urlJson(header)}.${base64urlJson(payload)}`;
+  const signature = await sign(Buffer.from(input, 'utf8'));
+  return `${input}.${Buffer.from(signature).toString('base64url')}`;
+}
+
+/** Whether `compact`'s signature verifies with `jwk` under `alg` (the only algorithm allowed). */
+export async function jwsVerifies(
+  compact: string,
+  jwk: PublicJwk,
+  alg: JwsAlgorithm,
+): Promise<boolean> {
+  try {
+    await compactVerify(compact, await importJWK(jwk, alg), { algorithms: [alg] });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function base64urlJson(value: unknown): string {
+  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+}
+
+function jsonObject(part: string): Json | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Json)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
