@@ -73,6 +73,18 @@ describe('Status index allocation', () => {
     return { started: () => result, end, done };
   }
 
+  /** Resolves once some session of this database waits for a lock (polled, no time bound of its own). */
+  async function waitingOnALock(): Promise<void> {
+    for (;;) {
+      const [row] = await dataSource.query<{ waiting: number }[]>(
+        `SELECT count(*)::int AS waiting FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      );
+      if ((row?.waiting ?? 0) > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
   it('takes an index without updating or locking the list row', async () => {
     const before = await listRow(listId);
     const entries = await Promise.all(
@@ -117,7 +129,9 @@ describe('Status index allocation', () => {
     const first = held((manager) => allocate(manager, 'urn:example:last:1'));
     const firstEntry = await first.started();
     const second = held((manager) => allocate(manager, 'urn:example:last:2'));
-    setTimeout(() => first.end(true), 200);
+    // The first commits once the second has either taken the other index or waits on the first's.
+    await Promise.race([second.started(), waitingOnALock()]);
+    first.end(true);
     const secondEntry = await second.started();
     second.end(true);
     await Promise.all([first.done, second.done]);
