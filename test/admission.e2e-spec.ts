@@ -60,6 +60,7 @@ describe('Admission control', () => {
         HTTP_MAX_IN_FLIGHT_WALLET: '32',
         HTTP_MAX_IN_FLIGHT_API: '64',
         DATABASE_POOL_SIZE: '10',
+        DATABASE_POOL_ACQUIRE_TIMEOUT_MS: '1500',
         HTTP_MAX_CONNECTIONS: '3000',
         METRICS_PORT: 'any',
       },

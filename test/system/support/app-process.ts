@@ -75,6 +75,8 @@ export class AppProcess {
         HTTP_MAX_IN_FLIGHT_TOKEN: '0',
         HTTP_MAX_IN_FLIGHT_WALLET: '0',
         HTTP_MAX_IN_FLIGHT_API: '0',
+        // One process runs the tests' clients and the service, on a busy machine: the wait of old.
+        DATABASE_POOL_ACQUIRE_TIMEOUT_MS: '5000',
         ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
