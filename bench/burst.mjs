@@ -4,9 +4,11 @@
  * well-formed but unknown pre-authorized codes from one address, while another tenant reads its DID
  * one call after another. Prints the answers by status, how long the refusals took, and the other
  * tenant's latency. The service runs with the production rate limits (RATE_LIMIT_IP_PER_MINUTE 600).
- * Usage: `npm run bench:burst`; BENCH_COMPARE=<other checkout, built> measures that one as well.
+ * Usage: `npm run bench:burst`; BENCH_COMPARE=<other checkout, built> measures that one as well;
+ * BENCH_COLD_POOL=1 fires the burst before the pool's connections are open.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createTenantsThroughApi, discover, tokenSource } from './http.mjs';
 import { commitOf, runToTheEnd, startLocalService, temporaryDataDir } from './processes.mjs';
@@ -19,6 +21,24 @@ const other = 'bench-burst-other';
 const quantile = (sorted, q) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 
+/** The token answers' durations as the service logged them (warn and error lines), by status. */
+function serverDurations(logFile) {
+  const byStatus = {};
+  for (const line of readFileSync(logFile, 'utf8').split('\n')) {
+    if (!line.includes('/token')) continue;
+    try {
+      const entry = JSON.parse(line);
+      const status = entry.res?.statusCode;
+      if (status === undefined || !String(entry.req?.path).startsWith('/ctrl/oid4vci/')) continue;
+      (byStatus[status] ??= []).push(entry.responseTime);
+    } catch {
+      // Not a request line.
+    }
+  }
+  for (const ms of Object.values(byStatus)) ms.sort((a, b) => a - b);
+  return byStatus;
+}
+
 async function measure(checkout) {
   const service = await startLocalService(temporaryDataDir('agent-bench-burst-'), checkout, {
     // The production defaults (docs/operations.md), which the other benchmarks lift.
@@ -26,7 +46,7 @@ async function measure(checkout) {
     RATE_LIMIT_IP_PER_MINUTE: '600',
     RATE_LIMIT_CALLER_BURST: '200',
     RATE_LIMIT_IP_BURST: '30',
-    HTTP_MAX_IN_FLIGHT_TOKEN: '16',
+    HTTP_MAX_IN_FLIGHT_TOKEN: '8',
     HTTP_MAX_IN_FLIGHT_WALLET: '32',
     HTTP_MAX_IN_FLIGHT_API: '64',
     HTTP_MAX_CONNECTIONS: String(burst + 100),
@@ -45,6 +65,9 @@ async function measure(checkout) {
     return { status: response.status, ms: performance.now() - started };
   };
   await readDid();
+  // A service that has been serving has its pool's connections open; BENCH_COLD_POOL measures one
+  // that just started, whose burst waits for new connections as well.
+  if (!env.BENCH_COLD_POOL) await Promise.all(Array.from({ length: 30 }, () => readDid()));
 
   let bursting = true;
   const otherCalls = [];
@@ -81,6 +104,7 @@ async function measure(checkout) {
   bursting = false;
   await otherLoop;
   const health = await fetch(`${service.url}/ctrl/health/ready`);
+  const serverSide = serverDurations(service.logFile);
 
   const byStatus = {};
   for (const answer of answers) {
@@ -106,6 +130,10 @@ async function measure(checkout) {
       `${checkout} (${commitOf(checkout)}): ${burst} bogus token requests in ${burstMs.toFixed(0)} ms`,
       ...statusLines,
       `  other tenant: ${otherCalls.length} calls, ${otherFailed} failed, p50 ${quantile(otherSorted, 0.5).toFixed(1)} ms, p99 ${quantile(otherSorted, 0.99).toFixed(1)} ms, max ${otherSorted.at(-1)?.toFixed(1)} ms`,
+      ...Object.entries(serverSide).map(
+        ([status, ms]) =>
+          `  in the service's log, token answers ${status}: p50 ${quantile(ms, 0.5)} ms, p99 ${quantile(ms, 0.99)} ms, max ${ms.at(-1)} ms`,
+      ),
       `  ready right after: ${health.status}`,
       '',
     ].join('\n'),

@@ -292,10 +292,10 @@ export class Settings {
   @Setting({
     description:
       "requests to the token endpoints (the embedded issuer's and each tenant's OpenID4VCI `{issuer}/token`) in flight at once; beyond it, 503 with Retry-After at once; `0`: no bound",
-    default: '`16`',
+    default: '`8`',
   })
   @WholeNumber(0, 1_000_000)
-  readonly HTTP_MAX_IN_FLIGHT_TOKEN: number = 16;
+  readonly HTTP_MAX_IN_FLIGHT_TOKEN: number = 8;
 
   @Setting({
     description:

@@ -110,6 +110,9 @@ export function dataSourceOptions(
     logging: ['migration'],
     extra: {
       max: pool.size,
+      // Connections once opened stay open: a burst after a quiet minute must not wait for new ones, whose
+      // opening on a loaded machine can outlast the wait for a connection.
+      min: pool.size,
       // Fail fast when the database is away or frozen, or every connection is busy, so that callers get a
       // 503 instead of hanging: a bound on waiting for a connection (or connecting), bounds on every
       // statement, and TCP keep-alive on the sockets.
