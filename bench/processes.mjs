@@ -139,9 +139,14 @@ export async function startLocalService(dataDir, checkout = root, extraEnv = {})
       LOG_LEVEL: 'info',
       // Served as in production, on a port of its own: BENCH_COMPARE runs two services side by side.
       METRICS_PORT: String(await freePort()),
-      // The limiter runs on every request, as in production, but never refuses the load generator.
+      // The limiters run on every request, as in production, but never refuse the load generator.
       RATE_LIMIT_CALLER_PER_MINUTE: '100000000',
       RATE_LIMIT_IP_PER_MINUTE: '100000000',
+      RATE_LIMIT_CALLER_BURST: '100000000',
+      RATE_LIMIT_IP_BURST: '100000000',
+      HTTP_MAX_IN_FLIGHT_TOKEN: '0',
+      HTTP_MAX_IN_FLIGHT_WALLET: '0',
+      HTTP_MAX_IN_FLIGHT_API: '0',
       ...(env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: env.BENCH_SERVICE_NODE_OPTIONS } : {}),
       ...extraEnv,
     },

@@ -54,7 +54,10 @@ export class AppModule {
         },
         TypeOrmModule.forRootAsync({
           useFactory: () => ({
-            ...dataSourceOptions(databaseUrl),
+            ...dataSourceOptions(databaseUrl, 'app', [], {
+              size: settings.DATABASE_POOL_SIZE,
+              acquireTimeoutMs: settings.DATABASE_POOL_ACQUIRE_TIMEOUT_MS,
+            }),
             autoLoadEntities: true,
             // Opened after Nest created it, so that a failure rejects the start instead of exiting.
             manualInitialization: true,

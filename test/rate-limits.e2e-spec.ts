@@ -212,4 +212,27 @@ describe('Rate limit counters', () => {
       two.onModuleDestroy();
     },
   );
+
+  (redisUrl === undefined ? it.skip : it)(
+    'holds one burst across instances that share Redis',
+    async () => {
+      const env = {
+        RATE_LIMIT_REDIS_URL: redisUrl!,
+        RATE_LIMIT_CALLER_PER_MINUTE: '100',
+        RATE_LIMIT_CALLER_BURST: '3',
+      };
+      const [one, two] = [limitsWith(env), limitsWith(env)];
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const subject = `subject-burst-${Date.now()}`;
+      expect(await outcomes([one, two], subject, 5)).toEqual([
+        'ok',
+        'ok',
+        'ok',
+        'RATE_LIMITED',
+        'RATE_LIMITED',
+      ]);
+      one.onModuleDestroy();
+      two.onModuleDestroy();
+    },
+  );
 });

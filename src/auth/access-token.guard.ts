@@ -9,6 +9,7 @@ import { type ContextualRequest } from './access.decorators.js';
 import { type Caller } from './caller.js';
 import { bearerToken, VerifiedTokens } from './access-token.strategy.js';
 import { clientAddress } from './rate-limit.guard.js';
+import { routeClassOf } from './in-flight.js';
 import { RateLimits } from './rate-limits.js';
 
 const realm = 'agent-cloud';
@@ -60,7 +61,7 @@ export class AccessTokenGuard extends AuthGuard('jwt') {
       return (await super.canActivate(context)) as boolean;
     } catch (refusal) {
       // Guessing tokens is limited like any request without a verified one: by its address.
-      await this.limits.consume('ip', clientAddress(request));
+      await this.limits.consume('ip', clientAddress(request), routeClassOf(request.path) ?? 'api');
       throw refusal;
     }
   }

@@ -1,6 +1,7 @@
 import { Injectable, SetMetadata, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { type ContextualRequest } from './access.decorators.js';
+import { routeClassOf } from './in-flight.js';
 import { RateLimits } from './rate-limits.js';
 
 const unlimitedKey = 'agent:unlimited';
@@ -23,8 +24,10 @@ export class RateLimitGuard implements CanActivate {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(unlimitedKey, targets) === true) return true;
     const request = context.switchToHttp().getRequest<ContextualRequest>();
-    if (request.user !== undefined) await this.limits.consume('caller', request.user.subject);
-    else await this.limits.consume('ip', clientAddress(request));
+    const routeClass = routeClassOf(request.path) ?? 'api';
+    if (request.user !== undefined)
+      await this.limits.consume('caller', request.user.subject, routeClass);
+    else await this.limits.consume('ip', clientAddress(request), routeClass);
     return true;
   }
 }

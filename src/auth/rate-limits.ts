@@ -10,10 +10,13 @@ import {
 import { Settings } from '../config/settings.js';
 import { DomainException } from '../common/problem/domain.exception.js';
 import { Metrics } from '../observability/metrics.js';
+import { type RouteClass } from './in-flight.js';
 
 export type RateLimitKey = 'caller' | 'ip';
 
-const windowSeconds = 60;
+/** The sustained limit counts a minute, the burst limit one second: both must admit a request. */
+const windows = { minute: 60, second: 1 } as const;
+type Window = keyof typeof windows;
 
 /** ioredis, loaded only where Redis is configured: without it its modules stay out of memory. */
 function loadRedis(): typeof Redis {
@@ -21,13 +24,15 @@ function loadRedis(): typeof Redis {
 }
 
 /**
- * Requests a minute per caller (token subject) and per client address (requests without a verified
- * token), counted in memory or, with RATE_LIMIT_REDIS_URL, in Redis for every instance at once.
+ * Requests per caller (token subject) and per client address (requests without a verified token): at
+ * most the burst within any one second and the sustained number within a minute, so that a minute's
+ * allowance never arrives at once. Counted in memory or, with RATE_LIMIT_REDIS_URL, in Redis for every
+ * instance at once.
  */
 @Injectable()
 export class RateLimits implements OnModuleDestroy {
   private readonly logger = new Logger('RateLimits');
-  private readonly limiters: Partial<Record<RateLimitKey, RateLimiterAbstract>> = {};
+  private readonly limiters: Record<RateLimitKey, Partial<Record<Window, RateLimiterAbstract>>>;
   private readonly redis: Redis | undefined;
   private lastStoreWarning = 0;
 
@@ -42,9 +47,15 @@ export class RateLimits implements OnModuleDestroy {
         ? undefined
         : new (loadRedis())(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
     this.redis?.on('error', (error: Error) => this.warnStore(error));
-    const limiter = (key: RateLimitKey, points: number): RateLimiterAbstract | undefined => {
+    const limiter = (
+      key: RateLimitKey,
+      window: Window,
+      points: number,
+    ): RateLimiterAbstract | undefined => {
       if (points === 0) return undefined;
-      const options = { points, duration: windowSeconds, keyPrefix: `agent-rl-${key}` };
+      // The minute's prefix is the one counters had before bursts were limited.
+      const keyPrefix = window === 'minute' ? `agent-rl-${key}` : `agent-rl-${key}-${window}`;
+      const options = { points, duration: windows[window], keyPrefix };
       const memory = new RateLimiterMemory(options);
       if (this.redis === undefined) return memory;
       return new RateLimiterRedis({
@@ -53,14 +64,34 @@ export class RateLimits implements OnModuleDestroy {
         insuranceLimiter: memory,
       });
     };
-    this.limiters.caller = limiter('caller', settings.RATE_LIMIT_CALLER_PER_MINUTE);
-    this.limiters.ip = limiter('ip', settings.RATE_LIMIT_IP_PER_MINUTE);
+    this.limiters = {
+      caller: {
+        second: limiter('caller', 'second', settings.RATE_LIMIT_CALLER_BURST),
+        minute: limiter('caller', 'minute', settings.RATE_LIMIT_CALLER_PER_MINUTE),
+      },
+      ip: {
+        second: limiter('ip', 'second', settings.RATE_LIMIT_IP_BURST),
+        minute: limiter('ip', 'minute', settings.RATE_LIMIT_IP_PER_MINUTE),
+      },
+    };
   }
 
-  /** Counts one request; throws 429 RATE_LIMITED with Retry-After when the key has none left. */
-  async consume(key: RateLimitKey, id: string): Promise<void> {
-    const limiter = this.limiters[key];
-    if (limiter === undefined) return;
+  /**
+   * Counts one request, the second's window first (a refused burst costs nothing of the minute);
+   * throws 429 RATE_LIMITED with Retry-After when the key has none left in either.
+   */
+  async consume(key: RateLimitKey, id: string, routeClass: RouteClass = 'api'): Promise<void> {
+    const { second, minute } = this.limiters[key];
+    if (second !== undefined) await this.consumeIn(second, key, id, routeClass);
+    if (minute !== undefined) await this.consumeIn(minute, key, id, routeClass);
+  }
+
+  private async consumeIn(
+    limiter: RateLimiterAbstract,
+    key: RateLimitKey,
+    id: string,
+    routeClass: RouteClass,
+  ): Promise<void> {
     try {
       await limiter.consume(id);
     } catch (refusal) {
@@ -70,6 +101,7 @@ export class RateLimits implements OnModuleDestroy {
         return;
       }
       this.metrics.rateLimited.inc({ key });
+      this.metrics.requestsShed.inc({ class: routeClass, reason: 'rate_limited' });
       const seconds = Math.max(1, Math.ceil(refusal.msBeforeNext / 1000));
       throw new DomainException(
         'RATE_LIMITED',

@@ -7,6 +7,7 @@ import { PresetPrototypesExpressAdapter } from '../common/express-adapter.js';
 import { answerClientErrorsAsProblems } from '../common/problem/client-error.js';
 import { requestLogging } from '../common/logging.js';
 import { configureApp } from '../configure-app.js';
+import { admitRequests, inFlightBoundsOf, InFlightLimits } from '../auth/in-flight.js';
 import { type Clock } from '../common/clock.js';
 import { observeRequests } from '../observability/http-observer.js';
 import { type Metrics } from '../observability/metrics.js';
@@ -50,6 +51,14 @@ export async function createHttpApp(
     await dataSource.initialize();
     app.use(requestLogging(rootLogger));
     app.use(observeRequests(settings.METRICS_PORT === 0 ? undefined : metrics));
+    // Admission before any other work: a route class at its bound is refused at once (503).
+    app.use(
+      admitRequests(
+        new InFlightLimits(inFlightBoundsOf(settings)),
+        settings.METRICS_PORT === 0 ? undefined : metrics,
+        settings.PUBLIC_BASE_URL,
+      ),
+    );
     const draining = { active: false };
     // While draining, every answer closes its connection, so that the proxy stops reusing it.
     app.use((_request: unknown, response: ServerResponse, next: () => void) => {

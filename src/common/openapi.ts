@@ -36,8 +36,10 @@ const whenByCode: Partial<Record<ErrorCode, string>> = {
   UNAUTHORIZED: 'No valid access token.',
   FORBIDDEN: 'The caller may not do this (role, or tenant outside its tenant_ids).',
   TENANT_NOT_FOUND: 'No such tenant.',
-  SERVICE_UNAVAILABLE: 'The database or the token issuer cannot be reached; see Retry-After.',
-  RATE_LIMITED: 'Too many requests this minute from the caller or the address; see Retry-After.',
+  SERVICE_UNAVAILABLE:
+    'The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After.',
+  RATE_LIMITED:
+    'Too many requests this second or this minute from the caller or the address; see Retry-After.',
   IDEMPOTENCY_KEY_INVALID:
     'The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice.',
   IDEMPOTENCY_KEY_IN_USE:

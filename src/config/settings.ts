@@ -263,6 +263,22 @@ export class Settings {
 
   @Setting({
     description:
+      'requests one caller may make within any one second, on top of its minute: a burst beyond it is refused at once with 429; `0` turns it off',
+    default: '`200`',
+  })
+  @WholeNumber(0, 100_000_000)
+  readonly RATE_LIMIT_CALLER_BURST: number = 200;
+
+  @Setting({
+    description:
+      'requests one client address without a verified token may make within any one second, on top of its minute; `0` turns it off',
+    default: '`30`',
+  })
+  @WholeNumber(0, 100_000_000)
+  readonly RATE_LIMIT_IP_BURST: number = 30;
+
+  @Setting({
+    description:
       'Redis that keeps the rate-limit counters, so that the limits hold across instances (`redis://[:password@]host:port[/db]`)',
     default: 'unset: each instance counts on its own, in memory',
     secret: true,
@@ -272,6 +288,42 @@ export class Settings {
     message: '$property must be a URL that starts with redis:// or rediss://',
   })
   readonly RATE_LIMIT_REDIS_URL?: string;
+
+  @Setting({
+    description:
+      "requests to the token endpoints (the embedded issuer's and each tenant's OpenID4VCI `{issuer}/token`) in flight at once; beyond it, 503 with Retry-After at once; `0`: no bound",
+    default: '`8`',
+  })
+  @WholeNumber(0, 1_000_000)
+  readonly HTTP_MAX_IN_FLIGHT_TOKEN: number = 8;
+
+  @Setting({
+    description:
+      "requests to the other wallet-facing routes (OpenID4VCI and OpenID4VP under `/ctrl/oid4vci/` and `/ctrl/oid4vp/`, the issuers' metadata) in flight at once; beyond it, 503 with Retry-After at once; `0`: no bound",
+    default: '`32`',
+  })
+  @WholeNumber(0, 1_000_000)
+  readonly HTTP_MAX_IN_FLIGHT_WALLET: number = 32;
+
+  @Setting({
+    description:
+      'every other request (the API, the login pages, the documentation) in flight at once, probes excepted; beyond it, 503 with Retry-After at once; `0`: no bound',
+    default: '`64`',
+  })
+  @WholeNumber(0, 1_000_000)
+  readonly HTTP_MAX_IN_FLIGHT_API: number = 64;
+
+  @Setting({ description: "database connections the app's pool opens at most", default: '`10`' })
+  @WholeNumber(1, 1_000)
+  readonly DATABASE_POOL_SIZE: number = 10;
+
+  @Setting({
+    description:
+      'a request waits this long at most for a database connection (or a new one to open), else 503 with Retry-After; keep it well below the time a client waits',
+    default: '`1500`',
+  })
+  @WholeNumber(1, 60_000, 'milliseconds')
+  readonly DATABASE_POOL_ACQUIRE_TIMEOUT_MS: number = 1_500;
 
   @Setting({ description: `log level: ${logLevels.join(', ')}`, default: '`info`' })
   @IsIn(logLevels, { message: `$property must be one of ${logLevels.join(', ')}` })

@@ -69,6 +69,18 @@ export const migrationDatabaseBounds = {
   queryTimeoutMs: undefined,
 } as const;
 
+/** The pool's size and how long a caller waits for one of its connections (DATABASE_POOL_*). */
+export interface PoolBounds {
+  size: number;
+  acquireTimeoutMs: number;
+}
+
+/** The settings' defaults, for what runs without them (the CLIs, the tests' set-up). */
+export const defaultPoolBounds: PoolBounds = { size: 10, acquireTimeoutMs: 1_500 };
+
+/** Migrations run alone at start-up, where a database still waking up deserves a longer wait. */
+const migrationPoolBounds: PoolBounds = { size: 10, acquireTimeoutMs: 5_000 };
+
 /** Entity classes (not globs: Jest, the app and the CLIs load exactly the same code). */
 export type EntityList = NonNullable<DataSourceOptions['entities']>;
 
@@ -81,6 +93,7 @@ export function dataSourceOptions(
   url: string,
   purpose: 'app' | 'migrations' = 'app',
   entities: EntityList = [],
+  pool: PoolBounds = purpose === 'app' ? defaultPoolBounds : migrationPoolBounds,
 ): DataSourceOptions {
   const bounds = purpose === 'app' ? appDatabaseBounds : migrationDatabaseBounds;
   return {
@@ -96,10 +109,14 @@ export function dataSourceOptions(
     // sealed keys); TypeORM's own error log would print them.
     logging: ['migration'],
     extra: {
-      max: 10,
-      // Fail fast when the database is away or frozen, so that callers get a 503 instead of hanging:
-      // a bound on connecting, bounds on every statement, and TCP keep-alive on the sockets.
-      connectionTimeoutMillis: 5000,
+      max: pool.size,
+      // Connections once opened stay open: a burst after a quiet minute must not wait for new ones, whose
+      // opening on a loaded machine can outlast the wait for a connection.
+      min: pool.size,
+      // Fail fast when the database is away or frozen, or every connection is busy, so that callers get a
+      // 503 instead of hanging: a bound on waiting for a connection (or connecting), bounds on every
+      // statement, and TCP keep-alive on the sockets.
+      connectionTimeoutMillis: pool.acquireTimeoutMs,
       statement_timeout: bounds.statementTimeoutMs,
       lock_timeout: bounds.lockTimeoutMs,
       idle_in_transaction_session_timeout: bounds.idleInTransactionTimeoutMs,

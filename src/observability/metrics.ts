@@ -74,6 +74,20 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly requestsShed = new Counter({
+    name: 'agent_requests_shed_total',
+    help: 'Requests refused before any work, by route class (token, wallet, api) and reason: in_flight (503, the class at its bound) or rate_limited (429)',
+    labelNames: ['class', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly requestsInFlight = new Gauge({
+    name: 'agent_requests_in_flight',
+    help: 'Requests being served now, by route class (token, wallet, api); probes are not counted',
+    labelNames: ['class'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }

@@ -14,8 +14,10 @@ export const preAuthorizedCodeGrant = 'urn:ietf:params:oauth:grant-type:pre-auth
 export const accessTokenLifetimeSeconds = 300;
 /** Wrong transaction codes an offer takes; the last one ends it (docs/oid4vci.md). */
 export const maxTxCodeTries = 5;
-/** Codes and transaction codes are short; longer input is not one of ours. */
+/** Transaction codes are short; longer input is not one of ours. */
 const maxCodeChars = 256;
+/** Our pre-authorized codes are 32 random bytes in base64url (offers.service.ts): nothing else is looked up. */
+const codeShape = /^[A-Za-z0-9_-]{43}$/;
 
 export interface TokenRequest {
   tenantId: string;
@@ -57,7 +59,8 @@ export class TokenEndpointService {
     const code = form['pre-authorized_code'];
     if (code === undefined || code === '') throw invalidRequest('pre-authorized_code is missing.');
     const txCode = form.tx_code;
-    if (code.length > maxCodeChars || (txCode?.length ?? 0) > maxCodeChars)
+    // Before the DPoP proof's signature and the database: a guess that cannot be a code costs nothing.
+    if (!codeShape.test(code) || (txCode?.length ?? 0) > maxCodeChars)
       throw invalidGrant('The pre-authorized code or transaction code is not valid.');
     const now = this.clock();
     const dpopJkt = await this.dpopKey(request, now);

@@ -70,6 +70,13 @@ export class AppProcess {
         METRICS_PORT: '0',
         RATE_LIMIT_CALLER_PER_MINUTE: '1000000',
         RATE_LIMIT_IP_PER_MINUTE: '1000000',
+        RATE_LIMIT_CALLER_BURST: '0',
+        RATE_LIMIT_IP_BURST: '0',
+        HTTP_MAX_IN_FLIGHT_TOKEN: '0',
+        HTTP_MAX_IN_FLIGHT_WALLET: '0',
+        HTTP_MAX_IN_FLIGHT_API: '0',
+        // One process runs the tests' clients and the service, on a busy machine: the wait of old.
+        DATABASE_POOL_ACQUIRE_TIMEOUT_MS: '5000',
         ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -2802,7 +2802,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2822,7 +2822,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2937,7 +2937,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2957,7 +2957,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3027,7 +3027,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3047,7 +3047,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3146,7 +3146,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3166,7 +3166,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3248,7 +3248,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3268,7 +3268,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3351,7 +3351,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3371,7 +3371,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3446,7 +3446,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3466,7 +3466,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3582,7 +3582,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3602,7 +3602,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3703,7 +3703,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3723,7 +3723,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3881,7 +3881,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3901,7 +3901,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3998,7 +3998,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4018,7 +4018,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4147,7 +4147,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4167,7 +4167,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4303,7 +4303,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4323,7 +4323,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4412,7 +4412,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4432,7 +4432,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4501,7 +4501,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4521,7 +4521,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4593,7 +4593,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4613,7 +4613,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4685,7 +4685,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4705,7 +4705,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4841,7 +4841,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4861,7 +4861,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4964,7 +4964,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4984,7 +4984,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5071,7 +5071,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5091,7 +5091,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5167,7 +5167,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5187,7 +5187,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5376,7 +5376,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5396,7 +5396,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5546,7 +5546,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5566,7 +5566,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5706,7 +5706,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5726,7 +5726,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5890,7 +5890,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5910,7 +5910,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5986,7 +5986,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -6006,7 +6006,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -6137,7 +6137,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -6157,7 +6157,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -6224,7 +6224,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -6244,7 +6244,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -6345,7 +6345,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -6365,7 +6365,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -6515,7 +6515,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -6535,7 +6535,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -6626,7 +6626,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -6646,7 +6646,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -6746,7 +6746,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -6766,7 +6766,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -6854,7 +6854,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -6874,7 +6874,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -6962,7 +6962,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -6982,7 +6982,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -7055,7 +7055,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -7075,7 +7075,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -7202,7 +7202,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -7222,7 +7222,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -7355,7 +7355,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -7375,7 +7375,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -7453,7 +7453,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -7473,7 +7473,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -7549,7 +7549,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -7569,7 +7569,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -7657,7 +7657,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -7677,7 +7677,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -7765,7 +7765,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -7785,7 +7785,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -7921,7 +7921,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -7941,7 +7941,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -8046,7 +8046,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -8066,7 +8066,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -8160,7 +8160,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -8180,7 +8180,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -8299,7 +8299,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -8319,7 +8319,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -8426,7 +8426,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -8446,7 +8446,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -8522,7 +8522,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -8542,7 +8542,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -8648,7 +8648,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -8668,7 +8668,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -8794,7 +8794,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -8814,7 +8814,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -8900,7 +8900,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -8920,7 +8920,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -9045,7 +9045,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -9065,7 +9065,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -9157,7 +9157,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -9177,7 +9177,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -9256,7 +9256,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -9276,7 +9276,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -9390,7 +9390,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -9410,7 +9410,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -9509,7 +9509,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -9529,7 +9529,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -9590,7 +9590,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -9610,7 +9610,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -9708,7 +9708,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -9728,7 +9728,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -9847,7 +9847,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -9867,7 +9867,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -9940,7 +9940,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `RATE_LIMITED`: Too many requests this minute from the caller or the address; see Retry-After. */
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -9960,7 +9960,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -10079,7 +10079,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached; see Retry-After. */
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
