@@ -99,8 +99,8 @@ const quietPrefix = '/ctrl/health/';
 /**
  * Request logging: one line per request with the request id (taken from `X-Request-Id` when it is sane,
  * else made, and echoed), method, path (never the query), status, duration, tenant and user; warn for 4xx
- * and for requests the client abandoned before the response was complete (`aborted`, no status), error
- * for 5xx. Written by hand rather than with pino-http, which made several child loggers per request
+ * and for requests the client abandoned before the response was complete (`aborted`, no status) or
+ * refused with 503 and Retry-After, error for other 5xx. Written by hand rather than with pino-http, which made several child loggers per request
  * (docs/performance.md). The line is built here from known fields only,
  * so it skips the root logger's redaction; everything else logged during the request keeps it.
  */
@@ -124,7 +124,11 @@ export function requestLogging(logger: PinoLogger) {
       // was set, nobody received it.
       const aborted = !response.writableFinished || request.readableAborted;
       const status = response.statusCode;
-      const level = aborted || status >= 400 ? (status >= 500 ? 'error' : 'warn') : 'info';
+      // A 503 with Retry-After is a refusal the service chose (load shed, a dependency away, whose own
+      // line says so): a burst of them is no burst of faults.
+      const refused = status === 503 && response.getHeader('retry-after') !== undefined;
+      const level =
+        aborted || status >= 400 ? (status >= 500 && !refused ? 'error' : 'warn') : 'info';
       if (level === 'info' && path.startsWith(quietPrefix)) return;
       if (!requestLines.isLevelEnabled(level)) return;
       const caller = contextual.user;
