@@ -10,7 +10,7 @@ import {
   type HolderKey,
   type LdpVcRequest,
   type SdJwtVcRequest,
-} from '../src/credentials/holder-issuance.service.js';
+} from '../src/credentials/issuing/holder-issuance.service.js';
 import { queryDatabase } from './support/database.js';
 import { type PublicJwk } from '../src/jose/jwk.js';
 import { expectProblem } from './support/problems.js';

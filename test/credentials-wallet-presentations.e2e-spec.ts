@@ -5,7 +5,7 @@ import {
   type PresentationCheck,
   type PresentationExpectation,
   WalletPresentationsService,
-} from '../src/credentials/wallet-presentations.service.js';
+} from '../src/credentials/verifying/wallet-presentations.service.js';
 import { alumniCredential, issue, makeHolder, type Json } from './support/credentials-harness.js';
 import { receiveCredentials, signedPayload } from './support/oid4vci-holder.js';
 import { thumbprintOf, walletKey } from './support/oid4vci-wallet.js';

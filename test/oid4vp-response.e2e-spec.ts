@@ -2,7 +2,7 @@ import { setGlobalConfig } from '@openid4vc/oauth2';
 import {
   type PresentationCheck,
   type VerifiedPresentation,
-} from '../src/credentials/wallet-presentations.service.js';
+} from '../src/credentials/verifying/wallet-presentations.service.js';
 import { startTestService, type TestService } from './support/test-service.js';
 import { answerRequest, resolveRequest } from './support/oid4vp-holder.js';
 import {

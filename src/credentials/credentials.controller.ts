@@ -12,10 +12,10 @@ import { CurrentActor, CurrentTenant, TenantScoped } from '../auth/access.decora
 import { type Actor } from '../auth/caller.js';
 import { ApiProblems, ApiTenantSecurity, tenantScopedProblems } from '../common/openapi.js';
 import { credentialBodyProblems } from './credential.errors.js';
-import { CredentialIssuanceService } from './credential-issuance.service.js';
-import { CredentialStatusService } from './credential-status.service.js';
-import { CredentialVerificationService } from './credential-verification.service.js';
-import { IssuedCredentialsService } from './issued-credentials.service.js';
+import { CredentialIssuanceService } from './issuing/credential-issuance.service.js';
+import { CredentialStatusService } from './issuing/credential-status.service.js';
+import { CredentialVerificationService } from './verifying/credential-verification.service.js';
+import { IssuedCredentialsService } from './issuing/issued-credentials.service.js';
 import {
   IssuedCredentialPageDto,
   IssuedCredentialRecordDto,

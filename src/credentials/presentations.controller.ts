@@ -6,7 +6,7 @@ import { credentialBodyProblems } from './credential.errors.js';
 import { PresentationVerificationDto } from './dto/credential-answers.dto.js';
 import { issuedExample } from './dto/credential-requests.dto.js';
 import { VerifyPresentationDto } from './dto/presentation-requests.dto.js';
-import { PresentationsService } from './presentations.service.js';
+import { PresentationsService } from './verifying/presentations.service.js';
 import { MeasuredCredentialOperation } from './credential-metrics.interceptor.js';
 
 const holderDid = 'did:key:z6MkhWqdDBPojHA7cprTGTt5yHv5yUi1B8cnXn8ReLumkw6E';

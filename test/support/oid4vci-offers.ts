@@ -6,7 +6,7 @@ import {
   type HolderCredential,
   type HolderIssueRequest,
   type HolderKey,
-} from '../../src/credentials/holder-issuance.service.js';
+} from '../../src/credentials/issuing/holder-issuance.service.js';
 import { secretHash, txCodeHash } from '../../src/oid4vci/offers/offer-secrets.js';
 import { type RunningService } from '../../src/bootstrap/start-service.js';
 

@@ -6,7 +6,7 @@ import {
   WalletPresentationsService,
   type PresentationCheck,
   type PresentationExpectation,
-} from '../../src/credentials/wallet-presentations.service.js';
+} from '../../src/credentials/verifying/wallet-presentations.service.js';
 import { DidService } from '../../src/did/did.service.js';
 import {
   disclosedClaimsPurpose,

@@ -9,7 +9,7 @@ import {
   MaxLength,
 } from 'class-validator';
 import { trustedIssuerLimits } from '../../trusted-issuers/trusted-issuer-limits.js';
-import { credentialChecks, presentationChecks } from '../verification-policy.js';
+import { credentialChecks, presentationChecks } from '../verifying/verification-policy.js';
 
 /** Issuer ids are URLs (a DID): scheme, colon, no spaces. */
 const absoluteUri = /^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/;

@@ -6,7 +6,7 @@ import { CLOCK, type Clock } from '../../common/clock.js';
 import {
   HolderIssuanceService,
   type HolderKey,
-} from '../../credentials/holder-issuance.service.js';
+} from '../../credentials/issuing/holder-issuance.service.js';
 import { EventOutbox, type EventType } from '../../events/event-outbox.js';
 import { secretHash } from '../offers/offer-secrets.js';
 import { type OfferStatus } from '../offers/offer.entity.js';

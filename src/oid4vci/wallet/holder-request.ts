@@ -1,7 +1,7 @@
 import {
   type HolderIssuanceOrigin,
   type HolderIssueRequest,
-} from '../../credentials/holder-issuance.service.js';
+} from '../../credentials/issuing/holder-issuance.service.js';
 import { type ConfigurationDefinition } from '../credential-configuration.rules.js';
 
 /**

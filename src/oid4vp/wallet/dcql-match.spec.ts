@@ -1,4 +1,4 @@
-import { type VerifiedPresentation } from '../../credentials/wallet-presentations.service.js';
+import { type VerifiedPresentation } from '../../credentials/verifying/wallet-presentations.service.js';
 import { checkMatch, queryOf } from './dcql-match.js';
 import { AnswerFailure } from './wallet-answer.js';
 

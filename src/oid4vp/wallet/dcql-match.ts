@@ -1,5 +1,5 @@
 import { DcqlPresentationResult, DcqlQuery, type DcqlCredentialPresentation } from 'dcql';
-import { type VerifiedPresentation } from '../../credentials/wallet-presentations.service.js';
+import { type VerifiedPresentation } from '../../credentials/verifying/wallet-presentations.service.js';
 import { AnswerFailure } from './wallet-answer.js';
 
 /** The formats this verifier checks (src/credentials/wallet-presentations.service.ts). */

@@ -1,5 +1,5 @@
 import { nonDisclosableClaims } from '../../credentials/sd-jwt/disclosure-frame.js';
-import { type VerifiedPresentation } from '../../credentials/wallet-presentations.service.js';
+import { type VerifiedPresentation } from '../../credentials/verifying/wallet-presentations.service.js';
 
 /**
  * What the API shows and keeps of a verified credential: the subject's claims the wallet disclosed,

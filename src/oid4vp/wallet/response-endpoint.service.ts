@@ -5,7 +5,7 @@ import { type DataSource } from 'typeorm';
 import {
   WalletPresentationsService,
   type VerifiedPresentation,
-} from '../../credentials/wallet-presentations.service.js';
+} from '../../credentials/verifying/wallet-presentations.service.js';
 import { EventOutbox } from '../../events/event-outbox.js';
 import { invalidRequest } from '../../common/wallet-error.js';
 import { KeyVault } from '../../secrets/key-vault.js';

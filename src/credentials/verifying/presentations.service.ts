@@ -1,18 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { DidService } from '../did/did.service.js';
-import { type FieldError } from '../common/problem/problem.js';
+import { DidService } from '../../did/did.service.js';
+import { type FieldError } from '../../common/problem/problem.js';
 import {
   checkProblemTypes,
   credentialInvalid,
   notVerified,
   type CheckProblem,
-} from './credential.errors.js';
-import { asArray, contextErrors, idOf, isJsonObject } from './credential-checks.js';
+} from '../credential.errors.js';
+import { asArray, contextErrors, idOf, isJsonObject } from '../credential-checks.js';
 import { CredentialVerifier, statusDeadline } from './credential-verifier.js';
-import { type PresentationVerificationDto } from './dto/credential-answers.dto.js';
-import { type VerifyPresentationDto } from './dto/presentation-requests.dto.js';
-import { presentationLimitErrors } from './verification-limits.js';
-import { TrustedIssuerPolicy } from '../trusted-issuers/trusted-issuer-policy.js';
+import { type PresentationVerificationDto } from '../dto/credential-answers.dto.js';
+import { type VerifyPresentationDto } from '../dto/presentation-requests.dto.js';
+import { presentationLimitErrors } from '../verification-limits.js';
+import { TrustedIssuerPolicy } from '../../trusted-issuers/trusted-issuer-policy.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { AuditLog } from '../audit/audit-log.js';
-import { type Actor } from '../auth/caller.js';
-import { DomainException } from '../common/problem/domain.exception.js';
+import { AuditLog } from '../../audit/audit-log.js';
+import { type Actor } from '../../auth/caller.js';
+import { DomainException } from '../../common/problem/domain.exception.js';
 import { IssuedCredentialRepository } from './issued-credential.repository.js';
-import { StatusListsService } from './status/status-lists.service.js';
-import { type UpdateStatusDto } from './dto/credential-requests.dto.js';
+import { StatusListsService } from '../status/status-lists.service.js';
+import { type UpdateStatusDto } from '../dto/credential-requests.dto.js';
 
 /** Status changes of issued credentials: revoke, suspend, unsuspend. */
 @Injectable()

@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import jsonld from 'jsonld';
-import { CLOCK, type Clock } from '../common/clock.js';
-import { DomainException } from '../common/problem/domain.exception.js';
+import { CLOCK, type Clock } from '../../common/clock.js';
+import { DomainException } from '../../common/problem/domain.exception.js';
 import {
   checkProblemTypes,
   credentialInvalid,
   jsonLdProblem,
   type CheckProblem,
-} from './credential.errors.js';
+} from '../credential.errors.js';
 import {
   asArray,
   credentialShapeErrors,
@@ -15,17 +15,24 @@ import {
   isJsonObject,
   issuerIdOf,
   validityProblem,
-} from './credential-checks.js';
-import { verifyProofs } from './data-integrity.js';
-import { DOCUMENT_LOADER } from './document-loader.js';
-import { DidResolution } from './did-resolution/did-resolution.js';
-import { resolvedDidMethods, UnresolvableDidError } from './did-resolution/unresolvable-did.js';
-import { entryStatus } from './status/entry-status.js';
-import { RemoteStatusLists } from './status/remote-status-lists.js';
-import { StatusListsService, type KnownDid } from './status/status-lists.service.js';
-import { documentLimitErrors, remoteStatusListLimits } from './verification-limits.js';
-import { oneStepAtATime } from './verification-steps.js';
+} from '../credential-checks.js';
+import { verifyProofs } from '../data-integrity.js';
+import { DOCUMENT_LOADER } from '../document-loader.js';
+import { DidResolution } from '../did-resolution/did-resolution.js';
+import { resolvedDidMethods, UnresolvableDidError } from '../did-resolution/unresolvable-did.js';
+import { entryStatus } from '../status/entry-status.js';
+import { RemoteStatusLists } from '../status/remote-status-lists.js';
+import { StatusListsService, type KnownDid } from '../status/status-lists.service.js';
+import { documentLimitErrors, remoteStatusListLimits } from '../verification-limits.js';
+import { oneStepAtATime } from '../verification-steps.js';
 import { runs, type VerificationPolicy } from './verification-policy.js';
+import {
+  describeProof,
+  mapAtMost,
+  proofProblem,
+  statusSetDetail,
+  untrustedProblem,
+} from './verification-findings.js';
 
 type Json = Record<string, unknown>;
 
@@ -298,53 +305,4 @@ export class CredentialVerifier {
       throw jsonLdProblem(error, field) ?? error;
     }
   }
-}
-
-/** `work` of each item, at most `limit` at a time, answered in the items' order. */
-async function mapAtMost<T, R>(
-  items: T[],
-  limit: number,
-  work: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
-
-/**
- * The `status` check's finding for a set bit. The wallet-presentation verifier tells revoked from
- * suspended by it (ldp-presentation-verifier.ts): the two share a problem type.
- */
-export function statusSetDetail(statusPurpose: unknown): string {
-  return `the credential is ${statusPurpose === 'revocation' ? 'revoked' : 'suspended'}`;
-}
-
-/** The `issuer` check's last word: an issuer outside the list that applies is refused. */
-export function untrustedProblem(
-  issuer: string,
-  trusted?: ReadonlySet<string>,
-): string | undefined {
-  if (trusted === undefined || trusted.has(issuer)) return undefined;
-  return `untrusted issuer: '${issuer}' is not in the trusted issuers list`;
-}
-
-function proofProblem(detail: string): CheckProblem {
-  return {
-    type: checkProblemTypes.proof,
-    check: 'proof',
-    title: 'Proof verification failed',
-    detail,
-  };
-}
-
-export function describeProof(proof: Json): string {
-  const name = typeof proof.cryptosuite === 'string' ? proof.cryptosuite : String(proof.type);
-  return typeof proof.id === 'string' ? `proof ${proof.id} (${name})` : `proof (${name})`;
 }

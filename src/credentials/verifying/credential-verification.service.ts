@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { DidService } from '../did/did.service.js';
-import { TrustedIssuerPolicy } from '../trusted-issuers/trusted-issuer-policy.js';
-import { notVerified } from './credential.errors.js';
+import { DidService } from '../../did/did.service.js';
+import { TrustedIssuerPolicy } from '../../trusted-issuers/trusted-issuer-policy.js';
+import { notVerified } from '../credential.errors.js';
 import { CredentialVerifier } from './credential-verifier.js';
-import { type VerifyCredentialDto } from './dto/credential-requests.dto.js';
-import { type VerificationDto } from './dto/credential-answers.dto.js';
+import { type VerifyCredentialDto } from '../dto/credential-requests.dto.js';
+import { type VerificationDto } from '../dto/credential-answers.dto.js';
 
 /** Verifying a credential for a tenant, under the tenant's trusted issuers. */
 @Injectable()

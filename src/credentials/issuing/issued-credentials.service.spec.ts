@@ -1,7 +1,7 @@
-import { type Settings } from '../config/settings.js';
-import { DomainException } from '../common/problem/domain.exception.js';
-import { tenantNotFound } from '../tenancy/tenant.errors.js';
-import { type DidService } from '../did/did.service.js';
+import { type Settings } from '../../config/settings.js';
+import { DomainException } from '../../common/problem/domain.exception.js';
+import { tenantNotFound } from '../../tenancy/tenant.errors.js';
+import { type DidService } from '../../did/did.service.js';
 import {
   type IssuedCredentialRepository,
   type RecordFilter,

@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { Settings } from '../config/settings.js';
-import { DomainException } from '../common/problem/domain.exception.js';
-import { cursorPage, cursorWindow } from '../common/cursor-page.js';
-import { DidService } from '../did/did.service.js';
+import { Settings } from '../../config/settings.js';
+import { DomainException } from '../../common/problem/domain.exception.js';
+import { cursorPage, cursorWindow } from '../../common/cursor-page.js';
+import { DidService } from '../../did/did.service.js';
 import { IssuedCredentialRepository, type RecordRow } from './issued-credential.repository.js';
 import {
   type IssuedCredentialPageDto,
   type IssuedCredentialRecordDto,
   type ListCredentialsQuery,
-} from './dto/issued-credentials.dto.js';
+} from '../dto/issued-credentials.dto.js';
 
 /** A credential id as a cursor may hold it: a URL, so printable and without spaces (never NUL). */
 const credentialIdPattern = /^[!-~\u00a0-\uffff]{1,2048}$/;

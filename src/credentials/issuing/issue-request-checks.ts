@@ -1,5 +1,5 @@
-import { type FieldError } from '../common/problem/problem.js';
-import { statusListContext, statusPurposes, type StatusPurpose } from './status/bitstring.js';
+import { type FieldError } from '../../common/problem/problem.js';
+import { statusListContext, statusPurposes, type StatusPurpose } from '../status/bitstring.js';
 import {
   asArray,
   credentialShapeErrors,
@@ -7,9 +7,9 @@ import {
   isJsonObject,
   issueShapeErrors,
   isUrl,
-} from './credential-checks.js';
-import { type IssueOptionsDto } from './dto/credential-requests.dto.js';
-import { verificationLimits } from './verification-limits.js';
+} from '../credential-checks.js';
+import { type IssueOptionsDto } from '../dto/credential-requests.dto.js';
+import { verificationLimits } from '../verification-limits.js';
 
 type Json = Record<string, unknown>;
 

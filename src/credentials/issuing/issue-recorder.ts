@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
-import { DomainException } from '../common/problem/domain.exception.js';
-import { EventOutbox } from '../events/event-outbox.js';
-import { type StatusPurpose } from './status/bitstring.js';
-import { StatusIndexAllocator, type StatusEntry } from './status/status-index-allocator.js';
-import { type TakenOnIssue } from './status/status-entry.repository.js';
+import { DomainException } from '../../common/problem/domain.exception.js';
+import { EventOutbox } from '../../events/event-outbox.js';
+import { type StatusPurpose } from '../status/bitstring.js';
+import { StatusIndexAllocator, type StatusEntry } from '../status/status-index-allocator.js';
+import { type TakenOnIssue } from '../status/status-entry.repository.js';
 import { IssuedCredentialRepository } from './issued-credential.repository.js';
 
 /** What the issuance record and its event say: never the credential's claims. */

@@ -1,17 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { DomainException } from '../common/problem/domain.exception.js';
-import { asArray, idOf, isJsonObject, issuerIdOf } from './credential-checks.js';
-import { checkProblemTypes, type CheckProblem } from './credential.errors.js';
-import { statusSetDetail } from './credential-verifier.js';
-import { DidResolution } from './did-resolution/did-resolution.js';
+import { DomainException } from '../../common/problem/domain.exception.js';
+import { asArray, idOf, isJsonObject, issuerIdOf } from '../credential-checks.js';
+import { checkProblemTypes, type CheckProblem } from '../credential.errors.js';
+import { statusSetDetail } from './verification-findings.js';
+import { DidResolution } from '../did-resolution/did-resolution.js';
 import { PresentationsService } from './presentations.service.js';
-import { didIssuerKeys } from './sd-jwt/did-issuer-keys.js';
+import { didIssuerKeys } from '../sd-jwt/did-issuer-keys.js';
 import {
   type PresentationCheck,
   type PresentationExpectation,
   type PresentationFailureCode,
-} from './wallet-presentation.types.js';
-import { jwkThumbprint, publicJwkOf } from '../jose/jwk.js';
+} from '../wallet-presentation.types.js';
+import { jwkThumbprint, publicJwkOf } from '../../jose/jwk.js';
 
 type Json = Record<string, unknown>;
 

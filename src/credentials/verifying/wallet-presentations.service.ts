@@ -1,18 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { TrustedIssuerPolicy } from '../trusted-issuers/trusted-issuer-policy.js';
+import { TrustedIssuerPolicy } from '../../trusted-issuers/trusted-issuer-policy.js';
 import { LdpPresentationVerifier } from './ldp-presentation-verifier.js';
-import { SdJwtVcVerifier } from './sd-jwt/sd-jwt-vc-verifier.js';
+import { SdJwtVcVerifier } from '../sd-jwt/sd-jwt-vc-verifier.js';
 import {
   type PresentationCheck,
   type PresentationExpectation,
-} from './wallet-presentation.types.js';
+} from '../wallet-presentation.types.js';
 
 export type {
   PresentationCheck,
   PresentationExpectation,
   PresentationFailureCode,
   VerifiedPresentation,
-} from './wallet-presentation.types.js';
+} from '../wallet-presentation.types.js';
 
 /**
  * Verifies what a wallet presents to a tenant's OpenID4VP request (docs/oid4vp.md): SD-JWT VCs with key

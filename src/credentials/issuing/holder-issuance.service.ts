@@ -1,21 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { type EntityManager } from 'typeorm';
-import { CLOCK, type Clock } from '../common/clock.js';
-import { DidService } from '../did/did.service.js';
-import { TenantKeys } from '../did/tenant-keys.service.js';
-import { jsonLdProblem } from './credential.errors.js';
-import { dataModelOf } from './credential-checks.js';
-import { signCredential } from './data-integrity.js';
-import { DOCUMENT_LOADER } from './document-loader.js';
+import { CLOCK, type Clock } from '../../common/clock.js';
+import { DidService } from '../../did/did.service.js';
+import { TenantKeys } from '../../did/tenant-keys.service.js';
+import { jsonLdProblem } from '../credential.errors.js';
+import { dataModelOf } from '../credential-checks.js';
+import { signCredential } from '../data-integrity.js';
+import { DOCUMENT_LOADER } from '../document-loader.js';
 import { IssueRecorder } from './issue-recorder.js';
 import { withStatusContext } from './issue-request-checks.js';
-import { issueSdJwtVc } from './sd-jwt/sd-jwt-vc.js';
-import { type JoseSigningKey } from '../jose/algorithms.js';
-import { didJwkOf } from '../jose/did-keys.js';
-import { type PublicJwk } from '../jose/jwk.js';
-import { type StatusPurpose } from './status/bitstring.js';
-import { type StatusEntry } from './status/status-index-allocator.js';
+import { issueSdJwtVc } from '../sd-jwt/sd-jwt-vc.js';
+import { type JoseSigningKey } from '../../jose/algorithms.js';
+import { didJwkOf } from '../../jose/did-keys.js';
+import { type PublicJwk } from '../../jose/jwk.js';
+import { type StatusPurpose } from '../status/bitstring.js';
+import { type StatusEntry } from '../status/status-index-allocator.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
-import { checkProblemTypes, type CheckProblem } from './credential.errors.js';
-import { validityProblem } from './credential-checks.js';
-import { statusSetDetail, untrustedProblem } from './credential-verifier.js';
-import { unsupportedMethod, UnresolvableDidError } from './did-resolution/unresolvable-did.js';
+import { checkProblemTypes, type CheckProblem } from '../credential.errors.js';
+import { validityProblem } from '../credential-checks.js';
+import { statusSetDetail, untrustedProblem } from './verification-findings.js';
+import { unsupportedMethod, UnresolvableDidError } from '../did-resolution/unresolvable-did.js';
 import { failureCodeOf } from './ldp-presentation-verifier.js';
 
 const where = 'verifiablePresentation.verifiableCredential[0]';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { violates } from '../database/constraint-violation.js';
-import { type CredentialState } from './dto/issued-credentials.dto.js';
+import { violates } from '../../database/constraint-violation.js';
+import { type CredentialState } from '../dto/issued-credentials.dto.js';
 
 /** One issuance record with its status entries and their state. */
 export interface RecordRow {
