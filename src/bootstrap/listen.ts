@@ -1,6 +1,7 @@
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
+import { ConfigError } from '../config/load-settings.js';
 import { type Settings } from '../config/settings.js';
 
 /** Opens the public port (PORT, on HOST when set); answers the port it listens on. */
@@ -9,7 +10,36 @@ export async function listen(
   server: Server,
   settings: Settings,
 ): Promise<number> {
-  if (settings.listenHost === undefined) await app.listen(settings.PORT);
-  else await app.listen(settings.PORT, settings.listenHost);
+  try {
+    if (settings.listenHost === undefined) await app.listen(settings.PORT);
+    else await app.listen(settings.PORT, settings.listenHost);
+  } catch (error) {
+    throw portRefusal('PORT', settings.PORT, settings.listenHost, error);
+  }
   return (server.address() as AddressInfo).port;
+}
+
+/**
+ * A port that cannot be opened as the one-line start failure naming its setting (a ConfigError), when
+ * the reason is the usual one: taken, or reserved to root; anything else as it is.
+ */
+export function portRefusal(
+  variable: string,
+  port: number,
+  host: string | undefined,
+  error: unknown,
+): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const where = `port ${port} on ${host ?? 'every interface'}`;
+  if (code === 'EADDRINUSE')
+    return new ConfigError(
+      variable,
+      `${where} is already in use (another process, or this service started twice): stop it or choose another ${variable}`,
+    );
+  if (code === 'EACCES')
+    return new ConfigError(
+      variable,
+      `${where} may not be opened by this user (ports below 1024 need privileges): choose another ${variable}`,
+    );
+  return error;
 }
