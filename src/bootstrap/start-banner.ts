@@ -27,7 +27,10 @@ export function publicOriginMismatch(settings: Settings, port: number): string |
   return (
     `PUBLIC_BASE_URL is ${settings.PUBLIC_BASE_URL} but the service listens on port ${port} ` +
     `(PORT=${settings.PORT}): tokens, discovery, the API explorer's login and wallet links name port ` +
-    `${publicPort}. Unset PUBLIC_BASE_URL (it then follows PORT), or make the two agree.`
+    `${publicPort}. ` +
+    (settings.PORT === 0
+      ? 'PORT=0 takes a free port, unknown until it is open: give PORT a number for working links.'
+      : 'Unset PUBLIC_BASE_URL (it then follows PORT), or make the two agree.')
   );
 }
 
