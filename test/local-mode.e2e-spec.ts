@@ -395,7 +395,7 @@ describe('local mode on a taken port', () => {
   const cleanup = new Cleanup();
   afterAll(() => cleanup.run(), 60_000);
 
-  it('exits with 1 and one line naming PORT, without a stack', async () => {
+  it('exits with 1 and one line naming PORT, without a stack, before starting the database', async () => {
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
     cleanup.add(
@@ -420,5 +420,7 @@ describe('local mode on a taken port', () => {
       }),
     ]);
     expect(refused.log(400)).not.toMatch(/EADDRINUSE|\n\s+at /);
+    // Said before the slow steps: no database was started for it.
+    expect(refused.logRecords().filter((record) => record.event === 'start.step')).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { ConfigError } from '../config/load-settings.js';
-import { portRefusal } from './listen.js';
+import { createServer, type AddressInfo } from 'node:net';
+import { checkPortFree, portRefusal } from './listen.js';
 
 const failure = (code: string) => Object.assign(new Error(`listen ${code}`), { code });
 
@@ -23,5 +24,21 @@ describe(portRefusal.name, () => {
   it('leaves any other failure as it is', () => {
     const other = failure('EADDRNOTAVAIL');
     expect(portRefusal('PORT', 8080, '10.9.9.9', other)).toBe(other);
+  });
+});
+
+describe(checkPortFree.name, () => {
+  it('refuses a port another process holds, naming the setting, and lets a free one be', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as AddressInfo;
+    try {
+      await expect(checkPortFree('METRICS_PORT', port, '127.0.0.1')).rejects.toThrow(
+        `METRICS_PORT: port ${port} on 127.0.0.1 is already in use`,
+      );
+    } finally {
+      await new Promise<void>((resolve) => holder.close(() => resolve()));
+    }
+    await expect(checkPortFree('METRICS_PORT', port, '127.0.0.1')).resolves.toBeUndefined();
   });
 });

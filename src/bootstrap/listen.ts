@@ -1,6 +1,6 @@
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { type Server } from 'node:http';
-import { type AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { ConfigError } from '../config/load-settings.js';
 import { type Settings } from '../config/settings.js';
 
@@ -17,6 +17,25 @@ export async function listen(
     throw portRefusal('PORT', settings.PORT, settings.listenHost, error);
   }
   return (server.address() as AddressInfo).port;
+}
+
+/**
+ * Opens and closes a port before the slow steps (the database, migrations), so that a taken one is said
+ * at once; the real opening later still reports a port taken in between.
+ */
+export async function checkPortFree(
+  variable: string,
+  port: number,
+  host: string | undefined,
+): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  }).catch((error: unknown) => {
+    throw portRefusal(variable, port, host, error);
+  });
 }
 
 /**

@@ -10,7 +10,7 @@ import { type Clock } from '../common/clock.js';
 import { Metrics } from '../observability/metrics.js';
 import { createHttpApp, type HttpApp } from './create-http-app.js';
 import { drain } from './drain.js';
-import { listen } from './listen.js';
+import { checkPortFree, listen } from './listen.js';
 import { loadConfiguration } from './load-configuration.js';
 import { createLocalModeTenants } from './local-mode-tenants.js';
 import { openMetricsPort } from './metrics-port.js';
@@ -62,6 +62,9 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
   // One line per step, so that a slow start says where it is.
   const step = (phase: string, msg: string) => logger.log({ msg, event: 'start.step', phase });
   try {
+    await checkPortFree('PORT', settings.PORT, settings.listenHost);
+    if (typeof settings.METRICS_PORT === 'number')
+      await checkPortFree('METRICS_PORT', settings.METRICS_PORT, settings.listenHost);
     step(
       'database',
       settings.DATABASE_URL === undefined
