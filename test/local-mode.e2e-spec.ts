@@ -298,13 +298,18 @@ describe('local mode', () => {
     );
   });
 
-  it('redirects GET / to the API explorer, without a token', async () => {
-    service = await startService({ env, logLevel: 'silent' });
-    const home = await call(service.url, '/');
-    expect({ status: home.status, location: home.headers.get('location') }).toEqual({
-      status: 302,
-      location: '/ctrl/swagger-ui/',
+  it('redirects GET / to the API explorer, without a token, within the per-address limit', async () => {
+    service = await startService({
+      env: { ...env, RATE_LIMIT_IP_PER_MINUTE: '2' },
+      logLevel: 'silent',
     });
+    const answers = [];
+    for (let request = 0; request < 3; request++) {
+      const home = await call(service.url, '/');
+      answers.push({ status: home.status, location: home.headers.get('location') });
+    }
+    const redirect = { status: 302, location: '/ctrl/swagger-ui/' };
+    expect(answers).toEqual([redirect, redirect, { status: 429, location: null }]);
   });
 
   it('refuses a second service on the same DATA_DIR with a clear message', async () => {
