@@ -20,6 +20,7 @@ import { ObservabilityModule } from './observability/observability.module.js';
 import { tracingRequested } from './observability/tracing.js';
 import { type KeyVault } from './secrets/key-vault.js';
 import { SecretsModule } from './secrets/secrets.module.js';
+import { HomeController } from './home/home.controller.js';
 import { ProblemsController } from './problems/problems.controller.js';
 import { TenantsModule } from './tenants/tenants.module.js';
 import { TrustedIssuersModule } from './trusted-issuers/trusted-issuers.module.js';
@@ -80,7 +81,7 @@ export class AppModule {
         WebhooksModule,
         HealthModule,
       ],
-      controllers: [ProblemsController],
+      controllers: [HomeController, ProblemsController],
       providers: [RouteTable],
     };
   }

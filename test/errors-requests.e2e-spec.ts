@@ -25,7 +25,7 @@ describe('error responses: routes, methods and bodies', () => {
       ['GET', '/ctrl/api/v2.0/tenants'],
       ['POST', '/ctrl/api/v1.0/tenants/acme/rename'],
       ['GET', '/ctrl/api/v1.0/did/acme/keys'],
-      ['GET', '/'],
+      ['GET', '/index.html'],
       ['GET', '/ctrl'],
       ['GET', '/no/such/page.html'],
       ['DELETE', '/favicon.ico'],

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
 import { chmodSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -189,6 +190,128 @@ describe('local mode', () => {
     expect((await call(service.url, '/ctrl/health/ready')).status).toBe(200);
   });
 
+  it("on PORT alone, tokens, discovery, the API explorer's login and its links name that port", async () => {
+    const port = await freePort();
+    const origin = `http://localhost:${port}`;
+    const lines: string[] = [];
+    service = await startService({
+      env: { ...env, PORT: String(port) },
+      logLevel: 'info',
+      logDestination: { write: (line: string) => void lines.push(line) },
+    });
+    const issuer = `${origin}/auth/realms/agent-cloud`;
+    const discovery = await call<{ issuer: string; token_endpoint: string }>(
+      service.url,
+      '/auth/realms/agent-cloud/.well-known/openid-configuration',
+    );
+    expect(discovery.body).toMatchObject({
+      issuer,
+      token_endpoint: `${issuer}/protocol/openid-connect/token`,
+    });
+    const { access_token: token } = await passwordGrant(service.url, 'demo', 'demo');
+    const claims = JSON.parse(
+      Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'),
+    ) as { iss: string };
+    expect(claims.iss).toBe(issuer);
+    const did = await call(service.url, '/ctrl/api/v1.0/did', {
+      headers: { 'x-tenant-id': 'demo', authorization: `Bearer ${token}` },
+    });
+    expect(did.status).toBe(200);
+    // The API explorer sends the browser back to this port, and the issuer lets it.
+    const init = await call(service.url, '/ctrl/swagger-ui/swagger-ui-init.js');
+    expect(init.text).toContain(
+      `"oauth2RedirectUrl": "${origin}/ctrl/swagger-ui/oauth2-redirect.html"`,
+    );
+    const login = (redirectUri: string) =>
+      call(service!.url, '/auth/realms/agent-cloud/protocol/openid-connect/auth', {
+        query: {
+          client_id: 'agent-client',
+          response_type: 'code',
+          scope: 'openid',
+          redirect_uri: redirectUri,
+          state: 'state',
+          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          code_challenge_method: 'S256',
+        },
+      });
+    expect((await login(`${origin}/ctrl/swagger-ui/oauth2-redirect.html`)).status).toBe(200);
+    const eightyEighty = await login('http://localhost:8080/ctrl/swagger-ui/oauth2-redirect.html');
+    expect(eightyEighty.status).toBe(400);
+    // The origin agrees with the port: no warning.
+    const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(records.filter((record) => record.event === 'start.public-origin')).toEqual([]);
+    expect(lines.join('\n')).not.toContain('localhost:8080');
+  });
+
+  it('warns, naming both, when PUBLIC_BASE_URL names this machine on another port than PORT', async () => {
+    const port = await freePort();
+    const lines: string[] = [];
+    service = await startService({
+      env: { ...env, PORT: String(port), PUBLIC_BASE_URL: 'http://localhost:8080' },
+      logLevel: 'warn',
+      logDestination: { write: (line: string) => void lines.push(line) },
+    });
+    const warnings = lines
+      .map((line) => JSON.parse(line) as { event?: string; msg: string })
+      .filter((record) => record.event === 'start.public-origin');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.msg).toContain('PUBLIC_BASE_URL is http://localhost:8080');
+    expect(warnings[0]?.msg).toContain(`PORT=${port}`);
+  });
+
+  it("logs the service's start steps at info and Nest's route and module lines at debug only", async () => {
+    const start = async (logLevel: 'info' | 'debug') => {
+      const lines: string[] = [];
+      service = await startService({
+        env,
+        logLevel,
+        logDestination: { write: (line: string) => void lines.push(line) },
+      });
+      await service.close();
+      service = undefined;
+      return lines.map(
+        (line) =>
+          JSON.parse(line) as { level: string; context?: string; msg: string; phase?: string },
+      );
+    };
+    const nestContexts = [
+      'NestFactory',
+      'InstanceLoader',
+      'RoutesResolver',
+      'RouterExplorer',
+      'NestApplication',
+    ];
+    const atInfo = await start('info');
+    expect(atInfo.filter((record) => nestContexts.includes(record.context ?? ''))).toEqual([]);
+    expect(atInfo.flatMap((record) => record.phase ?? [])).toEqual([
+      'database',
+      'migrations',
+      'http',
+      'listening',
+    ]);
+    const atDebug = await start('debug');
+    const mapped = atDebug.filter((record) => record.context === 'RouterExplorer');
+    expect(mapped.length).toBeGreaterThan(50);
+    expect(mapped.every((record) => record.level === 'debug')).toBe(true);
+    expect(mapped.map((record) => record.msg)).toContainEqual(
+      expect.stringContaining('Mapped {/, GET}'),
+    );
+  });
+
+  it('redirects GET / to the API explorer, without a token, within the per-address limit', async () => {
+    service = await startService({
+      env: { ...env, RATE_LIMIT_IP_PER_MINUTE: '2' },
+      logLevel: 'silent',
+    });
+    const answers = [];
+    for (let request = 0; request < 3; request++) {
+      const home = await call(service.url, '/');
+      answers.push({ status: home.status, location: home.headers.get('location') });
+    }
+    const redirect = { status: 302, location: '/ctrl/swagger-ui/' };
+    expect(answers).toEqual([redirect, redirect, { status: 429, location: null }]);
+  });
+
   it('refuses a second service on the same DATA_DIR with a clear message', async () => {
     service = await startService({ env, logLevel: 'silent' });
     await expect(startService({ env, logLevel: 'silent' })).rejects.toThrow(/already in use/);
@@ -270,5 +393,39 @@ describe('local mode after kill -9', () => {
     expect(second.log(200)).toMatch(/Stopped the embedded PostgreSQL .* left running/);
     await second.stop();
     expect(await second.exited).toEqual({ code: 0, signal: null });
+  });
+});
+
+describe('local mode on a taken port', () => {
+  const cleanup = new Cleanup();
+  afterAll(() => cleanup.run(), 60_000);
+
+  it('exits with 1 and one line naming PORT, without a stack, before starting the database', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    cleanup.add(
+      'close the port holder',
+      () => new Promise<void>((resolve) => holder.close(() => resolve())),
+    );
+    const port = (holder.address() as AddressInfo).port;
+    const refused = await AppProcess.spawn(
+      {
+        name: 'taken-port',
+        port,
+        cwd: cleanup.tempDir('taken-port-cwd'),
+        env: { DATA_DIR: cleanup.tempDir('taken-port-data') },
+      },
+      cleanup,
+    );
+    expect(await refused.waitForExit(120_000)).toEqual({ code: 1, signal: null });
+    const fatal = refused.logRecords().filter((record) => record.level === 'fatal');
+    expect(fatal).toEqual([
+      expect.objectContaining({
+        msg: `Configuration error: PORT: port ${port} on 127.0.0.1 is already in use (another process, or this service started twice): stop it or choose another PORT`,
+      }),
+    ]);
+    expect(refused.log(400)).not.toMatch(/EADDRINUSE|\n\s+at /);
+    // Said before the slow steps: no database was started for it.
+    expect(refused.logRecords().filter((record) => record.event === 'start.step')).toEqual([]);
   });
 });

@@ -26,7 +26,8 @@ function inventory(service: TestService): RouteInventoryEntry[] {
         const method =
           RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
         entries.push({
-          route: `${method} /${base}/${path}`.replace(/\/+$/, '').replace(/\/{2,}/g, '/'),
+          // The root route keeps its one slash: `GET /`.
+          route: `${method} /${base}/${path}`.replace(/\/{2,}/g, '/').replace(/(?<! )\/$/, ''),
           access:
             (Reflect.getMetadata(accessRuleKey, handler) as string | undefined) ??
             (Reflect.getMetadata(accessRuleKey, controller) as string | undefined),
@@ -58,6 +59,8 @@ describe('route inventory', () => {
       .map((entry) => entry.route)
       .sort();
     expect(publicRoutes.filter((route) => !route.includes(' /auth/realms/agent-cloud/'))).toEqual([
+      // A browser opening the origin is sent to the API explorer.
+      'GET /',
       // Verifiers find the keys of an SD-JWT VC's issuer from the credential alone.
       'GET /.well-known/jwt-vc-issuer/ctrl/oid4vci/:tenantId',
       // Wallets discover each tenant's OpenID4VCI issuer before they hold any token.

@@ -17,7 +17,11 @@ export async function migrate(
   await initializeWithRetry(migrator, logger);
   try {
     const applied = await runMigrationsLocked(migrator);
-    if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
+    logger.log(
+      applied.length > 0
+        ? `Applied migrations: ${applied.join(', ')}`
+        : 'The database schema is up to date',
+    );
     await checkStoredMasterKeys((sql) => migrator.query(sql), vault, {
       lostKeyIds: settings.AGENT_LOST_MASTER_KEY_IDS,
       replacedLocalKey,

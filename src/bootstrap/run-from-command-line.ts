@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { type NodeSDK } from '@opentelemetry/sdk-node';
 import { ConfigError } from '../config/load-settings.js';
+import { localModeBanner, startRecord } from './start-banner.js';
 import { startService } from './start-service.js';
 import { loadEmbeddedPostgres } from './start-database.js';
 
@@ -11,28 +12,16 @@ export async function main(tracing: NodeSDK | undefined): Promise<void> {
   const service = await startService();
   if (service.usesEmbeddedDatabase)
     (await loadEmbeddedPostgres()).releaseSignalsFromEmbeddedPostgres();
-  const { settings } = service;
-  logger.log(`Listening on port ${settings.PORT}`);
-  logger.log(`API explorer: ${settings.PUBLIC_BASE_URL}/ctrl/swagger-ui/`);
-  logger.log(`OpenAPI document: ${settings.PUBLIC_BASE_URL}/ctrl/v3/api-docs`);
-  logger.log(
-    `Token endpoint: ${settings.authIssuerUrl}/protocol/openid-connect/token (client_id agent-client)`,
-  );
-  if (service.metricsUrl !== undefined) {
-    const { port } = new URL(service.metricsUrl);
-    logger.log(`Metrics (management port, not public): port ${port}, /metrics`);
-  }
-  if (tracing !== undefined)
-    logger.log('Tracing: on, exporting spans over OTLP (OTEL_* variables)');
-  if (settings.authIssuerEmbedded) {
-    // The realm file's passwords come from these variables when they are set: never claim admin/admin then.
-    const password = (variable: string, fallback: string) =>
-      settings.environment[variable] === undefined ? fallback : `(${variable})`;
-    logger.log(
-      `Development users: admin/${password('AGENT_ADMIN_PASSWORD', 'admin')} (agent-admin), ` +
-        `demo/${password('AGENT_DEMO_PASSWORD', 'demo')} (agent-user for tenant "demo")`,
-    );
-  }
+  const started = {
+    settings: service.settings,
+    port: Number(new URL(service.url).port),
+    metricsPort:
+      service.metricsUrl === undefined ? undefined : Number(new URL(service.metricsUrl).port),
+    tracing: tracing !== undefined,
+  };
+  logger.log(startRecord(started));
+  // Local mode is someone at a terminal: the links in human lines, last, on stderr (stdout stays JSON).
+  if (service.settings.localMode) process.stderr.write(localModeBanner(started));
 
   let stopping = false;
   const stop = (signal: string) => {

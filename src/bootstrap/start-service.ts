@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { type NestExpressApplication } from '@nestjs/platform-express';
+import { join } from 'node:path';
 import { type DestinationStream } from 'pino';
 import { type DataSource } from 'typeorm';
 import { refuseOwnPort } from '../common/outbound.js';
@@ -9,10 +10,11 @@ import { type Clock } from '../common/clock.js';
 import { Metrics } from '../observability/metrics.js';
 import { createHttpApp, type HttpApp } from './create-http-app.js';
 import { drain } from './drain.js';
-import { listen } from './listen.js';
+import { checkPortFree, listen } from './listen.js';
 import { loadConfiguration } from './load-configuration.js';
 import { createLocalModeTenants } from './local-mode-tenants.js';
 import { openMetricsPort } from './metrics-port.js';
+import { publicOriginMismatch } from './start-banner.js';
 import { migrate } from './migrate.js';
 import { announceOutboundAllowance } from './outbound-allowance.js';
 import { startDatabase, type Database } from './start-database.js';
@@ -57,11 +59,24 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
   const releaseOwnPorts = () => ownPorts.splice(0).forEach((release) => release());
   let database: Database | undefined;
   let http: HttpApp | undefined;
+  // One line per step, so that a slow start says where it is.
+  const step = (phase: string, msg: string) => logger.log({ msg, event: 'start.step', phase });
   try {
+    await checkPortFree('PORT', settings.PORT, settings.listenHost);
+    if (typeof settings.METRICS_PORT === 'number')
+      await checkPortFree('METRICS_PORT', settings.METRICS_PORT, settings.listenHost);
+    step(
+      'database',
+      settings.DATABASE_URL === undefined
+        ? `Starting the embedded PostgreSQL in ${join(settings.DATA_DIR, 'postgres')}`
+        : 'Connecting to PostgreSQL (DATABASE_URL)',
+    );
     database = await startDatabase(settings);
     if (database.embedded !== undefined) ownPorts.push(refuseOwnPort(database.embedded.port));
     const { embedded } = database;
+    step('migrations', 'Checking the database schema (migrations)');
     await migrate(database.url, configuration, logger);
+    step('http', 'Starting the HTTP app');
     const metrics = new Metrics();
     http = await createHttpApp(configuration, database.url, metrics, {
       clock: options.clock,
@@ -70,6 +85,9 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
       await createLocalModeTenants(http.app);
     const port = await listen(http.app, http.server, settings);
     ownPorts.push(refuseOwnPort(port));
+    step('listening', `Listening on ${settings.listenHost ?? 'every interface'}, port ${port}`);
+    const mismatch = publicOriginMismatch(settings, port);
+    if (mismatch !== undefined) logger.warn({ msg: mismatch, event: 'start.public-origin' });
     const management = await openMetricsPort(settings, metrics);
     if (management !== undefined) ownPorts.push(refuseOwnPort(management.port));
     announceOutboundAllowance(settings, logger, [port, management?.port, embedded?.port]);

@@ -47,6 +47,18 @@ export function createRootLogger(level: LogLevel, destination?: DestinationStrea
 }
 
 /**
+ * Nest's own start-up lines (a "Mapped {...}" line per route, one per module, "application started"
+ * before the port is even open): debug, so that a start at info shows the service's own steps.
+ */
+const frameworkStartContexts = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestApplication',
+]);
+
+/**
  * Nest's LoggerService on the root logger: what Nest and our classes log (`new Logger(Class.name)`). A
  * message may be an object of fields (`{ msg, reqId, ... }`). Lines about a request name it with `reqId`
  * explicitly: the request id is not tracked across async calls, since AsyncLocalStorage's promise hooks
@@ -56,11 +68,23 @@ export class AppLogger implements LoggerService {
   constructor(private readonly logger: PinoLogger) {}
 
   log(message: unknown, context?: string): void {
-    this.write('info', message, context);
+    this.write(
+      context !== undefined && frameworkStartContexts.has(context) ? 'debug' : 'info',
+      message,
+      context,
+    );
   }
 
   error(message: unknown, stack?: string, context?: string): void {
-    if (message instanceof Error) this.logger.error({ context, err: message }, message.message);
+    // Nest logs a port it cannot open, then rejects: the start's one-line refusal names the setting.
+    if (
+      context === 'NestApplication' &&
+      typeof message === 'string' &&
+      message.startsWith('Error: listen ')
+    )
+      this.logger.debug({ context }, message);
+    else if (message instanceof Error)
+      this.logger.error({ context, err: message }, message.message);
     else if (typeof message === 'object' && message !== null)
       this.logger.error({ context, stack, ...message });
     else this.logger.error({ context, stack }, String(message));

@@ -58,6 +58,27 @@ describe(loadSettings.name, () => {
     expect(config.authIssuerUrl).toBe('https://agent.example.com/auth/realms/agent-cloud');
   });
 
+  it('derives the public origin from PORT when PUBLIC_BASE_URL is unset or blank, so another port just works', () => {
+    for (const env of [{ PORT: '21080' }, { PORT: '21080', PUBLIC_BASE_URL: '  ' }]) {
+      const config = loadSettings({ DATA_DIR: dataDir(), ...env });
+      expect(config).toMatchObject({
+        PUBLIC_BASE_URL: 'http://localhost:21080',
+        authIssuerUrl: 'http://localhost:21080/auth/realms/agent-cloud',
+        authJwksUrl: 'http://localhost:21080/auth/realms/agent-cloud/protocol/openid-connect/certs',
+      });
+    }
+  });
+
+  it('keeps a PUBLIC_BASE_URL that is set, whatever PORT is', () => {
+    const config = loadSettings({
+      DATA_DIR: dataDir(),
+      PORT: '21080',
+      PUBLIC_BASE_URL: 'https://agent.example.com',
+    });
+    expect(config.PUBLIC_BASE_URL).toBe('https://agent.example.com');
+    expect(config.authIssuerUrl).toBe('https://agent.example.com/auth/realms/agent-cloud');
+  });
+
   it('keeps an internal AUTH_JWKS_URL apart from the public issuer', () => {
     const config = loadSettings({
       DATA_DIR: dataDir(),

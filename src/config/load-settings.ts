@@ -43,8 +43,12 @@ export function loadSettings(env: Environment = process.env): Settings {
   const environment = Object.fromEntries(
     Object.entries(env).filter(([name]) => !masterKeyVariables.has(name)),
   );
-  // The one write after validation: the source of the realm file's placeholders, keys excepted.
-  Object.assign(settings, { environment: Object.freeze(environment) });
+  // The writes after validation: the source of the realm file's placeholders, keys excepted, and the
+  // public origin that follows PORT unless it is set.
+  Object.assign(settings, {
+    environment: Object.freeze(environment),
+    ...(isSet(env.PUBLIC_BASE_URL) ? {} : { PUBLIC_BASE_URL: `http://localhost:${settings.PORT}` }),
+  });
   return deepFrozen(settings);
 }
 
@@ -55,12 +59,17 @@ export function loadMasterKeySettings(env: Environment = process.env): MasterKey
 
 const masterKeyVariables = new Set(variablesOf(MasterKeySettings));
 
+/** Blank counts as unset, as everywhere in the settings. */
+function isSet(value: string | undefined): value is string {
+  return value !== undefined && value.trim() !== '';
+}
+
 /** A settings class from the variables it declares as they are set, blank ones counting as unset. */
 function validated<T extends object>(settingsClass: new () => T, env: Environment): T {
   const given: Record<string, string> = {};
   for (const name of variablesOf(settingsClass)) {
-    const value = env[name]?.trim();
-    if (value !== undefined && value !== '') given[name] = value;
+    const value = env[name];
+    if (isSet(value)) given[name] = value.trim();
   }
   const settings = plainToInstance(settingsClass, given);
   const [error] = validateSync(settings, { stopAtFirstError: true });

@@ -70,11 +70,12 @@ export class Settings {
   readonly HOST?: string;
 
   @Setting({
-    description: 'the origin users see; the issuer and Swagger URLs derive from it',
-    default: '`http://localhost:8080`',
+    description:
+      'the origin users see; every public URL derives from it: the issuer (`iss`), discovery, Swagger, status lists, wallet offers and requests; in local mode, one that names this machine on another port than `PORT` is warned of at start',
+    default: '`http://localhost:{PORT}`: where the service listens',
   })
   @Parsed(httpUrl({ origin: true }))
-  /** Without a trailing slash. */
+  /** Without a trailing slash; unset: http://localhost:{PORT} (load-settings.ts), so another port just works. */
   readonly PUBLIC_BASE_URL: string = 'http://localhost:8080';
 
   @Setting({

@@ -47,10 +47,11 @@ export const issuerEntities = [
 @Module({})
 export class IssuerModule {
   static register(settings: Settings): DynamicModule {
-    const file = loadRealmFile(
-      settings.AUTH_REALM_FILE ?? defaultRealmFilePath(),
-      settings.environment,
-    );
+    // The redirect URIs' ${PUBLIC_BASE_URL} is the origin the service uses, derived from PORT when unset.
+    const file = loadRealmFile(settings.AUTH_REALM_FILE ?? defaultRealmFilePath(), {
+      ...settings.environment,
+      PUBLIC_BASE_URL: settings.PUBLIC_BASE_URL,
+    });
     if (file.realm !== realmName) {
       throw new Error(
         `The realm file defines realm '${file.realm}'; the service serves '${realmName}'`,
