@@ -22,7 +22,7 @@ export class CredentialOfferController {
     operationId: 'getCredentialOffer',
     summary: 'An open credential offer by its reference (no token)',
     description:
-      'The Credential Offer object. An unknown reference, or an offer withdrawn, issued or past its time, is 404.',
+      'The Credential Offer object. An unknown reference is 404 "There is no open credential offer here."; a reference to an offer that has expired, was already used or was withdrawn is 404 too, with a `detail` that says which and asks the person to get a new offer from the issuer (nothing else of the offer).',
   })
   @ApiParam({
     name: 'tenantId',
