@@ -51,7 +51,7 @@ export class TenantsController {
     operationId: 'createTenant',
     summary: 'Create a tenant and its DID',
     description:
-      'Fields as query parameters (as in the original service) or as a JSON body; both may be used if they agree.',
+      'Fields as query parameters (as Lissi Agent takes them) or as a JSON body; both may be used if they agree.',
   })
   @ApiBody({
     type: TenantFieldsDto,

@@ -15,7 +15,7 @@ export interface paths {
     put?: never;
     /**
      * Create a tenant and its DID
-     * @description Fields as query parameters (as in the original service) or as a JSON body; both may be used if they agree.
+     * @description Fields as query parameters (as Lissi Agent takes them) or as a JSON body; both may be used if they agree.
      */
     post: operations['createTenant'];
     delete?: never;
@@ -641,7 +641,7 @@ export interface paths {
     };
     /**
      * An open credential offer by its reference (no token)
-     * @description The Credential Offer object. An unknown reference is 404 "There is no open credential offer here."; a reference to an offer that has expired, was already used or was withdrawn is 404 too, with a `detail` that says which and asks the person to get a new offer from the issuer (nothing else of the offer).
+     * @description The Credential Offer object. An unknown reference is 404 `OFFER_NOT_FOUND` with the `detail` "There is no open credential offer here.". A reference to an offer that has closed is the same 404 with a `detail` that says why, in words for the wallet's user, and nothing else of the offer: "This credential offer has expired. Ask the issuer for a new one.", "This credential offer has already been used. Ask the issuer for a new one.", "This credential offer was closed after too many wrong transaction codes. Ask the issuer for a new one.", "The issuer has withdrawn this credential offer. Ask the issuer for a new one."
      */
     get: operations['getCredentialOffer'];
     put?: never;
