@@ -35,7 +35,7 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
     response.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
     next();
   });
-  // The original interface fixes /ctrl/swagger-ui/ with its trailing slash; /ctrl/swagger-ui redirects there.
+  // Lissi Agent's interface fixes /ctrl/swagger-ui/ with its trailing slash; /ctrl/swagger-ui redirects there.
   app.use('/ctrl/swagger-ui', (request: Request, response: Response, next: NextFunction) => {
     const [path, query] = request.originalUrl.split(/\?(.*)/s, 2);
     if (path === '/ctrl/swagger-ui') {

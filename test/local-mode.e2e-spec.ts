@@ -163,6 +163,48 @@ describe('local mode', () => {
     expect(gone.status).toBe(404);
   });
 
+  it('gives the demo tenant two credential configurations at the first start, ready for an offer; a deleted one is not made again', async () => {
+    const firstStart = mkdtempSync(join(tmpdir(), 'agent-local-demo-'));
+    chmodSync(firstStart, 0o755);
+    const freshEnv = { ...env, DATA_DIR: firstStart };
+    service = await startService({ env: freshEnv, logLevel: 'silent' });
+    const demo = `Bearer ${(await passwordGrant(service.url, 'demo', 'demo')).access_token}`;
+    const headers = { 'x-tenant-id': 'demo', authorization: demo };
+    const base = '/ctrl/api/v1.0/oid4vci/credential-configurations';
+    const ids = async () => {
+      const page = await call<{ content: { id: string; format: string }[] }>(service!.url, base, {
+        headers,
+        query: { sort: 'id,asc' },
+      });
+      expect(page.status).toBe(200);
+      return page.body.content.map(({ id, format }) => `${id} ${format}`);
+    };
+    expect(await ids()).toEqual(['EmployeeBadge_ldp_vc ldp_vc', 'EmployeeBadge_sd_jwt dc+sd-jwt']);
+    const offer = await call<{ credentialOfferUri: string }>(
+      service.url,
+      '/ctrl/api/v1.0/oid4vci/offers',
+      {
+        method: 'POST',
+        headers,
+        body: {
+          credentialConfigurationId: 'EmployeeBadge_sd_jwt',
+          claims: { given_name: 'Erika', employee_id: 'E-1042' },
+        },
+      },
+    );
+    expect(offer.status).toBe(201);
+    expect(offer.body.credentialOfferUri).toMatch(/^openid-credential-offer:/);
+
+    const deleted = await call(service.url, `${base}/EmployeeBadge_ldp_vc/delete`, {
+      method: 'POST',
+      headers,
+    });
+    expect(deleted.status).toBe(204);
+    await service.close();
+    service = await startService({ env: freshEnv, logLevel: 'silent' });
+    expect(await ids()).toEqual(['EmployeeBadge_sd_jwt dc+sd-jwt']);
+  });
+
   it('refuses to start when AGENT_MASTER_KEY replaces the local key that sealed the stored keys, naming the file and the fix', async () => {
     service = await startService({ env, logLevel: 'silent' });
     await service.close();

@@ -1,4 +1,5 @@
 import { Openid4vciClient, setGlobalConfig } from '@openid4vc/openid4vci';
+import { demoConfigurations } from '../src/oid4vci/demo-configurations.js';
 import { OfferExpiry } from '../src/oid4vci/offers/offer-expiry.js';
 import { queryDatabase } from './support/database.js';
 import { expectFieldErrors, expectProblem } from './support/problems.js';
@@ -128,7 +129,7 @@ describe('OpenID4VCI credential offers', () => {
     ).toBe(true);
   });
 
-  it('creates an offer from the OpenAPI examples as they are (Swagger’s Try it out)', async () => {
+  it('creates an offer from the OpenAPI examples as they are (Swagger’s Try it out), with the demo configurations', async () => {
     interface Operation {
       requestBody: { content: Record<string, { examples: Record<string, { value: Json }> }> };
     }
@@ -136,14 +137,19 @@ describe('OpenID4VCI credential offers', () => {
       .body as { paths: Record<string, Record<string, Operation>> };
     const examples = (path: string) =>
       Object.values(document.paths[path].post.requestBody.content['application/json'].examples);
-    const [configuration] = examples('/ctrl/api/v1.0/oid4vci/credential-configurations/create');
+    // What local mode gives the demo tenant at its first start, which the offer examples name.
     await service.client().createTenant({ id: 'swagger', label: 'Swagger' });
-    const made = await service.request('/ctrl/api/v1.0/oid4vci/credential-configurations/create', {
-      method: 'POST',
-      headers: { 'x-tenant-id': 'swagger' },
-      body: configuration.value,
-    });
-    expect(made.status).toBe(201);
+    for (const configuration of demoConfigurations) {
+      const made = await service.request(
+        '/ctrl/api/v1.0/oid4vci/credential-configurations/create',
+        {
+          method: 'POST',
+          headers: { 'x-tenant-id': 'swagger' },
+          body: configuration,
+        },
+      );
+      expect(made.status).toBe(201);
+    }
     for (const example of examples(base)) {
       expect((await create(example.value, 'swagger')).status).toBe(201);
     }

@@ -1,7 +1,7 @@
 import { type Type } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 
-/** A Spring page of `Item`s as the original interface's lists answer it. */
+/** A Spring page of `Item`s as Lissi Agent's lists answer it. */
 export interface NumberedPage<Item> {
   content: Item[];
   number: number;

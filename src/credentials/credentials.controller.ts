@@ -25,6 +25,7 @@ import { IssuedCredentialDto, VerificationDto } from './dto/credential-answers.d
 import {
   credentialExample,
   issuedExample,
+  verifiableExample,
   IssueCredentialDto,
   UpdateStatusDto,
   verificationExample,
@@ -140,8 +141,17 @@ export class CredentialsController {
         value: { credential: credentialExample },
       },
       jcs: {
-        summary: 'The same, signed with eddsa-jcs-2022',
-        value: { credential: credentialExample, options: { cryptosuite: 'eddsa-jcs-2022' } },
+        summary: 'The same, signed with eddsa-jcs-2022, revocable and suspendable',
+        value: {
+          credential: credentialExample,
+          options: {
+            cryptosuite: 'eddsa-jcs-2022',
+            credentialStatus: [
+              { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' },
+              { type: 'BitstringStatusListEntry', statusPurpose: 'suspension' },
+            ],
+          },
+        },
       },
     },
   })
@@ -232,8 +242,8 @@ export class CredentialsController {
     type: VerifyCredentialDto,
     examples: {
       issued: {
-        summary: 'A credential as issue answers it',
-        value: { verifiableCredential: issuedExample },
+        summary: 'A credential another issuer signed (without a status entry)',
+        value: { verifiableCredential: verifiableExample },
       },
     },
   })

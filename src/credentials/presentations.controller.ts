@@ -4,11 +4,12 @@ import { CurrentTenant, TenantScoped } from '../auth/access.decorators.js';
 import { ApiProblems, ApiTenantSecurity, tenantScopedProblems } from '../common/openapi.js';
 import { credentialBodyProblems } from './credential.errors.js';
 import { PresentationVerificationDto } from './dto/credential-answers.dto.js';
-import { issuedExample } from './dto/credential-requests.dto.js';
+import { verifiableExample } from './dto/credential-requests.dto.js';
 import { VerifyPresentationDto } from './dto/presentation-requests.dto.js';
 import { PresentationsService } from './verifying/presentations.service.js';
 import { MeasuredCredentialOperation } from './credential-metrics.interceptor.js';
 
+/** The example's holder: keyPair2 of the W3C Data Integrity EdDSA test vectors, which signed its proof. */
 const holderDid = 'did:key:z6MkhWqdDBPojHA7cprTGTt5yHv5yUi1B8cnXn8ReLumkw6E';
 
 @ApiTags('Credentials')
@@ -37,7 +38,7 @@ export class PresentationsController {
             '@context': ['https://www.w3.org/ns/credentials/v2'],
             type: ['VerifiablePresentation'],
             holder: holderDid,
-            verifiableCredential: [issuedExample],
+            verifiableCredential: [verifiableExample],
             proof: {
               type: 'DataIntegrityProof',
               cryptosuite: 'eddsa-rdfc-2022',
@@ -45,7 +46,8 @@ export class PresentationsController {
               verificationMethod: `${holderDid}#${holderDid.slice('did:key:'.length)}`,
               proofPurpose: 'authentication',
               challenge: '7d9c2f0e-challenge',
-              proofValue: issuedExample.proof.proofValue,
+              proofValue:
+                'z3kDLdy6YyKUsqN6S1Z381M8L9wWEHmgVcCBsojEDnxEfDPonDp5eMYaAELHjbhNtgNLKXNhnmc2NKFjG61wXwYvQ',
             },
           },
           options: { challenge: '7d9c2f0e-challenge' },
@@ -60,7 +62,7 @@ export class PresentationsController {
       verified: true,
       checks: ['proof', 'holder', 'challenge', 'domain', 'credential'],
       proofs: [{ type: 'DataIntegrityProof', proofPurpose: 'authentication' }],
-      credentials: [{ id: issuedExample.id, proofs: [{ type: 'DataIntegrityProof' }] }],
+      credentials: [{ id: verifiableExample.id, proofs: [{ type: 'DataIntegrityProof' }] }],
       warnings: [],
     },
   })

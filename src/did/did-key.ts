@@ -11,7 +11,7 @@ export interface DidKeyIdentity {
   did: string;
   /** The did:key's method-specific id, `z6Mk…`. */
   publicKeyMultibase: string;
-  /** base58btc of the raw public key, the original service's `verkey`. */
+  /** base58btc of the raw public key, Lissi Agent's `verkey`. */
   verkey: string;
 }
 

@@ -17,7 +17,7 @@ import {
   configurationExample,
   CreateCredentialConfigurationDto,
   CredentialConfigurationBodyDto,
-  ldpConfigurationExample,
+  visitorPassExamples,
 } from './dto/credential-configuration.dto.js';
 import {
   CredentialConfigurationDto,
@@ -26,11 +26,11 @@ import {
 import { ListCredentialConfigurationsQuery } from './dto/list-credential-configurations.query.js';
 
 const base = '/ctrl/api/v1.0/oid4vci/credential-configurations';
-const idParameter = {
+const idParameter = (example: string) => ({
   name: 'id',
   description: 'The credential configuration id.',
-  schema: { type: 'string' as const, example: configurationExample.id },
-};
+  schema: { type: 'string' as const, example },
+});
 const bodyProblems = [
   'VALIDATION_FAILED',
   'MALFORMED_JSON',
@@ -60,15 +60,15 @@ export class CredentialConfigurationsController {
     operationId: 'createCredentialConfiguration',
     summary: 'Add a credential configuration to the tenant’s OpenID4VCI issuer',
     description:
-      'The id is the `credential_configuration_id` wallets see in the issuer metadata. dc+sd-jwt needs `vct`, ldp_vc needs `credentialDefinition`. At most 50 per tenant.',
+      'The id is the `credential_configuration_id` wallets see in the issuer metadata. dc+sd-jwt needs `vct`, ldp_vc needs `credentialDefinition`. At most 50 per tenant. (In local mode the demo tenant starts with `EmployeeBadge_sd_jwt` and `EmployeeBadge_ldp_vc`; the examples add a visitor pass.)',
   })
   @ApiBody({
     type: CreateCredentialConfigurationDto,
     examples: {
-      sdJwt: { summary: 'An SD-JWT VC', value: { id: exampleId, ...sdJwtBody } },
+      sdJwt: { summary: 'An SD-JWT VC', value: visitorPassExamples.sdJwt },
       ldpVc: {
         summary: 'A W3C credential with a Data Integrity proof',
-        value: { id: 'EmployeeBadge_ldp_vc', ...ldpConfigurationExample },
+        value: visitorPassExamples.ldpVc,
       },
     },
   })
@@ -123,7 +123,7 @@ export class CredentialConfigurationsController {
     operationId: 'getCredentialConfiguration',
     summary: 'One credential configuration of the tenant',
   })
-  @ApiParam(idParameter)
+  @ApiParam(idParameter(exampleId))
   @ApiOkResponse({
     type: CredentialConfigurationDto,
     description: 'The configuration.',
@@ -150,7 +150,7 @@ export class CredentialConfigurationsController {
     description:
       'The body is the whole definition, as on create without `id`: a field left out takes its default.',
   })
-  @ApiParam(idParameter)
+  @ApiParam(idParameter(exampleId))
   @ApiBody({
     type: CredentialConfigurationBodyDto,
     examples: { sdJwt: { summary: 'An SD-JWT VC', value: sdJwtBody } },
@@ -183,10 +183,10 @@ export class CredentialConfigurationsController {
     summary: 'Remove a credential configuration',
     description: 'Its entry leaves the issuer metadata at once.',
   })
-  @ApiParam(idParameter)
+  @ApiParam(idParameter(visitorPassExamples.sdJwt.id))
   @ApiNoContentResponse({ description: 'Removed.' })
   @ApiProblems(
-    `${base}/${exampleId}/delete`,
+    `${base}/${visitorPassExamples.sdJwt.id}/delete`,
     'CREDENTIAL_CONFIGURATION_NOT_FOUND',
     ...tenantScopedProblems,
   )

@@ -51,7 +51,7 @@ export class TenantsController {
     operationId: 'createTenant',
     summary: 'Create a tenant and its DID',
     description:
-      'Fields as query parameters (as in the original service) or as a JSON body; both may be used if they agree.',
+      'Fields as query parameters (as Lissi Agent takes them) or as a JSON body; both may be used if they agree.',
   })
   @ApiBody({
     type: TenantFieldsDto,
@@ -60,13 +60,10 @@ export class TenantsController {
     // The first example is what "Try it out" sends: nothing, so that the query parameters decide.
     examples: {
       queryOnly: { summary: 'Empty: the fields are in the query parameters', value: {} },
+      // Another tenant than the query parameters' example, so that the two examples work one after the other.
       tenant: {
         summary: 'A tenant with an image',
-        value: {
-          id: tenantExample.id,
-          label: tenantExample.label,
-          imageUrl: tenantExample.imageUrl,
-        },
+        value: { id: 'globex', label: 'Globex Inc.', imageUrl: 'https://globex.example/logo.png' },
       },
     },
   })

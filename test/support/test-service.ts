@@ -126,7 +126,7 @@ export interface TokenResponseBody {
   scope: string;
 }
 
-/** The seed's password grant against the token endpoint (real HTTP). */
+/** The password grant of the public client agent-client against the token endpoint (real HTTP). */
 export async function passwordGrant(
   baseUrl: string,
   username: string,

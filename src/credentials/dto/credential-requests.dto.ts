@@ -54,6 +54,26 @@ export const issuedExample = {
   },
 };
 
+/**
+ * What the verify examples send: a credential that verifies as given, anywhere. It is signed with the
+ * key of the W3C Data Integrity EdDSA test vectors (`keyPair.json`, whose DID `exampleDid` is), and has
+ * no status entry, whose list would have to exist on the service that checks it.
+ */
+export const verifiableExample = {
+  ...credentialExample,
+  id: 'urn:uuid:58172aac-d8ba-11ed-83dd-0b3aef56cc33',
+  issuer: exampleDid,
+  proof: {
+    type: 'DataIntegrityProof',
+    created: '2026-11-25T10:00:00Z',
+    verificationMethod: `${exampleDid}#${exampleDid.slice('did:key:'.length)}`,
+    cryptosuite: 'eddsa-rdfc-2022',
+    proofPurpose: 'assertionMethod',
+    proofValue:
+      'z2nJTYHFr8PYrL4RkFWg78W5kwQuRiw3gfuS5yCb3N4cxhBR61AoP5rk7igMvGgi9sBedTyrUxtnfyxtm4xYmDCQ2',
+  },
+};
+
 export const verificationExample = {
   verified: true,
   checks: ['proof', 'issuer', 'validity', 'status'],
@@ -94,6 +114,10 @@ export class IssueOptionsDto {
     description:
       'Status entries the service attaches: `{type: "BitstringStatusListEntry", statusPurpose: "revocation" | "suspension"}` or an array of them; `[]` for none. Absent: the deployment default (a revocation entry). The credential lists revocation before suspension.',
     example: { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' },
+    oneOf: [
+      { type: 'object', additionalProperties: true },
+      { type: 'array', items: { type: 'object', additionalProperties: true } },
+    ],
   })
   @IsOptional()
   credentialStatus?: unknown;

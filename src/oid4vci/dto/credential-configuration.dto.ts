@@ -75,6 +75,37 @@ export const ldpConfigurationExample = {
   cryptosuite: 'eddsa-rdfc-2022',
 };
 
+/**
+ * The create examples add a kind the demo tenant of local mode does not have yet (it starts with the
+ * employee badge, src/oid4vci/demo-configurations.ts), so that they answer 201 as given.
+ */
+export const visitorPassExamples = {
+  sdJwt: {
+    id: 'VisitorPass_sd_jwt',
+    format: 'dc+sd-jwt',
+    vct: 'https://acme.example/credentials/visitor-pass',
+    claims: [
+      { path: ['given_name'], mandatory: true, display: [{ name: 'Given name', locale: 'en' }] },
+      { path: ['valid_on'], display: [{ name: 'Valid on', locale: 'en' }] },
+    ],
+    display: [{ name: 'Visitor pass', locale: 'en', description: 'Lets a visitor in for a day.' }],
+    expiresInSeconds: 86_400,
+  },
+  ldpVc: {
+    id: 'VisitorPass_ldp_vc',
+    format: 'ldp_vc',
+    credentialDefinition: {
+      '@context': [
+        'https://www.w3.org/ns/credentials/v2',
+        'https://www.w3.org/ns/credentials/examples/v2',
+      ],
+      type: ['VerifiableCredential', 'VisitorPass'],
+    },
+    claims: [{ path: ['credentialSubject', 'name'], display: [{ name: 'Name', locale: 'en' }] }],
+    display: [{ name: 'Visitor pass', locale: 'en' }],
+  },
+};
+
 /** A configuration's definition: the body of an update, and of a create with its `id`. */
 export class CredentialConfigurationBodyDto {
   @ApiProperty({ enum: formats, example: configurationExample.format })

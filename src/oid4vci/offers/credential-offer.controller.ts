@@ -4,6 +4,7 @@ import { Public } from '../../auth/access.decorators.js';
 import { ApiProblems } from '../../common/openapi.js';
 import { TenantIdPipe } from '../../tenancy/tenant-id.pipe.js';
 import { createdOfferExample } from './dto/offer-answer.dto.js';
+import { closedOfferDescriptions } from './offer-closed.js';
 import { OffersService } from './offers.service.js';
 
 /**
@@ -22,7 +23,10 @@ export class CredentialOfferController {
     operationId: 'getCredentialOffer',
     summary: 'An open credential offer by its reference (no token)',
     description:
-      'The Credential Offer object. An unknown reference, or an offer withdrawn, issued or past its time, is 404.',
+      'The Credential Offer object. An unknown reference is 404 `OFFER_NOT_FOUND` with the `detail` "There is no open credential offer here.". A reference to an offer that has closed is the same 404 with a `detail` that says why, in words for the wallet\'s user, and nothing else of the offer: ' +
+      Object.values(closedOfferDescriptions)
+        .map((words) => `"${words}"`)
+        .join(', '),
   })
   @ApiParam({
     name: 'tenantId',

@@ -6,9 +6,15 @@ export function offerNotFound(id: string): DomainException {
   return new DomainException('OFFER_NOT_FOUND', `The tenant has no credential offer '${id}'.`);
 }
 
-/** The public by-reference route: the same answer for an unknown, ended or expired offer. */
-export function offerReferenceNotFound(): DomainException {
-  return new DomainException('OFFER_NOT_FOUND', 'There is no open credential offer here.');
+/**
+ * The public by-reference route: an unknown reference gets the generic words; one that named an offer
+ * now closed says why (offer-closed.ts), under the same code and status.
+ */
+export function offerReferenceNotFound(closedBecause?: string): DomainException {
+  return new DomainException(
+    'OFFER_NOT_FOUND',
+    closedBecause ?? 'There is no open credential offer here.',
+  );
 }
 
 export function offerNotOpen(id: string, status: string): DomainException {

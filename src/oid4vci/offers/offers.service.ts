@@ -18,6 +18,7 @@ import { type CreateOfferDto } from './dto/create-offer.dto.js';
 import { type ListOffersQuery } from './dto/list-offers.query.js';
 import { type CreatedOfferDto, type OfferDto, type OfferPageDto } from './dto/offer-answer.dto.js';
 import { type OfferEntity, type OfferStatus } from './offer.entity.js';
+import { closedOfferDescription } from './offer-closed.js';
 import { offerNotFound, offerNotOpen, offerReferenceNotFound, offersFull } from './offer.errors.js';
 import { offerLimits } from './offer-limits.js';
 import { OfferRepository } from './offer.repository.js';
@@ -172,7 +173,9 @@ export class OffersService {
   async byReference(tenantId: string, reference: string): Promise<Record<string, unknown>> {
     if (!referencePattern.test(reference)) throw offerReferenceNotFound();
     const row = await this.offers.findByReference(tenantId, secretHash(reference));
-    if (row === null || statusOf(row, this.clock()) !== 'offered') throw offerReferenceNotFound();
+    if (row === null) throw offerReferenceNotFound();
+    if (statusOf(row, this.clock()) !== 'offered')
+      throw offerReferenceNotFound(closedOfferDescription(row.status, row.expiresAt, this.clock()));
     const { preAuthorizedCode } = this.secretsOf(row);
     return credentialOfferOf(
       this.issuerOf(tenantId),

@@ -6,6 +6,7 @@ import { CLOCK, type Clock } from '../../common/clock.js';
 import { EventOutbox } from '../../events/event-outbox.js';
 import { isTxCode, secretHash } from '../offers/offer-secrets.js';
 import { ProofRefusal, verifyDpopProof } from './key-proofs.js';
+import { closedOfferDescription } from '../offers/offer-closed.js';
 import { OfferRepository } from '../offers/offer.repository.js';
 import { invalidGrant, invalidRequest, WalletError } from '../../common/wallet-error.js';
 
@@ -66,8 +67,9 @@ export class TokenEndpointService {
     const dpopJkt = await this.dpopKey(request, now);
 
     const offer = await this.offers.findByCode(request.tenantId, secretHash(code));
-    if (offer === undefined || offer.status !== 'offered' || offer.expiresAt.getTime() <= now)
-      throw invalidGrant('The pre-authorized code is not valid.');
+    if (offer === undefined) throw invalidGrant('The pre-authorized code is not valid.');
+    const closedBecause = closedOfferDescription(offer.status, offer.expiresAt, now);
+    if (closedBecause !== undefined) throw invalidGrant(closedBecause);
     let refundedTries: 0 | 1 = 0;
     if (offer.txCodeHash === null) {
       if (txCode !== undefined) throw invalidRequest('This offer has no transaction code.');

@@ -1,7 +1,7 @@
 import { DomainException } from '../../common/problem/domain.exception.js';
 
 /**
- * The original interface passes tenant fields as query parameters; a JSON body is accepted too (docs/api.md).
+ * Lissi Agent's interface passes tenant fields as query parameters; a JSON body is accepted too (docs/api.md).
  * A field given both ways must agree, otherwise nobody can tell which one the caller meant.
  */
 export function mergeQueryAndBody<T extends object>(

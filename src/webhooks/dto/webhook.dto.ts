@@ -17,7 +17,9 @@ import { CursorPageDto } from '../../common/page-dto.js';
 export const webhookExample = {
   id: '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f',
   tenantId: 'acme',
-  url: 'https://receiver.example.com/agent-events',
+  // A receiver on this machine: local mode sends to loopback only (docs/webhooks.md), and the service
+  // resolves a URL's host when it is given, so an invented domain could not work as an example.
+  url: 'http://localhost:9000/agent-events',
   events: ['credential.issued', 'credential.status.changed'],
   description: 'Our CRM',
   enabled: true,
@@ -29,7 +31,7 @@ export const webhookExample = {
 export class CreateWebhookDto {
   @ApiProperty({
     description:
-      'Where events are POSTed: https, to a public address (checked now and at every delivery).',
+      'Where events are POSTed: https, to a public address (checked now and at every delivery). In local mode: a receiver on this machine (loopback, http allowed), as in the example.',
     example: webhookExample.url,
     maxLength: 2048,
   })

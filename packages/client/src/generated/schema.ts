@@ -15,7 +15,7 @@ export interface paths {
     put?: never;
     /**
      * Create a tenant and its DID
-     * @description Fields as query parameters (as in the original service) or as a JSON body; both may be used if they agree.
+     * @description Fields as query parameters (as Lissi Agent takes them) or as a JSON body; both may be used if they agree.
      */
     post: operations['createTenant'];
     delete?: never;
@@ -417,7 +417,7 @@ export interface paths {
     put?: never;
     /**
      * Add a credential configuration to the tenant’s OpenID4VCI issuer
-     * @description The id is the `credential_configuration_id` wallets see in the issuer metadata. dc+sd-jwt needs `vct`, ldp_vc needs `credentialDefinition`. At most 50 per tenant.
+     * @description The id is the `credential_configuration_id` wallets see in the issuer metadata. dc+sd-jwt needs `vct`, ldp_vc needs `credentialDefinition`. At most 50 per tenant. (In local mode the demo tenant starts with `EmployeeBadge_sd_jwt` and `EmployeeBadge_ldp_vc`; the examples add a visitor pass.)
      */
     post: operations['createCredentialConfiguration'];
     delete?: never;
@@ -641,7 +641,7 @@ export interface paths {
     };
     /**
      * An open credential offer by its reference (no token)
-     * @description The Credential Offer object. An unknown reference, or an offer withdrawn, issued or past its time, is 404.
+     * @description The Credential Offer object. An unknown reference is 404 `OFFER_NOT_FOUND` with the `detail` "There is no open credential offer here.". A reference to an offer that has closed is the same 404 with a `detail` that says why, in words for the wallet's user, and nothing else of the offer: "This credential offer has expired. Ask the issuer for a new one.", "This credential offer has already been used. Ask the issuer for a new one.", "This credential offer was closed after too many wrong transaction codes. Ask the issuer for a new one.", "The issuer has withdrawn this credential offer. Ask the issuer for a new one."
      */
     get: operations['getCredentialOffer'];
     put?: never;
@@ -1518,7 +1518,13 @@ export interface components {
        *       "statusPurpose": "revocation"
        *     }
        */
-      credentialStatus?: Record<string, never>;
+      credentialStatus?:
+        | {
+            [key: string]: unknown;
+          }
+        | {
+            [key: string]: unknown;
+          }[];
     };
     IssueCredentialDto: {
       /**
@@ -2372,8 +2378,8 @@ export interface components {
     };
     CreateWebhookDto: {
       /**
-       * @description Where events are POSTed: https, to a public address (checked now and at every delivery).
-       * @example https://receiver.example.com/agent-events
+       * @description Where events are POSTed: https, to a public address (checked now and at every delivery). In local mode: a receiver on this machine (loopback, http allowed), as in the example.
+       * @example http://localhost:9000/agent-events
        */
       url: string;
       /**
@@ -2415,7 +2421,7 @@ export interface components {
        * @example acme
        */
       tenantId: string | null;
-      /** @example https://receiver.example.com/agent-events */
+      /** @example http://localhost:9000/agent-events */
       url: string;
       /**
        * @description Empty: all.
@@ -2472,7 +2478,7 @@ export interface components {
        * @example acme
        */
       tenantId: string | null;
-      /** @example https://receiver.example.com/agent-events */
+      /** @example http://localhost:9000/agent-events */
       url: string;
       /**
        * @description Empty: all.
@@ -2540,8 +2546,8 @@ export interface components {
     };
     UpdateWebhookDto: {
       /**
-       * @description Where events are POSTed: https, to a public address (checked now and at every delivery).
-       * @example https://receiver.example.com/agent-events
+       * @description Where events are POSTed: https, to a public address (checked now and at every delivery). In local mode: a receiver on this machine (loopback, http allowed), as in the example.
+       * @example http://localhost:9000/agent-events
        */
       url?: string;
       /**
@@ -7824,7 +7830,7 @@ export interface operations {
            * @example {
            *       "id": "6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f",
            *       "tenantId": "acme",
-           *       "url": "https://receiver.example.com/agent-events",
+           *       "url": "http://localhost:9000/agent-events",
            *       "events": [
            *         "credential.issued",
            *         "credential.status.changed"
@@ -7982,7 +7988,7 @@ export interface operations {
            *         {
            *           "id": "6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f",
            *           "tenantId": "acme",
-           *           "url": "https://receiver.example.com/agent-events",
+           *           "url": "http://localhost:9000/agent-events",
            *           "events": [
            *             "credential.issued",
            *             "credential.status.changed"
@@ -8101,7 +8107,7 @@ export interface operations {
            * @example {
            *       "id": "6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f",
            *       "tenantId": "acme",
-           *       "url": "https://receiver.example.com/agent-events",
+           *       "url": "http://localhost:9000/agent-events",
            *       "events": [
            *         "credential.issued",
            *         "credential.status.changed"
@@ -8219,7 +8225,7 @@ export interface operations {
            * @example {
            *       "id": "6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f",
            *       "tenantId": "acme",
-           *       "url": "https://receiver.example.com/agent-events",
+           *       "url": "http://localhost:9000/agent-events",
            *       "events": [
            *         "credential.issued",
            *         "credential.status.changed"
@@ -8959,7 +8965,7 @@ export interface operations {
            * @example {
            *       "id": "6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f",
            *       "tenantId": "acme",
-           *       "url": "https://receiver.example.com/agent-events",
+           *       "url": "http://localhost:9000/agent-events",
            *       "events": [
            *         "credential.issued",
            *         "credential.status.changed"
@@ -9106,7 +9112,7 @@ export interface operations {
            *         {
            *           "id": "6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f",
            *           "tenantId": "acme",
-           *           "url": "https://receiver.example.com/agent-events",
+           *           "url": "http://localhost:9000/agent-events",
            *           "events": [
            *             "credential.issued",
            *             "credential.status.changed"
@@ -9212,7 +9218,7 @@ export interface operations {
            * @example {
            *       "id": "6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f",
            *       "tenantId": "acme",
-           *       "url": "https://receiver.example.com/agent-events",
+           *       "url": "http://localhost:9000/agent-events",
            *       "events": [
            *         "credential.issued",
            *         "credential.status.changed"
@@ -9315,7 +9321,7 @@ export interface operations {
            * @example {
            *       "id": "6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f",
            *       "tenantId": "acme",
-           *       "url": "https://receiver.example.com/agent-events",
+           *       "url": "http://localhost:9000/agent-events",
            *       "events": [
            *         "credential.issued",
            *         "credential.status.changed"
