@@ -71,7 +71,7 @@ describe('OpenID4VCI wallet endpoints refuse', () => {
     postForm(service.url, path(tenantId, 'token'), fields, headers);
 
   const newOffer = (options: { txCode?: string; expiresAt?: Date; ldp?: boolean } = {}) =>
-    insertOffer(service.dataSource, {
+    insertOffer(service, {
       tenantId: 'acme',
       configuration: options.ldp === true ? ldpBadge : sdJwtBadge,
       claims: options.ldp === true ? { name: 'Ada' } : claims,
@@ -865,7 +865,7 @@ describe('OpenID4VCI wallet endpoints refuse', () => {
     });
 
     it('an offer past its time with a still-valid token, before and after the expiry job marked it', async () => {
-      const offer = await insertOffer(service.dataSource, {
+      const offer = await insertOffer(service, {
         tenantId: 'acme',
         configuration: sdJwtBadge,
         claims,
@@ -946,7 +946,7 @@ describe('OpenID4VCI wallet endpoints refuse', () => {
     });
 
     it('but an issued offer is no longer open: it cannot be withdrawn and takes notifications past its time', async () => {
-      const offer = await insertOffer(service.dataSource, {
+      const offer = await insertOffer(service, {
         tenantId: 'acme',
         configuration: sdJwtBadge,
         claims,
