@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { createHash, randomBytes } from 'node:crypto';
 import { OfferExpiry } from '../src/oid4vci/offers/offer-expiry.js';
+import { openClaims } from '../src/oid4vci/offers/offer-claims.js';
 import { OfferRepository } from '../src/oid4vci/offers/offer.repository.js';
+import { KeyVault } from '../src/secrets/key-vault.js';
 import {
   call,
   postForm,
@@ -920,7 +922,10 @@ describe('OpenID4VCI wallet endpoints refuse', () => {
         }
       };
       const open = await accessToken();
-      expect(await take(open.offerId, open.token, Date.now())).toMatchObject({ claims });
+      const taken = await take(open.offerId, open.token, Date.now());
+      expect(taken).toMatchObject({ claimsSealed: expect.any(Buffer), claimsUnsealed: null });
+      const vault = service.app.get(KeyVault, { strict: false });
+      expect(openClaims(vault, open.offerId, taken!)).toEqual(claims);
       expect(await offerRow(service.dataSource, open.offerId)).toMatchObject({
         status: 'accepted',
       });
