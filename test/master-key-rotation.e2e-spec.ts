@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { DataSource as TypeOrmDataSource } from 'typeorm';
 import { createDataSource, dataSourceOptions, migrations } from '../src/database/data-source.js';
+import { offerClaimsPurpose } from '../src/oid4vci/offers/offer-claims.js';
 import { KeyVault } from '../src/secrets/key-vault.js';
 import { rewrap } from '../src/secrets/rewrap.js';
 import { labelOf, registeredSealedColumns } from '../src/secrets/sealed-columns.js';
@@ -44,6 +45,7 @@ const vaultOf = (current: string, previous: string[] = []) =>
     previous.map((key) => Buffer.from(key, 'base64')),
   );
 const idA = vaultOf(keyA).masterKeyId;
+const offerClaims = { given_name: 'Ada', birthdate: '1815-12-10' };
 const idB = vaultOf(keyB).masterKeyId;
 const tenants = ['t-0', 't-1', 't-2', 't-3', 't-4', 't-5'];
 
@@ -266,6 +268,7 @@ describe('Master key rotation', () => {
     );
     expect(inSchema.map(({ label }) => label).sort()).toEqual([
       'idempotency_key.answer_sealed',
+      'oid4vci_offer.claims_sealed',
       'oid4vci_offer.secrets_sealed',
       'oid4vp_request.claims_sealed',
       'oid4vp_request.secrets_sealed',
@@ -295,7 +298,7 @@ describe('Master key rotation', () => {
     // t-1 has a previous secret as well, sealed under A like its current one.
     const rotated = await running().client().rotateWebhookSecret('t-1', secrets.get('t-1')!.id);
     secrets.set('t-1', { id: secrets.get('t-1')!.id, secret: rotated.secret });
-    // t-0 offers a credential: the offer's code and reference are sealed under A.
+    // t-0 offers a credential: the offer's code and reference, and its claims, are sealed under A.
     await running().client().createCredentialConfiguration('t-0', {
       id: 'Badge',
       format: 'dc+sd-jwt',
@@ -304,7 +307,7 @@ describe('Master key rotation', () => {
     offerId = (
       await running()
         .client()
-        .createOffer('t-0', { credentialConfigurationId: 'Badge', claims: {} })
+        .createOffer('t-0', { credentialConfigurationId: 'Badge', claims: offerClaims })
     ).id;
     expect(await offerQrStatus()).toBe(200);
     // t-0 asks a wallet for proof: the request's reference and response key are sealed under A.
@@ -336,12 +339,12 @@ describe('Master key rotation', () => {
     );
 
     await start(keyB, [keyA]);
-    // Each tenant's DID key and ES256 key, the five webhook and idempotency boxes, the offer's, the
-    // presentation request's.
+    // Each tenant's DID key and ES256 key, the five webhook and idempotency boxes, the offer's two,
+    // the presentation request's.
     expect(logged()).toContainEqual(
       expect.objectContaining({
         event: 'master-key.previous-in-use',
-        count: 2 * tenants.length + 7,
+        count: 2 * tenants.length + 8,
       }),
     );
     expect(await offerQrStatus()).toBe(200);
@@ -426,6 +429,7 @@ describe('Master key rotation', () => {
         'webhook_subscription.previous_secret_sealed': { [idA]: 1 },
         'idempotency_key.answer_sealed': { [idA]: 1 },
         'oid4vci_offer.secrets_sealed': { [idA]: 1 },
+        'oid4vci_offer.claims_sealed': { [idA]: 1 },
         'oid4vp_request.secrets_sealed': { [idA]: 1 },
         // No wallet answered: no disclosed claims are kept to re-seal.
         'oid4vp_request.claims_sealed': {},
@@ -477,6 +481,15 @@ describe('Master key rotation', () => {
     // The re-sealed offer and presentation request still open: their QR codes draw the links.
     expect(await offerQrStatus()).toBe(200);
     expect(await requestQrStatus()).toBe(200);
+    // The offer's claims, re-sealed, open under the new key alone.
+    const [offer] = await queryDatabase<{ claims_sealed: Buffer; claims_master_key_id: string }>(
+      databaseUrl,
+      'SELECT claims_sealed, claims_master_key_id FROM oid4vci_offer WHERE id = $1',
+      [offerId],
+    );
+    expect(offer.claims_master_key_id).toBe(vaultOf(keyB).masterKeyId);
+    const opened = vaultOf(keyB).open(offerId!, offer.claims_sealed, offerClaimsPurpose);
+    expect(JSON.parse(opened.toString('utf8'))).toEqual(offerClaims);
     for (const id of ['t-0', 't-1', 't-2']) await delivers(id);
   });
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import {
@@ -7,6 +8,11 @@ import {
   runMigrationsLocked,
 } from '../src/database/data-source.js';
 import { entities } from '../src/entities.js';
+import { type EventOutbox } from '../src/events/event-outbox.js';
+import { offerClaimsPurpose } from '../src/oid4vci/offers/offer-claims.js';
+import { OfferExpiry } from '../src/oid4vci/offers/offer-expiry.js';
+import { OfferRepository } from '../src/oid4vci/offers/offer.repository.js';
+import { KeyVault } from '../src/secrets/key-vault.js';
 import { createEmptyDatabase, createTestDatabase, queryDatabase } from './support/database.js';
 
 describe('migrations', () => {
@@ -99,4 +105,55 @@ describe('migrations', () => {
     expect(await settings('app')).toEqual({ statement: '2s', lock: '1s', idle: '5s' });
     expect(await settings('migrations')).toEqual({ statement: '0', lock: '10s', idle: '1min' });
   });
+
+  it('keep the claims of an offer made before sealing until the expiry job seals them', async () => {
+    const url = await createEmptyDatabase();
+    const dataSource = createDataSource(url, 'app', entities);
+    await dataSource.initialize();
+    try {
+      await runMigrationsLocked(dataSource);
+      const names = migrations.map((migration) => migration.name);
+      const before = names.indexOf('OfferClaimsSealed1795799000000');
+      for (let step = before; step < names.length; step++) await dataSource.undoLastMigration();
+      await dataSource.query(`INSERT INTO tenant (id, label) VALUES ('before', 'Before')`);
+      await dataSource.query(
+        `INSERT INTO oid4vci_offer (id, tenant_id, configuration_id, configuration, claims, status,
+           by_value, secrets_sealed, pre_authorized_code_hash, reference_hash, expires_at)
+         VALUES ($1, 'before', 'Badge', '{}', $2, 'offered', false, '\\x00', $3, $4,
+                 now() + interval '1 hour')`,
+        [offerId, JSON.stringify(claims), Buffer.alloc(32, 1), Buffer.alloc(32, 2)],
+      );
+      await runMigrationsLocked(dataSource);
+      expect(await rowOf()).toMatchObject({ claims_unsealed: claims, claims_sealed: null });
+
+      const vault = new KeyVault(randomBytes(32));
+      const job = new OfferExpiry(
+        dataSource,
+        () => Date.now(),
+        vault,
+        new OfferRepository(dataSource),
+        {} as EventOutbox,
+      );
+      expect(await job.sealUnsealedClaims()).toBe(1);
+      const row = await rowOf();
+      expect(row.whole).not.toContain('Rosalind');
+      expect(row).toMatchObject({ claims_unsealed: null, claims_master_key_id: vault.masterKeyId });
+      const opened = vault.open(offerId, row.claims_sealed as Buffer, offerClaimsPurpose);
+      expect(JSON.parse(opened.toString('utf8'))).toEqual(claims);
+    } finally {
+      await dataSource.destroy();
+    }
+
+    async function rowOf() {
+      const [row] = await dataSource.query<Record<string, unknown>[]>(
+        `SELECT claims_unsealed, claims_sealed, claims_master_key_id, o::text AS whole
+           FROM oid4vci_offer o WHERE id = $1`,
+        [offerId],
+      );
+      return row;
+    }
+  });
 });
+
+const offerId = '5a0f6a54-8d0e-4f3c-9a57-1f0f1e2d3c4b';
+const claims = { given_name: 'Rosalind', birthdate: '1920-07-25' };

@@ -1,6 +1,8 @@
 import { Openid4vciClient, setGlobalConfig } from '@openid4vc/openid4vci';
 import { demoConfigurations } from '../src/oid4vci/demo-configurations.js';
+import { offerClaimsPurpose } from '../src/oid4vci/offers/offer-claims.js';
 import { OfferExpiry } from '../src/oid4vci/offers/offer-expiry.js';
+import { KeyVault } from '../src/secrets/key-vault.js';
 import { queryDatabase } from './support/database.js';
 import { expectFieldErrors, expectProblem } from './support/problems.js';
 import { startTestService, type TestService } from './support/test-service.js';
@@ -80,10 +82,32 @@ describe('OpenID4VCI credential offers', () => {
     (
       await queryDatabase<Json>(
         service.databaseUrl,
-        `SELECT status, claims, tx_code_hash, master_key_id, secrets_sealed, configuration
-           FROM oid4vci_offer WHERE id = '${id}'`,
+        `SELECT status, claims_sealed, claims_master_key_id, claims_unsealed, tx_code_hash,
+                master_key_id, secrets_sealed, configuration, o::text AS whole
+           FROM oid4vci_offer o WHERE id = '${id}'`,
       )
     )[0];
+
+  const noClaims = { claims_sealed: null, claims_master_key_id: null, claims_unsealed: null };
+  /** No claim value in the clear anywhere in the row, and the sealed claims open to the given ones. */
+  const expectClaimsSealed = (row: Json, id: string, given: Json = claims) => {
+    const values = [
+      'Erika',
+      'Berlin',
+      ...Object.values(given).map((value) => JSON.stringify(value)),
+    ];
+    const all = (row.whole as string) + (row.claims_sealed as Buffer).toString('latin1');
+    for (const value of values) expect(all).not.toContain(value);
+    expect(row.claims_unsealed).toBeNull();
+    const vault = service.app.get(KeyVault, { strict: false });
+    const opened = vault.open(
+      id,
+      row.claims_sealed as Buffer,
+      offerClaimsPurpose,
+      row.claims_master_key_id as string,
+    );
+    expect(JSON.parse(opened.toString('utf8'))).toEqual(given);
+  };
 
   it('offers by reference with a transaction code: the wallet library resolves the link over HTTP', async () => {
     const offer = await created({ txCode: true });
@@ -122,6 +146,7 @@ describe('OpenID4VCI credential offers', () => {
     expect((row.tx_code_hash as Buffer).length).toBe(32);
     expect(row.master_key_id).toEqual(expect.any(String));
     expect(row.configuration).toMatchObject({ format: 'dc+sd-jwt', vct: sdJwtBadge.vct });
+    expectClaimsSealed(row, offer.id);
     // The request log shows the route's parameter, never the reference.
     expect(lines.join('\n')).not.toContain(reference);
     expect(
@@ -211,7 +236,7 @@ describe('OpenID4VCI credential offers', () => {
     expect(withdrawn.body).toMatchObject({ id: offer.id, status: 'withdrawn' });
     const audit = lines.filter((line) => line.includes('oid4vci.offer.withdraw'));
     expect(audit.some((line) => line.includes(offer.id) && line.includes('demo'))).toBe(true);
-    expect((await stored(offer.id)).claims).toBeNull();
+    expect(await stored(offer.id)).toMatchObject(noClaims);
     const again = await service.request(`${path}/withdraw`, {
       method: 'POST',
       headers: { 'x-tenant-id': 'demo' },
@@ -382,6 +407,26 @@ describe('OpenID4VCI credential offers', () => {
     }
   });
 
+  it('seals the claims an offer made before they were sealed keeps in the clear, at the expiry job', async () => {
+    const offer = await created({});
+    // As the migration that brought sealing leaves an offer made before it.
+    const before = { given_name: 'Rosalind', address: { locality: 'Dublin' } };
+    await queryDatabase(
+      service.databaseUrl,
+      `UPDATE oid4vci_offer
+          SET claims_unsealed = $2, claims_sealed = NULL, claims_master_key_id = NULL
+        WHERE id = $1`,
+      [offer.id, JSON.stringify(before)],
+    );
+    expect((await stored(offer.id)).whole).toContain('Rosalind');
+
+    expect(await service.app.get(OfferExpiry).sealUnsealedClaims()).toBeGreaterThanOrEqual(1);
+    const row = await stored(offer.id);
+    expect((row.whole as string).includes('Rosalind')).toBe(false);
+    expectClaimsSealed(row, offer.id, before);
+    expect(await service.app.get(OfferExpiry).sealUnsealedClaims()).toBe(0);
+  });
+
   it('reads an open offer past its time as expired; the job marks it, drops its claims and emits the event', async () => {
     const offer = await created({ expiresInSeconds: 60 });
     const path = `${base}/${offer.id}`;
@@ -408,7 +453,7 @@ describe('OpenID4VCI credential offers', () => {
     const expired = await service.app.get(OfferExpiry).expireDue();
     expect(expired).toBeGreaterThanOrEqual(1);
     const row = await stored(offer.id);
-    expect(row).toMatchObject({ status: 'expired', claims: null });
+    expect(row).toMatchObject({ status: 'expired', ...noClaims });
     const events = await queryDatabase<{ body: string }>(
       service.databaseUrl,
       `SELECT body FROM webhook_event WHERE type = 'oid4vci.offer.expired'`,

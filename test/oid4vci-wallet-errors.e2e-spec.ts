@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { createHash, randomBytes } from 'node:crypto';
 import { OfferExpiry } from '../src/oid4vci/offers/offer-expiry.js';
+import { openClaims } from '../src/oid4vci/offers/offer-claims.js';
 import { OfferRepository } from '../src/oid4vci/offers/offer.repository.js';
+import { KeyVault } from '../src/secrets/key-vault.js';
 import {
   call,
   postForm,
@@ -71,7 +73,7 @@ describe('OpenID4VCI wallet endpoints refuse', () => {
     postForm(service.url, path(tenantId, 'token'), fields, headers);
 
   const newOffer = (options: { txCode?: string; expiresAt?: Date; ldp?: boolean } = {}) =>
-    insertOffer(service.dataSource, {
+    insertOffer(service, {
       tenantId: 'acme',
       configuration: options.ldp === true ? ldpBadge : sdJwtBadge,
       claims: options.ldp === true ? { name: 'Ada' } : claims,
@@ -865,7 +867,7 @@ describe('OpenID4VCI wallet endpoints refuse', () => {
     });
 
     it('an offer past its time with a still-valid token, before and after the expiry job marked it', async () => {
-      const offer = await insertOffer(service.dataSource, {
+      const offer = await insertOffer(service, {
         tenantId: 'acme',
         configuration: sdJwtBadge,
         claims,
@@ -920,7 +922,10 @@ describe('OpenID4VCI wallet endpoints refuse', () => {
         }
       };
       const open = await accessToken();
-      expect(await take(open.offerId, open.token, Date.now())).toMatchObject({ claims });
+      const taken = await take(open.offerId, open.token, Date.now());
+      expect(taken).toMatchObject({ claimsSealed: expect.any(Buffer), claimsUnsealed: null });
+      const vault = service.app.get(KeyVault, { strict: false });
+      expect(openClaims(vault, open.offerId, taken!)).toEqual(claims);
       expect(await offerRow(service.dataSource, open.offerId)).toMatchObject({
         status: 'accepted',
       });
@@ -946,7 +951,7 @@ describe('OpenID4VCI wallet endpoints refuse', () => {
     });
 
     it('but an issued offer is no longer open: it cannot be withdrawn and takes notifications past its time', async () => {
-      const offer = await insertOffer(service.dataSource, {
+      const offer = await insertOffer(service, {
         tenantId: 'acme',
         configuration: sdJwtBadge,
         claims,

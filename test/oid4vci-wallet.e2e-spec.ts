@@ -73,7 +73,7 @@ describe('OpenID4VCI wallet flow', () => {
     const keys = [await walletKey('ES256'), await walletKey('EdDSA')];
     const wallet = openid4vciWallet(keys);
     const claims = { given_name: 'Ada', address: { locality: 'London' } };
-    const offer = await insertOffer(service.dataSource, {
+    const offer = await insertOffer(service, {
       tenantId: 'acme',
       configuration: sdJwtBadge,
       claims,
@@ -185,7 +185,7 @@ describe('OpenID4VCI wallet flow', () => {
     const keyHolder = await walletKey('EdDSA');
     const dids = { [didJwkOf(jwkHolder)]: jwkHolder, [didKeyOf(keyHolder)]: keyHolder };
     const wallet = openid4vciWallet([dpopKey], dids);
-    const offer = await insertOffer(service.dataSource, {
+    const offer = await insertOffer(service, {
       tenantId: 'acme',
       configuration: ldpBadge,
       claims: { name: 'Ada' },

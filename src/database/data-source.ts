@@ -20,6 +20,7 @@ import { Oid4vciCredentialConfigurations1795796000000 } from '../../migrations/1
 import { Oid4vciOffers1795797000000 } from '../../migrations/1795797000000-oid4vci-offers.js';
 import { IssuedCredentialFormats1795797100000 } from '../../migrations/1795797100000-issued-credential-formats.js';
 import { Oid4vpRequests1795798000000 } from '../../migrations/1795798000000-oid4vp-requests.js';
+import { OfferClaimsSealed1795799000000 } from '../../migrations/1795799000000-offer-claims-sealed.js';
 
 export const migrations = [
   InitialSchema1763800000000,
@@ -42,6 +43,7 @@ export const migrations = [
   Oid4vciOffers1795797000000,
   IssuedCredentialFormats1795797100000,
   Oid4vpRequests1795798000000,
+  OfferClaimsSealed1795799000000,
 ];
 
 /**

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
+import { lockTenantCount } from '../database/tenant-count-lock.js';
 import { CredentialConfigurationEntity } from './credential-configuration.entity.js';
 import { type ConfigurationDefinition } from './credential-configuration.rules.js';
 
@@ -48,17 +49,27 @@ export class CredentialConfigurationRepository {
     return manager.getRepository(CredentialConfigurationEntity).existsBy({ tenantId, id });
   }
 
+  /**
+   * Holds the tenant's configuration count until the caller's transaction ends: concurrent creates
+   * count and insert one after the other (docs/architecture.md, Per-tenant caps).
+   */
+  lockCount(manager: EntityManager, tenantId: string): Promise<void> {
+    return lockTenantCount(manager, 'oid4vci_credential_configuration', tenantId);
+  }
+
   /** How many configurations the tenant has, in the caller's transaction. */
   count(manager: EntityManager, tenantId: string): Promise<number> {
     return manager.getRepository(CredentialConfigurationEntity).countBy({ tenantId });
   }
 
-  /** Inserts in the caller's transaction; answers the row as stored. */
-  insert(
+  /** Inserts in the caller's transaction, in one statement; answers the row as stored. */
+  async insert(
     manager: EntityManager,
     configuration: NewCredentialConfiguration,
   ): Promise<CredentialConfigurationEntity> {
-    return manager.getRepository(CredentialConfigurationEntity).save(configuration);
+    const rows = manager.getRepository(CredentialConfigurationEntity);
+    const { generatedMaps } = await rows.insert(configuration);
+    return rows.create({ ...configuration, ...generatedMaps[0] });
   }
 
   /** Replaces the definition in the caller's transaction; null when there is no such configuration. */

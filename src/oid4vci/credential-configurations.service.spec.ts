@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type AuditLog } from '../audit/audit-log.js';
 import { type Actor } from '../auth/caller.js';
@@ -22,6 +23,8 @@ describe(CredentialConfigurationsService.name, () => {
   let rows: CredentialConfigurationEntity[];
   let audited: string[];
   let pages: ConfigurationPageRequest[];
+  let steps: string[];
+  let refusal: pg.DatabaseError | undefined;
   let service: CredentialConfigurationsService;
 
   // The tenant rule is the tenants feature's: only 'acme' exists.
@@ -45,11 +48,21 @@ describe(CredentialConfigurationsService.name, () => {
     },
     findById: (tenantId: string, id: string) => Promise.resolve(find(tenantId, id) ?? null),
     allOf: (tenantId: string) => Promise.resolve(rows.filter((row) => row.tenantId === tenantId)),
-    exists: (_manager: EntityManager, tenantId: string, id: string) =>
-      Promise.resolve(find(tenantId, id) !== undefined),
-    count: (_manager: EntityManager, tenantId: string) =>
-      Promise.resolve(rows.filter((row) => row.tenantId === tenantId).length),
+    exists: (_manager: EntityManager, tenantId: string, id: string) => {
+      steps.push('exists');
+      return Promise.resolve(find(tenantId, id) !== undefined);
+    },
+    lockCount: () => {
+      steps.push('lock');
+      return Promise.resolve();
+    },
+    count: (_manager: EntityManager, tenantId: string) => {
+      steps.push('count');
+      return Promise.resolve(rows.filter((row) => row.tenantId === tenantId).length);
+    },
     insert: (_manager: EntityManager, configuration: NewCredentialConfiguration) => {
+      steps.push('insert');
+      if (refusal !== undefined) return Promise.reject(refusal);
       const row = { ...configuration, createdAt: at, updatedAt: at };
       rows.push(row);
       return Promise.resolve(row);
@@ -82,6 +95,8 @@ describe(CredentialConfigurationsService.name, () => {
     rows = [];
     audited = [];
     pages = [];
+    steps = [];
+    refusal = undefined;
     const audit = { record: (action: string) => audited.push(action) } as unknown as AuditLog;
     service = new CredentialConfigurationsService(dataSource, audit, repository, tenants);
   });
@@ -95,6 +110,21 @@ describe(CredentialConfigurationsService.name, () => {
       return (error as DomainException).code;
     }
   }
+
+  it('counts and inserts last, under the tenant count lock, after the duplicate check', async () => {
+    await service.create('acme', sdJwt('Badge'), actor);
+    expect(steps).toEqual(['exists', 'lock', 'count', 'insert']);
+  });
+
+  it('answers 409 when a concurrent create took the id first, and 404 when the tenant went', async () => {
+    refusal = serverError('23505');
+    expect(await codeOf(service.create('acme', sdJwt('Badge'), actor))).toBe(
+      'CREDENTIAL_CONFIGURATION_ALREADY_EXISTS',
+    );
+    refusal = serverError('23503');
+    expect(await codeOf(service.create('acme', sdJwt('Badge'), actor))).toBe('TENANT_NOT_FOUND');
+    expect(audited).toEqual([]);
+  });
 
   it('adds with the defaults, audits it, and answers 409 for the same id again', async () => {
     const created = await service.create('acme', sdJwt('Badge'), actor);
@@ -180,3 +210,10 @@ describe(CredentialConfigurationsService.name, () => {
     ]);
   });
 });
+
+/** What PostgreSQL answers for a violated constraint (23505 unique, 23503 foreign key). */
+function serverError(code: string): pg.DatabaseError {
+  const error = new pg.DatabaseError('refused by the server', 0, 'error');
+  error.code = code;
+  return error;
+}

@@ -2,9 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { AuditLog } from '../audit/audit-log.js';
+import { oneAtATime } from '../common/one-at-a-time.js';
 import { type Actor } from '../auth/caller.js';
 import { pageWindow, springPage } from '../common/page-query.js';
+import { violates } from '../database/constraint-violation.js';
 import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
+import { tenantNotFound } from '../tenancy/tenant.errors.js';
 import { TenantsService } from '../tenants/tenants.service.js';
 import { type CredentialConfigurationEntity } from './credential-configuration.entity.js';
 import {
@@ -70,8 +73,10 @@ export class CredentialConfigurationsService {
   }
 
   /**
-   * Adds one, under a lock of the tenant's row so that concurrent adds cannot pass the cap together;
-   * an id the tenant has already is 409. The body's rules are checked before anything is read.
+   * Adds one; the configurations are counted and the new one inserted under the tenant's
+   * configuration-count lock, the last statements before the commit, so that concurrent creates cannot
+   * pass the cap together. An id the tenant has already is 409. The body's rules are checked before
+   * anything is read.
    */
   async create(
     tenantId: string,
@@ -80,16 +85,25 @@ export class CredentialConfigurationsService {
   ): Promise<CredentialConfigurationDto> {
     const { id, ...body } = input;
     const definition = definitionOf(body);
-    const created = await this.dataSource.transaction(async (manager) => {
-      await this.tenants.requireTenant(tenantId, { manager, lock: true });
-      if (await this.configurations.exists(manager, tenantId, id)) throw configurationExists(id);
-      if ((await this.configurations.count(manager, tenantId)) >= configurationLimits.perTenant) {
-        throw configurationsFull();
-      }
-      const row = await this.configurations.insert(manager, { tenantId, id, ...definition });
-      const answer = viewOf(row);
-      await keepIdempotentAnswer(manager, answer);
-      return answer;
+    await this.tenants.requireTenant(tenantId);
+    const created = await oneAtATime(`oid4vci_credential_configuration:${tenantId}`, () =>
+      this.dataSource.transaction(async (manager) => {
+        if (await this.configurations.exists(manager, tenantId, id)) throw configurationExists(id);
+        await this.configurations.lockCount(manager, tenantId);
+        if ((await this.configurations.count(manager, tenantId)) >= configurationLimits.perTenant) {
+          throw configurationsFull();
+        }
+        const row = await this.configurations.insert(manager, { tenantId, id, ...definition });
+        const answer = viewOf(row);
+        await keepIdempotentAnswer(manager, answer);
+        return answer;
+      }),
+    ).catch((error: unknown) => {
+      // Made by a concurrent request since the check.
+      if (violates(error, 'unique')) throw configurationExists(id);
+      // The tenant was deleted since it was checked: its foreign key refuses the configuration.
+      if (violates(error, 'foreign-key')) throw tenantNotFound(tenantId);
+      throw error;
     });
     this.audit.record('oid4vci.credential-configuration.create', actor, tenantId, {
       configurationId: id,

@@ -93,7 +93,8 @@ export class TenantsService {
   /**
    * The tenant rule of every tenant-scoped route: an unknown tenant is 404. With `lock`, inside the
    * caller's transaction (`manager`), the tenant's row stays locked until it ends (so that a delete
-   * waits, and so do other changes under the same lock).
+   * waits, and so do other changes under the same lock, and every insert of the tenant's rows at its
+   * foreign key): never for a create counted against a cap (docs/architecture.md, Per-tenant caps).
    */
   async requireTenant(
     tenantId: string,

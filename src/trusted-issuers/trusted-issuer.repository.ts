@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
+import { lockTenantCount } from '../database/tenant-count-lock.js';
 import { TrustedIssuerEntity } from './trusted-issuer.entity.js';
 
 /** A new entry; `createdAt` is the database's. */
@@ -44,14 +45,23 @@ export class TrustedIssuerRepository {
     return manager.getRepository(TrustedIssuerEntity).existsBy({ tenantId, issuer });
   }
 
+  /**
+   * Holds the tenant's entry count until the caller's transaction ends: concurrent adds count and
+   * insert one after the other (docs/architecture.md, Per-tenant caps).
+   */
+  lockCount(manager: EntityManager, tenantId: string): Promise<void> {
+    return lockTenantCount(manager, 'trusted_issuer', tenantId);
+  }
+
   /** How many entries the tenant has, in the caller's transaction. */
   count(manager: EntityManager, tenantId: string): Promise<number> {
     return manager.getRepository(TrustedIssuerEntity).countBy({ tenantId });
   }
 
-  /** Inserts the entry in the caller's transaction; answers it as stored. */
-  insert(manager: EntityManager, entry: NewTrustedIssuer): Promise<TrustedIssuerEntity> {
-    return manager.getRepository(TrustedIssuerEntity).save(entry);
+  /** Inserts the entry in the caller's transaction, in one statement; answers it as stored. */
+  async insert(manager: EntityManager, entry: NewTrustedIssuer): Promise<TrustedIssuerEntity> {
+    const { generatedMaps } = await manager.getRepository(TrustedIssuerEntity).insert(entry);
+    return { ...entry, ...(generatedMaps[0] as Pick<TrustedIssuerEntity, 'createdAt'>) };
   }
 
   /** True when there was such an entry. */

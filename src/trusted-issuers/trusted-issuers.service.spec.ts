@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type AuditLog } from '../audit/audit-log.js';
 import { type Actor } from '../auth/caller.js';
@@ -20,6 +21,8 @@ describe(TrustedIssuersService.name, () => {
   let rows: TrustedIssuerEntity[];
   let audited: string[];
   let pages: TrustedIssuerPageRequest[];
+  let steps: string[];
+  let refusal: pg.DatabaseError | undefined;
   let service: TrustedIssuersService;
 
   // The tenant rule is the tenants feature's: only 'acme' exists.
@@ -42,11 +45,23 @@ describe(TrustedIssuersService.name, () => {
     },
     findById: (tenantId: string, rowId: string) =>
       Promise.resolve(rows.find((row) => row.tenantId === tenantId && row.id === rowId) ?? null),
-    exists: (_manager: EntityManager, tenantId: string, issuer: string) =>
-      Promise.resolve(rows.some((row) => row.tenantId === tenantId && row.issuer === issuer)),
-    count: (_manager: EntityManager, tenantId: string) =>
-      Promise.resolve(rows.filter((row) => row.tenantId === tenantId).length),
+    exists: (_manager: EntityManager, tenantId: string, issuer: string) => {
+      steps.push('exists');
+      return Promise.resolve(
+        rows.some((row) => row.tenantId === tenantId && row.issuer === issuer),
+      );
+    },
+    lockCount: () => {
+      steps.push('lock');
+      return Promise.resolve();
+    },
+    count: (_manager: EntityManager, tenantId: string) => {
+      steps.push('count');
+      return Promise.resolve(rows.filter((row) => row.tenantId === tenantId).length);
+    },
     insert: (_manager: EntityManager, entry: NewTrustedIssuer) => {
+      steps.push('insert');
+      if (refusal !== undefined) return Promise.reject(refusal);
       const row = { ...entry, createdAt: new Date('2026-01-01T00:00:00Z') };
       rows.push(row);
       return Promise.resolve(row);
@@ -64,6 +79,8 @@ describe(TrustedIssuersService.name, () => {
     rows = [];
     audited = [];
     pages = [];
+    steps = [];
+    refusal = undefined;
     const audit = { record: (action: string) => audited.push(action) } as unknown as AuditLog;
     service = new TrustedIssuersService(dataSource, audit, repository, tenants);
   });
@@ -103,6 +120,23 @@ describe(TrustedIssuersService.name, () => {
     expect(await service.issuersOf('acme')).toHaveLength(trustedIssuerLimits.entries);
   });
 
+  it('counts and inserts last, under the tenant count lock, after the duplicate check', async () => {
+    await service.create('acme', { issuer: 'did:web:a.example' }, actor);
+    expect(steps).toEqual(['exists', 'lock', 'count', 'insert']);
+  });
+
+  it('answers 409 when a concurrent add listed the issuer first, and 404 when the tenant went', async () => {
+    refusal = serverError('23505');
+    expect(await codeOf(service.create('acme', { issuer: 'did:web:a.example' }, actor))).toBe(
+      'TRUSTED_ISSUER_ALREADY_EXISTS',
+    );
+    refusal = serverError('23503');
+    expect(await codeOf(service.create('acme', { issuer: 'did:web:a.example' }, actor))).toBe(
+      'TENANT_NOT_FOUND',
+    );
+    expect(audited).toEqual([]);
+  });
+
   it('answers 404 for an unknown tenant before looking at its list', async () => {
     expect(await codeOf(service.list('nope', {}))).toBe('TENANT_NOT_FOUND');
     expect(await codeOf(service.create('nope', { issuer: 'did:web:a.example' }, actor))).toBe(
@@ -130,3 +164,10 @@ describe(TrustedIssuersService.name, () => {
     ]);
   });
 });
+
+/** What PostgreSQL answers for a violated constraint (23505 unique, 23503 foreign key). */
+function serverError(code: string): pg.DatabaseError {
+  const error = new pg.DatabaseError('refused by the server', 0, 'error');
+  error.code = code;
+  return error;
+}

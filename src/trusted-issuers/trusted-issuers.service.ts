@@ -1,4 +1,5 @@
 import { AuditLog } from '../audit/audit-log.js';
+import { oneAtATime } from '../common/one-at-a-time.js';
 import { type Actor } from '../auth/caller.js';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -6,7 +7,9 @@ import { isUUID } from 'class-validator';
 import { randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { pageWindow, springPage } from '../common/page-query.js';
+import { violates } from '../database/constraint-violation.js';
 import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
+import { tenantNotFound } from '../tenancy/tenant.errors.js';
 import { TenantsService } from '../tenants/tenants.service.js';
 import {
   type CreateTrustedIssuerDto,
@@ -55,31 +58,41 @@ export class TrustedIssuersService {
   }
 
   /**
-   * Adds one, under a lock of the tenant's row so that concurrent adds cannot pass the cap together;
-   * an issuer already listed is 409.
+   * Adds one; the entries are counted and the entry inserted under the tenant's entry-count lock, the
+   * last statements before the commit, so that concurrent adds cannot pass the cap together. An issuer
+   * listed already is 409.
    */
   async create(
     tenantId: string,
     input: CreateTrustedIssuerDto,
     actor: Actor,
   ): Promise<TrustedIssuerDto> {
-    const created = await this.dataSource.transaction(async (manager) => {
-      await this.tenants.requireTenant(tenantId, { manager, lock: true });
-      if (await this.entries.exists(manager, tenantId, input.issuer)) {
-        throw trustedIssuerExists(input.issuer);
-      }
-      if ((await this.entries.count(manager, tenantId)) >= trustedIssuerLimits.entries) {
-        throw trustedIssuersFull();
-      }
-      const entity = await this.entries.insert(manager, {
-        id: randomUUID(),
-        tenantId,
-        issuer: input.issuer,
-        description: input.description ?? null,
-      });
-      const answer = viewOf(entity);
-      await keepIdempotentAnswer(manager, answer);
-      return answer;
+    await this.tenants.requireTenant(tenantId);
+    const created = await oneAtATime(`trusted_issuer:${tenantId}`, () =>
+      this.dataSource.transaction(async (manager) => {
+        if (await this.entries.exists(manager, tenantId, input.issuer)) {
+          throw trustedIssuerExists(input.issuer);
+        }
+        await this.entries.lockCount(manager, tenantId);
+        if ((await this.entries.count(manager, tenantId)) >= trustedIssuerLimits.entries) {
+          throw trustedIssuersFull();
+        }
+        const entity = await this.entries.insert(manager, {
+          id: randomUUID(),
+          tenantId,
+          issuer: input.issuer,
+          description: input.description ?? null,
+        });
+        const answer = viewOf(entity);
+        await keepIdempotentAnswer(manager, answer);
+        return answer;
+      }),
+    ).catch((error: unknown) => {
+      // Added by a concurrent request since the check.
+      if (violates(error, 'unique')) throw trustedIssuerExists(input.issuer);
+      // The tenant was deleted since it was checked: its foreign key refuses the entry.
+      if (violates(error, 'foreign-key')) throw tenantNotFound(tenantId);
+      throw error;
     });
     this.audit.record('trusted-issuer.create', actor, tenantId, {
       trustedIssuerId: created.id,

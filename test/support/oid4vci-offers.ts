@@ -7,7 +7,9 @@ import {
   type HolderIssueRequest,
   type HolderKey,
 } from '../../src/credentials/issuing/holder-issuance.service.js';
+import { sealClaims } from '../../src/oid4vci/offers/offer-claims.js';
 import { secretHash, txCodeHash } from '../../src/oid4vci/offers/offer-secrets.js';
+import { KeyVault } from '../../src/secrets/key-vault.js';
 import { type RunningService } from '../../src/bootstrap/start-service.js';
 
 type Json = Record<string, unknown>;
@@ -51,27 +53,28 @@ export interface TestOffer {
 
 /**
  * An `oid4vci_offer` row written directly, as the offers API would write it (the code and the
- * transaction code hashed as src/oid4vci/offers/offer-secrets.ts says; `secrets_sealed` arbitrary),
- * for the wallet endpoints' tests.
+ * transaction code hashed as src/oid4vci/offers/offer-secrets.ts says, the claims sealed with the app's
+ * KeyVault; `secrets_sealed` arbitrary), for the wallet endpoints' tests.
  */
 export async function insertOffer(
-  dataSource: DataSource,
+  service: RunningService,
   input: TestOfferInput,
 ): Promise<TestOffer> {
+  const vault = service.app.get(KeyVault, { strict: false });
   const id = randomUUID();
   const preAuthorizedCode = input.preAuthorizedCode ?? randomBytes(32).toString('base64url');
   const txCode = input.txCode;
-  await dataSource.query(
-    `INSERT INTO oid4vci_offer (id, tenant_id, configuration_id, configuration, claims, status,
-       by_value, secrets_sealed, pre_authorized_code_hash, reference_hash, tx_code, tx_code_hash,
-       expires_at)
-     VALUES ($1, $2, $3, $4, $5, 'offered', true, $6, $7, $8, $9, $10, $11)`,
+  await service.dataSource.query(
+    `INSERT INTO oid4vci_offer (id, tenant_id, configuration_id, configuration, claims_sealed,
+       claims_master_key_id, status, by_value, secrets_sealed, pre_authorized_code_hash,
+       reference_hash, tx_code, tx_code_hash, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $12, 'offered', true, $6, $7, $8, $9, $10, $11)`,
     [
       id,
       input.tenantId,
       input.configuration.id,
       JSON.stringify(configurationSnapshot(input.configuration)),
-      JSON.stringify(input.claims),
+      sealClaims(vault, id, input.claims),
       randomBytes(16),
       secretHash(preAuthorizedCode),
       secretHash(randomBytes(32).toString('base64url')),
@@ -80,15 +83,18 @@ export async function insertOffer(
         : JSON.stringify({ length: txCode.length, input_mode: 'numeric' }),
       txCode === undefined ? null : await txCodeHash(id, txCode),
       input.expiresAt ?? new Date(Date.now() + 600_000),
+      vault.masterKeyId,
     ],
   );
   return { id, preAuthorizedCode, ...(txCode === undefined ? {} : { txCode }) };
 }
 
-/** The offer's row as the tests look at it. */
+/** The offer's row as the tests look at it; `claims` is null once neither sealed nor clear claims are kept. */
 export async function offerRow(dataSource: DataSource, id: string): Promise<Json> {
   const [row] = await dataSource.query<Json[]>(
-    `SELECT status, claims, failure, tx_code_failures AS "txCodeFailures", dpop_jkt AS "dpopJkt",
+    `SELECT status, failure,
+            CASE WHEN claims_sealed IS NULL AND claims_unsealed IS NULL THEN NULL ELSE 'kept' END
+              AS claims, tx_code_failures AS "txCodeFailures", dpop_jkt AS "dpopJkt",
             access_token_hash AS "accessTokenHash", notification_id AS "notificationId",
             notification, credential_ids AS "credentialIds"
        FROM oid4vci_offer WHERE id = $1`,

@@ -10,6 +10,8 @@ import { type DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { PeriodicJob } from '../../common/periodic-job.js';
 import { EventOutbox } from '../../events/event-outbox.js';
+import { KeyVault } from '../../secrets/key-vault.js';
+import { sealClaims } from './offer-claims.js';
 import { offerLimits } from './offer-limits.js';
 import { OfferRepository } from './offer.repository.js';
 
@@ -19,6 +21,8 @@ export const offerExpiryIntervalMs = 60_000;
 /**
  * Marks open offers past their time as expired and drops their claims, a bounded batch per
  * transaction with its `oid4vci.offer.expired` events; instances running at once skip each other's rows.
+ * Before, it seals the claims that offers made before claims were sealed still hold in the clear
+ * (migrations/1795799000000-offer-claims-sealed.ts: SQL cannot seal), the same way.
  */
 @Injectable()
 export class OfferExpiry implements OnApplicationBootstrap, OnModuleDestroy {
@@ -26,6 +30,10 @@ export class OfferExpiry implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly job = new PeriodicJob(
     offerExpiryIntervalMs,
     async () => {
+      const sealed = await this.sealUnsealedClaims();
+      if (sealed > 0) {
+        this.logger.log({ msg: `Sealed the claims of ${sealed} credential offers`, count: sealed });
+      }
       const count = await this.expireDue();
       if (count > 0) this.logger.log({ msg: `Expired ${count} credential offers`, count });
     },
@@ -35,6 +43,7 @@ export class OfferExpiry implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(KeyVault) private readonly vault: KeyVault,
     private readonly offers: OfferRepository,
     private readonly outbox: EventOutbox,
   ) {}
@@ -45,6 +54,27 @@ export class OfferExpiry implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     await this.job.stop();
+  }
+
+  /** At most `expiryBatchesPerRun` batches; answers how many offers' claims it sealed. */
+  async sealUnsealedClaims(): Promise<number> {
+    let total = 0;
+    for (let batch = 0; batch < offerLimits.expiryBatchesPerRun; batch++) {
+      const sealed = await this.dataSource.transaction(async (manager) => {
+        const rows = await this.offers.unsealedClaims(manager, offerLimits.expiryBatch);
+        if (rows.length > 0) {
+          await this.offers.storeSealedClaims(manager, {
+            ids: rows.map((row) => row.id),
+            boxes: rows.map((row) => sealClaims(this.vault, row.id, row.claims)),
+            masterKeyId: this.vault.masterKeyId,
+          });
+        }
+        return rows.length;
+      });
+      total += sealed;
+      if (sealed < offerLimits.expiryBatch) break;
+    }
+    return total;
   }
 
   /** One run: at most `expiryBatchesPerRun` batches; answers how many offers it ended. */

@@ -36,6 +36,8 @@ export interface TxCodeDescription {
 @Index('oid4vci_offer_open_expiry_idx', ['expiresAt'], {
   where: `"status" IN ('offered', 'accepted')`,
 })
+// The sealing step's work: offers made before claims were sealed that still hold them in the clear.
+@Index('oid4vci_offer_unsealed_claims_idx', ['id'], { where: `"claims_unsealed" IS NOT NULL` })
 export class OfferEntity {
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'oid4vci_offer_pkey' })
   id: string;
@@ -55,9 +57,22 @@ export class OfferEntity {
   @Column({ type: 'jsonb' })
   configuration: ConfigurationDefinition;
 
-  /** The subject's claims until the credential is issued or the offer ends; then null. */
-  @Column({ type: 'jsonb', nullable: true })
-  claims: Record<string, unknown> | null;
+  /**
+   * The subject's claims as JSON, sealed by the KeyVault with the offer's id as owner, until the
+   * credential is issued or the offer ends; then null. Read only where the credential is issued.
+   */
+  @Column({ name: 'claims_sealed', type: 'bytea', nullable: true, select: false })
+  claimsSealed: Buffer | null;
+
+  @Column({ name: 'claims_master_key_id', type: 'varchar', length: 64, nullable: true })
+  claimsMasterKeyId: string | null;
+
+  /**
+   * The claims of an offer made before they were sealed, in the clear until the expiry job seals them
+   * (migrations/1795799000000-offer-claims-sealed.ts); never written otherwise.
+   */
+  @Column({ name: 'claims_unsealed', type: 'jsonb', nullable: true, select: false })
+  claimsUnsealed: Record<string, unknown> | null;
 
   @Column({ type: 'varchar', length: 16 })
   status: OfferStatus;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
+import { lockTenantCount } from '../../database/tenant-count-lock.js';
 import { type ChangeStatement } from '../../events/event-outbox.js';
 import { type ConfigurationDefinition } from '../credential-configuration.rules.js';
 import { OfferEntity, type OfferStatus } from './offer.entity.js';
@@ -12,7 +13,8 @@ export type NewOffer = Pick<
   | 'tenantId'
   | 'configurationId'
   | 'configuration'
-  | 'claims'
+  | 'claimsSealed'
+  | 'claimsMasterKeyId'
   | 'byValue'
   | 'secretsSealed'
   | 'masterKeyId'
@@ -58,7 +60,16 @@ export interface TokenOffer {
 /** The offer locked for issuance: the configuration it was made with and the subject's claims. */
 export interface IssuableOffer {
   configuration: ConfigurationDefinition;
-  claims: Record<string, unknown> | null;
+  claimsSealed: Buffer | null;
+  claimsMasterKeyId: string | null;
+  /** An offer made before claims were sealed, not sealed yet. */
+  claimsUnsealed: Record<string, unknown> | null;
+}
+
+/** An offer whose claims are still in the clear, as the sealing step reads it. */
+export interface UnsealedClaims {
+  id: string;
+  claims: Record<string, unknown>;
 }
 
 /** A new access token of an offer, by its hash (OpenID4VCI 1.0 §6.2). */
@@ -75,13 +86,16 @@ const openStatuses = `('offered', 'accepted')`;
 
 const takeForIssueSql = `
   UPDATE oid4vci_offer AS offer
-     SET status = 'issued', credential_ids = $4, notification_id = $5, claims = NULL,
-         updated_at = now()
-    FROM (SELECT id, configuration, claims FROM oid4vci_offer
+     SET status = 'issued', credential_ids = $4, notification_id = $5, claims_sealed = NULL,
+         claims_master_key_id = NULL, claims_unsealed = NULL, updated_at = now()
+    FROM (SELECT id, configuration, claims_sealed, claims_master_key_id, claims_unsealed
+            FROM oid4vci_offer
            WHERE id = $1 AND access_token_hash = $2 AND status = 'accepted' AND expires_at > $3
              FOR UPDATE) AS taken
    WHERE offer.id = taken.id
-  RETURNING taken.configuration, taken.claims`;
+  RETURNING taken.configuration, taken.claims_sealed AS "claimsSealed",
+            taken.claims_master_key_id AS "claimsMasterKeyId",
+            taken.claims_unsealed AS "claimsUnsealed"`;
 
 /**
  * The tenants' OpenID4VCI credential offers (oid4vci_offer): the only reader and writer of the table,
@@ -115,6 +129,14 @@ export class OfferRepository {
     return this.rows().findOneBy({ tenantId, referenceHash });
   }
 
+  /**
+   * Holds the tenant's open-offer count until the caller's transaction ends: concurrent creates count
+   * and insert one after the other (docs/architecture.md, Per-tenant caps).
+   */
+  lockOpenCount(manager: EntityManager, tenantId: string): Promise<void> {
+    return lockTenantCount(manager, 'oid4vci_offer', tenantId);
+  }
+
   /** How many offers of the tenant are open at `now`, in the caller's transaction. */
   async countOpen(manager: EntityManager, tenantId: string, now: Date): Promise<number> {
     const [{ count }] = await manager.query<[{ count: number }]>(
@@ -125,17 +147,19 @@ export class OfferRepository {
     return count;
   }
 
-  /** Inserts in the caller's transaction; answers the row as stored. */
-  insert(manager: EntityManager, offer: NewOffer): Promise<OfferEntity> {
-    return manager
+  /** Inserts in the caller's transaction, in one statement. */
+  async insert(manager: EntityManager, offer: NewOffer): Promise<void> {
+    await manager
       .getRepository(OfferEntity)
-      .save({ ...offer, status: 'offered' as const, credentialIds: [] });
+      .insert({ ...offer, status: 'offered', credentialIds: [] });
   }
 
   /** Withdraws the offer if it is open at `now`, dropping its claims; null when it is not. */
   async withdraw(tenantId: string, id: string, now: Date): Promise<OfferEntity | null> {
     const [rows] = await this.dataSource.query<[{ id: string }[], number]>(
-      `UPDATE oid4vci_offer SET status = 'withdrawn', claims = NULL, updated_at = now()
+      `UPDATE oid4vci_offer
+          SET status = 'withdrawn', claims_sealed = NULL, claims_master_key_id = NULL,
+              claims_unsealed = NULL, updated_at = now()
         WHERE tenant_id = $1 AND id = $2 AND status IN ${openStatuses} AND expires_at > $3
         RETURNING id`,
       [tenantId, id, now],
@@ -149,7 +173,9 @@ export class OfferRepository {
    */
   async expireDue(manager: EntityManager, now: Date, limit: number): Promise<ExpiredOffer[]> {
     const [rows] = await manager.query<[ExpiredOffer[], number]>(
-      `UPDATE oid4vci_offer SET status = 'expired', claims = NULL, updated_at = now()
+      `UPDATE oid4vci_offer
+          SET status = 'expired', claims_sealed = NULL, claims_master_key_id = NULL,
+              claims_unsealed = NULL, updated_at = now()
         WHERE id IN (
           SELECT id FROM oid4vci_offer
            WHERE status IN ${openStatuses} AND expires_at <= $1
@@ -158,6 +184,33 @@ export class OfferRepository {
       [now, limit],
     );
     return rows;
+  }
+
+  /**
+   * Up to `limit` offers whose claims are still in the clear (made before claims were sealed), locked
+   * in the caller's transaction; rows another instance is sealing are skipped.
+   */
+  unsealedClaims(manager: EntityManager, limit: number): Promise<UnsealedClaims[]> {
+    return manager.query<UnsealedClaims[]>(
+      `SELECT id, claims_unsealed AS claims FROM oid4vci_offer
+        WHERE claims_unsealed IS NOT NULL
+        ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      [limit],
+    );
+  }
+
+  /** Stores the sealed claims of these offers and empties their clear ones, in one statement. */
+  async storeSealedClaims(
+    manager: EntityManager,
+    sealed: { ids: string[]; boxes: Buffer[]; masterKeyId: string },
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE oid4vci_offer AS offer
+          SET claims_sealed = sealed.box, claims_master_key_id = $3, claims_unsealed = NULL
+         FROM unnest($1::uuid[], $2::bytea[]) AS sealed(id, box)
+        WHERE offer.id = sealed.id AND offer.claims_unsealed IS NOT NULL`,
+      [sealed.ids, sealed.boxes, sealed.masterKeyId],
+    );
   }
 
   // The wallet endpoints (src/oid4vci/wallet/).
@@ -189,8 +242,9 @@ export class OfferRepository {
   /** The offer's last try failed: it ends, and the claims it held go (docs/oid4vci.md). */
   async failTxCodeTries(id: string): Promise<void> {
     await this.dataSource.query(
-      `UPDATE oid4vci_offer SET status = 'failed', failure = 'tx_code_tries', claims = NULL,
-              updated_at = now()
+      `UPDATE oid4vci_offer
+          SET status = 'failed', failure = 'tx_code_tries', claims_sealed = NULL,
+              claims_master_key_id = NULL, claims_unsealed = NULL, updated_at = now()
         WHERE id = $1 AND status = 'offered'`,
       [id],
     );

@@ -69,7 +69,7 @@ export class OffersController {
     operationId: 'createOffer',
     summary: 'Offer a credential to a wallet',
     description:
-      'Answers the Credential Offer and the link for the wallet (by reference unless `byValue`); the transaction code, when asked for, is answered here only. The offer stays open 600 seconds unless told; at most 1000 open offers per tenant.',
+      'Answers the Credential Offer and the link for the wallet (by reference unless `byValue`); the transaction code, when asked for, is answered here only. The offer stays open 600 seconds unless told; at most 1000 open offers per tenant, and a burst under that cap never fails. The claims are stored sealed and never answered.',
   })
   @ApiBody({
     type: CreateOfferDto,

@@ -3,13 +3,16 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { AuditLog } from '../../audit/audit-log.js';
+import { oneAtATime } from '../../common/one-at-a-time.js';
 import { type Actor } from '../../auth/caller.js';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { pageWindow, springPage } from '../../common/page-query.js';
 import { Settings } from '../../config/settings.js';
+import { violates } from '../../database/constraint-violation.js';
 import { keepIdempotentAnswer } from '../../idempotency/idempotent-answer.js';
 import { KeyVault } from '../../secrets/key-vault.js';
 import { credentialIssuerId } from '../../tenancy/credential-issuer.js';
+import { tenantNotFound } from '../../tenancy/tenant.errors.js';
 import { TenantsService } from '../../tenants/tenants.service.js';
 import { type ConfigurationDefinition } from '../credential-configuration.rules.js';
 import { CredentialConfigurationsService } from '../credential-configurations.service.js';
@@ -20,8 +23,9 @@ import { type CreatedOfferDto, type OfferDto, type OfferPageDto } from './dto/of
 import { type OfferEntity, type OfferStatus } from './offer.entity.js';
 import { closedOfferDescription } from './offer-closed.js';
 import { offerNotFound, offerNotOpen, offerReferenceNotFound, offersFull } from './offer.errors.js';
+import { sealClaims } from './offer-claims.js';
 import { offerLimits } from './offer-limits.js';
-import { OfferRepository } from './offer.repository.js';
+import { OfferRepository, type NewOffer } from './offer.repository.js';
 import {
   checkClaims,
   credentialOfferOf,
@@ -54,10 +58,12 @@ export class OffersService {
   ) {}
 
   /**
-   * Offers a credential of the configuration with the subject's claims: the rules are checked before
-   * anything is written; the open offers are counted under a lock of the tenant's row, so that
-   * concurrent creates cannot pass the cap together. The code, the reference and the transaction code
-   * are stored hashed; the first two also sealed, to serve and draw the offer again.
+   * Offers a credential of the configuration with the subject's claims: the rules are checked and the
+   * answer made before anything is written; the open offers are then counted and the offer inserted
+   * under the tenant's offer-count lock, the last statements before the commit, so that concurrent
+   * creates cannot pass the cap together and hold each other up as little as possible. The code, the
+   * reference and the transaction code are stored hashed; the first two also sealed, to serve and draw
+   * the offer again.
    */
   async create(tenantId: string, input: CreateOfferDto, actor: Actor): Promise<CreatedOfferDto> {
     const configuration = await this.configurations.get(tenantId, input.credentialConfigurationId);
@@ -72,52 +78,56 @@ export class OffersService {
       now + (input.expiresInSeconds ?? offerLimits.defaultExpiresIn) * 1000,
     );
     const codeHash = txCode === null ? null : await txCodeHash(id, txCode.code);
-    const created = await this.dataSource.transaction(async (manager) => {
-      await this.tenants.requireTenant(tenantId, { manager, lock: true });
-      if (
-        (await this.offers.countOpen(manager, tenantId, new Date(now))) >= offerLimits.openPerTenant
-      ) {
-        throw offersFull();
-      }
-      await this.offers.insert(manager, {
-        id,
-        tenantId,
-        configurationId: configuration.id,
-        configuration: definition,
-        claims: input.claims,
+    const offer = credentialOfferOf(
+      this.issuerOf(tenantId),
+      configuration.id,
+      secrets.preAuthorizedCode,
+      txCode?.description ?? null,
+    );
+    const answer: CreatedOfferDto = {
+      id,
+      status: 'offered',
+      credentialOffer: offer,
+      credentialOfferUri: offerLinkOf(
+        offer,
+        offerUriOf(this.issuerOf(tenantId), secrets.reference),
         byValue,
-        secretsSealed: this.vault.seal(
-          tenantId,
-          Buffer.from(JSON.stringify(secrets)),
-          offerSecretsPurpose,
-        ),
-        masterKeyId: this.vault.masterKeyId,
-        preAuthorizedCodeHash: secretHash(secrets.preAuthorizedCode),
-        referenceHash: secretHash(secrets.reference),
-        txCode: txCode?.description ?? null,
-        txCodeHash: codeHash,
-        expiresAt,
-      });
-      const offer = credentialOfferOf(
-        this.issuerOf(tenantId),
-        configuration.id,
-        secrets.preAuthorizedCode,
-        txCode?.description ?? null,
-      );
-      const answer: CreatedOfferDto = {
-        id,
-        status: 'offered',
-        credentialOffer: offer,
-        credentialOfferUri: offerLinkOf(
-          offer,
-          offerUriOf(this.issuerOf(tenantId), secrets.reference),
-          byValue,
-        ),
-        ...(txCode === null ? {} : { txCode: txCode.code }),
-        expiresAt: expiresAt.toISOString(),
-      };
-      await keepIdempotentAnswer(manager, answer);
-      return answer;
+      ),
+      ...(txCode === null ? {} : { txCode: txCode.code }),
+      expiresAt: expiresAt.toISOString(),
+    };
+    const row: NewOffer = {
+      id,
+      tenantId,
+      configurationId: configuration.id,
+      configuration: definition,
+      claimsSealed: sealClaims(this.vault, id, input.claims),
+      claimsMasterKeyId: this.vault.masterKeyId,
+      byValue,
+      secretsSealed: this.vault.seal(
+        tenantId,
+        Buffer.from(JSON.stringify(secrets)),
+        offerSecretsPurpose,
+      ),
+      masterKeyId: this.vault.masterKeyId,
+      preAuthorizedCodeHash: secretHash(secrets.preAuthorizedCode),
+      referenceHash: secretHash(secrets.reference),
+      txCode: txCode?.description ?? null,
+      txCodeHash: codeHash,
+      expiresAt,
+    };
+    await oneAtATime(`oid4vci_offer:${tenantId}`, () =>
+      this.dataSource.transaction(async (manager) => {
+        await keepIdempotentAnswer(manager, answer);
+        await this.offers.lockOpenCount(manager, tenantId);
+        const open = await this.offers.countOpen(manager, tenantId, new Date(now));
+        if (open >= offerLimits.openPerTenant) throw offersFull();
+        await this.offers.insert(manager, row);
+      }),
+    ).catch((error: unknown) => {
+      // The tenant was deleted since it was checked: its foreign key refuses the offer.
+      if (violates(error, 'foreign-key')) throw tenantNotFound(tenantId);
+      throw error;
     });
     this.audit.record('oid4vci.offer.create', actor, tenantId, {
       offerId: id,
@@ -125,7 +135,7 @@ export class OffersService {
       txCodeRequired: txCode !== null,
       byValue,
     });
-    return created;
+    return answer;
   }
 
   async list(tenantId: string, query: ListOffersQuery): Promise<OfferPageDto> {

@@ -8,6 +8,8 @@ import {
   type HolderKey,
 } from '../../credentials/issuing/holder-issuance.service.js';
 import { EventOutbox, type EventType } from '../../events/event-outbox.js';
+import { KeyVault } from '../../secrets/key-vault.js';
+import { openClaims } from '../offers/offer-claims.js';
 import { secretHash } from '../offers/offer-secrets.js';
 import { type OfferStatus } from '../offers/offer.entity.js';
 import { batchSize } from '../issuer-metadata.js';
@@ -66,6 +68,7 @@ export class CredentialEndpointService {
     private readonly holderIssuance: HolderIssuanceService,
     private readonly outbox: EventOutbox,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(KeyVault) private readonly vault: KeyVault,
   ) {}
 
   /**
@@ -169,7 +172,7 @@ export class CredentialEndpointService {
             credentialIssuer: call.issuer,
           },
           issuable.configuration,
-          issuable.claims,
+          openClaims(this.vault, offer.id, issuable),
         ),
         holders.map((holder, index) => ({ ...holder, credentialId: credentialIds[index] })),
       );

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource, type EntityManager } from 'typeorm';
+import { type DataSource, type EntityManager, type QueryDeepPartialEntity } from 'typeorm';
+import { lockTenantCount } from '../../database/tenant-count-lock.js';
 import {
   PresentationRequestEntity,
   type PresentedCredentialSummary,
@@ -95,6 +96,14 @@ export class PresentationRequestRepository {
   }
 
   /** How many requests of the tenant are pending at `now`, in the caller's transaction. */
+  /**
+   * Holds the tenant's pending-request count until the caller's transaction ends: concurrent creates
+   * count and insert one after the other (docs/architecture.md, Per-tenant caps).
+   */
+  lockPendingCount(manager: EntityManager, tenantId: string): Promise<void> {
+    return lockTenantCount(manager, 'oid4vp_request', tenantId);
+  }
+
   async countPending(manager: EntityManager, tenantId: string, now: Date): Promise<number> {
     const [{ count }] = await manager.query<[{ count: number }]>(
       `SELECT count(*)::int AS count FROM oid4vp_request
@@ -104,12 +113,13 @@ export class PresentationRequestRepository {
     return count;
   }
 
-  /** Inserts in the caller's transaction; answers the row as stored. */
-  insert(
-    manager: EntityManager,
-    request: NewPresentationRequest,
-  ): Promise<PresentationRequestEntity> {
-    return this.repo(manager).save({ ...request, status: 'pending' as const });
+  /** Inserts in the caller's transaction, in one statement. */
+  async insert(manager: EntityManager, request: NewPresentationRequest): Promise<void> {
+    // A JSON column's object type is not one TypeORM's insert type accepts as it is.
+    await this.repo(manager).insert({
+      ...request,
+      status: 'pending',
+    } as QueryDeepPartialEntity<PresentationRequestEntity>);
   }
 
   /** Deletes the tenant's request, whatever its state; false when there was none. */

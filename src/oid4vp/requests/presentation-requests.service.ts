@@ -4,14 +4,17 @@ import { exportJWK, generateKeyPair } from 'jose';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { AuditLog } from '../../audit/audit-log.js';
+import { oneAtATime } from '../../common/one-at-a-time.js';
 import { type Actor } from '../../auth/caller.js';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { pageWindow, springPage } from '../../common/page-query.js';
 import { drawQrCode, type QrFormat } from '../../common/qr-code.js';
 import { Settings } from '../../config/settings.js';
+import { violates } from '../../database/constraint-violation.js';
 import { DidService } from '../../did/did.service.js';
 import { keepIdempotentAnswer } from '../../idempotency/idempotent-answer.js';
 import { KeyVault } from '../../secrets/key-vault.js';
+import { tenantNotFound } from '../../tenancy/tenant.errors.js';
 import { TenantsService } from '../../tenants/tenants.service.js';
 import {
   authorizationRequestUriOf,
@@ -66,8 +69,9 @@ export class PresentationRequestsService {
   ) {}
 
   /**
-   * Opens a request: the DCQL query is checked before anything is written; the pending requests are
-   * counted under a lock of the tenant's row, so that concurrent creates cannot pass the cap together.
+   * Opens a request: the DCQL query is checked and the secrets sealed before anything is written; the
+   * pending requests are then counted and the request inserted under the tenant's request-count lock,
+   * the last statements before the commit, so that concurrent creates cannot pass the cap together.
    * The reference is stored hashed and sealed with the response key (direct_post.jwt).
    */
   async create(
@@ -86,52 +90,57 @@ export class PresentationRequestsService {
     const expiresAt = new Date(
       now + (input.expiresInSeconds ?? requestLimits.defaultExpiresIn) * 1000,
     );
-    const created = await this.dataSource.transaction(async (manager) => {
-      await this.tenants.requireTenant(tenantId, { manager, lock: true });
-      const pending = await this.requests.countPending(manager, tenantId, new Date(now));
-      if (pending >= requestLimits.pendingPerTenant) throw requestsFull();
-      const clientId = clientIdOf(await this.dids.didInTransaction(manager, tenantId));
-      await this.requests.insert(manager, {
-        id,
-        tenantId,
-        dcqlQuery: checked.query,
-        responseMode,
-        requestUriMethod,
-        trustedIssuers: input.trustedIssuers ?? null,
-        clientId,
-        nonce: drawSecret(),
-        state: drawSecret(),
-        referenceHash: referenceHashOf(secrets.reference),
-        secretsSealed: this.vault.seal(
+    const secretsSealed = this.vault.seal(
+      tenantId,
+      Buffer.from(JSON.stringify(secrets)),
+      requestSecretsPurpose,
+    );
+    await this.tenants.requireTenant(tenantId);
+    // The DID goes with its tenant: without it, the tenant was deleted since the check.
+    const did = (await this.dids.didsOf([tenantId])).get(tenantId);
+    if (did === undefined) throw tenantNotFound(tenantId);
+    const clientId = clientIdOf(did);
+    const answer: CreatedPresentationRequestDto = {
+      id,
+      status: 'pending',
+      responseMode,
+      clientId,
+      authorizationRequestUri: this.linkOf(tenantId, clientId, secrets.reference, requestUriMethod),
+      expiresAt: expiresAt.toISOString(),
+    };
+    await oneAtATime(`oid4vp_request:${tenantId}`, () =>
+      this.dataSource.transaction(async (manager) => {
+        await keepIdempotentAnswer(manager, answer);
+        await this.requests.lockPendingCount(manager, tenantId);
+        const pending = await this.requests.countPending(manager, tenantId, new Date(now));
+        if (pending >= requestLimits.pendingPerTenant) throw requestsFull();
+        await this.requests.insert(manager, {
+          id,
           tenantId,
-          Buffer.from(JSON.stringify(secrets)),
-          requestSecretsPurpose,
-        ),
-        masterKeyId: this.vault.masterKeyId,
-        expiresAt,
-      });
-      const answer: CreatedPresentationRequestDto = {
-        id,
-        status: 'pending',
-        responseMode,
-        clientId,
-        authorizationRequestUri: this.linkOf(
-          tenantId,
-          clientId,
-          secrets.reference,
+          dcqlQuery: checked.query,
+          responseMode,
           requestUriMethod,
-        ),
-        expiresAt: expiresAt.toISOString(),
-      };
-      await keepIdempotentAnswer(manager, answer);
-      return answer;
+          trustedIssuers: input.trustedIssuers ?? null,
+          clientId,
+          nonce: drawSecret(),
+          state: drawSecret(),
+          referenceHash: referenceHashOf(secrets.reference),
+          secretsSealed,
+          masterKeyId: this.vault.masterKeyId,
+          expiresAt,
+        });
+      }),
+    ).catch((error: unknown) => {
+      // The tenant was deleted since it was checked: its foreign key refuses the request.
+      if (violates(error, 'foreign-key')) throw tenantNotFound(tenantId);
+      throw error;
     });
     this.audit.record('oid4vp.request.create', actor, tenantId, {
       requestId: id,
       responseMode,
       credentialQueries: (checked.query.credentials as unknown[]).length,
     });
-    return created;
+    return answer;
   }
 
   async list(

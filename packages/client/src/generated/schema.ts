@@ -552,7 +552,7 @@ export interface paths {
     put?: never;
     /**
      * Offer a credential to a wallet
-     * @description Answers the Credential Offer and the link for the wallet (by reference unless `byValue`); the transaction code, when asked for, is answered here only. The offer stays open 600 seconds unless told; at most 1000 open offers per tenant.
+     * @description Answers the Credential Offer and the link for the wallet (by reference unless `byValue`); the transaction code, when asked for, is answered here only. The offer stays open 600 seconds unless told; at most 1000 open offers per tenant, and a burst under that cap never fails. The claims are stored sealed and never answered.
      */
     post: operations['createOffer'];
     delete?: never;

@@ -1,0 +1,129 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { type DataSource, type EntityManager } from 'typeorm';
+import { type AuditLog } from '../../audit/audit-log.js';
+import { type Actor } from '../../auth/caller.js';
+import { DomainException } from '../../common/problem/domain.exception.js';
+import { type Settings } from '../../config/settings.js';
+import { KeyVault } from '../../secrets/key-vault.js';
+import { type TenantsService } from '../../tenants/tenants.service.js';
+import { type CredentialConfigurationsService } from '../credential-configurations.service.js';
+import { type CredentialConfigurationDto } from '../dto/credential-configuration-answer.dto.js';
+import { offerClaimsPurpose } from './offer-claims.js';
+import { offerLimits } from './offer-limits.js';
+import { type NewOffer, type OfferRepository } from './offer.repository.js';
+import { OffersService } from './offers.service.js';
+
+/** The create rule without a database: the repository records its calls. */
+describe(OffersService.name, () => {
+  const actor = { subject: 'admin' } as Actor;
+  const claims = { given_name: 'Erika', birthdate: '1990-01-01' };
+  const vault = new KeyVault(randomBytes(32));
+  let steps: string[];
+  let open: number;
+  let inserted: NewOffer[];
+  let refusal: pg.DatabaseError | undefined;
+  let audited: string[];
+  let service: OffersService;
+
+  const configuration = {
+    id: 'Badge',
+    format: 'dc+sd-jwt',
+    vct: 'https://acme.example/badge',
+    credentialDefinition: null,
+    claims: [],
+    display: [],
+    selectivelyDisclosable: [],
+    expiresInSeconds: null,
+    revocable: true,
+    signingAlgorithm: 'ES256',
+    cryptosuite: null,
+  } as unknown as CredentialConfigurationDto;
+  const repository = {
+    lockOpenCount: () => {
+      steps.push('lock');
+      return Promise.resolve();
+    },
+    countOpen: () => {
+      steps.push('count');
+      return Promise.resolve(open);
+    },
+    insert: (_manager: EntityManager, offer: NewOffer) => {
+      steps.push('insert');
+      if (refusal !== undefined) return Promise.reject(refusal);
+      inserted.push(offer);
+      return Promise.resolve();
+    },
+  } as unknown as OfferRepository;
+
+  beforeEach(() => {
+    steps = [];
+    open = 0;
+    inserted = [];
+    refusal = undefined;
+    audited = [];
+    service = new OffersService(
+      {
+        transaction: (run: (manager: EntityManager) => Promise<unknown>) => {
+          steps.push('begin');
+          return run({} as EntityManager);
+        },
+      } as unknown as DataSource,
+      () => Date.parse('2026-01-01T00:00:00Z'),
+      vault,
+      { PUBLIC_BASE_URL: 'https://agent.example' } as Settings,
+      { record: (action: string) => audited.push(action) } as unknown as AuditLog,
+      repository,
+      { get: () => Promise.resolve(configuration) } as unknown as CredentialConfigurationsService,
+      {
+        requireTenant: (_tenantId: string, options?: { lock?: boolean }) => {
+          if (options?.lock === true) steps.push('tenant row locked');
+          return Promise.resolve();
+        },
+      } as unknown as TenantsService,
+    );
+  });
+
+  const create = () =>
+    service.create('acme', { credentialConfigurationId: 'Badge', claims }, actor);
+  async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
+    try {
+      await promise;
+      return undefined;
+    } catch (error) {
+      expect(error).toBeInstanceOf(DomainException);
+      return (error as DomainException).code;
+    }
+  }
+
+  it('counts and inserts last, under the tenant count lock, never locking the tenant row', async () => {
+    const created = await create();
+    expect(steps).toEqual(['begin', 'lock', 'count', 'insert']);
+    expect(created).toMatchObject({ status: 'offered' });
+    expect(audited).toEqual(['oid4vci.offer.create']);
+  });
+
+  it('stores the claims sealed for the offer, never in the clear', async () => {
+    const created = await create();
+    const [offer] = inserted;
+    expect(JSON.stringify(offer)).not.toContain('Erika');
+    expect(offer).not.toHaveProperty('claims');
+    expect(offer.claimsMasterKeyId).toBe(vault.masterKeyId);
+    const opened = vault.open(created.id, offer.claimsSealed!, offerClaimsPurpose);
+    expect(JSON.parse(opened.toString('utf8'))).toEqual(claims);
+  });
+
+  it('refuses the offer past the cap, and inserts nothing', async () => {
+    open = offerLimits.openPerTenant;
+    expect(await codeOf(create())).toBe('OFFERS_LIMIT_REACHED');
+    expect(steps).toEqual(['begin', 'lock', 'count']);
+    expect(audited).toEqual([]);
+  });
+
+  it('answers 404 when the tenant was deleted since it was checked (its foreign key refused)', async () => {
+    refusal = new pg.DatabaseError('refused by the server', 0, 'error');
+    refusal.code = '23503';
+    expect(await codeOf(create())).toBe('TENANT_NOT_FOUND');
+    expect(audited).toEqual([]);
+  });
+});

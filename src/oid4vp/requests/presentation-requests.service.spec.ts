@@ -1,0 +1,109 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { type DataSource, type EntityManager } from 'typeorm';
+import { type AuditLog } from '../../audit/audit-log.js';
+import { type Actor } from '../../auth/caller.js';
+import { DomainException } from '../../common/problem/domain.exception.js';
+import { type Settings } from '../../config/settings.js';
+import { type DidService } from '../../did/did.service.js';
+import { KeyVault } from '../../secrets/key-vault.js';
+import { type TenantsService } from '../../tenants/tenants.service.js';
+import { type PresentationRequestRepository } from './presentation-request.repository.js';
+import { PresentationRequestsService } from './presentation-requests.service.js';
+import { requestLimits } from './request-limits.js';
+
+/** The create rule without a database: the repository records its calls. */
+describe(PresentationRequestsService.name, () => {
+  const actor = { subject: 'admin' } as Actor;
+  const dcqlQuery = {
+    credentials: [{ id: 'q', format: 'dc+sd-jwt', meta: { vct_values: ['https://a.example/v'] } }],
+  };
+  let steps: string[];
+  let pending: number;
+  let dids: Map<string, string>;
+  let refusal: pg.DatabaseError | undefined;
+  let audited: string[];
+  let service: PresentationRequestsService;
+
+  const repository = {
+    lockPendingCount: () => {
+      steps.push('lock');
+      return Promise.resolve();
+    },
+    countPending: () => {
+      steps.push('count');
+      return Promise.resolve(pending);
+    },
+    insert: () => {
+      steps.push('insert');
+      return refusal === undefined ? Promise.resolve() : Promise.reject(refusal);
+    },
+  } as unknown as PresentationRequestRepository;
+
+  beforeEach(() => {
+    steps = [];
+    pending = 0;
+    dids = new Map([['acme', 'did:key:z6MkAcme']]);
+    refusal = undefined;
+    audited = [];
+    service = new PresentationRequestsService(
+      {
+        transaction: (run: (manager: EntityManager) => Promise<unknown>) => {
+          steps.push('begin');
+          return run({} as EntityManager);
+        },
+      } as unknown as DataSource,
+      () => Date.parse('2026-01-01T00:00:00Z'),
+      new KeyVault(randomBytes(32)),
+      { PUBLIC_BASE_URL: 'https://agent.example' } as Settings,
+      { record: (action: string) => audited.push(action) } as unknown as AuditLog,
+      repository,
+      {
+        requireTenant: (_tenantId: string, options?: { lock?: boolean }) => {
+          if (options?.lock === true) steps.push('tenant row locked');
+          return Promise.resolve();
+        },
+      } as unknown as TenantsService,
+      { didsOf: () => Promise.resolve(dids) } as unknown as DidService,
+    );
+  });
+
+  const create = () => service.create('acme', { dcqlQuery }, actor);
+  async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
+    try {
+      await promise;
+      return undefined;
+    } catch (error) {
+      expect(error).toBeInstanceOf(DomainException);
+      return (error as DomainException).code;
+    }
+  }
+
+  it('counts and inserts last, under the tenant count lock, never locking the tenant row', async () => {
+    const created = await create();
+    expect(steps).toEqual(['begin', 'lock', 'count', 'insert']);
+    expect(created).toMatchObject({
+      status: 'pending',
+      clientId: 'decentralized_identifier:did:key:z6MkAcme',
+    });
+    expect(audited).toEqual(['oid4vp.request.create']);
+  });
+
+  it('refuses the request past the cap, and inserts nothing', async () => {
+    pending = requestLimits.pendingPerTenant;
+    expect(await codeOf(create())).toBe('PRESENTATION_REQUESTS_LIMIT_REACHED');
+    expect(steps).toEqual(['begin', 'lock', 'count']);
+    expect(audited).toEqual([]);
+  });
+
+  it('answers 404 when the tenant was deleted since it was checked, by its DID or its foreign key', async () => {
+    dids = new Map();
+    expect(await codeOf(create())).toBe('TENANT_NOT_FOUND');
+    expect(steps).toEqual([]);
+    dids = new Map([['acme', 'did:key:z6MkAcme']]);
+    refusal = new pg.DatabaseError('refused by the server', 0, 'error');
+    refusal.code = '23503';
+    expect(await codeOf(create())).toBe('TENANT_NOT_FOUND');
+    expect(audited).toEqual([]);
+  });
+});
