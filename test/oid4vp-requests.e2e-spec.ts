@@ -407,6 +407,7 @@ describe('OpenID4VP presentation requests', () => {
       createdAt: expect.any(String),
       expiresAt: expect.any(String),
       endedAt: null,
+      refusedAnswers: 0,
     });
     expect(listed.at(-1)).toEqual(view.body);
   });

@@ -20,6 +20,7 @@ import { Oid4vciCredentialConfigurations1795796000000 } from '../../migrations/1
 import { Oid4vciOffers1795797000000 } from '../../migrations/1795797000000-oid4vci-offers.js';
 import { IssuedCredentialFormats1795797100000 } from '../../migrations/1795797100000-issued-credential-formats.js';
 import { Oid4vpRequests1795798000000 } from '../../migrations/1795798000000-oid4vp-requests.js';
+import { Oid4vpRefusedAnswers1795799100000 } from '../../migrations/1795799100000-oid4vp-refused-answers.js';
 
 export const migrations = [
   InitialSchema1763800000000,
@@ -42,6 +43,7 @@ export const migrations = [
   Oid4vciOffers1795797000000,
   IssuedCredentialFormats1795797100000,
   Oid4vpRequests1795798000000,
+  Oid4vpRefusedAnswers1795799100000,
 ];
 
 /**

@@ -195,6 +195,7 @@ export class PresentationRequestsService {
       createdAt: row.createdAt.toISOString(),
       expiresAt: row.expiresAt.toISOString(),
       endedAt: row.endedAt?.toISOString() ?? null,
+      refusedAnswers: row.refusedAnswers,
       ...(status === 'failed'
         ? { outcome: { code: row.outcomeCode ?? 'failed', reason: row.outcomeReason ?? '' } }
         : {}),

@@ -2243,9 +2243,12 @@ export interface components {
       expiresAt: string;
     };
     PresentationOutcomeDto: {
-      /** @example key_binding_invalid */
+      /**
+       * @description A check that an answer bound to this request (its holder proof names the request’s nonce and client id) failed, or `too_many_refused_answers` after 10 answers not bound to it were refused (docs/oid4vp.md).
+       * @example credential_revoked
+       */
       code: string;
-      /** @example The key binding JWT names another nonce than this request’s. */
+      /** @example alumni: the status list says the credential is revoked (INVALID) */
       reason: string;
     };
     PresentationRequestDto: {
@@ -2318,6 +2321,11 @@ export interface components {
        * @example null
        */
       endedAt: string | null;
+      /**
+       * @description Answers refused as not bound to this request (another nonce or audience, no holder proof, an untrusted issuer, garbage): each leaves it pending; the 10th fails it with `too_many_refused_answers` (docs/oid4vp.md).
+       * @example 0
+       */
+      refusedAnswers: number;
       /** @description When failed. */
       outcome?: components['schemas']['PresentationOutcomeDto'];
       /**
@@ -7148,7 +7156,8 @@ export interface operations {
            *           },
            *           "trustedIssuers": null,
            *           "createdAt": "2026-11-25T10:00:00.000Z",
-           *           "endedAt": null
+           *           "endedAt": null,
+           *           "refusedAnswers": 0
            *         }
            *       ],
            *       "number": 0,
