@@ -7,7 +7,7 @@ import { AuditLog } from '../../audit/audit-log.js';
 import { type Actor } from '../../auth/caller.js';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { pageWindow, springPage } from '../../common/page-query.js';
-import { drawQrCode, type QrFormat } from '../../common/qr-code.js';
+import { qrCodes, type QrFormat } from '../../common/qr-code.js';
 import { Settings } from '../../config/settings.js';
 import { DidService } from '../../did/did.service.js';
 import { keepIdempotentAnswer } from '../../idempotency/idempotent-answer.js';
@@ -171,7 +171,7 @@ export class PresentationRequestsService {
     const row = await this.find(tenantId, id);
     const status = statusOf(row, this.clock());
     if (status !== 'pending') throw requestNotPending(id, status);
-    return drawQrCode(this.storedLinkOf(row), format);
+    return qrCodes.codeOf(this.storedLinkOf(row), format, row.expiresAt);
   }
 
   private async find(tenantId: string, id: string): Promise<PresentationRequestEntity> {

@@ -6799,7 +6799,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The QR code of `credentialOfferUri`. */
+      /** @description The QR code of `credentialOfferUri`. Drawn once and kept while open; when too many codes are being drawn at once, 503 `SERVICE_UNAVAILABLE` with `Retry-After: 1` (docs/performance.md, QR codes). */
       200: {
         headers: {
           [name: string]: unknown;
@@ -6907,7 +6907,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The QR code of `credentialOfferUri`, 512 pixels wide. */
+      /** @description The QR code of `credentialOfferUri`, 512 pixels wide. Drawn once and kept while open; when too many codes are being drawn at once, 503 `SERVICE_UNAVAILABLE` with `Retry-After: 1` (docs/performance.md, QR codes). */
       200: {
         headers: {
           [name: string]: unknown;
@@ -7603,7 +7603,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The QR code of `authorizationRequestUri`. */
+      /** @description The QR code of `authorizationRequestUri`. Drawn once and kept while open; when too many codes are being drawn at once, 503 `SERVICE_UNAVAILABLE` with `Retry-After: 1` (docs/performance.md, QR codes). */
       200: {
         headers: {
           [name: string]: unknown;
@@ -7711,7 +7711,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The QR code of `authorizationRequestUri`, 512 pixels wide. */
+      /** @description The QR code of `authorizationRequestUri`, 512 pixels wide. Drawn once and kept while open; when too many codes are being drawn at once, 503 `SERVICE_UNAVAILABLE` with `Retry-After: 1` (docs/performance.md, QR codes). */
       200: {
         headers: {
           [name: string]: unknown;
