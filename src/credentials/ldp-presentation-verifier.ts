@@ -121,7 +121,7 @@ function holderBound(presentation: Json, credential: Json): boolean {
  * A finding that leaves the holder's proof for this request standing: the presentation's proof, its
  * challenge and domain, the credential's proof and issuer all passed; only its validity or status failed.
  */
-function afterBinding(problem: CheckProblem): boolean {
+export function afterBinding(problem: CheckProblem): boolean {
   if (problem.check !== 'credential') return false;
   return (
     problem.type === checkProblemTypes.validity ||
