@@ -12,8 +12,8 @@ describe(QrCodes.name, () => {
     drawn.push(`${format} ${text}`);
     return Promise.resolve(format === 'svg' ? `<svg>${text}</svg>` : Buffer.alloc(100));
   };
-  const codes = (bounds: Partial<{ entries: number; bytes: number; drawings: number }> = {}) =>
-    new QrCodes({ entries: 3, bytes: 1000, drawings: 2, ...bounds }, draw, () => now);
+  const codes = (bounds: Partial<{ entries: number; bytes: number }> = {}) =>
+    new QrCodes({ entries: 3, bytes: 1000, drawings: 2, waiting: 2, ...bounds }, draw, () => now);
 
   beforeEach(() => {
     now = 1_000_000;
@@ -61,25 +61,38 @@ describe(QrCodes.name, () => {
     expect(cache.size).toEqual({ entries: 2, bytes: 200 });
   });
 
-  it('shares one drawing among callers, and refuses at once beyond its drawings in flight', async () => {
+  it('shares one drawing among callers, queues beyond its drawings, and refuses at once beyond its queue', async () => {
     const slow = (text: string): Promise<QrCode> =>
       new Promise((resolve) => release.push(() => resolve(text)));
-    const cache = new QrCodes({ entries: 3, bytes: 1000, drawings: 2 }, slow, () => now);
+    const cache = new QrCodes(
+      { entries: 10, bytes: 1000, drawings: 2, waiting: 1 },
+      slow,
+      () => now,
+    );
     const first = [1, 1, 1].map(() => cache.codeOf(link(1), 'svg', until(60_000)));
     const second = cache.codeOf(link(2), 'svg', until(60_000));
-    await expect(cache.codeOf(link(3), 'svg', until(60_000))).rejects.toMatchObject({
+    const queued = cache.codeOf(link(3), 'svg', until(60_000));
+    await expect(cache.codeOf(link(4), 'svg', until(60_000))).rejects.toMatchObject({
       code: 'SERVICE_UNAVAILABLE',
       status: 503,
       headers: { 'Retry-After': '1' },
     });
+    // Two drawn at once; the third waits for a place.
+    await Promise.resolve();
     expect(release).toHaveLength(2);
-    release.forEach((done) => done());
+    release[0]();
     expect(await Promise.all(first)).toEqual([link(1), link(1), link(1)]);
-    expect(await second).toBe(link(2));
-    // The slots are free again.
-    const third = cache.codeOf(link(3), 'svg', until(60_000));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(release).toHaveLength(3);
+    release[1]();
     release[2]();
-    expect(await third).toBe(link(3));
+    expect(await second).toBe(link(2));
+    expect(await queued).toBe(link(3));
+    // The places are free again.
+    const fourth = cache.codeOf(link(4), 'svg', until(60_000));
+    await new Promise((resolve) => setImmediate(resolve));
+    release[3]();
+    expect(await fourth).toBe(link(4));
   });
 });
 

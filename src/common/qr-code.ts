@@ -31,8 +31,10 @@ export const qrCodeBounds = {
   entries: 256,
   /** Their bytes in all: a PNG is about 15 KB, an SVG 6 KB. */
   bytes: 4 * 1024 * 1024,
-  /** Different codes drawn at the same moment; one more is answered 503 at once. */
-  drawings: 4,
+  /** Different codes drawn at the same moment (the drawing is CPU work: about the cores). */
+  drawings: 2,
+  /** Drawings waiting for their turn (about half a second's work); one more is answered 503 at once. */
+  waiting: 64,
 } as const;
 
 interface Kept {
@@ -45,16 +47,23 @@ interface Kept {
 /**
  * Each link's QR code drawn once and kept, until its offer or request ends (the caller checks that
  * it is still open before asking), within a count and a byte bound, the least recently used going
- * first. Asked for a code being drawn, it waits for that drawing; beyond `drawings` different ones at
- * once it refuses (503 with Retry-After) instead of queueing CPU work.
+ * first. Asked for a code being drawn, it waits for that drawing. At most `drawings` are drawn at
+ * once and `waiting` wait for their turn; one more is refused at once (503 with Retry-After).
  */
 export class QrCodes {
   private readonly kept = new Map<string, Kept>();
   private readonly drawing = new Map<string, Promise<QrCode>>();
+  private readonly turns: (() => void)[] = [];
+  private drawingNow = 0;
   private bytes = 0;
 
   constructor(
-    private readonly bounds: { entries: number; bytes: number; drawings: number } = qrCodeBounds,
+    private readonly bounds: {
+      entries: number;
+      bytes: number;
+      drawings: number;
+      waiting: number;
+    } = qrCodeBounds,
     private readonly draw: (link: string, format: QrFormat) => Promise<QrCode> = drawQrCode,
     private readonly now: () => number = Date.now,
   ) {}
@@ -71,18 +80,34 @@ export class QrCodes {
     }
     const pending = this.drawing.get(key);
     if (pending !== undefined) return pending;
-    if (this.drawing.size >= this.bounds.drawings)
+    if (this.drawingNow >= this.bounds.drawings && this.turns.length >= this.bounds.waiting)
       throw new DomainException(
         'SERVICE_UNAVAILABLE',
         'Too many QR codes are being drawn; try again in a second.',
         undefined,
         { 'Retry-After': '1' },
       );
-    const drawn = this.draw(link, format).finally(() => this.drawing.delete(key));
+    const drawn = this.inTurn(() => this.draw(link, format)).finally(() =>
+      this.drawing.delete(key),
+    );
     this.drawing.set(key, drawn);
     const code = await drawn;
     this.keep(key, code, until.getTime());
     return code;
+  }
+
+  /** Runs `work` when one of the `drawings` places is free, in the order asked. */
+  private async inTurn<T>(work: () => Promise<T>): Promise<T> {
+    if (this.drawingNow < this.bounds.drawings) this.drawingNow++;
+    else await new Promise<void>((resolve) => this.turns.push(resolve));
+    try {
+      return await work();
+    } finally {
+      // The place goes to the next in line, or is freed.
+      const next = this.turns.shift();
+      if (next === undefined) this.drawingNow--;
+      else next();
+    }
   }
 
   /** How many codes and bytes are kept. */
