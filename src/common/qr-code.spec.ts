@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { pngShowsLink } from '../../test/support/qr-png.js';
 import { drawQrCode, QrCodes, type QrCode, type QrFormat } from './qr-code.js';
 
@@ -40,6 +41,21 @@ describe(QrCodes.name, () => {
     expect(drawn).toEqual([`png ${link(1)}`, `png ${link(2)}`, `png ${link(1)}`]);
     // Already over: drawn for the caller, not kept.
     expect(cache.size.entries).toBe(1);
+  });
+
+  it('drops a code within a minute of its life’s end even when nothing else is drawn', async () => {
+    jest.useFakeTimers();
+    try {
+      const cache = codes();
+      await cache.codeOf(link(1), 'png', until(1000));
+      jest.advanceTimersByTime(60_000);
+      expect(cache.size.entries).toBe(1);
+      now += 1000;
+      jest.advanceTimersByTime(60_000);
+      expect(cache.size).toEqual({ entries: 0, bytes: 0 });
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('keeps at most its count of codes, dropping the least recently used', async () => {

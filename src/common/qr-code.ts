@@ -37,6 +37,8 @@ export const qrCodeBounds = {
   waiting: 64,
 } as const;
 
+const sweepIntervalMs = 60_000;
+
 interface Kept {
   code: QrCode;
   /** Milliseconds since the epoch: the end of the offer's or request's life. */
@@ -56,6 +58,7 @@ export class QrCodes {
   private readonly turns: (() => void)[] = [];
   private drawingNow = 0;
   private bytes = 0;
+  private sweeper: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly bounds: {
@@ -121,13 +124,21 @@ export class QrCodes {
     this.forget(key);
     if (until <= now || bytes > this.bounds.bytes) return;
     // Codes past their life go first, then the least recently used, until the new one fits.
-    for (const [other, kept] of this.kept) if (kept.until <= now) this.forget(other);
+    this.sweep();
     for (const [other] of this.kept) {
       if (this.kept.size < this.bounds.entries && this.bytes + bytes <= this.bounds.bytes) break;
       this.forget(other);
     }
     this.kept.set(key, { code, until, bytes });
     this.bytes += bytes;
+    // A code is dropped at most a minute past its life even when nothing else is drawn.
+    this.sweeper ??= setInterval(() => this.sweep(), sweepIntervalMs).unref();
+  }
+
+  /** Drops the codes past their life. */
+  private sweep(): void {
+    const now = this.now();
+    for (const [key, kept] of this.kept) if (kept.until <= now) this.forget(key);
   }
 
   private forget(key: string): void {
