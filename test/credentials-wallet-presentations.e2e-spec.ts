@@ -146,10 +146,12 @@ describe('Wallet presentations, verified by the service', () => {
     });
     expect(revoked.status).toBe(204);
     const after = await verify('dc+sd-jwt', presented);
+    // After the holder's KB-JWT verified: bound to the request, so it may end it (docs/oid4vp.md).
     expect(after).toEqual({
       verified: false,
       code: 'credential_revoked',
       reason: expect.stringMatching(/revoked/),
+      bound: true,
     });
   });
 
@@ -184,6 +186,7 @@ describe('Wallet presentations, verified by the service', () => {
     // Another audience, another nonce: the wallet's answer was for another request.
     const elsewhere = await verify('dc+sd-jwt', valid, { clientId: 'decentralized_identifier:x' });
     expect(outcome(elsewhere)).toBe('audience_mismatch');
+    expect(elsewhere).not.toHaveProperty('bound');
     expect(outcome(await verify('dc+sd-jwt', valid, { nonce: 'another' }))).toBe('nonce_mismatch');
   });
 

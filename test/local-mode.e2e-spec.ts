@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
-import { chmodSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../src/config/load-settings.js';
@@ -363,8 +363,9 @@ describe('local mode', () => {
 });
 
 /**
- * `kill -9` leaves the embedded PostgreSQL running without its service: the next start stops that
- * orphan and comes up on the same data, as `npm start` runs it (a child process).
+ * `kill -9` of the service: its watchdog stops the embedded PostgreSQL (docs/operations.md); were the
+ * watchdog gone too, the next start stops that orphan. Both come up on the same data, as `npm start`
+ * runs the service (a child process).
  */
 describe('local mode after kill -9', () => {
   const cleanup = new Cleanup();
@@ -379,22 +380,103 @@ describe('local mode after kill -9', () => {
     }
   };
 
+  /** Polls `condition` every 100 ms until it holds, failing after `timeoutMs` (never a fixed wait). */
+  const eventually = async (condition: () => boolean, timeoutMs: number, what: string) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+
+  /** The watchdog of the cluster under `dataDir`, by its command line (Linux's /proc). */
+  const watchdogOf = (dataDir: string): number | undefined => {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+        if (
+          command.some((part) => part.endsWith('embedded-postgres-watchdog.js')) &&
+          command.includes(join(dataDir, 'postgres'))
+        )
+          return Number(entry);
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    return undefined;
+  };
+
+  const startIn = async (dataDir: string, name: string) => {
+    const port = await freePort();
+    return AppProcess.start(
+      {
+        name,
+        port,
+        cwd: cleanup.tempDir(`${name}-cwd`),
+        env: { DATA_DIR: dataDir, PUBLIC_BASE_URL: `http://127.0.0.1:${port}` },
+      },
+      cleanup,
+      120_000,
+    );
+  };
+
+  const postmasterOf = (dataDir: string) => {
+    const postmaster = Number(
+      readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0],
+    );
+    // Whatever happens below, no PostgreSQL outlives the test.
+    cleanup.add('stop the orphaned PostgreSQL', () => {
+      if (alive(postmaster)) process.kill(postmaster, 'SIGINT');
+    });
+    return postmaster;
+  };
+
+  const createTenant = async (url: string) => {
+    const { access_token: token } = await passwordGrant(url, 'admin', 'admin');
+    const created = await call(url, '/ctrl/api/v1.0/tenants/create', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      query: { id: 'orphaned', label: 'Outlives a kill -9' },
+    });
+    expect(created.status).toBe(201);
+  };
+
+  const readsTenant = async (url: string) => {
+    const { access_token: token } = await passwordGrant(url, 'admin', 'admin');
+    const read = await call<{ id: string }>(url, '/ctrl/api/v1.0/tenants/orphaned', {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect({ status: read.status, id: read.body.id }).toEqual({ status: 200, id: 'orphaned' });
+  };
+
+  it('stops the PostgreSQL of a killed service through its watchdog, which then exits; the next start has the data', async () => {
+    const dataDir = cleanup.tempDir('watched-data');
+    const first = await startIn(dataDir, 'watched');
+    const postmaster = postmasterOf(dataDir);
+    const watchdog = watchdogOf(dataDir);
+    expect(watchdog).toEqual(expect.any(Number));
+    await createTenant(first.url);
+
+    first.signal('SIGKILL');
+    await first.exited;
+    await eventually(() => !alive(postmaster), 20_000, 'PostgreSQL stopping');
+    await eventually(() => !alive(watchdog!), 20_000, 'the watchdog exiting');
+
+    const second = await startIn(dataDir, 'watched-again');
+    await readsTenant(second.url);
+    expect(second.log(200)).not.toMatch(/left running/);
+    const secondWatchdog = watchdogOf(dataDir)!;
+    expect(secondWatchdog).not.toBe(watchdog);
+    // Stopped in order, the service stops its PostgreSQL itself; its watchdog exits with it.
+    await second.stop();
+    expect(await second.exited).toEqual({ code: 0, signal: null });
+    await eventually(() => !alive(secondWatchdog), 20_000, 'the second watchdog exiting');
+  });
+
   it('starts again on the same DATA_DIR, with the data, when the orphaned PostgreSQL still runs', async () => {
     const dataDir = cleanup.tempDir('killed-data');
-    const start = async (name: string) => {
-      const port = await freePort();
-      return AppProcess.start(
-        {
-          name,
-          port,
-          cwd: cleanup.tempDir(`${name}-cwd`),
-          env: { DATA_DIR: dataDir, PUBLIC_BASE_URL: `http://127.0.0.1:${port}` },
-        },
-        cleanup,
-        120_000,
-      );
-    };
-    const first = await start('first');
+    const first = await startIn(dataDir, 'first');
     // While its service lives, the cluster stays its own.
     const intruder = await AppProcess.spawn(
       {
@@ -406,32 +488,18 @@ describe('local mode after kill -9', () => {
     );
     expect(await intruder.waitForExit(60_000)).toEqual({ code: 1, signal: null });
     expect(intruder.log()).toContain(`already in use by another process (pid ${first.pid})`);
-    const postmaster = Number(
-      readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0],
-    );
-    // Whatever happens below, no PostgreSQL outlives the test.
-    cleanup.add('stop the orphaned PostgreSQL', () => {
-      if (alive(postmaster)) process.kill(postmaster, 'SIGINT');
-    });
-    const { access_token: token } = await passwordGrant(first.url, 'admin', 'admin');
-    const created = await call(first.url, '/ctrl/api/v1.0/tenants/create', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}` },
-      query: { id: 'orphaned', label: 'Outlives a kill -9' },
-    });
-    expect(created.status).toBe(201);
+    const postmaster = postmasterOf(dataDir);
+    await createTenant(first.url);
 
+    // The watchdog killed first (as a kill of every process would), then the service.
+    process.kill(watchdogOf(dataDir)!, 'SIGKILL');
     first.signal('SIGKILL');
     await first.exited;
     expect(alive(postmaster)).toBe(true);
 
-    const second = await start('second');
+    const second = await startIn(dataDir, 'second');
     expect(alive(postmaster)).toBe(false);
-    const { access_token: again } = await passwordGrant(second.url, 'admin', 'admin');
-    const read = await call<{ id: string }>(second.url, '/ctrl/api/v1.0/tenants/orphaned', {
-      headers: { authorization: `Bearer ${again}` },
-    });
-    expect({ status: read.status, id: read.body.id }).toEqual({ status: 200, id: 'orphaned' });
+    await readsTenant(second.url);
     expect(second.log(200)).toMatch(/Stopped the embedded PostgreSQL .* left running/);
     await second.stop();
     expect(await second.exited).toEqual({ code: 0, signal: null });

@@ -1,3 +1,4 @@
+import { pngShowsLink } from './support/qr-png.js';
 import { Openid4vciClient, setGlobalConfig } from '@openid4vc/openid4vci';
 import { demoConfigurations } from '../src/oid4vci/demo-configurations.js';
 import { offerClaimsPurpose } from '../src/oid4vci/offers/offer-claims.js';
@@ -399,6 +400,7 @@ describe('OpenID4VCI credential offers', () => {
         expect(bytes.subarray(0, 8)).toEqual(
           Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
         );
+        expect(pngShowsLink(bytes, offer.credentialOfferUri)).toBe(true);
       } else {
         expect(bytes.toString('utf8')).toMatch(
           /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[\s\S]*<\/svg>\s*$/,

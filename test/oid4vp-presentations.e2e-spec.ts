@@ -150,6 +150,20 @@ describe('OpenID4VP presentations, end to end through the API', () => {
     return reason;
   }
 
+  /**
+   * Answers with what is not bound to the request (checks before the holder's proof failed): refused
+   * with the reason, the request still pending; answers the reason.
+   */
+  async function expectRefusal(
+    request: Opened,
+    vpToken: Record<string, (string | Json)[]>,
+  ): Promise<string> {
+    const refused = await answer(request, vpToken);
+    expect(refused).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+    expect(await read(request)).toMatchObject({ status: 'pending' });
+    return refused.body.error_description as string;
+  }
+
   /** A foreign SD-JWT VC, bound to `holder` unless null, with status index `idx` of the list. */
   const foreignCredential = (
     holder: WalletKey | null,
@@ -207,7 +221,8 @@ describe('OpenID4VP presentations, end to end through the API', () => {
       expect(read_).not.toHaveProperty('outcome');
     });
 
-    it('fails issuer_not_trusted when the request trusts only another issuer', async () => {
+    // An untrusted issuer's credential binds nothing: anyone can make one, so it is refused, not final.
+    it('refuses issuer_not_trusted when the request trusts only another issuer', async () => {
       const holder = await walletKey('ES256');
       const credential = await foreignCredential(holder);
       const request = await open(
@@ -215,26 +230,21 @@ describe('OpenID4VP presentations, end to end through the API', () => {
         { trustedIssuers: [univIssuer] },
       );
       const presentation = await present(request, credential, holder);
-      const reason = await expectFailure(
-        request,
-        { identity: [presentation] },
-        'issuer_not_trusted',
-        { identity: [presentation] },
-      );
+      const reason = await expectRefusal(request, { identity: [presentation] });
       expect(reason).toBe(
         `identity: the issuer '${foreignIssuer.iss}' is not in the trusted issuers list`,
       );
     });
 
-    it('fails issuer_not_trusted by the tenant’s own list when the request names none; the request’s list wins', async () => {
+    it('refuses issuer_not_trusted by the tenant’s own list when the request names none; the request’s list wins', async () => {
       const holder = await walletKey('ES256');
       const credential = await foreignCredential(holder);
       const request = await open({ credentials: [identityQuery()] }, {}, 'strict');
       expect(await read(request)).toMatchObject({ trustedIssuers: null });
       const presentation = await present(request, credential, holder);
-      await expectFailure(request, { identity: [presentation] }, 'issuer_not_trusted', {
-        identity: [presentation],
-      });
+      expect(await expectRefusal(request, { identity: [presentation] })).toMatch(
+        /is not in the trusted issuers list/,
+      );
 
       const named = await open(
         { credentials: [identityQuery()] },
@@ -304,15 +314,19 @@ describe('OpenID4VP presentations, end to end through the API', () => {
         /^alumni: domain check/,
         (request: Opened) => [request.nonce, 'x509_san_dns:rp.example'],
       ],
-    ] as const)('fails with %s: %s', async (_case, code, named, proofOptions) => {
-      const { holder, credential } = await alumni();
-      const request = await open({ credentials: [alumniQuery] });
-      const [challenge, domain] = proofOptions(request);
-      const wrong = await holder.present([credential], challenge, domain);
-      const right = await holder.present([credential], request.nonce, request.clientId);
-      const reason = await expectFailure(request, { alumni: [wrong] }, code, { alumni: [right] });
-      expect(reason).toMatch(named);
-    });
+    ] as const)(
+      'refuses %s (%s), leaving the request to the right answer',
+      async (_case, _code, named, proofOptions) => {
+        const { holder, credential } = await alumni();
+        const request = await open({ credentials: [alumniQuery] });
+        const [challenge, domain] = proofOptions(request);
+        const wrong = await holder.present([credential], challenge, domain);
+        expect(await expectRefusal(request, { alumni: [wrong] })).toMatch(named);
+        const right = await holder.present([credential], request.nonce, request.clientId);
+        expect(await answer(request, { alumni: [right] })).toEqual({ status: 200, body: {} });
+        expect(await read(request)).toMatchObject({ status: 'verified' });
+      },
+    );
   });
 
   describe('several credential queries, credential sets and claim sets', () => {
@@ -416,7 +430,7 @@ describe('OpenID4VP presentations, end to end through the API', () => {
     const unbound = async () =>
       disclose(await foreignCredential(null), { given_name: true, family_name: true });
 
-    it('fails a credential without cnf when the query requires holder binding (the default)', async () => {
+    it('refuses a credential without cnf when the query requires holder binding (the default)', async () => {
       const request = await open({ credentials: [identityQuery()] });
       expect(
         (request.resolved.dcql?.query as { credentials: Json[] }).credentials[0],
@@ -424,12 +438,7 @@ describe('OpenID4VP presentations, end to end through the API', () => {
         require_cryptographic_holder_binding: true,
       });
       const presentation = await unbound();
-      const reason = await expectFailure(
-        request,
-        { identity: [presentation] },
-        'query_not_satisfied',
-        { identity: [presentation] },
-      );
+      const reason = await expectRefusal(request, { identity: [presentation] });
       expect(reason).toBe(
         'A credential for identity is not of a kind the query accepts (vct or type, or holder binding).',
       );

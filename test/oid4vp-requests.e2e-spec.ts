@@ -1,3 +1,4 @@
+import { pngShowsLink } from './support/qr-png.js';
 import { RequestHousekeeping } from '../src/oid4vp/requests/request-housekeeping.js';
 import {
   disclosedClaimsPurpose,
@@ -407,6 +408,7 @@ describe('OpenID4VP presentation requests', () => {
       createdAt: expect.any(String),
       expiresAt: expect.any(String),
       endedAt: null,
+      refusedAnswers: 0,
     });
     expect(listed.at(-1)).toEqual(view.body);
   });
@@ -450,6 +452,7 @@ describe('OpenID4VP presentation requests', () => {
         expect(bytes.subarray(0, 8)).toEqual(
           Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
         );
+        expect(pngShowsLink(bytes, request.authorizationRequestUri)).toBe(true);
       } else {
         expect(bytes.toString('utf8')).toMatch(
           /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[\s\S]*<\/svg>\s*$/,

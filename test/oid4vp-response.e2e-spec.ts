@@ -14,6 +14,7 @@ import {
   type TestRequestInput,
   type VerifierCall,
 } from './support/oid4vp-requests.js';
+import { requestLimits } from '../src/oid4vp/requests/request-limits.js';
 
 type Json = Record<string, unknown>;
 
@@ -139,12 +140,13 @@ describe('OpenID4VP response endpoint over a stand-in verifier', () => {
     expect(calls[0].trustedIssuers).toBeUndefined();
   });
 
-  it('fails the request with the verifier’s code and reason, which the wallet reads too', async () => {
+  it('fails the request with the verifier’s code and reason when the failure is bound to it, and the wallet reads it too', async () => {
     answerWith = () =>
       Promise.resolve({
         verified: false,
-        code: 'nonce_mismatch',
-        reason: 'The key binding JWT names another nonce.',
+        code: 'credential_revoked',
+        reason: 'The status list says the credential is revoked.',
+        bound: true,
       });
     const request = await open();
     const failed = await post(request, { badge: ['p'] });
@@ -152,21 +154,92 @@ describe('OpenID4VP response endpoint over a stand-in verifier', () => {
       status: 400,
       body: {
         error: 'invalid_request',
-        error_description: 'badge: The key binding JWT names another nonce.',
+        error_description: 'badge: The status list says the credential is revoked.',
       },
     });
     const { row, events } = await snapshot(request);
     expect(row).toMatchObject({
       status: 'failed',
-      outcomeCode: 'nonce_mismatch',
-      outcomeReason: 'badge: The key binding JWT names another nonce.',
+      outcomeCode: 'credential_revoked',
+      outcomeReason: 'badge: The status list says the credential is revoked.',
       presented: null,
       claims: null,
+      refusedAnswers: 0,
     });
     expect(events.map((event) => event.type)).toEqual(['presentation.failed']);
     expect(JSON.parse(events[0].body)).toMatchObject({
-      data: { requestId: request.id, code: 'nonce_mismatch' },
+      data: { requestId: request.id, code: 'credential_revoked' },
     });
+  });
+
+  const anotherNonce = (): Promise<PresentationCheck> =>
+    Promise.resolve({
+      verified: false,
+      code: 'nonce_mismatch',
+      reason: 'The key binding JWT names another nonce.',
+    });
+
+  it('refuses an answer not bound to the request and counts it; the holder’s answer then verifies it', async () => {
+    answerWith = anotherNonce;
+    const request = await open();
+    const refused = await post(request, { badge: ['p'] });
+    expect(refused).toMatchObject({
+      status: 400,
+      body: {
+        error: 'invalid_request',
+        error_description: 'badge: The key binding JWT names another nonce.',
+      },
+    });
+    expect(await snapshot(request)).toMatchObject({
+      row: { status: 'pending', outcomeCode: null, refusedAnswers: 1 },
+      events: [],
+    });
+    answerWith = () => Promise.resolve(verified(disclosed));
+    expect((await post(request, { badge: ['p'] })).status).toBe(200);
+    expect(await requestRow(service, request.id)).toMatchObject({ status: 'verified' });
+  });
+
+  it('refuses a verified presentation without holder binding that does not match, as unbound', async () => {
+    answerWith = () =>
+      Promise.resolve({
+        verified: true,
+        presentation: {
+          ...(verified({}) as { presentation: VerifiedPresentation }).presentation,
+          holderKeyThumbprint: null,
+          holderBinding: false,
+        },
+      });
+    const request = await open();
+    expect((await post(request, { badge: ['p'] })).status).toBe(400);
+    expect(await requestRow(service, request.id)).toMatchObject({
+      status: 'pending',
+      refusedAnswers: 1,
+    });
+  });
+
+  it(`fails the request at the ${requestLimits.refusedAnswers}th refused answer, saying so, with one event`, async () => {
+    answerWith = anotherNonce;
+    const request = await open();
+    for (let answer = 1; answer < requestLimits.refusedAnswers; answer++)
+      expect((await post(request, { badge: ['p'] })).status).toBe(400);
+    // A wrong state counts as well.
+    expect((await post(request, { badge: ['p'] }, 'another-state')).status).toBe(400);
+    const { row, events } = await snapshot(request);
+    expect(row).toMatchObject({
+      status: 'failed',
+      outcomeCode: 'too_many_refused_answers',
+      outcomeReason: `${requestLimits.refusedAnswers} answers were refused as not bound to this request (the last: The state is not the one of this request.)`,
+      refusedAnswers: requestLimits.refusedAnswers,
+    });
+    expect(row.endedAt).not.toBeNull();
+    expect(events.map((event) => event.type)).toEqual(['presentation.failed']);
+    expect(JSON.parse(events[0].body)).toMatchObject({
+      data: { requestId: request.id, code: 'too_many_refused_answers' },
+    });
+    // Over: even the holder's answer is refused now, and nothing is counted any more.
+    answerWith = () => Promise.resolve(verified(disclosed));
+    expect((await post(request, { badge: ['p'] })).status).toBe(400);
+    expect(await snapshot(request)).toEqual({ row, events });
   });
 
   it('fails a verified credential that does not disclose a requested claim, naming the path', async () => {
@@ -191,11 +264,12 @@ describe('OpenID4VP response endpoint over a stand-in verifier', () => {
     expect((await requestRow(service, several.id)).claims).toEqual({
       badge: [disclosed, disclosed],
     });
+    // Refused before any presentation is verified: not bound to the request, so only counted.
     const one = await open();
     expect((await post(one, { badge: ['p1', 'p2'] })).status).toBe(400);
     expect(await requestRow(service, one.id)).toMatchObject({
-      status: 'failed',
-      outcomeCode: 'query_not_satisfied',
+      status: 'pending',
+      refusedAnswers: 1,
     });
   });
 

@@ -98,6 +98,12 @@ describe('OpenID4VP wallet endpoints, end to end', () => {
 
   const pending = { status: 'pending', outcomeCode: null, presented: null, claims: null };
 
+  /** The snapshot with `count` more answers refused: what a counted refusal changes, and only that. */
+  const counted = (before: Awaited<ReturnType<typeof snapshot>>, count: number) => ({
+    ...before,
+    row: { ...before.row, refusedAnswers: (before.row.refusedAnswers as number) + count },
+  });
+
   describe('the request object', () => {
     it('is signed by the tenant’s DID key, and OWF’s wallet verifies it through the DID alone', async () => {
       const request = await open();
@@ -207,15 +213,16 @@ describe('OpenID4VP wallet endpoints, end to end', () => {
       );
       await notFound(expired.requestUri);
       const answered = await open();
-      expect(
-        (await post(answered.responseUri, { vp_token: 'x', state: answered.state })).status,
-      ).toBe(400);
+      await service.dataSource.query(
+        `UPDATE oid4vp_request SET status = 'failed', ended_at = now() WHERE id = $1`,
+        [answered.id],
+      );
       await notFound(answered.requestUri);
     });
   });
 
-  describe('answers that cannot be tied to the request change nothing', () => {
-    it('refuses another state, another tenant’s or an unknown reference, an expired request', async () => {
+  describe('answers that cannot be tied to the request are refused and counted', () => {
+    it('refuses another state (counted), another tenant’s or an unknown reference, an expired request', async () => {
       const request = await open();
       const before = await snapshot(request);
       expect(before.row).toMatchObject(pending);
@@ -235,7 +242,8 @@ describe('OpenID4VP wallet endpoints, end to end', () => {
       expect(
         (await post(request.responseUri, { vp_token: token, state: request.state })).status,
       ).toBe(400);
-      expect(await snapshot(request)).toEqual(before);
+      // Only the answer at this request's reference, while open, counts.
+      expect(await snapshot(request)).toEqual(counted(before, 1));
     });
 
     it('refuses a JWE to another key, a plain answer to a direct_post.jwt request, and the reverse', async () => {
@@ -253,12 +261,12 @@ describe('OpenID4VP wallet endpoints, end to end', () => {
       expect(
         (await post(encrypted.responseUri, { vp_token: '{}', state: encrypted.state })).status,
       ).toBe(400);
-      expect(await snapshot(encrypted)).toEqual(before);
+      expect(await snapshot(encrypted)).toEqual(counted(before, 2));
 
       const plain = await open();
       const beforePlain = await snapshot(plain);
       expect((await post(plain.responseUri, { response: jwe })).status).toBe(400);
-      expect(await snapshot(plain)).toEqual(beforePlain);
+      expect(await snapshot(plain)).toEqual(counted(beforePlain, 1));
     });
 
     it('refuses a body that is not a bounded form', async () => {
@@ -280,37 +288,31 @@ describe('OpenID4VP wallet endpoints, end to end', () => {
   });
 
   describe('a malformed answer with the request’s state', () => {
-    it('fails the request once, with its event; a second answer is refused and changes nothing', async () => {
+    it('is refused and counted; the request stays pending, without an event', async () => {
       const request = await open();
-      const failed = await post(request.responseUri, {
+      const before = await snapshot(request);
+      const refused = await post(request.responseUri, {
         vp_token: 'not json',
         state: request.state,
       });
-      expect(failed).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
-      const after = await snapshot(request);
-      expect(after.row).toMatchObject({ status: 'failed', outcomeCode: 'response_malformed' });
-      expect(after.events.map((event) => event.type)).toEqual(['presentation.failed']);
-      expect(after.events[0].body).toContain('response_malformed');
-
-      const again = await post(request.responseUri, {
-        vp_token: JSON.stringify({ badge: ['x'] }),
-        state: request.state,
+      expect(refused).toMatchObject({
+        status: 400,
+        body: { error: 'invalid_request', error_description: 'The vp_token is not JSON.' },
       });
-      expect(again.status).toBe(400);
-      expect(await snapshot(request)).toEqual(after);
+      expect(await snapshot(request)).toEqual(counted(before, 1));
     });
 
-    it('fails an answer that names a credential query the request does not ask for', async () => {
+    it('refuses an answer that names a credential query the request does not ask for', async () => {
       const request = await open();
-      const failed = await post(request.responseUri, {
+      const refused = await post(request.responseUri, {
         vp_token: JSON.stringify({ diploma: ['x'] }),
         state: request.state,
       });
-      expect(failed.status).toBe(400);
-      expect(failed.body.error_description).toMatch(/does not ask for/);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error_description).toMatch(/does not ask for/);
       expect(await requestRow(service, request.id)).toMatchObject({
-        status: 'failed',
-        outcomeCode: 'response_malformed',
+        ...pending,
+        refusedAnswers: 1,
       });
     });
   });
@@ -377,32 +379,59 @@ describe('OpenID4VP wallet endpoints, end to end', () => {
       expect(events.map((event) => event.type)).toEqual(['presentation.failed']);
     }
 
-    it('fails a KB-JWT with another nonce', () =>
-      failsWith('nonce_mismatch', async ({ credential, key, request }) =>
+    /**
+     * Answers what fails before the holder proved it answers this request: refused with the
+     * verifier's reason, counted, the request pending; the holder's right answer then verifies it.
+     */
+    async function refusedWith(
+      reason: RegExp,
+      make: (context: {
+        credential: string;
+        key: WalletKey;
+        request: TestRequest;
+      }) => Promise<string>,
+    ) {
+      const issued = await issueBadge();
+      const request = await open();
+      const before = await snapshot(request);
+      const refused = await answer(request, await make({ ...issued, request }));
+      expect(refused).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+      expect(refused.body.error_description).toMatch(reason);
+      expect(await snapshot(request)).toEqual(counted(before, 1));
+      const right = await presentWithKeyBinding(issued.credential, bothClaims, issued.key, {
+        nonce: request.nonce,
+        aud: request.clientId,
+      });
+      expect((await answer(request, right)).status).toBe(200);
+      expect(await requestRow(service, request.id)).toMatchObject({ status: 'verified' });
+    }
+
+    it('refuses a KB-JWT with another nonce (an answer to another request)', () =>
+      refusedWith(/nonce is not this request/, async ({ credential, key, request }) =>
         withKeyBinding(await disclose(credential, bothClaims), key, {
           nonce: 'another-nonce',
           aud: request.clientId,
         }),
       ));
 
-    it('fails a KB-JWT for another audience', () =>
-      failsWith('audience_mismatch', async ({ credential, key, request }) =>
+    it('refuses a KB-JWT for another audience', () =>
+      refusedWith(/aud is not this request/, async ({ credential, key, request }) =>
         withKeyBinding(await disclose(credential, bothClaims), key, {
           nonce: request.nonce,
           aud: 'decentralized_identifier:did:key:z6MkSomeoneElse',
         }),
       ));
 
-    it('fails a KB-JWT signed by another key than the credential’s', () =>
-      failsWith('key_binding_invalid', async ({ credential, request }) =>
+    it('refuses a KB-JWT signed by another key than the credential’s', () =>
+      refusedWith(/not signed by the credential's holder key/, async ({ credential, request }) =>
         withKeyBinding(await disclose(credential, bothClaims), await walletKey('ES256'), {
           nonce: request.nonce,
           aud: request.clientId,
         }),
       ));
 
-    it('fails a tampered disclosure', () =>
-      failsWith('disclosure_invalid', async ({ credential, key, request }) => {
+    it('refuses a tampered disclosure', () =>
+      refusedWith(/disclosure/, async ({ credential, key, request }) => {
         const [jwt, ...disclosures] = (await disclose(credential, bothClaims)).split('~');
         const forged = disclosures.map((disclosure) => {
           if (disclosure === '') return disclosure;

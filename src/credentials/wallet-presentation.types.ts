@@ -44,7 +44,18 @@ export interface VerifiedPresentation {
 
 export type PresentationCheck =
   | { verified: true; presentation: VerifiedPresentation }
-  | { verified: false; code: PresentationFailureCode; reason: string };
+  | {
+      verified: false;
+      code: PresentationFailureCode;
+      reason: string;
+      /**
+       * Set when the check that failed came after the holder proved it answers this request: the
+       * credential's issuer signature and trust verified, and its holder proof (a KB-JWT signed by the
+       * `cnf` key, or the presentation's proof by the credential's subject) names the request's nonce
+       * and client id. Only such a failure may end an OpenID4VP request (docs/oid4vp.md).
+       */
+      bound?: true;
+    };
 
 /** What the verifier of an OpenID4VP request checks one presentation against. */
 export interface PresentationExpectation {

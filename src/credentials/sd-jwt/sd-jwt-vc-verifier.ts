@@ -96,11 +96,14 @@ export class SdJwtVcVerifier {
     if ('code' in disclosed) return fail(disclosed.code, disclosed.reason);
     const binding = await this.holderBinding(parsed, payload, expectation);
     if ('verified' in binding) return binding;
+    // From here on a failure is the holder's, for this request, once its KB-JWT verified.
+    const after = (failure: Failure): Failure =>
+      binding.thumbprint === null ? failure : { ...failure, bound: true };
     const now = this.clock() / 1000;
     const validity = validityFailure(payload, now);
-    if (validity !== undefined) return validity;
+    if (validity !== undefined) return after(validity);
     const status = await this.status(payload, iss, expectation.signal);
-    if (typeof status !== 'string') return status;
+    if (typeof status !== 'string') return after(status);
     // The holder's key is the binding's, not a claim: DCQL paths see what the issuer said of the subject.
     const claims: Json = { ...disclosed.claims };
     delete claims.cnf;

@@ -2,7 +2,7 @@ import { checkProblemTypes, type CheckProblem } from '../credential.errors.js';
 import { validityProblem } from '../credential-checks.js';
 import { statusSetDetail, untrustedProblem } from './verification-findings.js';
 import { unsupportedMethod, UnresolvableDidError } from '../did-resolution/unresolvable-did.js';
-import { failureCodeOf } from './ldp-presentation-verifier.js';
+import { afterBinding, failureCodeOf } from './ldp-presentation-verifier.js';
 
 const where = 'verifiablePresentation.verifiableCredential[0]';
 
@@ -139,5 +139,25 @@ describe('failureCodeOf', () => {
   ])('maps the verifier’s own %s finding (%s: %s) to %s', (type, check, detail, code) => {
     expect(detail).toEqual(expect.any(String));
     expect(failureCodeOf(credential(type, check, detail as string))).toBe(code);
+  });
+});
+
+describe('afterBinding', () => {
+  it('leaves the holder’s proof standing only for a credential’s validity or status', () => {
+    const bound = [
+      credential(checkProblemTypes.validity, 'validity', 'expired'),
+      credential(checkProblemTypes.status, 'status', statusSetDetail('revocation')),
+      credential(checkProblemTypes.statusRetrieval, 'status', 'the list could not be fetched'),
+    ];
+    const unbound: CheckProblem[] = [
+      credential(checkProblemTypes.proof, 'proof', 'invalid'),
+      credential(checkProblemTypes.issuer, 'issuer', 'untrusted issuer'),
+      { type: checkProblemTypes.proof, check: 'proof', title: '', detail: 'x' },
+      { type: checkProblemTypes.holder, check: 'holder', title: '', detail: 'x' },
+      { type: checkProblemTypes.challenge, check: 'challenge', title: '', detail: 'x' },
+      { type: checkProblemTypes.domain, check: 'domain', title: '', detail: 'x' },
+    ];
+    expect(bound.map(afterBinding)).toEqual([true, true, true]);
+    expect(unbound.map(afterBinding)).toEqual(unbound.map(() => false));
   });
 });

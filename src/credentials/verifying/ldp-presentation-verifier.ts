@@ -15,7 +15,9 @@ import { jwkThumbprint, publicJwkOf } from '../../jose/jwk.js';
 
 type Json = Record<string, unknown>;
 
-const fail = (code: PresentationFailureCode, reason: string): PresentationCheck => ({
+type Failure = Extract<PresentationCheck, { verified: false }>;
+
+const fail = (code: PresentationFailureCode, reason: string): Failure => ({
   verified: false,
   code,
   reason,
@@ -61,14 +63,17 @@ export class LdpPresentationVerifier {
       if (error.code !== 'CREDENTIAL_NOT_VERIFIED') {
         return fail('presentation_malformed', error.detail);
       }
-      const [first] = (error.extensions.problemDetails ?? []) as CheckProblem[];
-      return first === undefined
-        ? fail('signature_invalid', error.detail)
-        : fail(failureCodeOf(first), `${first.check} check: ${first.detail}`);
+      const problems = (error.extensions.problemDetails ?? []) as CheckProblem[];
+      const [first] = problems;
+      if (first === undefined) return fail('signature_invalid', error.detail);
+      const failure = fail(failureCodeOf(first), `${first.check} check: ${first.detail}`);
+      return holderBound(presentation, credential) && problems.every(afterBinding)
+        ? { ...failure, bound: true }
+        : failure;
     }
     const proof = asArray(presentation.proof).find(isJsonObject) ?? {};
     const method = idOf(proof.verificationMethod);
-    const holder = idOf(presentation.holder) ?? method?.split('#')[0];
+    const holder = holderOf(presentation);
     const claims: Json = { ...credential };
     delete claims.proof;
     return {
@@ -79,7 +84,7 @@ export class LdpPresentationVerifier {
         types: asArray(credential.type).filter((type): type is string => typeof type === 'string'),
         claims,
         holderKeyThumbprint: await this.thumbprintOf(holder, method, expectation.signal),
-        holderBinding: holder !== undefined && idOf(credential.credentialSubject) === holder,
+        holderBinding: holderBound(presentation, credential),
         status: credential.credentialStatus === undefined ? 'none' : 'valid',
       },
     };
@@ -98,6 +103,31 @@ export class LdpPresentationVerifier {
     const jwk = publicJwkOf(key);
     return typeof jwk === 'string' ? null : jwkThumbprint(jwk);
   }
+}
+
+/** The presentation's holder: its `holder`, else the DID of its proof's verification method. */
+function holderOf(presentation: Json): string | undefined {
+  const proof = asArray(presentation.proof).find(isJsonObject) ?? {};
+  return idOf(presentation.holder) ?? idOf(proof.verificationMethod)?.split('#')[0];
+}
+
+/** Whether the presentation's holder is the credential's subject. */
+function holderBound(presentation: Json, credential: Json): boolean {
+  const holder = holderOf(presentation);
+  return holder !== undefined && idOf(credential.credentialSubject) === holder;
+}
+
+/**
+ * A finding that leaves the holder's proof for this request standing: the presentation's proof, its
+ * challenge and domain, the credential's proof and issuer all passed; only its validity or status failed.
+ */
+export function afterBinding(problem: CheckProblem): boolean {
+  if (problem.check !== 'credential') return false;
+  return (
+    problem.type === checkProblemTypes.validity ||
+    problem.type === checkProblemTypes.status ||
+    problem.type === checkProblemTypes.statusRetrieval
+  );
 }
 
 /**

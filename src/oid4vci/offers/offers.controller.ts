@@ -177,7 +177,8 @@ export class OffersController {
   })
   @ApiParam(idParameter)
   @ApiOkResponse({
-    description: 'The QR code of `credentialOfferUri`.',
+    description:
+      'The QR code of `credentialOfferUri`. Drawn once and kept while open; when too many codes are being drawn at once, 503 `SERVICE_UNAVAILABLE` with `Retry-After: 1` (docs/performance.md, QR codes).',
     content: {
       'image/svg+xml': {
         schema: { type: 'string' },
@@ -206,7 +207,8 @@ export class OffersController {
   })
   @ApiParam(idParameter)
   @ApiOkResponse({
-    description: 'The QR code of `credentialOfferUri`, 512 pixels wide.',
+    description:
+      'The QR code of `credentialOfferUri`, 512 pixels wide. Drawn once and kept while open; when too many codes are being drawn at once, 503 `SERVICE_UNAVAILABLE` with `Retry-After: 1` (docs/performance.md, QR codes).',
     content: {
       'image/png': {
         schema: { type: 'string', format: 'binary' },

@@ -34,7 +34,7 @@ import {
   offerUriOf,
 } from './offer.rules.js';
 import { offerSecretsPurpose, secretHash, txCodeHash, type OfferSecrets } from './offer-secrets.js';
-import { drawQrCode, type QrFormat } from '../../common/qr-code.js';
+import { qrCodes, type QrFormat } from '../../common/qr-code.js';
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A reference is 32 random bytes in base64url: 43 characters. */
@@ -176,7 +176,7 @@ export class OffersService {
     const row = await this.find(tenantId, id);
     const status = statusOf(row, this.clock());
     if (status !== 'offered' && status !== 'accepted') throw offerNotOpen(id, status);
-    return drawQrCode(this.linkOf(row), format);
+    return qrCodes.codeOf(this.linkOf(row), format, row.expiresAt);
   }
 
   /** The Credential Offer object of the public by-reference route (OpenID4VCI 1.0 §4.1.3). */

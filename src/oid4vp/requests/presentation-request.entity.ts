@@ -111,6 +111,10 @@ export class PresentationRequestEntity {
   @Column({ name: 'claims_erased_at', type: 'timestamptz', nullable: true })
   claimsErasedAt: Date | null;
 
+  /** Answers refused as not bound to this request (docs/oid4vp.md); at the bound the request fails. */
+  @Column({ name: 'refused_answers', type: 'integer', default: 0 })
+  refusedAnswers: number;
+
   @Column({ name: 'expires_at', type: 'timestamptz' })
   expiresAt: Date;
 

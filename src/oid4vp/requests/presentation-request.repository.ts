@@ -76,6 +76,25 @@ export class PresentationRequestRepository {
     return result.affected === 1;
   }
 
+  /**
+   * Counts one refused answer of a pending request in time, in the caller's transaction (the row
+   * stays locked until it ends): the count so far, or undefined when the request is no longer open.
+   */
+  async countRefusal(
+    manager: EntityManager,
+    tenantId: string,
+    id: string,
+    now: Date,
+  ): Promise<number | undefined> {
+    const [rows] = await manager.query<[{ refused_answers: number }[], number]>(
+      `UPDATE oid4vp_request SET refused_answers = refused_answers + 1
+        WHERE id = $1 AND tenant_id = $2 AND status = 'pending' AND expires_at > $3
+        RETURNING refused_answers`,
+      [id, tenantId, now],
+    );
+    return rows[0]?.refused_answers;
+  }
+
   // The tenant's API (presentation-requests.service.ts) and its jobs (request-housekeeping.ts).
 
   /** One page of the tenant's requests by creation time (then id) and how many it has in all. */

@@ -189,7 +189,8 @@ export class PresentationRequestsController {
   })
   @ApiParam(idParameter)
   @ApiOkResponse({
-    description: 'The QR code of `authorizationRequestUri`.',
+    description:
+      'The QR code of `authorizationRequestUri`. Drawn once and kept while open; when too many codes are being drawn at once, 503 `SERVICE_UNAVAILABLE` with `Retry-After: 1` (docs/performance.md, QR codes).',
     content: {
       'image/svg+xml': {
         schema: { type: 'string' },
@@ -213,7 +214,8 @@ export class PresentationRequestsController {
   })
   @ApiParam(idParameter)
   @ApiOkResponse({
-    description: 'The QR code of `authorizationRequestUri`, 512 pixels wide.',
+    description:
+      'The QR code of `authorizationRequestUri`, 512 pixels wide. Drawn once and kept while open; when too many codes are being drawn at once, 503 `SERVICE_UNAVAILABLE` with `Retry-After: 1` (docs/performance.md, QR codes).',
     content: {
       'image/png': {
         schema: { type: 'string', format: 'binary' },

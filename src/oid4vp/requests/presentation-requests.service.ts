@@ -8,7 +8,7 @@ import { oneAtATime } from '../../common/one-at-a-time.js';
 import { type Actor } from '../../auth/caller.js';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { pageWindow, springPage } from '../../common/page-query.js';
-import { drawQrCode, type QrFormat } from '../../common/qr-code.js';
+import { qrCodes, type QrFormat } from '../../common/qr-code.js';
 import { Settings } from '../../config/settings.js';
 import { violates } from '../../database/constraint-violation.js';
 import { DidService } from '../../did/did.service.js';
@@ -180,7 +180,7 @@ export class PresentationRequestsService {
     const row = await this.find(tenantId, id);
     const status = statusOf(row, this.clock());
     if (status !== 'pending') throw requestNotPending(id, status);
-    return drawQrCode(this.storedLinkOf(row), format);
+    return qrCodes.codeOf(this.storedLinkOf(row), format, row.expiresAt);
   }
 
   private async find(tenantId: string, id: string): Promise<PresentationRequestEntity> {
@@ -204,6 +204,7 @@ export class PresentationRequestsService {
       createdAt: row.createdAt.toISOString(),
       expiresAt: row.expiresAt.toISOString(),
       endedAt: row.endedAt?.toISOString() ?? null,
+      refusedAnswers: row.refusedAnswers,
       ...(status === 'failed'
         ? { outcome: { code: row.outcomeCode ?? 'failed', reason: row.outcomeReason ?? '' } }
         : {}),

@@ -17,6 +17,11 @@ export const requestLimits = {
   /** `trustedIssuers`: how many, and each one's characters. */
   trustedIssuers: 100,
   trustedIssuerChars: 2048,
+  /**
+   * Answers refused as not bound to the request (another nonce, no holder proof, garbage) before it
+   * fails with `too_many_refused_answers`: a wallet may retry, a stranger cannot keep it busy forever.
+   */
+  refusedAnswers: 10,
   /** Requests a job ends or erases per transaction, and transactions per run. */
   jobBatch: 200,
   jobBatchesPerRun: 10,

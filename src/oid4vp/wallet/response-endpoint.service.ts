@@ -1,13 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource } from 'typeorm';
+import { type DataSource, type EntityManager } from 'typeorm';
 import {
   WalletPresentationsService,
   type VerifiedPresentation,
 } from '../../credentials/verifying/wallet-presentations.service.js';
 import { EventOutbox } from '../../events/event-outbox.js';
-import { invalidRequest } from '../../common/wallet-error.js';
+import { invalidRequest, WalletError } from '../../common/wallet-error.js';
 import { KeyVault } from '../../secrets/key-vault.js';
 import {
   type PresentationRequestEntity,
@@ -32,18 +32,20 @@ import {
 } from './wallet-answer.js';
 import { WalletRequests } from './wallet-requests.js';
 import { disclosedClaimsOf } from './disclosed-claims.js';
+import { refusalEnding } from './refused-answers.js';
 
 /** The most one answer's verification may take (issuer keys and status lists fetched meanwhile). */
 export const maxVerificationMs = 20_000;
 
 type Outcome =
   | { verified: true; presented: Map<string, VerifiedPresentation[]> }
-  | { verified: false; code: string; reason: string };
+  | { verified: false; code: string; reason: string; bound: boolean };
 
 /**
- * The response endpoint (OpenID4VP 1.0 §8.2, §8.3): one answer per request. What cannot be tied to
- * the request (no open request, another state, a JWE not to its key) is refused and changes nothing;
- * anything else ends the request, verified or failed with a reason, with its event.
+ * The response endpoint (OpenID4VP 1.0 §8.2, §8.3): one answer per request. An answer that verifies
+ * ends the request verified; one that fails after the holder proved it answers this request (its
+ * key binding or presentation proof with the request's nonce and client id) ends it failed. Any other
+ * answer to an open request is refused and counted; at the bound the request fails (docs/oid4vp.md).
  */
 @Injectable()
 export class ResponseEndpointService {
@@ -61,16 +63,28 @@ export class ResponseEndpointService {
     reference: string,
     form: Record<string, string>,
   ): Promise<Record<string, never>> {
-    const answer = answerOf(form);
     const open = await this.requests.findOpen(tenantId, reference);
-    if (open === undefined)
+    if (open === undefined) {
+      answerOf(form); // A malformed form is told so first, as before.
       throw invalidRequest('There is no open request here: unknown, answered or past its time.');
+    }
     const { request, secrets } = open;
-    const payload = await payloadOf(answer, request, secrets);
-    if (!sameState(payload.state, request.state))
-      throw invalidRequest('The state is not the one of this request.');
-    // Outside any transaction: no connection is held while issuer keys and status lists are fetched.
-    const outcome = await this.evaluate(request, payload.vpToken);
+    let outcome: Outcome;
+    try {
+      const payload = await payloadOf(answerOf(form), request, secrets);
+      if (!sameState(payload.state, request.state))
+        throw invalidRequest('The state is not the one of this request.');
+      // Outside any transaction: no connection is held while issuer keys and status lists are fetched.
+      outcome = await this.evaluate(request, payload.vpToken);
+    } catch (error) {
+      if (!(error instanceof WalletError)) throw error;
+      await this.refuse(request, error.description);
+      throw error;
+    }
+    if (!outcome.verified && !outcome.bound) {
+      await this.refuse(request, outcome.reason);
+      throw invalidRequest(outcome.reason);
+    }
     if (!(await this.conclude(request, outcome)))
       throw invalidRequest('The request was answered already or is past its time.');
     if (!outcome.verified) throw invalidRequest(outcome.reason);
@@ -78,16 +92,18 @@ export class ResponseEndpointService {
   }
 
   private async evaluate(request: PresentationRequestEntity, vpToken: unknown): Promise<Outcome> {
+    // Set once a presentation's holder proved it answers this request (nonce and client id verified).
+    const progress = { bound: false };
     try {
       const { query, formats } = queryOf(request.dcqlQuery);
       const presentations = presentationsOf(vpToken, [...formats.keys()]);
       checkCounts(query, presentations);
-      const presented = await this.verifyEach(request, formats, presentations);
+      const presented = await this.verifyEach(request, formats, presentations, progress);
       checkMatch(query, presented);
       return { verified: true, presented };
     } catch (error) {
       if (!(error instanceof AnswerFailure)) throw error;
-      return { verified: false, code: error.code, reason: error.reason };
+      return { verified: false, code: error.code, reason: error.reason, bound: progress.bound };
     }
   }
 
@@ -96,6 +112,7 @@ export class ResponseEndpointService {
     request: PresentationRequestEntity,
     formats: Map<string, VerifiableFormat>,
     presentations: Map<string, unknown[]>,
+    progress: { bound: boolean },
   ): Promise<Map<string, VerifiedPresentation[]>> {
     const remaining = request.expiresAt.getTime() - this.requests.now().getTime();
     const signal = AbortSignal.timeout(Math.max(1, Math.min(maxVerificationMs, remaining)));
@@ -120,6 +137,7 @@ export class ResponseEndpointService {
               'The presentations could not be verified in time.',
             );
           });
+        if (check.verified ? check.presentation.holderBinding : check.bound) progress.bound = true;
         if (!check.verified) throw new AnswerFailure(check.code, `${id}: ${check.reason}`);
         checked.push(check.presentation);
       }
@@ -128,22 +146,42 @@ export class ResponseEndpointService {
     return verified;
   }
 
+  /**
+   * Counts an answer refused as not bound to the request; the one at the bound ends the request as
+   * failed, with its event, in the same transaction. A request no longer open is left alone.
+   */
+  private refuse(request: PresentationRequestEntity, reason: string): Promise<void> {
+    return this.dataSource.transaction(async (manager) => {
+      const { tenantId, id } = request;
+      const count = await this.repository.countRefusal(manager, tenantId, id, this.requests.now());
+      const ending = count === undefined ? undefined : refusalEnding(count, reason);
+      if (ending !== undefined)
+        await this.concludeIn(manager, request, { verified: false, bound: false, ...ending });
+    });
+  }
+
   /** Ends the request once, with its event, in one transaction: false when it was no longer open. */
   private conclude(request: PresentationRequestEntity, outcome: Outcome): Promise<boolean> {
+    return this.dataSource.transaction((manager) => this.concludeIn(manager, request, outcome));
+  }
+
+  private async concludeIn(
+    manager: EntityManager,
+    request: PresentationRequestEntity,
+    outcome: Outcome,
+  ): Promise<boolean> {
     const conclusion = this.conclusionOf(request, outcome);
-    return this.dataSource.transaction(async (manager) => {
-      const now = this.requests.now();
-      if (!(await this.repository.conclude(manager, request.tenantId, request.id, conclusion, now)))
-        return false;
-      await this.outbox.emit(manager, {
-        type: outcome.verified ? 'presentation.verified' : 'presentation.failed',
-        tenantId: request.tenantId,
-        data: outcome.verified
-          ? { requestId: request.id }
-          : { requestId: request.id, code: outcome.code },
-      });
-      return true;
+    const now = this.requests.now();
+    if (!(await this.repository.conclude(manager, request.tenantId, request.id, conclusion, now)))
+      return false;
+    await this.outbox.emit(manager, {
+      type: outcome.verified ? 'presentation.verified' : 'presentation.failed',
+      tenantId: request.tenantId,
+      data: outcome.verified
+        ? { requestId: request.id }
+        : { requestId: request.id, code: outcome.code },
     });
+    return true;
   }
 
   private conclusionOf(request: PresentationRequestEntity, outcome: Outcome): Conclusion {

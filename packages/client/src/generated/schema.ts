@@ -2249,9 +2249,12 @@ export interface components {
       expiresAt: string;
     };
     PresentationOutcomeDto: {
-      /** @example key_binding_invalid */
+      /**
+       * @description A check that an answer bound to this request (its holder proof names the request’s nonce and client id) failed, or `too_many_refused_answers` after 10 answers not bound to it were refused (docs/oid4vp.md).
+       * @example credential_revoked
+       */
       code: string;
-      /** @example The key binding JWT names another nonce than this request’s. */
+      /** @example alumni: the status list says the credential is revoked (INVALID) */
       reason: string;
     };
     PresentationRequestDto: {
@@ -2324,6 +2327,11 @@ export interface components {
        * @example null
        */
       endedAt: string | null;
+      /**
+       * @description Answers refused as not bound to this request (another nonce or audience, no holder proof, an untrusted issuer, garbage): each leaves it pending; the 10th fails it with `too_many_refused_answers` (docs/oid4vp.md).
+       * @example 0
+       */
+      refusedAnswers: number;
       /** @description When failed. */
       outcome?: components['schemas']['PresentationOutcomeDto'];
       /**
@@ -6797,7 +6805,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The QR code of `credentialOfferUri`. */
+      /** @description The QR code of `credentialOfferUri`. Drawn once and kept while open; when too many codes are being drawn at once, 503 `SERVICE_UNAVAILABLE` with `Retry-After: 1` (docs/performance.md, QR codes). */
       200: {
         headers: {
           [name: string]: unknown;
@@ -6905,7 +6913,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The QR code of `credentialOfferUri`, 512 pixels wide. */
+      /** @description The QR code of `credentialOfferUri`, 512 pixels wide. Drawn once and kept while open; when too many codes are being drawn at once, 503 `SERVICE_UNAVAILABLE` with `Retry-After: 1` (docs/performance.md, QR codes). */
       200: {
         headers: {
           [name: string]: unknown;
@@ -7154,7 +7162,8 @@ export interface operations {
            *           },
            *           "trustedIssuers": null,
            *           "createdAt": "2026-11-25T10:00:00.000Z",
-           *           "endedAt": null
+           *           "endedAt": null,
+           *           "refusedAnswers": 0
            *         }
            *       ],
            *       "number": 0,
@@ -7600,7 +7609,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The QR code of `authorizationRequestUri`. */
+      /** @description The QR code of `authorizationRequestUri`. Drawn once and kept while open; when too many codes are being drawn at once, 503 `SERVICE_UNAVAILABLE` with `Retry-After: 1` (docs/performance.md, QR codes). */
       200: {
         headers: {
           [name: string]: unknown;
@@ -7708,7 +7717,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The QR code of `authorizationRequestUri`, 512 pixels wide. */
+      /** @description The QR code of `authorizationRequestUri`, 512 pixels wide. Drawn once and kept while open; when too many codes are being drawn at once, 503 `SERVICE_UNAVAILABLE` with `Retry-After: 1` (docs/performance.md, QR codes). */
       200: {
         headers: {
           [name: string]: unknown;

@@ -38,6 +38,7 @@ export const requestExample = {
   trustedIssuers: null,
   createdAt: '2026-11-25T10:00:00.000Z',
   endedAt: null,
+  refusedAnswers: 0,
 };
 
 export const verifiedRequestExample = {
@@ -65,8 +66,8 @@ export const failedRequestExample = {
   status: 'failed' as PresentationRequestStatus,
   endedAt: '2026-11-25T10:01:12.000Z',
   outcome: {
-    code: 'key_binding_invalid',
-    reason: 'The key binding JWT names another nonce than this request’s.',
+    code: 'credential_revoked',
+    reason: 'alumni: the status list says the credential is revoked (INVALID)',
   },
 };
 
@@ -100,7 +101,11 @@ export class CreatedPresentationRequestDto {
 
 /** Why a request failed: a stable code of docs/oid4vp.md and a sentence a person understands. */
 export class PresentationOutcomeDto {
-  @ApiProperty({ example: failedRequestExample.outcome.code })
+  @ApiProperty({
+    description:
+      'A check that an answer bound to this request (its holder proof names the request’s nonce and client id) failed, or `too_many_refused_answers` after 10 answers not bound to it were refused (docs/oid4vp.md).',
+    example: failedRequestExample.outcome.code,
+  })
   code!: string;
 
   @ApiProperty({ example: failedRequestExample.outcome.reason })
@@ -194,6 +199,13 @@ export class PresentationRequestDto {
     example: null,
   })
   endedAt!: string | null;
+
+  @ApiProperty({
+    description:
+      'Answers refused as not bound to this request (another nonce or audience, no holder proof, an untrusted issuer, garbage): each leaves it pending; the 10th fails it with `too_many_refused_answers` (docs/oid4vp.md).',
+    example: 0,
+  })
+  refusedAnswers!: number;
 
   @ApiPropertyOptional({ type: PresentationOutcomeDto, description: 'When failed.' })
   outcome?: PresentationOutcomeDto;
