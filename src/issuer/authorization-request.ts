@@ -1,5 +1,5 @@
 import { type Form } from './issuer-http.js';
-import { OAuthError } from './oauth-error.js';
+import { OAuthError } from '../common/oauth-error.js';
 import { pkceValuePattern } from './pkce.js';
 import { type RealmClient } from './realm-file.js';
 import { type Realm } from './realm.js';

@@ -17,7 +17,7 @@ import {
 import { ISSUER_URL } from './issuer-url.js';
 import { IssuerSessions } from './issuer-sessions.js';
 import { errorPage, loginPage, pageExpiredPage } from './login-page.js';
-import { OAuthError } from './oauth-error.js';
+import { OAuthError } from '../common/oauth-error.js';
 import { PasswordLogin } from './password-login.js';
 import { Realm } from './realm.js';
 import { parseAuthorizationRequest } from './authorization-request.js';

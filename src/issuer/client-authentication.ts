@@ -1,7 +1,7 @@
 import { decodeFormComponent } from './form-url-decoding.js';
 import { constantTimeEqual } from './hashing.js';
 import { type Form } from './issuer-http.js';
-import { OAuthError } from './oauth-error.js';
+import { OAuthError } from '../common/oauth-error.js';
 import { type RealmClient } from './realm-file.js';
 import { type Realm } from './realm.js';
 

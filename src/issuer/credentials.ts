@@ -1,4 +1,4 @@
-import { OAuthError } from './oauth-error.js';
+import { OAuthError } from '../common/oauth-error.js';
 import { type Realm, type RealmUserView } from './realm.js';
 
 /** Keycloak's one answer for an unknown user, a wrong password and a locked-out user alike. */

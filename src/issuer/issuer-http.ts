@@ -1,8 +1,7 @@
 import { Catch, Inject, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { type Request, type Response } from 'express';
-import { sendOAuthError } from '../common/wallet-error.js';
 import { errorPage } from './login-page.js';
-import { OAuthError } from './oauth-error.js';
+import { OAuthError, sendOAuthError } from '../common/oauth-error.js';
 import { Realm } from './realm.js';
 
 /** Form fields or query parameters, each given once. */

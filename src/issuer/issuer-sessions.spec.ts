@@ -4,7 +4,7 @@ import { type IssuerCodeRepository } from './issuer-code.repository.js';
 import { type IssuerSessionEntity } from './issuer-session.entity.js';
 import { type IssuerSessionRepository } from './issuer-session.repository.js';
 import { IssuerSessions } from './issuer-sessions.js';
-import { OAuthError } from './oauth-error.js';
+import { OAuthError } from '../common/oauth-error.js';
 import { type Realm } from './realm.js';
 
 /** IssuerSessions without a database: the repositories are plain objects over two maps. */

@@ -7,7 +7,7 @@ import { type IssuerCodeEntity } from './issuer-code.entity.js';
 import { IssuerCodeRepository } from './issuer-code.repository.js';
 import { type IssuerSessionEntity } from './issuer-session.entity.js';
 import { IssuerSessionRepository } from './issuer-session.repository.js';
-import { OAuthError } from './oauth-error.js';
+import { OAuthError } from '../common/oauth-error.js';
 import { type RealmClient } from './realm-file.js';
 import { Realm, type RealmUserView } from './realm.js';
 import { newSessionId } from './token-factory.js';

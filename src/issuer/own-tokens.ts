@@ -3,7 +3,7 @@ import { jwtVerify, type JWTPayload } from 'jose';
 import { CLOCK, type Clock } from '../common/clock.js';
 import { IssuerKeys } from './issuer-keys.js';
 import { ISSUER_URL } from './issuer-url.js';
-import { OAuthError } from './oauth-error.js';
+import { OAuthError } from '../common/oauth-error.js';
 import { Realm } from './realm.js';
 import { TokenFactory } from './token-factory.js';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { constantTimeEqual } from './hashing.js';
-import { OAuthError } from './oauth-error.js';
+import { OAuthError } from '../common/oauth-error.js';
 
 /** RFC 7636's code verifier (and challenge) alphabet and length. */
 export const pkceValuePattern = /^[A-Za-z0-9\-._~]{43,128}$/;

@@ -7,7 +7,7 @@ import { IssuerKeys } from './issuer-keys.js';
 import { IssuerSessions } from './issuer-sessions.js';
 import { type IssuerSessionEntity } from './issuer-session.entity.js';
 import { ISSUER_URL } from './issuer-url.js';
-import { OAuthError } from './oauth-error.js';
+import { OAuthError } from '../common/oauth-error.js';
 import { PasswordLogin } from './password-login.js';
 import { verifyPkce } from './pkce.js';
 import { type RealmClient } from './realm-file.js';

@@ -6,7 +6,7 @@ import { CLOCK, type Clock } from '../common/clock.js';
 import { IssuerKeys } from './issuer-keys.js';
 import { IssuerSessions } from './issuer-sessions.js';
 import { ISSUER_URL } from './issuer-url.js';
-import { OAuthError } from './oauth-error.js';
+import { OAuthError } from '../common/oauth-error.js';
 import { type RealmClient } from './realm-file.js';
 import { Realm } from './realm.js';
 import { RevokedTokens } from './revoked-tokens.js';

@@ -5,7 +5,7 @@ import { Public } from '../auth/access.decorators.js';
 import { requestIdOf } from '../common/logging.js';
 import { allowCors, IssuerErrorFilter, readForm } from './issuer-http.js';
 import { IssuerSessions } from './issuer-sessions.js';
-import { OAuthError } from './oauth-error.js';
+import { OAuthError } from '../common/oauth-error.js';
 import { OwnTokens } from './own-tokens.js';
 import { Realm } from './realm.js';
 import { RevokedTokens } from './revoked-tokens.js';

@@ -21,8 +21,8 @@ import {
   invalidCredentialRequest,
   invalidProof,
   invalidToken,
-  WalletError,
-} from '../../common/wallet-error.js';
+  OAuthError,
+} from '../../common/oauth-error.js';
 
 /** How the wallet called a protected endpoint: its headers and the endpoint's own URL. */
 export interface ProtectedCall {
@@ -161,7 +161,7 @@ export class CredentialEndpointService {
       });
       if (issuable === undefined) throw invalidToken(scheme, 'The access token is not valid.');
       if (!(await this.nonces.spend(manager, call.tenantId, nonce)))
-        throw new WalletError(400, 'invalid_nonce', 'The nonce is unknown, spent or expired.');
+        throw new OAuthError(400, 'invalid_nonce', 'The nonce is unknown, spent or expired.');
       const credentials = await this.holderIssuance.issue(
         manager,
         holderRequestOf(
@@ -190,7 +190,7 @@ export class CredentialEndpointService {
     body: Record<string, unknown>,
   ): Promise<void> {
     const refuse = (description: string) =>
-      new WalletError(400, 'invalid_notification_request', description);
+      new OAuthError(400, 'invalid_notification_request', description);
     const { notification_id: notificationId, event, event_description: description } = body;
     if (typeof notificationId !== 'string' || notificationId === '')
       throw refuse('notification_id must be a string.');
@@ -206,7 +206,7 @@ export class CredentialEndpointService {
         `event_description must be at most ${maxDescriptionChars} ASCII characters without " or \\.`,
       );
     const invalidId = () =>
-      new WalletError(400, 'invalid_notification_id', 'The notification_id is not valid.');
+      new OAuthError(400, 'invalid_notification_id', 'The notification_id is not valid.');
     if (notificationId !== offer.notificationId) throw invalidId();
     const changed = await this.outbox.withChange(
       this.dataSource.manager,
@@ -229,13 +229,13 @@ function requestedProofs(body: Record<string, unknown>, configurationId: string)
   if (typeof requested !== 'string')
     throw invalidCredentialRequest('credential_configuration_id is required.');
   if (requested !== configurationId)
-    throw new WalletError(
+    throw new OAuthError(
       400,
       'unknown_credential_configuration',
       'The credential configuration is not the offer’s.',
     );
   if (body.credential_response_encryption !== undefined)
-    throw new WalletError(
+    throw new OAuthError(
       400,
       'invalid_encryption_parameters',
       'Credential response encryption is not supported.',

@@ -1,5 +1,5 @@
 import { type DataSource } from 'typeorm';
-import { WalletError } from '../../common/wallet-error.js';
+import { OAuthError } from '../../common/oauth-error.js';
 import { type EventOutbox } from '../../events/event-outbox.js';
 import { type OfferRepository } from '../offers/offer.repository.js';
 import { preAuthorizedCodeGrant, TokenEndpointService } from './token-endpoint.service.js';
@@ -25,7 +25,7 @@ describe(TokenEndpointService.name, () => {
       })
       .then(
         () => 'issued',
-        (error: unknown) => (error instanceof WalletError ? error.error : String(error)),
+        (error: unknown) => (error instanceof OAuthError ? error.error : String(error)),
       );
 
   beforeEach(() => (lookups.length = 0));

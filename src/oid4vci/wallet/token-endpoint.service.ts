@@ -8,7 +8,7 @@ import { isTxCode, secretHash } from '../offers/offer-secrets.js';
 import { ProofRefusal, verifyDpopProof } from './key-proofs.js';
 import { closedOfferDescription } from '../offers/offer-closed.js';
 import { OfferRepository } from '../offers/offer.repository.js';
-import { invalidGrant, invalidRequest, WalletError } from '../../common/wallet-error.js';
+import { invalidGrant, invalidRequest, OAuthError } from '../../common/oauth-error.js';
 
 export const preAuthorizedCodeGrant = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
 /** An access token is good for the credential request that follows at once (docs/oid4vci.md). */
@@ -52,7 +52,7 @@ export class TokenEndpointService {
     const { form } = request;
     if (form.grant_type === undefined) throw invalidRequest('grant_type is missing.');
     if (form.grant_type !== preAuthorizedCodeGrant)
-      throw new WalletError(
+      throw new OAuthError(
         400,
         'unsupported_grant_type',
         `Only ${preAuthorizedCodeGrant} is supported.`,
@@ -118,7 +118,7 @@ export class TokenEndpointService {
       return await verifyDpopProof(request.dpop, { method: 'POST', url: request.url, now });
     } catch (error) {
       if (!(error instanceof ProofRefusal)) throw error;
-      throw new WalletError(400, 'invalid_dpop_proof', `The DPoP proof ${error.message}.`);
+      throw new OAuthError(400, 'invalid_dpop_proof', `The DPoP proof ${error.message}.`);
     }
   }
 }

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import express, { type Request, type Response } from 'express';
 import { hasBody } from '../../common/has-body.js';
-import { WalletError } from '../../common/wallet-error.js';
+import { OAuthError } from '../../common/oauth-error.js';
 
 /** A token request is a few short fields; a credential request two proofs of a few hundred bytes. */
 export const maxFormBytes = 8 * 1024;
@@ -36,7 +36,7 @@ export async function readForm(
   request: Request,
   response: Response,
 ): Promise<Record<string, string>> {
-  const refuse = (description: string) => new WalletError(400, 'invalid_request', description);
+  const refuse = (description: string) => new OAuthError(400, 'invalid_request', description);
   if (!hasBody(request)) throw refuse('The request has no body.');
   if (request.is('application/x-www-form-urlencoded') === false)
     throw refuse('The body must be application/x-www-form-urlencoded.');
@@ -61,7 +61,7 @@ export async function readJsonObject(
   response: Response,
   error: string,
 ): Promise<Record<string, unknown>> {
-  const refuse = (description: string) => new WalletError(400, error, description);
+  const refuse = (description: string) => new OAuthError(400, error, description);
   if (!hasBody(request)) throw refuse('The request has no body.');
   if (request.is('application/json') === false) throw refuse('The body must be application/json.');
   if (!(await run(parseJson, request, response)))

@@ -13,7 +13,7 @@ import {
 import { NoncesService } from './nonces.service.js';
 import { TokenEndpointService, type TokenResponse } from './token-endpoint.service.js';
 import { readForm, readJsonObject } from './wallet-body.js';
-import { WalletErrorFilter } from '../../common/wallet-error.js';
+import { OAuthErrorFilter } from '../../common/oauth-error.js';
 
 /**
  * The wallet's side of each tenant's OpenID4VCI issuer (docs/oid4vci.md): public routes under the
@@ -22,7 +22,7 @@ import { WalletErrorFilter } from '../../common/wallet-error.js';
  * metadata, not in the API's OpenAPI document (docs/oid4vci.md describes them).
  */
 @ApiExcludeController()
-@UseFilters(WalletErrorFilter)
+@UseFilters(OAuthErrorFilter)
 @Controller('ctrl/oid4vci/:tenantId')
 export class WalletController {
   constructor(

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Settings } from '../../config/settings.js';
 import { DidService } from '../../did/did.service.js';
-import { invalidRequest, WalletError } from '../../common/wallet-error.js';
+import { invalidRequest, OAuthError } from '../../common/oauth-error.js';
 import { responseUriOf } from '../verifier-urls.js';
 import { requestObjectClaims, signRequestObject } from './request-object.js';
 import { WalletRequests } from './wallet-requests.js';
@@ -13,7 +13,7 @@ const maxWalletMetadataChars = 12 * 1024;
 
 /** The one answer of an unknown, answered or expired request: nothing about which (RFC 9101 §7). */
 export const requestNotFound = () =>
-  new WalletError(
+  new OAuthError(
     404,
     'invalid_request_uri',
     'There is no open request at this request_uri: unknown, answered or past its time.',

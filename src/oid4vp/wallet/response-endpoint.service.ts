@@ -7,7 +7,7 @@ import {
   type VerifiedPresentation,
 } from '../../credentials/verifying/wallet-presentations.service.js';
 import { EventOutbox } from '../../events/event-outbox.js';
-import { invalidRequest, WalletError } from '../../common/wallet-error.js';
+import { invalidRequest, OAuthError } from '../../common/oauth-error.js';
 import { KeyVault } from '../../secrets/key-vault.js';
 import {
   type PresentationRequestEntity,
@@ -77,7 +77,7 @@ export class ResponseEndpointService {
       // Outside any transaction: no connection is held while issuer keys and status lists are fetched.
       outcome = await this.evaluate(request, payload.vpToken);
     } catch (error) {
-      if (!(error instanceof WalletError)) throw error;
+      if (!(error instanceof OAuthError)) throw error;
       await this.refuse(request, error.description);
       throw error;
     }

@@ -2,7 +2,7 @@ import { Controller, Get, HttpCode, Param, Post, Req, Res, UseFilters } from '@n
 import { ApiExcludeController } from '@nestjs/swagger';
 import { type Request, type Response } from 'express';
 import { Public } from '../../auth/access.decorators.js';
-import { WalletErrorFilter } from '../../common/wallet-error.js';
+import { OAuthErrorFilter } from '../../common/oauth-error.js';
 import { TenantIdPipe } from '../../tenancy/tenant-id.pipe.js';
 import { requestObjectType } from './request-object.js';
 import { RequestObjectService } from './request-object.service.js';
@@ -17,7 +17,7 @@ import { readWalletForm } from './wallet-forms.js';
  * request's link, not in the API's OpenAPI document.
  */
 @ApiExcludeController()
-@UseFilters(WalletErrorFilter)
+@UseFilters(OAuthErrorFilter)
 @Controller('ctrl/oid4vp/:tenantId/requests/:reference')
 export class VerifierWalletController {
   constructor(

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { CompactEncrypt, importJWK, type JWK } from 'jose';
-import { WalletError } from '../../common/wallet-error.js';
+import { OAuthError } from '../../common/oauth-error.js';
 import {
   AnswerFailure,
   answerOf,
@@ -33,7 +33,7 @@ const refusal = (run: () => unknown) => {
   try {
     run();
   } catch (error) {
-    return error as WalletError;
+    return error as OAuthError;
   }
   throw new Error('not refused');
 };
@@ -54,7 +54,7 @@ describe('answerOf', () => {
     [{ response: 'a.b.c.d.e$' }, /not a compact JWE/],
   ])('refuses %j', (form, description) => {
     const error = refusal(() => answerOf(form));
-    expect(error).toBeInstanceOf(WalletError);
+    expect(error).toBeInstanceOf(OAuthError);
     expect(error).toMatchObject({ status: 400, error: 'invalid_request' });
     expect(error.description).toMatch(description);
   });
@@ -76,8 +76,8 @@ describe('decryptAnswer', () => {
     const { privateJwk, publicJwk } = responseKey();
     const other = responseKey('enc-2');
     const refused = async (jwe: string, why: RegExp) => {
-      const error = (await decryptAnswer(jwe, privateJwk).catch((e: unknown) => e)) as WalletError;
-      expect(error).toBeInstanceOf(WalletError);
+      const error = (await decryptAnswer(jwe, privateJwk).catch((e: unknown) => e)) as OAuthError;
+      expect(error).toBeInstanceOf(OAuthError);
       expect(error.description).toMatch(why);
     };
     await refused(

@@ -1,6 +1,6 @@
 import { createPrivateKey } from 'node:crypto';
 import { compactDecrypt, decodeProtectedHeader } from 'jose';
-import { invalidRequest } from '../../common/wallet-error.js';
+import { invalidRequest } from '../../common/oauth-error.js';
 import { responseEncryptionAlg, responseEncryptionEncs } from './request-object.js';
 
 /** What a wallet's answer says once read: its `vp_token` (JSON text or object) and `state`. */

@@ -1,7 +1,7 @@
 import { type Request, type Response } from 'express';
 import express from 'express';
 import { hasBody } from '../../common/has-body.js';
-import { invalidRequest } from '../../common/wallet-error.js';
+import { invalidRequest } from '../../common/oauth-error.js';
 
 /** A request object's POST (OpenID4VP 1.0 §5.10): wallet_metadata and wallet_nonce, a few KiB. */
 export const maxRequestFormBytes = 16 * 1024;

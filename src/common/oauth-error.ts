@@ -2,40 +2,41 @@ import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common'
 import { type Response } from 'express';
 
 /**
- * An error of the wallet endpoints (OpenID4VCI and OpenID4VP) as OAuth answers it (RFC 6749 §5.2,
- * RFC 6750 §3.1, OpenID4VCI 1.0 §8.3.1.2): `{error, error_description}`, never a problem, so that
- * wallets can read it.
+ * An error as OAuth answers it (RFC 6749 §5.2, RFC 6750 §3.1): `{error, error_description}`, never a
+ * problem, so that OAuth clients can read it. The wallet endpoints (OpenID4VCI 1.0 §8.3.1.2,
+ * OpenID4VP) and the embedded issuer (as Keycloak answers) throw it; each has its filter.
  */
-export class WalletError extends Error {
+export class OAuthError extends Error {
   constructor(
-    readonly status: 400 | 401 | 404,
+    /** 200 too: the revocation endpoint answers a token it cannot use so (RFC 7009 §2.2, Keycloak). */
+    readonly status: 200 | 400 | 401 | 403 | 404,
     readonly error: string,
     readonly description: string,
     /** For 401s: the `WWW-Authenticate` challenge (RFC 6750 §3, RFC 9449 §7.1). */
     readonly challenge?: string,
   ) {
     super(`${error}: ${description}`);
-    this.name = 'WalletError';
+    this.name = 'OAuthError';
   }
 }
 
 export const invalidRequest = (description: string) =>
-  new WalletError(400, 'invalid_request', description);
+  new OAuthError(400, 'invalid_request', description);
 export const invalidGrant = (description: string) =>
-  new WalletError(400, 'invalid_grant', description);
+  new OAuthError(400, 'invalid_grant', description);
 export const invalidCredentialRequest = (description: string) =>
-  new WalletError(400, 'invalid_credential_request', description);
+  new OAuthError(400, 'invalid_credential_request', description);
 export const invalidProof = (description: string) =>
-  new WalletError(400, 'invalid_proof', description);
+  new OAuthError(400, 'invalid_proof', description);
 
 /** A 401 of a protected endpoint, challenging with the scheme the wallet used (RFC 6750 §3.1). */
 export function invalidToken(
   scheme: 'Bearer' | 'DPoP',
   description: string,
   error: 'invalid_token' | 'invalid_dpop_proof' = 'invalid_token',
-): WalletError {
+): OAuthError {
   const algs = scheme === 'DPoP' ? ' algs="ES256 EdDSA",' : '';
-  return new WalletError(
+  return new OAuthError(
     401,
     error,
     description,
@@ -46,7 +47,7 @@ export function invalidToken(
 /** An OAuth error answer (RFC 6749 §5.2): `{error, error_description}`, its challenge, never cached. */
 export function sendOAuthError(
   response: Response,
-  answer: Pick<WalletError, 'error' | 'description' | 'challenge'> & { status: number },
+  answer: Pick<OAuthError, 'status' | 'error' | 'description' | 'challenge'>,
 ): void {
   if (answer.challenge !== undefined) response.setHeader('WWW-Authenticate', answer.challenge);
   response.setHeader('Cache-Control', 'no-store');
@@ -55,9 +56,10 @@ export function sendOAuthError(
     .json({ error: answer.error, error_description: answer.description });
 }
 
-@Catch(WalletError)
-export class WalletErrorFilter implements ExceptionFilter {
-  catch(exception: WalletError, host: ArgumentsHost): void {
+/** The wallet endpoints' filter: their OAuth errors as OAuth answers them. */
+@Catch(OAuthError)
+export class OAuthErrorFilter implements ExceptionFilter {
+  catch(exception: OAuthError, host: ArgumentsHost): void {
     sendOAuthError(host.switchToHttp().getResponse<Response>(), exception);
   }
 }
