@@ -26,9 +26,13 @@ export function settingsCatalogue(): ReadonlyMap<string, SettingInfo> {
   return catalogue;
 }
 
-/** The variables a settings class declares, in declaration order. */
+/** The variables a settings class and the classes it extends declare, in declaration order. */
 export function variablesOf(settingsClass: object): string[] {
-  return [...owners].filter(([, owner]) => owner === settingsClass).map(([name]) => name);
+  const lineage = new Set<unknown>();
+  for (let at: unknown = settingsClass; typeof at === 'function'; at = Object.getPrototypeOf(at)) {
+    lineage.add(at);
+  }
+  return [...owners].filter(([, owner]) => lineage.has(owner)).map(([name]) => name);
 }
 
 /**
