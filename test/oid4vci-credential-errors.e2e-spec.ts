@@ -6,12 +6,8 @@ import { offerRow } from './support/oid4vci-offers.js';
 import { useWalletErrorsSuite } from './support/oid4vci-wallet-errors.js';
 import { didJwkOf, dpopProof, keyProof, walletKey } from './support/oid4vci-wallet.js';
 
-/**
- * Every refusal of the wallet endpoints over raw HTTP: OAuth errors (RFC 6749 §5.2, RFC 6750 §3.1,
- * OpenID4VCI 1.0 §8.3.1.2, §11.3) with `Cache-Control: no-store`, never a 5xx; and the misuse of codes,
- * tokens, nonces and paths, with the two races (docs/oid4vci.md). This file: the credential endpoint, and hostile input at every endpoint.
- */
-describe('OpenID4VCI wallet endpoints refuse', () => {
+/** The credential endpoint's refusals, and hostile input at every wallet endpoint (as oid4vci-wallet-errors.e2e-spec.ts: OAuth errors, never a 5xx). */
+describe('The OpenID4VCI credential endpoint refuses', () => {
   const suite = useWalletErrorsSuite();
   const {
     issuerOf,

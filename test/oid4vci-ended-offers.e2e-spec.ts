@@ -12,12 +12,8 @@ import { keyProof, walletKey } from './support/oid4vci-wallet.js';
 type Json = Record<string, unknown>;
 const preAuthorizedGrant = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
 const claims = { given_name: 'Ada' };
-/**
- * Every refusal of the wallet endpoints over raw HTTP: OAuth errors (RFC 6749 §5.2, RFC 6750 §3.1,
- * OpenID4VCI 1.0 §8.3.1.2, §11.3) with `Cache-Control: no-store`, never a 5xx; and the misuse of codes,
- * tokens, nonces and paths, with the two races (docs/oid4vci.md). This file: offers the offers API ended, or whose time ran out.
- */
-describe('OpenID4VCI wallet endpoints refuse', () => {
+/** Offers the offers API ended, or whose time ran out, as the wallet endpoints refuse them (docs/oid4vci.md). */
+describe('OpenID4VCI wallet endpoints refuse an ended offer', () => {
   const suite = useWalletErrorsSuite();
   const {
     issuerOf,
