@@ -6,6 +6,7 @@ import { readdirSync } from 'node:fs';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 import { noFolderCycle } from './eslint/no-folder-cycle.js';
+import { ownTables } from './eslint/own-tables.js';
 
 /** Every folder of src/, read from the disk: a new feature folder is under the rules below at once. */
 const sourceFolders = readdirSync(new URL('./src', import.meta.url), { withFileTypes: true })
@@ -110,7 +111,10 @@ export default tseslint.config(
     // The house's boundaries: no import cycles between files or folders, the foundations depend on no
     // feature, and a feature's tables are reached through its service, never its entities or repositories.
     files: ['src/**/*.ts'],
-    plugins: { 'import-x': importX, house: { rules: { 'no-folder-cycle': noFolderCycle } } },
+    plugins: {
+      'import-x': importX,
+      house: { rules: { 'no-folder-cycle': noFolderCycle, 'own-tables': ownTables } },
+    },
     settings: {
       ...importX.flatConfigs.typescript.settings,
       'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })],
@@ -118,6 +122,16 @@ export default tseslint.config(
     rules: {
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'house/no-folder-cycle': 'error',
+      'house/own-tables': [
+        'error',
+        {
+          pending: [
+            // The issue statement's row type, still declared by the status repository; credentials/
+            // is being reworked around that statement, and moves it then.
+            'src/credentials/issuing/issue-recorder.ts -> src/credentials/status/status-entry.repository.ts',
+          ],
+        },
+      ],
       'import-x/no-restricted-paths': [
         'error',
         {

@@ -107,6 +107,33 @@ describe('lint boundaries', () => {
     expect(await ruleIdsFor(filePath, changed)).toContain('import-x/no-restricted-paths');
   }, 60_000);
 
+  // Inside a feature too, at any depth: the wallet asks the offers folder's service, not its table.
+  it("refuses, inside a feature, a sibling folder's repository or entity, type-only too", async () => {
+    const filePath = 'src/oid4vci/wallet/token-endpoint.service.ts';
+    for (const [module, line] of [
+      ['../offers/offer.repository.js', 'import { OfferRepository } from'],
+      ['../offers/offer.entity.js', 'import { type OfferEntity } from'],
+      ['../../oid4vp/requests/presentation-request.repository.js', 'import * as other from'],
+    ]) {
+      const changed = `${line} '${module}';\nexport const reached = 1;\n${readFileSync(filePath, 'utf8')}`;
+      expect([module, await ruleIdsFor(filePath, changed)]).toEqual([
+        module,
+        expect.arrayContaining([
+          module.startsWith('../../') ? 'import-x/no-restricted-paths' : 'house/own-tables',
+        ]),
+      ]);
+    }
+    // What the rule allows: the folder's own files and descendants, and the feature's module.
+    for (const allowed of [
+      'src/oid4vci/offers/offer-grants.service.ts',
+      'src/oid4vci/oid4vci.module.ts',
+    ])
+      expect([allowed, await ruleIdsFor(allowed, readFileSync(allowed, 'utf8'))]).toEqual([
+        allowed,
+        [],
+      ]);
+  }, 60_000);
+
   it('refuses an import of an entry point or the composition root from a folder', async () => {
     const filePath = 'src/tenants/tenants.service.ts';
     for (const module of ['../app.module.js', '../entities.js', '../bootstrap/start-service.js']) {

@@ -12,6 +12,7 @@ import { IssuerMetadataService } from './issuer-metadata.service.js';
 import { CredentialOfferController } from './offers/credential-offer.controller.js';
 import { OfferEntity } from './offers/offer.entity.js';
 import { OfferExpiry } from './offers/offer-expiry.js';
+import { OfferGrantsService } from './offers/offer-grants.service.js';
 import { OfferRepository } from './offers/offer.repository.js';
 import { offerSealedColumns } from './offers/offer.sealed-columns.js';
 import { OffersController } from './offers/offers.controller.js';
@@ -49,6 +50,7 @@ export const oid4vciEntities = [CredentialConfigurationEntity, OfferEntity, Nonc
     OfferRepository,
     OffersService,
     OfferExpiry,
+    OfferGrantsService,
     // The wallet's endpoints (src/oid4vci/wallet/).
     NonceRepository,
     NoncesService,

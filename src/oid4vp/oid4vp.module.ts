@@ -10,10 +10,10 @@ import { presentationRequestSealedColumns } from './requests/presentation-reques
 import { PresentationRequestsController } from './requests/presentation-requests.controller.js';
 import { PresentationRequestsService } from './requests/presentation-requests.service.js';
 import { RequestHousekeeping } from './requests/request-housekeeping.js';
+import { WalletRequests } from './requests/wallet-requests.js';
 import { RequestObjectService } from './wallet/request-object.service.js';
 import { ResponseEndpointService } from './wallet/response-endpoint.service.js';
 import { VerifierWalletController } from './wallet/verifier-wallet.controller.js';
-import { WalletRequests } from './wallet/wallet-requests.js';
 
 /** The tables this feature owns (src/entities.ts gathers every feature's list). */
 export const oid4vpEntities = [PresentationRequestEntity];
@@ -32,8 +32,8 @@ export const oid4vpEntities = [PresentationRequestEntity];
     PresentationRequestRepository,
     PresentationRequestsService,
     RequestHousekeeping,
-    // The wallet's endpoints (src/oid4vp/wallet/).
     WalletRequests,
+    // The wallet's endpoints (src/oid4vp/wallet/).
     RequestObjectService,
     ResponseEndpointService,
   ],

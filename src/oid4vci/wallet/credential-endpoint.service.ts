@@ -11,12 +11,15 @@ import { EventOutbox, type EventType } from '../../events/event-outbox.js';
 import { KeyVault } from '../../secrets/key-vault.js';
 import { openClaims } from '../offers/offer-claims.js';
 import { secretHash } from '../offers/offer-secrets.js';
-import { type OfferStatus } from '../offers/offer.entity.js';
 import { batchSize } from '../issuer-metadata.js';
 import { holderRequestOf } from './holder-request.js';
 import { ProofRefusal, verifyDpopProof, verifyKeyProof } from './key-proofs.js';
 import { NoncesService } from './nonces.service.js';
-import { OfferRepository, type TokenOffer } from '../offers/offer.repository.js';
+import {
+  OfferGrantsService,
+  type OfferStatus,
+  type TokenOffer,
+} from '../offers/offer-grants.service.js';
 import {
   invalidCredentialRequest,
   invalidProof,
@@ -63,7 +66,7 @@ const maxDescriptionChars = 1000;
 export class CredentialEndpointService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly offers: OfferRepository,
+    private readonly offers: OfferGrantsService,
     private readonly nonces: NoncesService,
     private readonly holderIssuance: HolderIssuanceService,
     private readonly outbox: EventOutbox,

@@ -7,15 +7,15 @@ import { type DataSource, type EntityManager } from 'typeorm';
 export class NonceRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Stores a nonce of the tenant; false when there is no such tenant. */
-  async insert(tenantId: string, nonceHash: Buffer, expiresAt: Date): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `INSERT INTO oid4vci_nonce (nonce_hash, tenant_id, expires_at)
-       SELECT $1, id, $3 FROM tenant WHERE id = $2
-       RETURNING 1`,
+  /**
+   * Stores a nonce of the tenant, in one statement; an unknown tenant is refused by the table's foreign
+   * key (`oid4vci_nonce_tenant_id_fkey`), which the service answers 404.
+   */
+  async insert(tenantId: string, nonceHash: Buffer, expiresAt: Date): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO oid4vci_nonce (nonce_hash, tenant_id, expires_at) VALUES ($1, $2, $3)`,
       [nonceHash, tenantId, expiresAt],
     );
-    return rows.length === 1;
   }
 
   /**

@@ -2,12 +2,15 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { type EntityManager } from 'typeorm';
 import { CLOCK, type Clock } from '../../common/clock.js';
+import { violates } from '../../database/constraint-violation.js';
 import { tenantNotFound } from '../../tenancy/tenant.errors.js';
 import { secretHash } from '../offers/offer-secrets.js';
 import { NonceRepository } from './nonce.repository.js';
 
 /** How long a `c_nonce` can be spent (docs/oid4vci.md). */
 export const nonceLifetimeSeconds = 300;
+/** The foreign key that refuses a nonce of an unknown tenant (nonce.entity.ts). */
+const nonceTenantKey = 'oid4vci_nonce_tenant_id_fkey';
 
 /** The `c_nonce` values of the nonce endpoint (OpenID4VCI 1.0 §7): random, stored by hash, spent once. */
 @Injectable()
@@ -17,12 +20,18 @@ export class NoncesService {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** A new nonce of the tenant; TENANT_NOT_FOUND when there is none. */
+  /**
+   * A new nonce of the tenant; TENANT_NOT_FOUND when there is none. The tenant is checked by the
+   * insert's foreign key, not by a read first: this endpoint precedes every credential request, and the
+   * key check is made by the insert anyway.
+   */
   async issue(tenantId: string): Promise<string> {
     const nonce = randomBytes(32).toString('base64url');
     const expiresAt = new Date(this.clock() + nonceLifetimeSeconds * 1000);
-    if (!(await this.nonces.insert(tenantId, secretHash(nonce), expiresAt)))
-      throw tenantNotFound(tenantId);
+    await this.nonces.insert(tenantId, secretHash(nonce), expiresAt).catch((error: unknown) => {
+      if (violates(error, 'foreign-key', nonceTenantKey)) throw tenantNotFound(tenantId);
+      throw error;
+    });
     return nonce;
   }
 

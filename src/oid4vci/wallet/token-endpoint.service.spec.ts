@@ -1,7 +1,7 @@
 import { type DataSource } from 'typeorm';
 import { OAuthError } from '../../common/oauth-error.js';
 import { type EventOutbox } from '../../events/event-outbox.js';
-import { type OfferRepository } from '../offers/offer.repository.js';
+import { type OfferGrantsService } from '../offers/offer-grants.service.js';
 import { preAuthorizedCodeGrant, TokenEndpointService } from './token-endpoint.service.js';
 
 describe(TokenEndpointService.name, () => {
@@ -11,7 +11,7 @@ describe(TokenEndpointService.name, () => {
       lookups.push(codeHash);
       return Promise.resolve(undefined);
     },
-  } as unknown as OfferRepository;
+  } as unknown as OfferGrantsService;
   const service = new TokenEndpointService({} as DataSource, offers, {} as EventOutbox, () =>
     Date.parse('2026-01-01T00:00:00Z'),
   );

@@ -7,7 +7,7 @@ import { EventOutbox } from '../../events/event-outbox.js';
 import { isTxCode, secretHash } from '../offers/offer-secrets.js';
 import { ProofRefusal, verifyDpopProof } from './key-proofs.js';
 import { closedOfferDescription } from '../offers/offer-closed.js';
-import { OfferRepository } from '../offers/offer.repository.js';
+import { OfferGrantsService } from '../offers/offer-grants.service.js';
 import { invalidGrant, invalidRequest, OAuthError } from '../../common/oauth-error.js';
 
 export const preAuthorizedCodeGrant = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
@@ -43,7 +43,7 @@ export interface TokenResponse {
 export class TokenEndpointService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly offers: OfferRepository,
+    private readonly offers: OfferGrantsService,
     private readonly outbox: EventOutbox,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}

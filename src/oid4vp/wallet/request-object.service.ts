@@ -4,7 +4,7 @@ import { DidService } from '../../did/did.service.js';
 import { invalidRequest, OAuthError } from '../../common/oauth-error.js';
 import { responseUriOf } from '../verifier-urls.js';
 import { requestObjectClaims, signRequestObject } from './request-object.js';
-import { WalletRequests } from './wallet-requests.js';
+import { WalletRequests } from '../requests/wallet-requests.js';
 
 /** A `wallet_nonce` is the wallet's own random value (OpenID4VP 1.0 §5.10): short, printable. */
 const walletNoncePattern = /^[\x21-\x7e]{1,256}$/;

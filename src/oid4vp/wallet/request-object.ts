@@ -1,5 +1,5 @@
 import { signCompactJws } from '../../jose/jws.js';
-import { type ResponseMode } from '../requests/presentation-request.entity.js';
+import { type ResponseMode } from '../requests/wallet-requests.js';
 
 /** The audience of a request object a wallet fetches (OpenID4VP 1.0 §5.8, static discovery). */
 export const selfIssuedAudience = 'https://self-issued.me/v2';

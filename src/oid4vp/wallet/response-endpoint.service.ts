@@ -10,14 +10,6 @@ import { EventOutbox } from '../../events/event-outbox.js';
 import { invalidRequest, OAuthError } from '../../common/oauth-error.js';
 import { KeyVault } from '../../secrets/key-vault.js';
 import {
-  type PresentationRequestEntity,
-  type PresentedCredentialSummary,
-} from '../requests/presentation-request.entity.js';
-import {
-  PresentationRequestRepository,
-  type Conclusion,
-} from '../requests/presentation-request.repository.js';
-import {
   disclosedClaimsPurpose,
   type RequestSecrets,
 } from '../requests/presentation-request.sealed-columns.js';
@@ -30,7 +22,12 @@ import {
   type AnswerPayload,
   type WalletAnswer,
 } from './wallet-answer.js';
-import { WalletRequests } from './wallet-requests.js';
+import {
+  WalletRequests,
+  type Conclusion,
+  type PresentationRequestEntity,
+  type PresentedCredentialSummary,
+} from '../requests/wallet-requests.js';
 import { disclosedClaimsOf } from './disclosed-claims.js';
 import { refusalEnding } from './refused-answers.js';
 
@@ -51,7 +48,6 @@ type Outcome =
 export class ResponseEndpointService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly repository: PresentationRequestRepository,
     private readonly requests: WalletRequests,
     private readonly presentations: WalletPresentationsService,
     private readonly outbox: EventOutbox,
@@ -153,7 +149,7 @@ export class ResponseEndpointService {
   private refuse(request: PresentationRequestEntity, reason: string): Promise<void> {
     return this.dataSource.transaction(async (manager) => {
       const { tenantId, id } = request;
-      const count = await this.repository.countRefusal(manager, tenantId, id, this.requests.now());
+      const count = await this.requests.countRefusal(manager, tenantId, id, this.requests.now());
       const ending = count === undefined ? undefined : refusalEnding(count, reason);
       if (ending !== undefined)
         await this.concludeIn(manager, request, { verified: false, bound: false, ...ending });
@@ -172,7 +168,7 @@ export class ResponseEndpointService {
   ): Promise<boolean> {
     const conclusion = this.conclusionOf(request, outcome);
     const now = this.requests.now();
-    if (!(await this.repository.conclude(manager, request.tenantId, request.id, conclusion, now)))
+    if (!(await this.requests.conclude(manager, request.tenantId, request.id, conclusion, now)))
       return false;
     await this.outbox.emit(manager, {
       type: outcome.verified ? 'presentation.verified' : 'presentation.failed',

@@ -1,13 +1,23 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { type EntityManager } from 'typeorm';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { KeyVault } from '../../secrets/key-vault.js';
-import { type PresentationRequestEntity } from '../requests/presentation-request.entity.js';
-import { PresentationRequestRepository } from '../requests/presentation-request.repository.js';
+import { referenceHashOf, referencePattern } from '../verifier-urls.js';
+import {
+  type PresentationRequestEntity,
+  type PresentedCredentialSummary,
+  type ResponseMode,
+} from './presentation-request.entity.js';
+import {
+  PresentationRequestRepository,
+  type Conclusion,
+} from './presentation-request.repository.js';
 import {
   requestSecretsPurpose,
   type RequestSecrets,
-} from '../requests/presentation-request.sealed-columns.js';
-import { referenceHashOf, referencePattern } from '../verifier-urls.js';
+} from './presentation-request.sealed-columns.js';
+
+export type { Conclusion, PresentationRequestEntity, PresentedCredentialSummary, ResponseMode };
 
 /** A pending request in its time, with its opened secrets. */
 export interface OpenRequest {
@@ -15,7 +25,12 @@ export interface OpenRequest {
   secrets: RequestSecrets;
 }
 
-/** How the wallet endpoints find the request a `request_uri` or `response_uri` names. */
+/**
+ * The requests as the wallet's endpoints (src/oid4vp/wallet/) reach them: the one a `request_uri` or
+ * `response_uri` names, a refused answer counted, the one answer concluded. The requests folder owns
+ * the table; each step is exactly the repository's one statement, the transactional ones in the
+ * caller's manager.
+ */
 @Injectable()
 export class WalletRequests {
   constructor(
@@ -48,5 +63,29 @@ export class WalletRequests {
 
   now(): Date {
     return new Date(this.clock());
+  }
+
+  /**
+   * Counts one refused answer of a pending request in time, in the caller's transaction: the count so
+   * far, or undefined when the request is no longer open.
+   */
+  countRefusal(
+    manager: EntityManager,
+    tenantId: string,
+    id: string,
+    now: Date,
+  ): Promise<number | undefined> {
+    return this.repository.countRefusal(manager, tenantId, id, now);
+  }
+
+  /** Ends a pending request with the wallet's one answer: false when it was no longer open. */
+  conclude(
+    manager: EntityManager,
+    tenantId: string,
+    id: string,
+    conclusion: Conclusion,
+    now: Date,
+  ): Promise<boolean> {
+    return this.repository.conclude(manager, tenantId, id, conclusion, now);
   }
 }

@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import { type EntityManager } from 'typeorm';
+import { type ChangeStatement } from '../../events/event-outbox.js';
+import {
+  OfferRepository,
+  type AccessGrant,
+  type GrantedOffer,
+  type IssuableOffer,
+  type TokenOffer,
+} from './offer.repository.js';
+
+export type { AccessGrant, GrantedOffer, IssuableOffer, TokenOffer };
+export type { OfferStatus } from './offer.entity.js';
+
+/**
+ * The offer's steps the wallet's endpoints drive (src/oid4vci/wallet/): the pre-authorized code, the
+ * transaction-code tries, the access token, the one issue and the notification. The offers folder owns
+ * the table; this is its door for the wallet side, each step exactly the repository's one statement
+ * (the wallet paths are measured, docs/performance.md), transactional ones in the caller's manager.
+ */
+@Injectable()
+export class OfferGrantsService {
+  constructor(private readonly offers: OfferRepository) {}
+
+  /** The tenant's offer a pre-authorized code names, by the code's hash. */
+  findByCode(tenantId: string, codeHash: Buffer): Promise<GrantedOffer | undefined> {
+    return this.offers.findByCode(tenantId, codeHash);
+  }
+
+  /** Counts a transaction-code try before the check: the tries so far, or undefined when none is left. */
+  countTxCodeTry(id: string, maxTries: number): Promise<number | undefined> {
+    return this.offers.countTxCodeTry(id, maxTries);
+  }
+
+  /** The last try failed: the offer ends, its claims dropped. */
+  failTxCodeTries(id: string): Promise<void> {
+    return this.offers.failTxCodeTries(id);
+  }
+
+  /** The code's single use, for `EventOutbox.withChange`. */
+  acceptStatement(id: string, grant: AccessGrant): ChangeStatement {
+    return this.offers.acceptStatement(id, grant);
+  }
+
+  /** The offer an access token was made for, by the token's hash. */
+  findByAccessToken(tokenHash: Buffer): Promise<TokenOffer | undefined> {
+    return this.offers.findByAccessToken(tokenHash);
+  }
+
+  /**
+   * Takes the accepted offer for its one credential request and marks it issued, in one statement in
+   * the caller's transaction; undefined when another request took it or it ended meanwhile.
+   */
+  takeForIssue(
+    manager: EntityManager,
+    take: {
+      id: string;
+      tokenHash: Buffer;
+      now: Date;
+      credentialIds: string[];
+      notificationId: string;
+    },
+  ): Promise<IssuableOffer | undefined> {
+    return this.offers.takeForIssue(manager, take);
+  }
+
+  /** The wallet's notification recorded, for `EventOutbox.withChange`. */
+  notifyStatement(id: string, notificationId: string, event: string): ChangeStatement {
+    return this.offers.notifyStatement(id, notificationId, event);
+  }
+}

@@ -1,0 +1,350 @@
+import { randomBytes } from 'node:crypto';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { type EntityManager } from 'typeorm';
+import { OAuthError } from '../../common/oauth-error.js';
+import {
+  type HolderIssuanceService,
+  type HolderIssueRequest,
+  type HolderKey,
+} from '../../credentials/issuing/holder-issuance.service.js';
+import { KeyVault } from '../../secrets/key-vault.js';
+import { fakeOutbox, fakeTransactions, testClock } from '../../../test/support/service-fakes.js';
+import { type ConfigurationDefinition } from '../credential-configuration.rules.js';
+import { sealClaims } from '../offers/offer-claims.js';
+import {
+  type IssuableOffer,
+  type OfferGrantsService,
+  type TokenOffer,
+} from '../offers/offer-grants.service.js';
+import { secretHash } from '../offers/offer-secrets.js';
+import { type NoncesService } from './nonces.service.js';
+import {
+  CredentialEndpointService,
+  type Authorized,
+  type ProtectedCall,
+} from './credential-endpoint.service.js';
+
+const issuer = 'https://agent.example/ctrl/oid4vci/acme';
+const token = 'the-access-token';
+const start = Date.UTC(2026, 0, 1);
+const configuration = {
+  format: 'dc+sd-jwt',
+  vct: 'https://acme.example/badge',
+  credentialDefinition: null,
+  claims: [],
+  display: [],
+  selectivelyDisclosable: ['given_name'],
+  expiresInSeconds: null,
+  revocable: true,
+  signingAlgorithm: 'ES256',
+  cryptosuite: null,
+} as unknown as ConfigurationDefinition;
+
+/**
+ * The credential and notification endpoints with every dependency faked: the offers folder's service
+ * over one offer row, the nonces, the credentials feature's issuance, the outbox, the clock.
+ */
+function newTestService() {
+  const time = testClock(start);
+  const transactions = fakeTransactions();
+  const outbox = fakeOutbox();
+  const vault = new KeyVault(randomBytes(32));
+  const offer: TokenOffer = {
+    id: 'offer-1',
+    tenantId: 'acme',
+    status: 'accepted',
+    configurationId: 'Badge',
+    format: 'dc+sd-jwt',
+    expiresAt: new Date(start + 600_000),
+    accessTokenExpiresAt: new Date(start + 300_000),
+    dpopJkt: null,
+    notificationId: null,
+    credentialIds: [],
+  };
+  const fakes = {
+    time,
+    transactions,
+    outbox,
+    offer,
+    /** What taking the offer answers: undefined once another request took it. */
+    issuable: {
+      configuration,
+      claimsSealed: sealClaims(vault, offer.id, { given_name: 'Erika' }),
+      claimsMasterKeyId: vault.masterKeyId,
+      claimsUnsealed: null,
+    } as IssuableOffer | undefined,
+    taken: [] as {
+      manager: EntityManager;
+      id: string;
+      credentialIds: string[];
+      notificationId: string;
+    }[],
+    spendable: new Set<string>(['n-1']),
+    spent: [] as string[],
+    issued: [] as { request: HolderIssueRequest; holders: HolderKey[] }[],
+    lookups: [] as Buffer[],
+  };
+  const offers = {
+    findByAccessToken: (hash: Buffer) => {
+      fakes.lookups.push(hash);
+      return Promise.resolve(hash.equals(secretHash(token)) ? fakes.offer : undefined);
+    },
+    takeForIssue: (
+      manager: EntityManager,
+      take: { id: string; credentialIds: string[]; notificationId: string },
+    ) => {
+      fakes.taken.push({ manager, ...take });
+      return Promise.resolve(fakes.issuable);
+    },
+    notifyStatement: (id: string, notificationId: string, event: string) => ({
+      sql: 'notify',
+      parameters: [id, notificationId, event],
+    }),
+  } as unknown as OfferGrantsService;
+  const nonces = {
+    spend: (_manager: EntityManager, _tenantId: string, nonce: string) => {
+      fakes.spent.push(nonce);
+      return Promise.resolve(fakes.spendable.delete(nonce));
+    },
+  } as unknown as NoncesService;
+  const holderIssuance = {
+    issue: (_manager: EntityManager, request: HolderIssueRequest, holders: HolderKey[]) => {
+      fakes.issued.push({ request, holders });
+      return Promise.resolve(
+        holders.map((holder) => ({ credentialId: holder.credentialId, credential: 'sd-jwt~' })),
+      );
+    },
+  } as unknown as HolderIssuanceService;
+  const service = new CredentialEndpointService(
+    transactions.dataSource,
+    offers,
+    nonces,
+    holderIssuance,
+    outbox.outbox,
+    time.clock,
+    vault,
+  );
+  return { service, ...fakes, fakes };
+}
+
+const call: ProtectedCall = {
+  tenantId: 'acme',
+  issuer,
+  authorization: `Bearer ${token}`,
+  dpop: undefined,
+  url: `${issuer}/credential`,
+};
+
+/** A holder's key proof (OpenID4VCI 1.0 Appendix F.1) with this nonce, made now. */
+async function keyProof(nonce: string): Promise<string> {
+  const { privateKey, publicKey } = await generateKeyPair('ES256');
+  return new SignJWT({ aud: issuer, iat: Math.floor(start / 1000), nonce })
+    .setProtectedHeader({
+      alg: 'ES256',
+      typ: 'openid4vci-proof+jwt',
+      jwk: await exportJWK(publicKey),
+    })
+    .sign(privateKey);
+}
+
+const oauthError = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'answered',
+    (error: unknown) => (error instanceof OAuthError ? error.error : String(error)),
+  );
+
+describe(CredentialEndpointService.name, () => {
+  describe('authorize', () => {
+    it('finds the offer by the token’s hash and answers it for a Bearer token', async () => {
+      const { service, lookups } = newTestService();
+      const authorized = await service.authorize(call, 'accepted');
+      expect(authorized).toMatchObject({ scheme: 'Bearer', tokenHash: secretHash(token) });
+      expect(authorized.offer.id).toBe('offer-1');
+      expect(lookups).toEqual([secretHash(token)]);
+    });
+
+    it('refuses another tenant’s token, a token past its time, and one for another step', async () => {
+      const { service, time, offer } = newTestService();
+      expect(await oauthError(service.authorize({ ...call, tenantId: 'other' }, 'accepted'))).toBe(
+        'invalid_token',
+      );
+      expect(await oauthError(service.authorize(call, 'issued'))).toBe('invalid_token');
+      time.advance(offer.accessTokenExpiresAt.getTime() - start);
+      expect(await oauthError(service.authorize(call, 'accepted'))).toBe('invalid_token');
+    });
+
+    it('refuses an accepted offer past its own time before the expiry job marks it', async () => {
+      const { service, fakes } = newTestService();
+      fakes.offer = { ...fakes.offer, expiresAt: new Date(start) };
+      expect(await oauthError(service.authorize(call, 'accepted'))).toBe('invalid_token');
+      // Once issued, the notification may still come after the offer's time.
+      fakes.offer = { ...fakes.offer, status: 'issued' };
+      await expect(service.authorize(call, 'issued')).resolves.toMatchObject({ scheme: 'Bearer' });
+    });
+
+    it('refuses a Bearer token sent as DPoP, and a DPoP-bound token sent as Bearer', async () => {
+      const { service, fakes } = newTestService();
+      const asDpop = { ...call, authorization: `DPoP ${token}`, dpop: 'proof' };
+      expect(await oauthError(service.authorize(asDpop, 'accepted'))).toBe('invalid_token');
+      fakes.offer = { ...fakes.offer, dpopJkt: 'thumbprint' };
+      expect(await oauthError(service.authorize(call, 'accepted'))).toBe('invalid_token');
+      expect(await oauthError(service.authorize({ ...asDpop, dpop: undefined }, 'accepted'))).toBe(
+        'invalid_dpop_proof',
+      );
+    });
+
+    it('refuses a missing or overlong token without a lookup', async () => {
+      const { service, lookups } = newTestService();
+      expect(
+        await oauthError(service.authorize({ ...call, authorization: undefined }, 'accepted')),
+      ).toBe('invalid_token');
+      const long = { ...call, authorization: `Bearer ${'a'.repeat(257)}` };
+      expect(await oauthError(service.authorize(long, 'accepted'))).toBe('invalid_token');
+      expect(lookups).toEqual([]);
+    });
+  });
+
+  describe('credential', () => {
+    const request = async (service: CredentialEndpointService, body: Record<string, unknown>) =>
+      service.credential(call, await service.authorize(call, 'accepted'), body);
+
+    it('takes the offer, spends the nonce and issues one credential per key, in one transaction', async () => {
+      const { service, transactions, taken, issued, spent } = newTestService();
+      const proofs = [await keyProof('n-1'), await keyProof('n-1')];
+      const answer = await request(service, {
+        credential_configuration_id: 'Badge',
+        proofs: { jwt: proofs },
+      });
+      expect(transactions.log).toEqual(['begin', 'commit']);
+      expect(taken).toHaveLength(1);
+      expect(taken[0].manager).toBe(transactions.manager);
+      expect(spent).toEqual(['n-1']);
+      // The ids marked on the offer are those of the credentials issued, and the notification id too.
+      expect(issued).toHaveLength(1);
+      expect(issued[0].holders.map((holder) => holder.credentialId)).toEqual(
+        taken[0].credentialIds,
+      );
+      expect(issued[0].request).toMatchObject({
+        tenantId: 'acme',
+        offerId: 'offer-1',
+        format: 'dc+sd-jwt',
+        claims: { given_name: 'Erika' },
+      });
+      expect(answer).toEqual({
+        credentials: [{ credential: 'sd-jwt~' }, { credential: 'sd-jwt~' }],
+        notification_id: taken[0].notificationId,
+      });
+    });
+
+    it('issues nothing when another request took the offer first: the repository’s answer decides', async () => {
+      const { service, fakes, issued, spent } = newTestService();
+      fakes.issuable = undefined;
+      const body = {
+        credential_configuration_id: 'Badge',
+        proofs: { jwt: [await keyProof('n-1')] },
+      };
+      expect(await oauthError(request(service, body))).toBe('invalid_token');
+      expect(issued).toEqual([]);
+      expect(spent).toEqual([]);
+      expect(fakes.transactions.log).toEqual(['begin', 'rollback']);
+    });
+
+    it('issues nothing for a spent nonce, and rolls the offer’s mark back', async () => {
+      const { service, transactions, taken, issued } = newTestService();
+      const body = {
+        credential_configuration_id: 'Badge',
+        proofs: { jwt: [await keyProof('n-2')] },
+      };
+      expect(await oauthError(request(service, body))).toBe('invalid_nonce');
+      expect(taken).toHaveLength(1);
+      expect(issued).toEqual([]);
+      expect(transactions.log).toEqual(['begin', 'rollback']);
+    });
+
+    it.each([
+      ['two nonces in one request', 'invalid_proof', ['n-1', 'n-2']],
+      ['more keys than the batch size', 'invalid_credential_request', ['n-1', 'n-1', 'n-1']],
+    ])('refuses %s before anything is taken', async (_, error, proofNonces) => {
+      const { service, transactions } = newTestService();
+      const jwts = await Promise.all(proofNonces.map(keyProof));
+      const body = { credential_configuration_id: 'Badge', proofs: { jwt: jwts } };
+      expect(await oauthError(request(service, body))).toBe(error);
+      expect(transactions.log).toEqual([]);
+    });
+
+    it('refuses a configuration other than the offer’s, and a proof not signed by its key', async () => {
+      const { service, transactions } = newTestService();
+      const other = {
+        credential_configuration_id: 'Other',
+        proofs: { jwt: [await keyProof('n-1')] },
+      };
+      expect(await oauthError(request(service, other))).toBe('unknown_credential_configuration');
+      const [header, payload] = (await keyProof('n-1')).split('.');
+      const forged = `${header}.${payload}.${Buffer.alloc(64).toString('base64url')}`;
+      const body = { credential_configuration_id: 'Badge', proofs: { jwt: [forged] } };
+      expect(await oauthError(request(service, body))).toBe('invalid_proof');
+      expect(transactions.log).toEqual([]);
+    });
+  });
+
+  describe('notify', () => {
+    const issued = (fakes: ReturnType<typeof newTestService>['fakes']): Authorized => ({
+      offer: {
+        ...fakes.offer,
+        status: 'issued',
+        notificationId: 'note-1',
+        credentialIds: ['urn:uuid:1'],
+      },
+      tokenHash: secretHash(token),
+      scheme: 'Bearer',
+    });
+
+    it('records the notification with its event, in the one statement of the change', async () => {
+      const { service, fakes, outbox } = newTestService();
+      await service.notify(call, issued(fakes), {
+        notification_id: 'note-1',
+        event: 'credential_accepted',
+      });
+      expect(outbox.changes).toEqual([
+        { sql: 'notify', parameters: ['offer-1', 'note-1', 'credential_accepted'] },
+      ]);
+      expect(outbox.events).toEqual([
+        {
+          type: 'oid4vci.credential.accepted',
+          tenantId: 'acme',
+          data: { offerId: 'offer-1', credentialIds: ['urn:uuid:1'] },
+        },
+      ]);
+    });
+
+    it('refuses another notification id without a change, and one the statement no longer finds', async () => {
+      const { service, fakes, outbox } = newTestService();
+      const wrong = { notification_id: 'note-2', event: 'credential_deleted' };
+      expect(await oauthError(service.notify(call, issued(fakes), wrong))).toBe(
+        'invalid_notification_id',
+      );
+      expect(outbox.changes).toEqual([]);
+      outbox.rows = [];
+      const gone = { notification_id: 'note-1', event: 'credential_deleted' };
+      expect(await oauthError(service.notify(call, issued(fakes), gone))).toBe(
+        'invalid_notification_id',
+      );
+      expect(outbox.events).toEqual([]);
+    });
+
+    it.each([
+      ['an unknown event', { notification_id: 'note-1', event: 'credential_stolen' }],
+      ['no notification id', { event: 'credential_accepted' }],
+      [
+        'a description with a quote',
+        { notification_id: 'note-1', event: 'credential_failure', event_description: 'a"b' },
+      ],
+    ])('refuses %s as invalid_notification_request, changing nothing', async (_, body) => {
+      const { service, fakes, outbox } = newTestService();
+      expect(await oauthError(service.notify(call, issued(fakes), body))).toBe(
+        'invalid_notification_request',
+      );
+      expect(outbox.changes).toEqual([]);
+    });
+  });
+});

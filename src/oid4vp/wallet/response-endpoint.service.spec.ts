@@ -1,0 +1,239 @@
+import { randomBytes } from 'node:crypto';
+import { type EntityManager } from 'typeorm';
+import { OAuthError } from '../../common/oauth-error.js';
+import {
+  type PresentationCheck,
+  type PresentationExpectation,
+  type WalletPresentationsService,
+} from '../../credentials/verifying/wallet-presentations.service.js';
+import { KeyVault } from '../../secrets/key-vault.js';
+import { fakeOutbox, fakeTransactions, testClock } from '../../../test/support/service-fakes.js';
+import { requestLimits } from '../requests/request-limits.js';
+import {
+  type Conclusion,
+  type PresentationRequestEntity,
+  type WalletRequests,
+} from '../requests/wallet-requests.js';
+import { tooManyRefusedAnswers } from './refused-answers.js';
+import { ResponseEndpointService } from './response-endpoint.service.js';
+
+const start = Date.UTC(2026, 0, 1);
+const vct = 'https://acme.example/badge';
+const request = {
+  id: 'request-1',
+  tenantId: 'acme',
+  status: 'pending',
+  responseMode: 'direct_post',
+  dcqlQuery: {
+    credentials: [
+      {
+        id: 'badge',
+        format: 'dc+sd-jwt',
+        meta: { vct_values: [vct] },
+        claims: [{ path: ['given_name'] }],
+      },
+    ],
+  },
+  nonce: 'request-nonce',
+  clientId: 'decentralized_identifier:did:key:z6Mk',
+  state: 'request-state',
+  trustedIssuers: null,
+  expiresAt: new Date(start + 600_000),
+} as unknown as PresentationRequestEntity;
+
+const verified: PresentationCheck = {
+  verified: true,
+  presentation: {
+    format: 'dc+sd-jwt',
+    issuer: 'https://issuer.example',
+    vct,
+    claims: { vct, given_name: 'Erika' },
+    holderKeyThumbprint: 'thumb',
+    holderBinding: true,
+    status: 'valid',
+  },
+};
+
+/**
+ * The response endpoint with every dependency faked: the requests folder's service over one pending
+ * request (its refusals counted, its one conclusion kept), the credentials feature's verifier, the
+ * outbox, the clock.
+ */
+function newTestService() {
+  const time = testClock(start);
+  const transactions = fakeTransactions();
+  const outbox = fakeOutbox();
+  const vault = new KeyVault(randomBytes(32));
+  const fakes = {
+    time,
+    transactions,
+    outbox,
+    vault,
+    check: verified as PresentationCheck | Error,
+    expectations: [] as PresentationExpectation[],
+    refusals: 0,
+    /** Whether the request is still open when the answer's statement runs (false: another came first). */
+    stillOpen: true,
+    concluded: [] as { manager: EntityManager; conclusion: Conclusion }[],
+    refusalManagers: [] as EntityManager[],
+  };
+  const requests = {
+    findOpen: (tenantId: string, reference: string) =>
+      Promise.resolve(
+        tenantId === 'acme' && reference === 'ref-1'
+          ? { request, secrets: { reference: 'ref-1' } }
+          : undefined,
+      ),
+    now: () => new Date(time.clock()),
+    countRefusal: (manager: EntityManager) => {
+      fakes.refusalManagers.push(manager);
+      if (!fakes.stillOpen) return Promise.resolve(undefined);
+      fakes.refusals += 1;
+      return Promise.resolve(fakes.refusals);
+    },
+    conclude: (manager: EntityManager, _tenantId: string, _id: string, conclusion: Conclusion) => {
+      if (!fakes.stillOpen) return Promise.resolve(false);
+      fakes.stillOpen = false;
+      fakes.concluded.push({ manager, conclusion });
+      return Promise.resolve(true);
+    },
+  } as unknown as WalletRequests;
+  const presentations = {
+    verify: (expectation: PresentationExpectation) => {
+      fakes.expectations.push(expectation);
+      return fakes.check instanceof Error
+        ? Promise.reject(fakes.check)
+        : Promise.resolve(fakes.check);
+    },
+  } as unknown as WalletPresentationsService;
+  const service = new ResponseEndpointService(
+    transactions.dataSource,
+    requests,
+    presentations,
+    outbox.outbox,
+    vault,
+  );
+  return { service, fakes };
+}
+
+const form = (over: Record<string, string> = {}) => ({
+  vp_token: JSON.stringify({ badge: 'sd-jwt~kb' }),
+  state: 'request-state',
+  ...over,
+});
+
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'answered',
+    (error: unknown) => (error instanceof OAuthError ? error.error : String(error)),
+  );
+
+describe(ResponseEndpointService.name, () => {
+  it('ends the request verified once, sealing the claims, with its event in the same transaction', async () => {
+    const { service, fakes } = newTestService();
+    expect(await service.answer('acme', 'ref-1', form())).toEqual({});
+    expect(fakes.expectations).toMatchObject([
+      { tenantId: 'acme', format: 'dc+sd-jwt', presentation: 'sd-jwt~kb', nonce: 'request-nonce' },
+    ]);
+    expect(fakes.concluded).toHaveLength(1);
+    const [{ manager, conclusion }] = fakes.concluded;
+    expect(manager).toBe(fakes.transactions.manager);
+    expect(conclusion).toMatchObject({ status: 'verified', outcomeCode: null });
+    // The summary names what was presented; the disclosed claims are only in the sealed box.
+    expect(JSON.stringify(conclusion.presented)).not.toContain('Erika');
+    expect(conclusion.claimsSealed?.includes('Erika')).toBe(false);
+    const opened = fakes.vault.open('acme', conclusion.claimsSealed!, 'oid4vp-disclosed-claims');
+    expect(JSON.parse(opened.toString('utf8'))).toEqual({ badge: [{ given_name: 'Erika' }] });
+    expect(fakes.outbox.events).toEqual([
+      { type: 'presentation.verified', tenantId: 'acme', data: { requestId: 'request-1' } },
+    ]);
+    expect(fakes.outbox.managers).toEqual([fakes.transactions.manager]);
+  });
+
+  it('refuses a second answer that verifies: the first one’s conclusion stands, no second event', async () => {
+    const { service, fakes } = newTestService();
+    await service.answer('acme', 'ref-1', form());
+    expect(await refusal(service.answer('acme', 'ref-1', form()))).toBe('invalid_request');
+    expect(fakes.concluded).toHaveLength(1);
+    expect(fakes.outbox.events).toHaveLength(1);
+  });
+
+  it('refuses an answer to no open request without counting, concluding or emitting', async () => {
+    const { service, fakes } = newTestService();
+    expect(await refusal(service.answer('acme', 'ref-2', form()))).toBe('invalid_request');
+    expect(await refusal(service.answer('other', 'ref-1', form()))).toBe('invalid_request');
+    expect(fakes.refusals).toBe(0);
+    expect(fakes.expectations).toEqual([]);
+    expect(fakes.transactions.log).toEqual([]);
+  });
+
+  it('counts an answer with another state as refused, and leaves the request open', async () => {
+    const { service, fakes } = newTestService();
+    expect(await refusal(service.answer('acme', 'ref-1', form({ state: 'guess' })))).toBe(
+      'invalid_request',
+    );
+    expect(fakes.refusals).toBe(1);
+    expect(fakes.expectations).toEqual([]);
+    expect(fakes.concluded).toEqual([]);
+    expect(fakes.outbox.events).toEqual([]);
+  });
+
+  it('ends the request failed at the bound of refused answers, in the transaction that counts it', async () => {
+    const { service, fakes } = newTestService();
+    fakes.refusals = requestLimits.refusedAnswers - 1;
+    expect(await refusal(service.answer('acme', 'ref-1', form({ state: 'guess' })))).toBe(
+      'invalid_request',
+    );
+    expect(fakes.concluded).toMatchObject([
+      { conclusion: { status: 'failed', outcomeCode: tooManyRefusedAnswers, claimsSealed: null } },
+    ]);
+    expect(fakes.concluded[0].manager).toBe(fakes.refusalManagers[0]);
+    expect(fakes.outbox.events).toEqual([
+      {
+        type: 'presentation.failed',
+        tenantId: 'acme',
+        data: { requestId: 'request-1', code: tooManyRefusedAnswers },
+      },
+    ]);
+  });
+
+  it('ends the request failed when a presentation bound to it fails, with the code', async () => {
+    const { service, fakes } = newTestService();
+    fakes.check = { verified: false, code: 'credential_revoked', reason: 'revoked', bound: true };
+    expect(await refusal(service.answer('acme', 'ref-1', form()))).toBe('invalid_request');
+    expect(fakes.refusals).toBe(0);
+    expect(fakes.concluded).toMatchObject([
+      { conclusion: { status: 'failed', outcomeCode: 'credential_revoked', presented: null } },
+    ]);
+    expect(fakes.outbox.events).toMatchObject([
+      { type: 'presentation.failed', data: { code: 'credential_revoked' } },
+    ]);
+  });
+
+  it('only counts a failed presentation that is not bound to the request', async () => {
+    const { service, fakes } = newTestService();
+    fakes.check = { verified: false, code: 'nonce_mismatch', reason: 'another nonce' };
+    expect(await refusal(service.answer('acme', 'ref-1', form()))).toBe('invalid_request');
+    expect(fakes.refusals).toBe(1);
+    expect(fakes.concluded).toEqual([]);
+    expect(fakes.outbox.events).toEqual([]);
+  });
+
+  it('counts nothing when the verifier itself fails: an outage is not the wallet’s answer', async () => {
+    const { service, fakes } = newTestService();
+    fakes.check = new Error('status list host down');
+    await expect(service.answer('acme', 'ref-1', form())).rejects.toBe(fakes.check);
+    expect(fakes.refusals).toBe(0);
+    expect(fakes.concluded).toEqual([]);
+    expect(fakes.transactions.log).toEqual([]);
+  });
+
+  it('refuses a vp_token naming a query the request does not ask, counting it', async () => {
+    const { service, fakes } = newTestService();
+    const other = form({ vp_token: JSON.stringify({ passport: 'x' }) });
+    expect(await refusal(service.answer('acme', 'ref-1', other))).toBe('invalid_request');
+    expect(fakes.expectations).toEqual([]);
+    expect(fakes.refusals).toBe(1);
+    expect(fakes.concluded).toEqual([]);
+  });
+});
