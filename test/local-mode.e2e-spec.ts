@@ -229,51 +229,55 @@ describe('local mode', () => {
     expect((await call(service.url, '/ctrl/health/ready')).status).toBe(200);
   });
 
-  it('warns, naming both, when PUBLIC_BASE_URL names this machine on another port than PORT', async () => {
-    const port = await freePort();
+  /** One more service for the tests of settings the first must not have, logging at debug. */
+  describe('one service with settings of its own', () => {
+    let own: RunningService;
+    let port: number;
     const lines: string[] = [];
-    service = await startService({
-      env: { ...env, PORT: String(port), PUBLIC_BASE_URL: 'http://localhost:8080' },
-      logLevel: 'warn',
-      logDestination: { write: (line: string) => void lines.push(line) },
+    beforeAll(async () => {
+      port = await freePort();
+      own = await startService({
+        env: {
+          ...env,
+          PORT: String(port),
+          PUBLIC_BASE_URL: 'http://localhost:8080',
+          RATE_LIMIT_IP_PER_MINUTE: '2',
+        },
+        logLevel: 'debug',
+        logDestination: { write: (line: string) => void lines.push(line) },
+      });
     });
-    const warnings = lines
-      .map((line) => JSON.parse(line) as { event?: string; msg: string })
-      .filter((record) => record.event === 'start.public-origin');
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]?.msg).toContain('PUBLIC_BASE_URL is http://localhost:8080');
-    expect(warnings[0]?.msg).toContain(`PORT=${port}`);
-  });
+    afterAll(() => own?.close());
 
-  it("logs Nest's route and module lines at debug", async () => {
-    const lines: string[] = [];
-    service = await startService({
-      env,
-      logLevel: 'debug',
-      logDestination: { write: (line: string) => void lines.push(line) },
+    it('warns, naming both, when PUBLIC_BASE_URL names this machine on another port than PORT', () => {
+      const warnings = lines
+        .map((line) => JSON.parse(line) as { event?: string; level: string; msg: string })
+        .filter((record) => record.event === 'start.public-origin');
+      expect(warnings).toEqual([expect.objectContaining({ level: 'warn' })]);
+      expect(warnings[0]?.msg).toContain('PUBLIC_BASE_URL is http://localhost:8080');
+      expect(warnings[0]?.msg).toContain(`PORT=${port}`);
     });
-    const atDebug = lines.map(
-      (line) => JSON.parse(line) as { level: string; context?: string; msg: string },
-    );
-    const mapped = atDebug.filter((record) => record.context === 'RouterExplorer');
-    expect(mapped.length).toBeGreaterThan(50);
-    expect(mapped.every((record) => record.level === 'debug')).toBe(true);
-    expect(mapped.map((record) => record.msg)).toContainEqual(
-      expect.stringContaining('Mapped {/, GET}'),
-    );
-  });
 
-  it('redirects GET / to the API explorer, without a token, within the per-address limit', async () => {
-    service = await startService({
-      env: { ...env, RATE_LIMIT_IP_PER_MINUTE: '2' },
-      logLevel: 'silent',
+    it("logs Nest's route and module lines at debug", () => {
+      const atDebug = lines.map(
+        (line) => JSON.parse(line) as { level: string; context?: string; msg: string },
+      );
+      const mapped = atDebug.filter((record) => record.context === 'RouterExplorer');
+      expect(mapped.length).toBeGreaterThan(50);
+      expect(mapped.every((record) => record.level === 'debug')).toBe(true);
+      expect(mapped.map((record) => record.msg)).toContainEqual(
+        expect.stringContaining('Mapped {/, GET}'),
+      );
     });
-    const answers = [];
-    for (let request = 0; request < 3; request++) {
-      const home = await call(service.url, '/');
-      answers.push({ status: home.status, location: home.headers.get('location') });
-    }
-    const redirect = { status: 302, location: '/ctrl/swagger-ui/' };
-    expect(answers).toEqual([redirect, redirect, { status: 429, location: null }]);
+
+    it('redirects GET / to the API explorer, without a token, within the per-address limit', async () => {
+      const answers = [];
+      for (let request = 0; request < 3; request++) {
+        const home = await call(own.url, '/');
+        answers.push({ status: home.status, location: home.headers.get('location') });
+      }
+      const redirect = { status: 302, location: '/ctrl/swagger-ui/' };
+      expect(answers).toEqual([redirect, redirect, { status: 429, location: null }]);
+    });
   });
 });
