@@ -12,7 +12,7 @@ export default {
     '/node_modules/',
     '<rootDir>/test/docs\\.e2e-spec\\.ts$',
     '<rootDir>/test/lint-boundaries\\.e2e-spec\\.ts$',
-    '<rootDir>/test/local-mode\\.e2e-spec\\.ts$',
+    '<rootDir>/test/local-mode(-[a-z-]+)?\\.e2e-spec\\.ts$',
     '<rootDir>/test/realm-file\\.e2e-spec\\.ts$',
   ],
 };

@@ -1,4 +1,5 @@
 import { ESLint } from 'eslint';
+import tseslint from 'typescript-eslint';
 import { readdirSync, readFileSync } from 'node:fs';
 
 /**
@@ -6,7 +7,9 @@ import { readdirSync, readFileSync } from 'node:fs';
  * edit would look, and expect the boundary rules to refuse it.
  */
 describe('lint boundaries', () => {
-  const eslint = new ESLint();
+  // The project's config without type information, which no boundary rule reads: a TypeScript program
+  // per lint was most of this file's time. Every other rule still runs.
+  const eslint = new ESLint({ overrideConfig: tseslint.configs.disableTypeChecked });
 
   async function ruleIdsFor(filePath: string, code: string): Promise<string[]> {
     const [result] = await eslint.lintText(code, { filePath });

@@ -77,7 +77,18 @@ describe('migrations', () => {
     try {
       await otherInstance.query('SELECT pg_advisory_lock(7428101903)');
       const migrating = runMigrationsLocked(dataSource);
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // Waiting on the other's lock (bounded poll), then for twice its own lock bound.
+      for (let attempt = 0; ; attempt++) {
+        const { rows } = await otherInstance.query<{ waiting: number }>(
+          `SELECT count(*)::int AS waiting FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+             WHERE d.datname = current_database() AND l.locktype = 'advisory' AND NOT l.granted
+               AND ((l.classid::bigint << 32) | l.objid::bigint) = 7428101903`,
+        );
+        if (rows[0]?.waiting === 1) break;
+        if (attempt === 400) throw new Error('the migration never waited for the lock');
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 400));
       await otherInstance.query('SELECT pg_advisory_unlock(7428101903)');
       expect(await migrating).toHaveLength(migrations.length);
     } finally {

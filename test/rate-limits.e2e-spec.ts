@@ -169,6 +169,19 @@ describe('Rate limit counters', () => {
     return results;
   };
 
+  /**
+   * Waits (bounded) until both instances count in Redis: three calls on one and a fourth on the other
+   * are refused only once both are connected (until then each counts in its own memory).
+   */
+  const untilShared = async (one: RateLimits, two: RateLimits) => {
+    for (let attempt = 0; attempt < 200; attempt++) {
+      const probe = await outcomes([one, one, one, two], `probe-${attempt}-${Date.now()}`, 4);
+      if (probe[3] === 'RATE_LIMITED') return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error('the instances never counted together in Redis');
+  };
+
   it('counts each instance on its own without Redis', async () => {
     const [one, two] = [limitsWith({}), limitsWith({})];
     expect(await outcomes([one, two], 'subject-a', 8)).toEqual([
@@ -199,7 +212,7 @@ describe('Rate limit counters', () => {
         limitsWith({ RATE_LIMIT_REDIS_URL: redisUrl! }),
         limitsWith({ RATE_LIMIT_REDIS_URL: redisUrl! }),
       ];
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await untilShared(one, two);
       const subject = `subject-${Date.now()}`;
       expect(await outcomes([one, two], subject, 5)).toEqual([
         'ok',
@@ -222,7 +235,7 @@ describe('Rate limit counters', () => {
         RATE_LIMIT_CALLER_BURST: '3',
       };
       const [one, two] = [limitsWith(env), limitsWith(env)];
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await untilShared(one, two);
       const subject = `subject-burst-${Date.now()}`;
       expect(await outcomes([one, two], subject, 5)).toEqual([
         'ok',
