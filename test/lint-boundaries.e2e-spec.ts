@@ -16,6 +16,14 @@ describe('lint boundaries', () => {
     return (result?.messages ?? []).map((message) => message.ruleId ?? message.message);
   }
 
+  /** What the boundary rules say of a file: without type information, other rules may differ. */
+  const boundaryRules = ['import-x/no-cycle', 'import-x/no-restricted-paths', 'house/'];
+  async function boundaryFindings(filePath: string, code: string): Promise<string[]> {
+    return (await ruleIdsFor(filePath, code)).filter((id) =>
+      boundaryRules.some((rule) => id.startsWith(rule)),
+    );
+  }
+
   it('passes the files as they are', async () => {
     for (const filePath of [
       'src/tenancy/tenant.errors.ts',
@@ -131,7 +139,7 @@ describe('lint boundaries', () => {
       'src/oid4vci/offers/offer-grants.service.ts',
       'src/oid4vci/oid4vci.module.ts',
     ])
-      expect([allowed, await ruleIdsFor(allowed, readFileSync(allowed, 'utf8'))]).toEqual([
+      expect([allowed, await boundaryFindings(allowed, readFileSync(allowed, 'utf8'))]).toEqual([
         allowed,
         [],
       ]);
@@ -162,7 +170,7 @@ describe('lint boundaries', () => {
       'src/secrets/key-vault.spec.ts',
       'src/credentials/sd-jwt/sd-jwt-vc-verifier.spec.ts',
     ]) {
-      expect([specPath, await ruleIdsFor(specPath, readFileSync(specPath, 'utf8'))]).toEqual([
+      expect([specPath, await boundaryFindings(specPath, readFileSync(specPath, 'utf8'))]).toEqual([
         specPath,
         [],
       ]);
