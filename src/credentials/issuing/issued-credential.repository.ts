@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { violates } from '../../database/constraint-violation.js';
+import { NamedStatement } from '../../database/named-parameters.js';
+import { type StatusPurpose } from '../status/bitstring.js';
 import { type CredentialState } from '../dto/issued-credentials.dto.js';
 
 /** One issuance record with its status entries and their state. */
@@ -33,11 +35,23 @@ export interface IssuanceRecord {
   configurationId?: string | null;
 }
 
-/** The record's INSERT for `EventOutbox.withChange`: parameters $1..$8, RETURNING id. */
-export interface RecordStatement {
-  sql: string;
-  parameters: [string, string, string[], string, string, string, string | null, string | null];
+/** An issue's one statement: the record, the entries' random candidates and the event's row. */
+export interface IssueStatement {
+  record: IssuanceRecord;
+  /** The status purposes to take an entry of, in order, each with its random candidate indices. */
+  takes: { purpose: StatusPurpose; candidates: number[] }[];
+  /** The credential.issued event as one jsonb row (`EventOutbox.inStatement`). */
+  event: string;
 }
+
+/** An index the issue statement took in a list: its entry's primary key. */
+export interface Taken {
+  list_id: string;
+  list_index: number;
+}
+
+/** The entries the issue statement took, by purpose; a purpose it could not take is absent. */
+export type TakenOnIssue = Partial<Record<StatusPurpose, Taken>>;
 
 /** The listing's filters; absent ones match all. */
 export interface RecordFilter {
@@ -55,9 +69,66 @@ export interface RecordWindow {
 /** The keys a credential id the tenant already used breaks. */
 const duplicateConstraints = ['issued_credential_pkey', 'credential_status_entry_credential_idx'];
 
-const recordSql = `INSERT INTO issued_credential
-    (tenant_id, id, types, cryptosuite, issued_by, format, offer_id, configuration_id)
-  VALUES ($1, $2, $3::text[], $4, $5, $6, $7::uuid, $8) RETURNING id`;
+/*
+ * Every issue path's write, one statement (one round trip, docs/performance.md): the issuance record,
+ * the credential.issued event with its deliveries, and for each status purpose the entry at the first
+ * free of its random candidates in the tenant's open list. An entry is an insert under its primary key
+ * (list, index), which a concurrent issue's same pick makes a no-op; no open list, all candidates
+ * taken or a lost pick leave the purpose out, and the allocator takes it the slow way
+ * (status/status-index-allocator.ts). A scalar subquery per candidate is an index probe each, stopped
+ * at the first free one; as NOT EXISTS the planner may join all the list's entries instead.
+ *
+ * Three features' tables, one owner: issuing writes this statement whole. The entries are status/'s
+ * (the allocator reads what they took), the event's row and its fan-out webhooks' (the row comes from
+ * `EventOutbox.inStatement`; the deliveries follow the rule of webhooks/webhook-event.repository.ts,
+ * tested by test/webhooks-delivery.e2e-spec.ts through this path).
+ */
+const issueStatement = new NamedStatement<{
+  tenantId: string;
+  id: string;
+  types: string[];
+  cryptosuite: string;
+  issuedBy: string;
+  format: string;
+  offerId: string | null;
+  configurationId: string | null;
+  purposes: StatusPurpose[];
+  candidates: number[][];
+  event: string;
+}>(`WITH status_entry AS (
+    INSERT INTO credential_status_entry (list_id, list_index, tenant_id, credential_id, purpose)
+    SELECT l.id, c.i, l.tenant_id, :id::text, l.purpose
+      FROM unnest(:purposes::varchar[]) WITH ORDINALITY p(purpose, n)
+      JOIN credential_status_list l
+        ON l.tenant_id = :tenantId AND l.purpose = p.purpose AND l.filled_at IS NULL
+     CROSS JOIN LATERAL (
+       SELECT i FROM unnest((:candidates::int[][])[p.n : p.n]) i
+        WHERE (SELECT true FROM credential_status_entry e
+                WHERE e.list_id = l.id AND e.list_index = i) IS NULL
+        LIMIT 1) c
+     ORDER BY p.n
+    ON CONFLICT (list_id, list_index) DO NOTHING
+    RETURNING purpose, list_id, list_index),
+  record AS (
+    INSERT INTO issued_credential
+        (tenant_id, id, types, cryptosuite, issued_by, format, offer_id, configuration_id)
+    VALUES (:tenantId, :id, :types::text[], :cryptosuite, :issuedBy, :format, :offerId::uuid,
+            :configurationId)
+    RETURNING id),
+  event AS (
+    INSERT INTO webhook_event (id, tenant_id, type, body)
+    SELECT id, tenant_id, type, body FROM jsonb_to_record(:event::jsonb)
+        AS e(id uuid, tenant_id varchar, type varchar, body text)
+    RETURNING id, tenant_id, type),
+  deliveries AS (
+    INSERT INTO webhook_delivery (id, subscription_id, event_id)
+    SELECT gen_random_uuid(), s.id, event.id FROM webhook_subscription s, event
+     WHERE s.enabled AND (s.tenant_id = event.tenant_id OR s.tenant_id IS NULL)
+       AND (cardinality(s.events) = 0 OR event.type = ANY (s.events)))
+  SELECT (SELECT json_object_agg(purpose, json_build_object('list_id', list_id,
+                                                              'list_index', list_index))
+            FROM status_entry) AS taken
+    FROM record`);
 
 /*
  * Tenant $1's records, newest first, filtered by type $2, state $3 and id $4 and after the cursor
@@ -124,22 +195,26 @@ const countSql = `SELECT count(*)::int AS total FROM (
 export class IssuedCredentialRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** The record's INSERT, for the issue statement (its status entries' parameters follow $8). */
-  recordStatement(record: IssuanceRecord): RecordStatement {
-    const { tenantId, id, types, cryptosuite, issuedBy } = record;
-    return {
-      sql: recordSql,
-      parameters: [
-        tenantId,
-        id,
-        types,
-        cryptosuite,
-        issuedBy,
-        record.format ?? 'ldp_vc',
-        record.offerId ?? null,
-        record.configurationId ?? null,
-      ],
-    };
+  /** Writes the issue statement in the caller's transaction; answers what its entries took. */
+  async issue(manager: EntityManager, issue: IssueStatement): Promise<TakenOnIssue> {
+    const { record, takes, event } = issue;
+    const [row] = await manager.query<{ taken: TakenOnIssue | null }[]>(
+      issueStatement.text,
+      issueStatement.values({
+        tenantId: record.tenantId,
+        id: record.id,
+        types: record.types,
+        cryptosuite: record.cryptosuite,
+        issuedBy: record.issuedBy,
+        format: record.format ?? 'ldp_vc',
+        offerId: record.offerId ?? null,
+        configurationId: record.configurationId ?? null,
+        purposes: takes.map((take) => take.purpose),
+        candidates: takes.map((take) => take.candidates),
+        event,
+      }),
+    );
+    return row?.taken ?? {};
   }
 
   /** The format of a credential the tenant issued, or undefined when it issued none with that id. */
@@ -151,7 +226,7 @@ export class IssuedCredentialRepository {
     return row?.format;
   }
 
-  /** Whether the statement writing `recordStatement` failed on a credential id the tenant used. */
+  /** Whether the issue statement failed on a credential id the tenant used. */
   isDuplicate(error: unknown): boolean {
     return duplicateConstraints.some((constraint) => violates(error, 'unique', constraint));
   }
