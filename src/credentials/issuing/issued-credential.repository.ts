@@ -133,9 +133,11 @@ const issueStatement = new NamedStatement<{
 /*
  * Tenant $1's records, newest first, filtered by type $2, state $3 and id $4 and after the cursor
  * ($5, $6) when given (a null parameter filters nothing: PostgreSQL folds it away when planning),
- * limit $7, offset $8. The state is revoked over suspended over active, from the entries' bits; the
- * status tables are this feature's own, read in the same statement. get_bit counts a byte's bits
- * from the least significant, the list from the most (Bitstring Status List §2.1).
+ * limit $7, offset $8. The state is revoked over suspended over active, from the entries' bits. The
+ * status tables are status/'s, read here in the same statement (docs/architecture.md): a page filtered
+ * by state is cut after the filter, which a second statement for the page's entries could not do.
+ * get_bit counts a byte's bits from the least significant, the list from the most (Bitstring Status
+ * List §2.1).
  */
 const recordsSql = `SELECT c.id, c.types, c.cryptosuite, c.format, c.offer_id, c.configuration_id,
        c.created_at,
