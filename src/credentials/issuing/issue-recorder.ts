@@ -4,7 +4,7 @@ import { DomainException } from '../../common/problem/domain.exception.js';
 import { EventOutbox } from '../../events/event-outbox.js';
 import { type StatusPurpose } from '../status/bitstring.js';
 import { StatusIndexAllocator, type StatusEntry } from '../status/status-index-allocator.js';
-import { IssuedCredentialRepository, type TakenOnIssue } from './issued-credential.repository.js';
+import { IssuedCredentialRepository, type IssuedRow } from './issued-credential.repository.js';
 
 /** What the issuance record and its event say: never the credential's claims. */
 export interface Issuance {
@@ -49,34 +49,38 @@ export class IssueRecorder {
             cryptosuite,
             statusPurposes: purposes,
           };
-    let taken: TakenOnIssue;
+    const record = {
+      tenantId,
+      id: credentialId,
+      types,
+      cryptosuite,
+      issuedBy,
+      format: issuance.format,
+      offerId: origin?.offerId,
+      configurationId: origin?.configurationId,
+    };
+    const event = { type: 'credential.issued' as const, tenantId, data };
+    let rows: IssuedRow[];
     try {
       // One statement, one round trip: the issue path's budget (docs/performance.md).
-      [taken] = await this.outbox.inStatement(
-        { type: 'credential.issued', tenantId, data },
-        async (event) => [
-          await this.records.issue(manager, {
-            record: {
-              tenantId,
-              id: credentialId,
-              types,
-              cryptosuite,
-              issuedBy,
-              format: issuance.format,
-              offerId: origin?.offerId,
-              configurationId: origin?.configurationId,
-            },
-            takes: purposes.map((purpose) => ({
-              purpose,
-              candidates: this.statusIndices.randomCandidates(),
-            })),
-            event,
-          }),
-        ],
+      if (purposes.length === 0) {
+        await this.outbox.withChange(manager, this.records.recordChange(record), event);
+        return [];
+      }
+      rows = await this.outbox.inStatement(event, (eventRow) =>
+        this.records.issue(manager, {
+          record,
+          takes: purposes.map((purpose) => ({
+            purpose,
+            candidates: this.statusIndices.randomCandidates(),
+          })),
+          event: eventRow,
+        }),
       );
     } catch (error) {
       throw this.duplicateOf(error, credentialId) ?? error;
     }
+    const taken = rows[0]?.taken ?? {};
     const entries = purposes.map((purpose) => taken[purpose] ?? null);
     return this.statusIndices.complete(manager, tenantId, credentialId, purposes, entries);
   }
