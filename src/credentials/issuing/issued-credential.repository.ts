@@ -41,7 +41,7 @@ export interface RecordChange {
   parameters: [string, string, string[], string, string, string, string | null, string | null];
 }
 
-/** An issue's one statement: the record, the entries' random candidates and the event's row. */
+/** An issue with status entries: the record, the entries' random candidates and the event's row. */
 export interface IssueStatement {
   record: IssuanceRecord;
   /** The status purposes to take an entry of, in order, each with its random candidate indices. */
@@ -91,10 +91,10 @@ const recordSql = `INSERT INTO issued_credential
 
 /*
  * An issue with status entries, one statement (one round trip, docs/performance.md): the issuance
- * record, the credential.issued event with its deliveries, and for each status purpose the entry at the first
- * free of its random candidates in the tenant's open list. An entry is an insert under its primary key
- * (list, index), which a concurrent issue's same pick makes a no-op; no open list, all candidates
- * taken or a lost pick leave the purpose out, and the allocator takes it the slow way
+ * record, the credential.issued event with its deliveries, and for each status purpose the entry at
+ * the first free of its random candidates in the tenant's open list. An entry is an insert under its
+ * primary key (list, index), which a concurrent issue's same pick makes a no-op; no open list, all
+ * candidates taken or a lost pick leave the purpose out, and the allocator takes it the slow way
  * (status/status-index-allocator.ts). A scalar subquery per candidate is an index probe each, stopped
  * at the first free one; as NOT EXISTS the planner may join all the list's entries instead.
  *
