@@ -5,7 +5,7 @@
 //
 // Environment: DATABASE_URL, JWKS_URL (fetched once), ISSUER, AUDIENCE, PORT (0: any free port),
 // PREPARED=1: send the query as the service does, a named prepared statement (src/database/
-// prepared-statement.ts), instead of as a plain parameterized query.
+// bounded-client.ts), instead of as a plain parameterized query.
 // Prints one JSON line {"port": n} on stdout once it listens.
 import { createServer } from 'node:http';
 import { base58 } from '@scure/base';

@@ -2,70 +2,11 @@ import { type DataSource } from 'typeorm';
 import { DependencyUnavailableError } from '../src/common/problem/dependency-unavailable.error.js';
 import { preparedPerConnection } from '../src/database/bounded-client.js';
 import { isStalePlan } from '../src/database/connection-errors.js';
-import { poolOf, PreparedStatement } from '../src/database/prepared-statement.js';
+import { poolOf } from '../src/database/bounded-pool.js';
+import { retriedOnStalePlan } from '../src/database/stale-plan-retry.js';
 import { queryDatabase, useTestDataSource } from './support/database.js';
 
-describe(PreparedStatement.name, () => {
-  const db = useTestDataSource();
-  let failedQueries: number;
-
-  beforeEach(() => {
-    failedQueries = 0;
-    const pool = poolOf(db.dataSource);
-    pool.removeAllListeners('release');
-    pool.on('release', (error: Error | null | undefined) => {
-      if (error) failedQueries++;
-    });
-  });
-
-  it('answers the rows of the statement', async () => {
-    await queryDatabase(db.url, "INSERT INTO tenant (id, label) VALUES ('prepared', 'Prepared')");
-    const labels = new PreparedStatement<{ label: string }>(
-      db.dataSource,
-      'label-of-tenant',
-      'SELECT label FROM tenant WHERE id = $1',
-    );
-    expect(await labels.rows(['prepared'])).toEqual([{ label: 'Prepared' }]);
-    expect(await labels.rows(['nobody'])).toEqual([]);
-    expect(failedQueries).toBe(0);
-  });
-
-  it('throws any error but a stale plan at once, without trying again', async () => {
-    const broken = new PreparedStatement(
-      db.dataSource,
-      'broken',
-      'SELECT no_such_column FROM tenant',
-    );
-    const error = await broken.rows([]).then(
-      () => undefined,
-      (thrown: unknown) => thrown,
-    );
-    expect(error).toMatchObject({ code: '42703' });
-    expect(isStalePlan(error)).toBe(false);
-    expect(failedQueries).toBe(1);
-  });
-
-  it('tries again on another connection when a column it reads changed type', async () => {
-    const labels = new PreparedStatement<{ label: string }>(
-      db.dataSource,
-      'label-of-tenant-2',
-      'SELECT label FROM tenant WHERE id = $1',
-    );
-    await Promise.all(Array.from({ length: 20 }, () => labels.rows(['prepared'])));
-    await queryDatabase(db.url, 'ALTER TABLE tenant ALTER COLUMN label TYPE text');
-    try {
-      const answers = await Promise.all(
-        Array.from({ length: 20 }, () => labels.rows(['prepared'])),
-      );
-      expect(answers.every((rows) => rows[0]?.label === 'Prepared')).toBe(true);
-      // The connections that had prepared it failed once each and left the pool.
-      expect(failedQueries).toBeGreaterThan(0);
-    } finally {
-      await queryDatabase(db.url, 'ALTER TABLE tenant ALTER COLUMN label TYPE varchar(200)');
-    }
-  });
-});
-
+/** The bounded client (src/database/bounded-client.ts) sends every statement with parameters prepared. */
 describe('statements with parameters', () => {
   const db = useTestDataSource();
 
@@ -142,6 +83,44 @@ describe('statements with parameters', () => {
       // Each stale connection failed once and was dropped: as many reads again all succeed.
       const again = await Promise.all(Array.from({ length: before + 1 }, read));
       expect(again.every((rows) => rows[0]?.label === 'Named')).toBe(true);
+    } finally {
+      await queryDatabase(db.url, 'ALTER TABLE tenant ALTER COLUMN label TYPE varchar(200)');
+    }
+  });
+});
+
+describe(retriedOnStalePlan.name, () => {
+  const db = useTestDataSource();
+
+  beforeAll(async () => {
+    await queryDatabase(db.url, "INSERT INTO tenant (id, label) VALUES ('retried', 'Retried')");
+  });
+
+  const read = () =>
+    db.dataSource.query<{ label: string }[]>('SELECT label FROM tenant WHERE id = $1', ['retried']);
+
+  it('throws any error but a stale plan at once', async () => {
+    let calls = 0;
+    const error = await retriedOnStalePlan(db.dataSource, 'broken', () => {
+      calls++;
+      return db.dataSource.query('SELECT no_such_column FROM tenant WHERE id = $1', ['retried']);
+    }).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect((error as { driverError?: unknown }).driverError).toMatchObject({ code: '42703' });
+    expect(calls).toBe(1);
+  });
+
+  it('answers on another connection when a column it reads changed type', async () => {
+    // Every pooled connection prepares it.
+    await Promise.all(Array.from({ length: 20 }, read));
+    await queryDatabase(db.url, 'ALTER TABLE tenant ALTER COLUMN label TYPE text');
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => retriedOnStalePlan(db.dataSource, 'label', read)),
+      );
+      expect(answers.every((rows) => rows[0]?.label === 'Retried')).toBe(true);
     } finally {
       await queryDatabase(db.url, 'ALTER TABLE tenant ALTER COLUMN label TYPE varchar(200)');
     }

@@ -1,5 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
+import { IssueRecorder } from '../src/credentials/issuing/issue-recorder.js';
+import { IssuedCredentialRepository } from '../src/credentials/issuing/issued-credential.repository.js';
 import { StatusIndexAllocator } from '../src/credentials/status/status-index-allocator.js';
+import { type EventOutbox } from '../src/events/event-outbox.js';
 import { type StatusListsService } from '../src/credentials/status/status-lists.service.js';
 import { StatusEntryRepository } from '../src/credentials/status/status-entry.repository.js';
 import { StatusListRepository } from '../src/credentials/status/status-list.repository.js';
@@ -9,12 +13,13 @@ import { alumniCredential, issue } from './support/credentials-harness.js';
 /**
  * Indices are taken by inserting their entries: concurrent takers of one index wait for each other and
  * one of them gets it, a full list is marked filled and the next opened, and no issue updates or locks
- * the list's row. The allocator on the service's real database, beside the running service.
+ * the list's row. The issue statement and the allocator on the service's real database, beside the
+ * running service.
  */
 describe('Status index allocation', () => {
   let service: TestService;
   let dataSource: DataSource;
-  let allocator: StatusIndexAllocator;
+  let recorder: IssueRecorder;
   let listId: string;
 
   beforeAll(async () => {
@@ -25,10 +30,22 @@ describe('Status index allocation', () => {
     dataSource = new DataSource({ type: 'postgres', url: service.databaseUrl, poolSize: 4 });
     await dataSource.initialize();
     const lists = { listUrl: (tenant: string, list: string) => `https://lists/${tenant}/${list}` };
-    allocator = new StatusIndexAllocator(
+    const allocator = new StatusIndexAllocator(
       lists as StatusListsService,
       new StatusEntryRepository(),
       new StatusListRepository(dataSource),
+    );
+    // The event's row as the outbox gives it; no subscription receives it.
+    const outbox: Pick<EventOutbox, 'inStatement'> = {
+      inStatement: (event, statement) =>
+        statement(
+          JSON.stringify({ id: randomUUID(), tenant_id: 'demo', type: event.type, body: '{}' }),
+        ),
+    };
+    recorder = new IssueRecorder(
+      new IssuedCredentialRepository(dataSource),
+      allocator,
+      outbox as EventOutbox,
     );
     [{ id: listId }] = await dataSource.query<{ id: string }[]>(
       `SELECT id FROM credential_status_list WHERE tenant_id = 'demo' AND purpose = 'revocation'`,
@@ -39,8 +56,18 @@ describe('Status index allocation', () => {
     await service.close();
   });
 
+  /** An issue's record and its revocation entry, in the caller's transaction. */
   const allocate = (manager: EntityManager, credentialId: string) =>
-    allocator.allocate(manager, 'demo', credentialId, ['revocation']).then(([entry]) => entry);
+    recorder
+      .record(manager, {
+        tenantId: 'demo',
+        credentialId,
+        types: ['VerifiableCredential'],
+        cryptosuite: 'eddsa-rdfc-2022',
+        issuedBy: 'test',
+        purposes: ['revocation'],
+      })
+      .then(([entry]) => entry);
   const listRow = async (id: string) =>
     (
       await dataSource.query<{ xmin: string; xmax: string; version: number }[]>(

@@ -384,6 +384,28 @@ describe('Webhook deliveries', () => {
     await admin.deleteWebhook(null, id);
     expect((await admin.listWebhooks(null)).totalElements).toBe(0);
   });
+
+  it('writes an issued credential’s deliveries by the rule of every event: to the enabled subscriptions that want it', async () => {
+    // The issue statement writes its event and deliveries itself (EventOutbox.inStatement).
+    const wanting = await subscribe('acme', '/issued-wanting', ['credential.issued']);
+    const elsewhere = await subscribe('acme', '/issued-elsewhere', ['tenant.updated']);
+    const disabled = await subscribe('acme', '/issued-disabled', ['credential.issued']);
+    const otherTenant = await subscribe('other', '/issued-other-tenant', ['credential.issued']);
+    await database.query('UPDATE webhook_subscription SET enabled = false WHERE id = $1', [
+      disabled.id,
+    ]);
+    const credential = (await issue(service, 'acme', alumniCredential())).body.verifiableCredential;
+    const { rows } = await database.query<{ subscription_id: string }>(
+      `SELECT d.subscription_id FROM webhook_delivery d JOIN webhook_event e ON e.id = d.event_id
+        WHERE e.type = 'credential.issued' AND e.body::jsonb -> 'data' ->> 'credentialId' = $1`,
+      [credential.id],
+    );
+    const receivers = rows.map((row) => row.subscription_id);
+    expect(receivers).toContain(wanting.id);
+    expect(receivers).not.toContain(elsewhere.id);
+    expect(receivers).not.toContain(disabled.id);
+    expect(receivers).not.toContain(otherTenant.id);
+  });
 });
 
 /** The event of a delivery, as a receiver using the standardwebhooks library reads it (or it throws). */

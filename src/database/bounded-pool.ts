@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { type DataSource } from 'typeorm';
 import { BoundedClient } from './bounded-client.js';
 import { asUnavailable } from './connection-errors.js';
 
@@ -37,6 +38,15 @@ export class BoundedPool extends pg.Pool {
     );
     return undefined;
   }
+}
+
+/** TypeORM's PostgreSQL driver keeps its pg pool as `master` (public in its typings, typed `any`). */
+export function poolOf(dataSource: DataSource): pg.Pool {
+  const pool = (dataSource.driver as { master?: unknown }).master;
+  if (typeof pool !== 'object' || pool === null || typeof (pool as pg.Pool).query !== 'function') {
+    throw new Error('DataSource is not initialized: it has no PostgreSQL pool');
+  }
+  return pool as pg.Pool;
 }
 
 /** What TypeORM needs of the pg module, with the bounded pool. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { PreparedStatement } from '../database/prepared-statement.js';
+import { retriedOnStalePlan } from '../database/stale-plan-retry.js';
 import { DidEntity } from './did.entity.js';
 
 /** A DID row to write: the private key already sealed by the KeyVault. */
@@ -33,15 +33,7 @@ const didsOfTenantsSql = 'SELECT tenant_id, did FROM tenant_did WHERE tenant_id 
 /** The only reader and writer of tenant_did (the KeyVault's re-sealing aside, secrets/). */
 @Injectable()
 export class DidRepository {
-  private readonly didOfTenant: PreparedStatement<{
-    did: string;
-    public_key: Buffer;
-    created_at: Date;
-  }>;
-
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.didOfTenant = new PreparedStatement(dataSource, 'did-of-tenant', didOfTenantSql);
-  }
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** Writes the tenant's DID in the caller's transaction. */
   async insert(record: NewDidRecord, manager: EntityManager): Promise<void> {
@@ -66,9 +58,17 @@ export class DidRepository {
     return new Map(rows.map((row) => [row.tenant_id, row.did]));
   }
 
-  /** One prepared, indexed query, not TypeORM's find machinery: the hot path (docs/performance.md). */
+  /**
+   * One indexed query, not TypeORM's find machinery: the hot path (docs/performance.md); a migration of
+   * a column it reads does not interrupt it.
+   */
   async publicDidOf(tenantId: string): Promise<PublicDidRecord | undefined> {
-    const [row] = await this.didOfTenant.rows([tenantId]);
+    const [row] = await retriedOnStalePlan(this.dataSource, 'GET /did', () =>
+      this.dataSource.query<{ did: string; public_key: Buffer; created_at: Date }[]>(
+        didOfTenantSql,
+        [tenantId],
+      ),
+    );
     if (row === undefined) return undefined;
     return { did: row.did, publicKey: row.public_key, createdAt: row.created_at };
   }

@@ -30,10 +30,6 @@ export interface DomainEvent {
 export interface ChangeStatement {
   sql: string;
   parameters: unknown[];
-  /** Further WITH items that run before the change, numbered in `parameters` like the change. */
-  before?: string;
-  /** What to answer (default: the change's rows). */
-  select?: string;
 }
 
 /**
@@ -54,5 +50,18 @@ export abstract class EventOutbox {
     runner: Pick<EntityManager, 'query'>,
     change: ChangeStatement,
     event: DomainEvent,
+  ): Promise<Row[]>;
+
+  /**
+   * For the one statement that writes its event itself, the issue statement
+   * (credentials/issuing/issued-credential.repository.ts): runs `statement` with the event's row as one
+   * JSON object (`id`, `tenant_id`, `type`, `body`, as `jsonb_to_record` reads it), which the
+   * statement inserts into `webhook_event` with one `webhook_delivery` per enabled subscription that
+   * wants it (the rule of webhooks/webhook-event.repository.ts). The event counts as written when the
+   * statement answered a row.
+   */
+  abstract inStatement<Row>(
+    event: DomainEvent,
+    statement: (eventRow: string) => Promise<Row[]>,
   ): Promise<Row[]>;
 }

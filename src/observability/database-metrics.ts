@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { queryErrors } from '../database/bounded-client.js';
-import { poolOf } from '../database/prepared-statement.js';
+import { poolOf } from '../database/bounded-pool.js';
 import { Metrics } from './metrics.js';
 
 /** The connection pool as Prometheus sees it at each scrape, and the queries that failed. */

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type Cursor } from '../common/cursor-page.js';
-import { poolOf, PreparedStatement } from '../database/prepared-statement.js';
+import { poolOf } from '../database/bounded-pool.js';
+import { retriedOnStalePlan } from '../database/stale-plan-retry.js';
 import { rowsOf } from '../database/rows-of.js';
 import {
   type AttemptRecord,
@@ -18,12 +19,7 @@ import {
  */
 @Injectable()
 export class WebhookDeliveryRepository {
-  /** The common case, once per delivery: prepared, so that PostgreSQL plans it once per connection. */
-  private readonly delivered: PreparedStatement<{ count: number }>;
-
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.delivered = new PreparedStatement(dataSource, 'webhook-delivered', recordDelivered);
-  }
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** A subscription's deliveries from `offset` (or after a cursor), newest first, with attempts. */
   page(
@@ -80,8 +76,8 @@ export class WebhookDeliveryRepository {
   /**
    * Claims due deliveries within the limits (webhook-claim.ts). Claims are one at a time across
    * instances (a transaction lock), so that the in-flight count each one reads cannot be out of date;
-   * FOR UPDATE SKIP LOCKED keeps a delivery out of two claims all the same. The statement is prepared on
-   * its connection: it runs several times a second, and is parsed once per connection.
+   * FOR UPDATE SKIP LOCKED keeps a delivery out of two claims all the same. On the pool's own client,
+   * as the claim's `BEGIN` and lock go in one round trip, which a query runner cannot send.
    */
   async claimDue(limits: ClaimLimits): Promise<Claimed[]> {
     const client = await poolOf(this.dataSource).connect();
@@ -89,17 +85,13 @@ export class WebhookDeliveryRepository {
     try {
       // Both in one round trip (the simple protocol runs them in turn); the lock lasts until COMMIT.
       await client.query(`BEGIN; SELECT pg_advisory_xact_lock(hashtext('webhook-claim'))`);
-      const { rows } = await client.query<Claimed>({
-        name: 'webhook-claim',
-        text: claimStatement,
-        values: [
-          limits.limit,
-          limits.leaseSeconds,
-          limits.perSubscription,
-          limits.perTenant,
-          limits.probeAfterFailures,
-        ],
-      });
+      const { rows } = await client.query<Claimed>(claimStatement, [
+        limits.limit,
+        limits.leaseSeconds,
+        limits.perSubscription,
+        limits.perTenant,
+        limits.probeAfterFailures,
+      ]);
       await client.query('COMMIT');
       return rows;
     } catch (error) {
@@ -113,7 +105,12 @@ export class WebhookDeliveryRepository {
 
   /** A delivered attempt, which also closes the circuit; false when the delivery is gone. */
   async recordDelivered(attempt: AttemptRecord, subscriptionId: string): Promise<boolean> {
-    const [recorded] = await this.delivered.rows([...attemptValues(attempt), subscriptionId]);
+    const [recorded] = await retriedOnStalePlan(this.dataSource, 'webhook delivered', () =>
+      this.dataSource.query<{ count: number }[]>(recordDelivered, [
+        ...attemptValues(attempt),
+        subscriptionId,
+      ]),
+    );
     return recorded?.count !== 0;
   }
 

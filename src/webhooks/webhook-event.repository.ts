@@ -35,12 +35,12 @@ export class WebhookEventRepository {
     // number is the one computed part and the event's statements are a constant.
     const eventParameter = change.parameters.length + 1;
     return runner.query<Row[]>(
-      `WITH ${change.before === undefined ? '' : `${change.before}, `}change AS (${change.sql}),
+      `WITH change AS (${change.sql}),
             input AS (SELECT * FROM jsonb_to_record($${eventParameter}::jsonb)
                                  AS e(id uuid, tenant_id varchar, type varchar, body text)
                        WHERE EXISTS (SELECT 1 FROM change)),
             ${eventAndDeliveries}
-       ${change.select ?? 'SELECT * FROM change'}`,
+       SELECT * FROM change`,
       [...change.parameters, JSON.stringify(event)],
     );
   }
@@ -85,7 +85,8 @@ export class WebhookEventRepository {
 
 /**
  * The event's row (from the `input` row, if any) and one delivery per enabled subscription that wants
- * it: the tenant's and the all-tenant ones, all or a list of event types (docs/webhooks.md).
+ * it: the tenant's and the all-tenant ones, all or a list of event types (docs/webhooks.md). The issue
+ * statement writes its event by the same rule (`EventOutbox.inStatement`): change both together.
  */
 const eventAndDeliveries = `
   event AS (

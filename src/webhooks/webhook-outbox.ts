@@ -33,6 +33,15 @@ export class WebhookOutbox extends EventOutbox {
     return rows;
   }
 
+  async inStatement<Row>(
+    event: DomainEvent,
+    statement: (eventRow: string) => Promise<Row[]>,
+  ): Promise<Row[]> {
+    const rows = await statement(JSON.stringify(rowOf(event, this.clock())));
+    if (rows.length > 0) this.metrics.webhookEvents.inc({ type: event.type });
+    return rows;
+  }
+
   /** An event for one subscription only (`webhook.test`); answers its delivery's id. */
   async emitTo(
     manager: EntityManager,

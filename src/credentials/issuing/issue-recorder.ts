@@ -4,8 +4,7 @@ import { DomainException } from '../../common/problem/domain.exception.js';
 import { EventOutbox } from '../../events/event-outbox.js';
 import { type StatusPurpose } from '../status/bitstring.js';
 import { StatusIndexAllocator, type StatusEntry } from '../status/status-index-allocator.js';
-import { type TakenOnIssue } from '../status/status-entry.repository.js';
-import { IssuedCredentialRepository } from './issued-credential.repository.js';
+import { IssuedCredentialRepository, type IssuedRow } from './issued-credential.repository.js';
 
 /** What the issuance record and its event say: never the credential's claims. */
 export interface Issuance {
@@ -37,17 +36,6 @@ export class IssueRecorder {
 
   async record(manager: EntityManager, issuance: Issuance): Promise<StatusEntry[]> {
     const { tenantId, credentialId, types, cryptosuite, issuedBy, purposes, origin } = issuance;
-    const record = this.records.recordStatement({
-      tenantId,
-      id: credentialId,
-      types,
-      cryptosuite,
-      issuedBy,
-      format: issuance.format,
-      offerId: origin?.offerId,
-      configurationId: origin?.configurationId,
-    });
-    const entries = this.statusIndices.takeRandomItems(tenantId, credentialId, purposes);
     const data =
       origin === undefined
         ? { tenantId, credentialId, types, cryptosuite, statusPurposes: purposes }
@@ -61,24 +49,40 @@ export class IssueRecorder {
             cryptosuite,
             statusPurposes: purposes,
           };
-    let rows: TakenOnIssue[];
+    const record = {
+      tenantId,
+      id: credentialId,
+      types,
+      cryptosuite,
+      issuedBy,
+      format: issuance.format,
+      offerId: origin?.offerId,
+      configurationId: origin?.configurationId,
+    };
+    const event = { type: 'credential.issued' as const, tenantId, data };
+    let rows: IssuedRow[];
     try {
       // One statement, one round trip: the issue path's budget (docs/performance.md).
-      rows = await this.outbox.withChange<TakenOnIssue>(
-        manager,
-        {
-          before: entries?.before,
-          sql: record.sql,
-          parameters: [...record.parameters, ...(entries?.parameters ?? [])],
-          select: entries?.select,
-        },
-        { type: 'credential.issued', tenantId, data },
+      if (purposes.length === 0) {
+        await this.outbox.withChange(manager, this.records.recordChange(record), event);
+        return [];
+      }
+      rows = await this.outbox.inStatement(event, (eventRow) =>
+        this.records.issue(manager, {
+          record,
+          takes: purposes.map((purpose) => ({
+            purpose,
+            candidates: this.statusIndices.randomCandidates(),
+          })),
+          event: eventRow,
+        }),
       );
     } catch (error) {
       throw this.duplicateOf(error, credentialId) ?? error;
     }
-    const taken = this.statusIndices.takenOnIssue(rows[0], purposes);
-    return this.statusIndices.complete(manager, tenantId, credentialId, purposes, taken);
+    const taken = rows[0]?.taken ?? {};
+    const entries = purposes.map((purpose) => taken[purpose] ?? null);
+    return this.statusIndices.complete(manager, tenantId, credentialId, purposes, entries);
   }
 
   /**

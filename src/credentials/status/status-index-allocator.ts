@@ -3,12 +3,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { type EntityManager } from 'typeorm';
 import { statusListLength, type StatusPurpose } from './bitstring.js';
 import { StatusListsService } from './status-lists.service.js';
-import {
-  StatusEntryRepository,
-  type IssueEntries,
-  type Taken,
-  type TakenOnIssue,
-} from './status-entry.repository.js';
+import { StatusEntryRepository, type Taken } from './status-entry.repository.js';
 import { StatusListRepository } from './status-list.repository.js';
 
 /** What a credential carries for one purpose (Bitstring Status List §2.1). */
@@ -20,7 +15,7 @@ export interface StatusEntry {
   statusListCredential: string;
 }
 
-/** Entries taken by the caller's statement (`takeRandomItems`), per purpose; null where none was. */
+/** Entries the issue statement took, per purpose; null where none was. */
 export type TakenEntries = (Taken | null)[];
 
 /** Random indices tried at once; all of them taken means the list is nearly full. */
@@ -44,56 +39,16 @@ export class StatusIndexAllocator {
     private readonly listRows: StatusListRepository,
   ) {}
 
-  /**
-   * Gives the credential a random, never reused index in a list of each purpose, inside the caller's
-   * transaction, in the order of `purposes` (always the same, so concurrent issues never wait in a
-   * circle). Usually one statement per purpose; a nearly full list, a lost pick and a tenant's first
-   * list take the slow way.
-   */
-  async allocate(
-    manager: EntityManager,
-    tenantId: string,
-    credentialId: string,
-    purposes: StatusPurpose[],
-  ): Promise<StatusEntry[]> {
-    const taken: TakenEntries = [];
-    for (const purpose of purposes) {
-      const entry = await this.entries.takeRandom(
-        manager,
-        tenantId,
-        purpose,
-        credentialId,
-        randomCandidates(),
-      );
-      taken.push(entry ?? null);
-    }
-    return this.complete(manager, tenantId, credentialId, purposes, taken);
+  /** The random indices the usual take tries, first free first (the issue statement's). */
+  randomCandidates(): number[] {
+    return randomCandidates();
   }
 
   /**
-   * The usual statement of `allocate` for each purpose, as WITH items of the issue statement
-   * (StatusEntryRepository.issueEntries); its select reads what they took, null where the slow way
-   * must take it (`complete`). Undefined for no purpose.
+   * The status entries of `taken` (by the issue statement, in the caller's transaction), each purpose
+   * none took taken the slow way, in the order of `purposes` (always the same, so concurrent issues
+   * never wait in a circle).
    */
-  takeRandomItems(
-    tenantId: string,
-    credentialId: string,
-    purposes: StatusPurpose[],
-  ): IssueEntries | undefined {
-    return this.entries.issueEntries(
-      tenantId,
-      credentialId,
-      purposes.map((purpose) => ({ purpose, candidates: randomCandidates() })),
-    );
-  }
-
-  /** What the issue statement's items (`takeRandomItems`) took, per purpose; null where none was. */
-  takenOnIssue(row: TakenOnIssue | undefined, purposes: StatusPurpose[]): TakenEntries {
-    const columns = [row?.status_entry_0, row?.status_entry_1];
-    return purposes.map((_, n) => columns[n] ?? null);
-  }
-
-  /** The status entries of `taken` (`takeRandomItems`), each purpose none took taken the slow way. */
   async complete(
     manager: EntityManager,
     tenantId: string,
