@@ -125,11 +125,20 @@ async function measure(checkout) {
   });
   const otherSorted = otherCalls.map((call) => call.ms).sort((a, b) => a - b);
   const otherFailed = otherCalls.filter((call) => call.status !== 200).length;
+  // Its own caller's limits (a call after another as fast as they come) answer 429: its statuses tell.
+  const otherStatuses = Object.entries(
+    otherCalls.reduce(
+      (counts, call) => ({ ...counts, [call.status]: (counts[call.status] ?? 0) + 1 }),
+      {},
+    ),
+  )
+    .map(([status, count]) => `${status} x${count}`)
+    .join(', ');
   process.stdout.write(
     [
       `${checkout} (${commitOf(checkout)}): ${burst} bogus token requests in ${burstMs.toFixed(0)} ms`,
       ...statusLines,
-      `  other tenant: ${otherCalls.length} calls, ${otherFailed} failed, p50 ${quantile(otherSorted, 0.5).toFixed(1)} ms, p99 ${quantile(otherSorted, 0.99).toFixed(1)} ms, max ${otherSorted.at(-1)?.toFixed(1)} ms`,
+      `  other tenant: ${otherCalls.length} calls (${otherStatuses}), ${otherFailed} failed, p50 ${quantile(otherSorted, 0.5).toFixed(1)} ms, p99 ${quantile(otherSorted, 0.99).toFixed(1)} ms, max ${otherSorted.at(-1)?.toFixed(1)} ms`,
       ...Object.entries(serverSide).map(
         ([status, ms]) =>
           `  in the service's log, token answers ${status}: p50 ${quantile(ms, 0.5)} ms, p99 ${quantile(ms, 0.99)} ms, max ${ms.at(-1)} ms`,
