@@ -2,7 +2,7 @@ import pg from 'pg';
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type AuditLog } from '../audit/audit-log.js';
 import { type Actor } from '../auth/caller.js';
-import { DomainException } from '../common/problem/domain.exception.js';
+import { type DomainException } from '../common/problem/domain.exception.js';
 import { tenantNotFound } from '../tenancy/tenant.errors.js';
 import { type TenantsService } from '../tenants/tenants.service.js';
 import { type CredentialConfigurationEntity } from './credential-configuration.entity.js';
@@ -15,6 +15,7 @@ import {
 import { type ConfigurationDefinition } from './credential-configuration.rules.js';
 import { CredentialConfigurationsService } from './credential-configurations.service.js';
 import { type CreateCredentialConfigurationDto } from './dto/credential-configuration.dto.js';
+import { codeOf } from '../../test/support/service-fakes.js';
 
 /** The service without a database: the repository is a plain object over an array. */
 describe(CredentialConfigurationsService.name, () => {
@@ -100,16 +101,6 @@ describe(CredentialConfigurationsService.name, () => {
     const audit = { record: (action: string) => audited.push(action) } as unknown as AuditLog;
     service = new CredentialConfigurationsService(dataSource, audit, repository, tenants);
   });
-
-  async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-    try {
-      await promise;
-      return undefined;
-    } catch (error) {
-      expect(error).toBeInstanceOf(DomainException);
-      return (error as DomainException).code;
-    }
-  }
 
   it('counts and inserts last, under the tenant count lock, after the duplicate check', async () => {
     await service.create('acme', sdJwt('Badge'), actor);

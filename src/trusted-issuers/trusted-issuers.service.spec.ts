@@ -2,7 +2,6 @@ import pg from 'pg';
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type AuditLog } from '../audit/audit-log.js';
 import { type Actor } from '../auth/caller.js';
-import { DomainException } from '../common/problem/domain.exception.js';
 import { tenantNotFound } from '../tenancy/tenant.errors.js';
 import { type TenantsService } from '../tenants/tenants.service.js';
 import { type TrustedIssuerEntity } from './trusted-issuer.entity.js';
@@ -13,6 +12,7 @@ import {
   type TrustedIssuerRepository,
 } from './trusted-issuer.repository.js';
 import { TrustedIssuersService } from './trusted-issuers.service.js';
+import { codeOf } from '../../test/support/service-fakes.js';
 
 /** The service without a database: the repository is a plain object over an array. */
 describe(TrustedIssuersService.name, () => {
@@ -84,16 +84,6 @@ describe(TrustedIssuersService.name, () => {
     const audit = { record: (action: string) => audited.push(action) } as unknown as AuditLog;
     service = new TrustedIssuersService(dataSource, audit, repository, tenants);
   });
-
-  async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-    try {
-      await promise;
-      return undefined;
-    } catch (error) {
-      expect(error).toBeInstanceOf(DomainException);
-      return (error as DomainException).code;
-    }
-  }
 
   it('adds an issuer once, audits it, and answers 409 for the same issuer again', async () => {
     const created = await service.create('acme', { issuer: 'did:web:a.example' }, actor);

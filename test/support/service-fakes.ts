@@ -1,5 +1,6 @@
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type Clock } from '../../src/common/clock.js';
+import { DomainException } from '../../src/common/problem/domain.exception.js';
 import {
   type ChangeStatement,
   type DomainEvent,
@@ -73,4 +74,15 @@ export function fakeOutbox() {
     },
   } as unknown as EventOutbox;
   return fake;
+}
+
+/** The catalogued code a service call refused with, or undefined when it succeeded. */
+export async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await promise;
+    return undefined;
+  } catch (error) {
+    expect(error).toBeInstanceOf(DomainException);
+    return (error as DomainException).code;
+  }
 }

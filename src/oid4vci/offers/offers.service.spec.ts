@@ -3,7 +3,6 @@ import pg from 'pg';
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type AuditLog } from '../../audit/audit-log.js';
 import { type Actor } from '../../auth/caller.js';
-import { DomainException } from '../../common/problem/domain.exception.js';
 import { type Settings } from '../../config/settings.js';
 import { KeyVault } from '../../secrets/key-vault.js';
 import { type TenantsService } from '../../tenants/tenants.service.js';
@@ -13,6 +12,7 @@ import { offerClaimsPurpose } from './offer-claims.js';
 import { offerLimits } from './offer-limits.js';
 import { type NewOffer, type OfferRepository } from './offer.repository.js';
 import { OffersService } from './offers.service.js';
+import { codeOf } from '../../../test/support/service-fakes.js';
 
 /** The create rule without a database: the repository records its calls. */
 describe(OffersService.name, () => {
@@ -86,15 +86,6 @@ describe(OffersService.name, () => {
 
   const create = () =>
     service.create('acme', { credentialConfigurationId: 'Badge', claims }, actor);
-  async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-    try {
-      await promise;
-      return undefined;
-    } catch (error) {
-      expect(error).toBeInstanceOf(DomainException);
-      return (error as DomainException).code;
-    }
-  }
 
   it('counts and inserts last, under the tenant count lock, never locking the tenant row', async () => {
     const created = await create();

@@ -3,7 +3,6 @@ import pg from 'pg';
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type AuditLog } from '../../audit/audit-log.js';
 import { type Actor } from '../../auth/caller.js';
-import { DomainException } from '../../common/problem/domain.exception.js';
 import { type Settings } from '../../config/settings.js';
 import { type DidService } from '../../did/did.service.js';
 import { KeyVault } from '../../secrets/key-vault.js';
@@ -11,6 +10,7 @@ import { type TenantsService } from '../../tenants/tenants.service.js';
 import { type PresentationRequestRepository } from './presentation-request.repository.js';
 import { PresentationRequestsService } from './presentation-requests.service.js';
 import { requestLimits } from './request-limits.js';
+import { codeOf } from '../../../test/support/service-fakes.js';
 
 /** The create rule without a database: the repository records its calls. */
 describe(PresentationRequestsService.name, () => {
@@ -69,15 +69,6 @@ describe(PresentationRequestsService.name, () => {
   });
 
   const create = () => service.create('acme', { dcqlQuery }, actor);
-  async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-    try {
-      await promise;
-      return undefined;
-    } catch (error) {
-      expect(error).toBeInstanceOf(DomainException);
-      return (error as DomainException).code;
-    }
-  }
 
   it('counts and inserts last, under the tenant count lock, never locking the tenant row', async () => {
     const created = await create();
