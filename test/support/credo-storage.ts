@@ -1,0 +1,141 @@
+import {
+  JsonTransformer,
+  RecordDuplicateError,
+  RecordNotFoundError,
+  type AgentContext,
+  type BaseRecord,
+  type BaseRecordConstructor,
+  type Query,
+  type QueryOptions,
+  type StorageService,
+} from '@credo-ts/core';
+
+type AnyRecord = BaseRecord<any, any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Tags = Record<string, unknown>;
+interface Stored {
+  id: string;
+  type: string;
+  value: Record<string, unknown>;
+  tags: Tags;
+}
+
+/** Credo's storage and KMS interfaces are async; this work is not: a throw becomes a rejection. */
+export const later = <T>(work: () => T): Promise<T> => new Promise((resolve) => resolve(work()));
+
+/** A tag query of Credo's storage: plain tags (arrays match as subsets), `$and`, `$or`, `$not`. */
+function matches(tags: Tags, query: Record<string, unknown>): boolean {
+  const { $and, $or, $not, ...plain } = query as {
+    $and?: Record<string, unknown>[];
+    $or?: Record<string, unknown>[];
+    $not?: Record<string, unknown>;
+  };
+  for (const [name, wanted] of Object.entries(plain)) {
+    if (wanted === undefined) continue;
+    const actual = tags[name];
+    if (Array.isArray(wanted)) {
+      if (!Array.isArray(actual) || !wanted.every((value) => actual.includes(value))) return false;
+    } else if (actual !== wanted) return false;
+  }
+  if ($and && !$and.every((part) => matches(tags, part))) return false;
+  if ($or && !$or.some((part) => matches(tags, part))) return false;
+  return !($not && matches(tags, $not));
+}
+
+/**
+ * Credo 0.6 storage in memory, one map per agent context: Credo keeps no in-memory storage in its
+ * packages (its tests have their own, as here), and Askar's native binary cannot be fetched here.
+ */
+export class InMemoryStorage<T extends AnyRecord = AnyRecord> implements StorageService<T> {
+  public readonly supportsCursorPagination = false;
+  readonly #contexts = new Map<string, Map<string, Stored>>();
+
+  #records(context: AgentContext): Map<string, Stored> {
+    let records = this.#contexts.get(context.contextCorrelationId);
+    if (!records)
+      this.#contexts.set(context.contextCorrelationId, (records = new Map<string, Stored>()));
+    return records;
+  }
+
+  #write(context: AgentContext, record: T) {
+    record.updatedAt = new Date();
+    const value = JsonTransformer.toJSON(record) as Record<string, unknown>;
+    const tags = record.getTags() as Tags;
+    this.#records(context).set(record.id, { id: record.id, type: record.type, value, tags });
+  }
+
+  #read(stored: Stored, recordClass: BaseRecordConstructor<T>): T {
+    const record = JsonTransformer.fromJSON<T>(stored.value, recordClass);
+    record.id = stored.id;
+    record.replaceTags(stored.tags);
+    return record;
+  }
+
+  #found(context: AgentContext, recordClass: { type: string }, id: string): Stored {
+    const stored = this.#records(context).get(id);
+    if (!stored || stored.type !== recordClass.type)
+      throw new RecordNotFoundError(`record with id ${id} not found.`, {
+        recordType: recordClass.type,
+      });
+    return stored;
+  }
+
+  public save(context: AgentContext, record: T) {
+    return later(() => {
+      if (this.#records(context).has(record.id))
+        throw new RecordDuplicateError(`Record with id ${record.id} already exists`, {
+          recordType: record.type,
+        });
+      this.#write(context, record);
+    });
+  }
+
+  public update(context: AgentContext, record: T) {
+    return later(() => {
+      this.#found(context, record, record.id);
+      this.#write(context, record);
+    });
+  }
+
+  public delete(context: AgentContext, record: T) {
+    return later(() => {
+      this.#found(context, record, record.id);
+      this.#records(context).delete(record.id);
+    });
+  }
+
+  public deleteById(context: AgentContext, recordClass: BaseRecordConstructor<T>, id: string) {
+    return later(() => {
+      this.#found(context, recordClass, id);
+      this.#records(context).delete(id);
+    });
+  }
+
+  public getById(context: AgentContext, recordClass: BaseRecordConstructor<T>, id: string) {
+    return later(() => {
+      return this.#read(this.#found(context, recordClass, id), recordClass);
+    });
+  }
+
+  public async getAll(context: AgentContext, recordClass: BaseRecordConstructor<T>) {
+    return this.findByQuery(context, recordClass, {});
+  }
+
+  public findByQuery(
+    context: AgentContext,
+    recordClass: BaseRecordConstructor<T>,
+    query: Query<T>,
+    options: QueryOptions = {},
+  ) {
+    return later(() => {
+      const { offset = 0, limit } = options;
+      const found = [...this.#records(context).values()].filter(
+        (stored) =>
+          stored.type === recordClass.type &&
+          matches(stored.tags, query as Record<string, unknown>),
+      );
+      return found
+        .slice(offset, limit === undefined ? undefined : offset + limit)
+        .map((stored) => this.#read(stored, recordClass));
+    });
+  }
+}
