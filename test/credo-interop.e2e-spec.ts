@@ -1,0 +1,203 @@
+import { type SdJwtVcIssuer } from '@credo-ts/core';
+import { calculateJwkThumbprint, type JWK } from 'jose';
+import { createCredoIssuerCa } from './support/credo-ca.js';
+import {
+  credoDidIssuer,
+  issueWithCredo,
+  presentWithCredo,
+  receiveWithCredo,
+  startCredoAgent,
+  type CredoAgent,
+} from './support/credo-wallet.js';
+import { sdJwtBadge } from './support/oid4vci-fixtures.js';
+import { jsonPart, signedPayload } from './support/oid4vci-holder.js';
+import { startTestService, type TestService } from './support/test-service.js';
+
+type Json = Record<string, unknown>;
+
+const identityVct = 'https://credo.example/credentials/identity';
+/** A DCQL query for given_name only, of the vct one test's credential alone has. */
+const queryFor = (vct: string) => ({
+  credentials: [
+    {
+      id: 'identity',
+      format: 'dc+sd-jwt',
+      meta: { vct_values: [vct] },
+      claims: [{ path: ['given_name'] }],
+    },
+  ],
+});
+
+/**
+ * Credo 0.6 (OWF's agent framework, keys and records in memory) against the service: as the wallet of
+ * a tenant's OpenID4VCI issuer, and as a second issuer whose SD-JWT VCs (did:key, x5c) its holder
+ * presents to another tenant's OpenID4VP verifier. What waits for X.509 on the service's side is in
+ * test/support/credo-pending.md. One service and one Credo agent for the file.
+ */
+describe('Credo 0.6 as wallet and as a second issuer', () => {
+  let service: TestService;
+  let credo: CredoAgent;
+
+  beforeAll(async () => {
+    service = await startTestService();
+    for (const id of ['univ', 'shop']) await service.client().createTenant({ id, label: id });
+    const made = await service.request('/ctrl/api/v1.0/oid4vci/credential-configurations/create', {
+      method: 'POST',
+      headers: { 'x-tenant-id': 'univ' },
+      body: sdJwtBadge,
+    });
+    expect(made.status).toBe(201);
+    credo = await startCredoAgent();
+  });
+  afterAll(async () => {
+    await credo?.shutdown();
+    await service?.close();
+  });
+
+  /** The API opens a presentation request at shop. */
+  async function openRequest(body: Json) {
+    const created = await service.request<Json>('/ctrl/api/v1.0/oid4vp/requests', {
+      method: 'POST',
+      headers: { 'x-tenant-id': 'shop' },
+      body,
+    });
+    expect(created.status).toBe(201);
+    return { id: created.body.id as string, link: created.body.authorizationRequestUri as string };
+  }
+
+  const readRequest = async (id: string) => {
+    const read = await service.request<Json>(`/ctrl/api/v1.0/oid4vp/requests/${id}`, {
+      headers: { 'x-tenant-id': 'shop' },
+    });
+    expect(read.status).toBe(200);
+    return read.body;
+  };
+
+  /** The RFC 7638 thumbprint (base64url) of the key a Credo SD-JWT VC is bound to. */
+  const holderThumbprintOf = (compact: string) =>
+    calculateJwkThumbprint((signedPayload(compact).cnf as { jwk: JWK }).jwk);
+
+  it('takes univ’s offer through token, nonce and proof, then refuses the SD-JWT VC: its issuer key is found from `iss`, which Credo does not do', async () => {
+    const offer = await service.request<Json>('/ctrl/api/v1.0/oid4vci/offers', {
+      method: 'POST',
+      headers: { 'x-tenant-id': 'univ' },
+      body: { credentialConfigurationId: sdJwtBadge.id, claims: { given_name: 'Erika' } },
+    });
+    expect(offer.status).toBe(201);
+
+    const refused = await receiveWithCredo(credo, offer.body.credentialOfferUri as string).then(
+      () => null,
+      (error: Error) => error.message,
+    );
+    // Credo 0.6 verifies an SD-JWT VC through `did` (kid a DID URL) or `x5c` only; ours names the
+    // tenant's key by `kid` and JWT VC Issuer Metadata at `iss` (SD-JWT VC draft §5).
+    expect(refused).toContain('Failed to validate sd-jwt-vc credentials');
+    expect(refused).toContain(
+      'Unsupported signing method for SD-JWT VC. Only did and x5c are supported at the moment.',
+    );
+    expect(await credo.sdJwtVc.getAll()).toEqual([]);
+    // Everything before Credo's own check worked: the service issued to Credo's proven key.
+    const issued = await service.request<Json>(
+      `/ctrl/api/v1.0/oid4vci/offers/${offer.body.id as string}`,
+      { headers: { 'x-tenant-id': 'univ' } },
+    );
+    expect(issued.body).toMatchObject({ status: 'issued', credentialIds: [expect.any(String)] });
+  });
+
+  describe('Credo’s own SD-JWT VC (did:key issuer), presented to shop’s verifier', () => {
+    let issuer: SdJwtVcIssuer & { method: 'did' };
+    beforeAll(async () => {
+      issuer = (await credoDidIssuer(credo)) as typeof issuer;
+    });
+
+    it.each(['direct_post', 'direct_post.jwt'])(
+      'verifies at shop by %s, with only the claim asked for disclosed',
+      async (responseMode) => {
+        const vct = `${identityVct}/${responseMode}`;
+        const did = issuer.didUrl.split('#')[0];
+        const payload = { vct, iss: did, given_name: 'Erika', family_name: 'Mustermann' };
+        const { compact } = await issueWithCredo(credo, issuer, payload, [
+          'given_name',
+          'family_name',
+        ]);
+        const request = await openRequest({
+          dcqlQuery: queryFor(vct),
+          responseMode,
+          trustedIssuers: [did],
+        });
+
+        const { resolved, answer } = await presentWithCredo(credo, request.link);
+
+        // Credo verified the request object through the tenant's DID alone (OpenID4VP 1.0 §5.9.3).
+        expect(resolved.verifier.clientIdPrefix).toBe('decentralized_identifier');
+        expect(resolved.signedAuthorizationRequest?.signer.method).toBe('did');
+        expect(answer).toMatchObject({ ok: true, serverResponse: { status: 200, body: {} } });
+        if (responseMode === 'direct_post.jwt') {
+          const jwe = (answer.authorizationResponse as { response: string }).response;
+          expect(jsonPart(jwe.split('.')[0])).toMatchObject({ alg: 'ECDH-ES', enc: 'A128GCM' });
+        }
+        expect(await readRequest(request.id)).toMatchObject({
+          status: 'verified',
+          refusedAnswers: 0,
+          presented: {
+            identity: [
+              {
+                format: 'dc+sd-jwt',
+                issuer: did,
+                vct,
+                status: 'none',
+                holderKeyThumbprint: await holderThumbprintOf(compact),
+                claims: { given_name: 'Erika' },
+              },
+            ],
+          },
+        });
+        const { presented } = await readRequest(request.id);
+        const [entry] = (presented as { identity: { claims: Json }[] }).identity;
+        expect(entry.claims).not.toHaveProperty('family_name');
+      },
+    );
+  });
+
+  it('signs an x5c SD-JWT VC that a Credo trusting its root verifies; shop’s verifier, trusting no X.509 root, refuses it and stays pending', async () => {
+    const vct = `${identityVct}/x5c`;
+    const ca = await createCredoIssuerCa(credo, 'issuer.credo.invalid');
+    const { compact } = await issueWithCredo(
+      credo,
+      { method: 'x5c', x5c: [ca.leaf], issuer: ca.issuer },
+      { vct, iss: ca.issuer, given_name: 'Erika' },
+      ['given_name'],
+    );
+    const header = jsonPart(compact.split('.')[0]);
+    expect(header).toMatchObject({
+      typ: 'dc+sd-jwt',
+      alg: 'ES256',
+      x5c: [ca.leaf.toString('base64')],
+    });
+
+    // The credential is sound: a verifier trusting the root accepts it, one trusting nothing does not.
+    const trusting = await startCredoAgent({ trustedCertificates: [ca.rootPem] });
+    const untrusting = await startCredoAgent();
+    try {
+      expect(await trusting.sdJwtVc.verify({ compactSdJwtVc: compact })).toMatchObject({
+        isValid: true,
+      });
+      expect(await untrusting.sdJwtVc.verify({ compactSdJwtVc: compact })).toMatchObject({
+        isValid: false,
+      });
+    } finally {
+      await trusting.shutdown();
+      await untrusting.shutdown();
+    }
+
+    const request = await openRequest({ dcqlQuery: queryFor(vct) });
+    const { answer } = await presentWithCredo(credo, request.link);
+
+    // Refused as not bound (OpenID4VP 1.0 §8.2): the issuer's trust did not verify.
+    expect(answer).toMatchObject({
+      ok: false,
+      serverResponse: { status: 400, body: { error: 'invalid_request' } },
+    });
+    expect(await readRequest(request.id)).toMatchObject({ status: 'pending', refusedAnswers: 1 });
+  });
+});
