@@ -24,11 +24,13 @@ import { InMemoryNodeKms } from './credo-kms.js';
 import { InMemoryStorage } from './credo-storage.js';
 
 /*
- * Credo 0.6 (@credo-ts/core, @credo-ts/openid4vc 0.6.3) in Jest's ESM mode, as is: both packages ship
- * ES modules (.mjs) with `exports`, so no transformIgnorePatterns or mapper is needed; Node 20 runs
- * them under --experimental-vm-modules like our own code. What Credo on Node usually brings and we do
- * without: @credo-ts/node (no 0.6 release: credo-kms.ts), Askar (native binary: credo-storage.ts), and
- * its agent dependencies (below: no file system, no WebSocket; Node's fetch).
+ * Credo 0.6 (@credo-ts/core, @credo-ts/openid4vc 0.6.3) in Jest's ESM mode: both packages ship ES
+ * modules (.mjs) with `exports`, so no transformIgnorePatterns or mapper is needed; Node 20 runs them
+ * under --experimental-vm-modules like our own code. One thing to keep: 'reflect-metadata' is imported
+ * first (above), because Jest loads @peculiar/x509's CommonJS build, whose tsyringe throws "tsyringe
+ * requires a reflect polyfill" without it. What Credo on Node usually brings and we do without:
+ * @credo-ts/node (no 0.6 release: credo-kms.ts), Askar (a native binary: credo-storage.ts), and its
+ * agent dependencies (below: no file system, no WebSocket; Node's fetch).
  */
 
 /** Credo asks for a file system only for DIDComm and caches on disk, which this agent never uses. */
