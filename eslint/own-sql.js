@@ -33,12 +33,19 @@ export function tableOwners(root = sourceRoot) {
 /** Text that is SQL: a statement's keyword in capitals, as the house writes them. */
 const sqlKeyword = /\b(SELECT|INSERT|UPDATE|DELETE|FROM|JOIN|RETURNING)\b/;
 
-/** Each table of `owners` that `text` names as a whole word, quoted or not. */
+/** A table right after a keyword that names one, in any case (`from "tenant"`, `JOIN tenant`). */
+const afterKeyword = /\b(?:from|join|into|update|table|only)\s+"?([a-z_][a-z0-9_$]*)/gi;
+
+/**
+ * Each table of `owners` that `text` names: in SQL as the house writes it, as a whole word anywhere
+ * (comma joins, subqueries, quoted); in any other text, right after a keyword that names a table.
+ */
 export function tablesNamed(text, owners) {
-  if (!sqlKeyword.test(text)) return [];
   // A named parameter (`:tenant`, database/named-parameters.ts) is no table.
   const unnamed = text.replace(/(?<!:):[A-Za-z_]\w*/g, ' ');
-  const words = new Set(unnamed.toLowerCase().match(/[a-z_][a-z0-9_$]*/g) ?? []);
+  const words = sqlKeyword.test(unnamed)
+    ? new Set(unnamed.toLowerCase().match(/[a-z_][a-z0-9_$]*/g) ?? [])
+    : new Set([...unnamed.matchAll(afterKeyword)].map((match) => match[1].toLowerCase()));
   return [...owners.keys()].filter((table) => words.has(table));
 }
 
