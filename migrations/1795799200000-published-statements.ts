@@ -34,13 +34,14 @@ export class PublishedStatements1795799200000 implements MigrationInterface {
         RETURNING purpose, list_id, list_index;
       END`);
     // credentials/status/: each status entry with its bit (Bitstring Status List §2.1: a list counts
-    // its bits from the most significant, get_bit a byte's from the least).
+    // its bits from the most significant, get_bit a byte's from the least). A left join on the list's
+    // key, which PostgreSQL leaves out of a plan that reads no bit (the records' count).
     await queryRunner.query(`
       CREATE VIEW "credential_status" AS
       SELECT e.tenant_id, e.credential_id, e.purpose, e.list_id, e.list_index,
              get_bit(l.bits, (e.list_index / 8) * 8 + 7 - e.list_index % 8) = 1 AS is_set
         FROM "credential_status_entry" e
-        JOIN "credential_status_list" l ON l.id = e.list_id`);
+        LEFT JOIN "credential_status_list" l ON l.id = e.list_id`);
     // webhooks/: the event's row (id, tenant_id, type, body as one jsonb object) and one delivery per
     // enabled subscription that wants it; answers how many deliveries.
     await queryRunner.query(`
