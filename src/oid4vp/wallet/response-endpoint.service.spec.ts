@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { CompactEncrypt, importJWK, type JWK } from 'jose';
 import { type EntityManager } from 'typeorm';
 import { OAuthError } from '../../common/oauth-error.js';
 import {
@@ -41,6 +42,17 @@ const request = {
   expiresAt: new Date(start + 600_000),
 } as unknown as PresentationRequestEntity;
 
+/** The same request answered by direct_post.jwt, to its P-256 response key (ref-jwt). */
+const encryptedRequest = {
+  ...request,
+  responseMode: 'direct_post.jwt',
+} as PresentationRequestEntity;
+const responseKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const encryptedSecrets = {
+  reference: 'ref-jwt',
+  responseKey: { ...responseKey.privateKey.export({ format: 'jwk' }), kid: 'enc-1' },
+};
+
 const verified: PresentationCheck = {
   verified: true,
   presentation: {
@@ -80,9 +92,13 @@ function newTestService() {
   const requests = {
     findOpen: (tenantId: string, reference: string) =>
       Promise.resolve(
-        tenantId === 'acme' && reference === 'ref-1'
-          ? { request, secrets: { reference: 'ref-1' } }
-          : undefined,
+        tenantId !== 'acme'
+          ? undefined
+          : reference === 'ref-1'
+            ? { request, secrets: { reference: 'ref-1' } }
+            : reference === 'ref-jwt'
+              ? { request: encryptedRequest, secrets: encryptedSecrets }
+              : undefined,
       ),
     now: () => new Date(time.clock()),
     countRefusal: (manager: EntityManager) => {
@@ -121,6 +137,16 @@ const form = (over: Record<string, string> = {}) => ({
   state: 'request-state',
   ...over,
 });
+
+/** A direct_post.jwt answer as a wallet encrypts it to the request's key. */
+async function encryptedForm(enc: 'A128GCM' | 'A256GCM', clearState?: string) {
+  const publicJwk = responseKey.publicKey.export({ format: 'jwk' }) as JWK;
+  const payload = { vp_token: { badge: ['sd-jwt~kb'] }, state: 'request-state' };
+  const response = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(payload)))
+    .setProtectedHeader({ alg: 'ECDH-ES', enc, kid: 'enc-1' })
+    .encrypt(await importJWK(publicJwk, 'ECDH-ES'));
+  return clearState === undefined ? { response } : { response, state: clearState };
+}
 
 const refusal = (promise: Promise<unknown>) =>
   promise.then(
@@ -172,6 +198,29 @@ describe(ResponseEndpointService.name, () => {
     expect(await refusal(service.answer('acme', 'ref-1', form({ state: 'guess' })))).toBe(
       'invalid_request',
     );
+    expect(fakes.refusals).toBe(1);
+    expect(fakes.expectations).toEqual([]);
+    expect(fakes.concluded).toEqual([]);
+    expect(fakes.outbox.events).toEqual([]);
+  });
+
+  it.each(['A128GCM', 'A256GCM'] as const)(
+    'accepts a %s JWE alone or with the request’s state in the clear beside it',
+    async (enc) => {
+      for (const clearState of [undefined, 'request-state']) {
+        const { service, fakes } = newTestService();
+        expect(
+          await service.answer('acme', 'ref-jwt', await encryptedForm(enc, clearState)),
+        ).toEqual({});
+        expect(fakes.concluded).toMatchObject([{ conclusion: { status: 'verified' } }]);
+      }
+    },
+  );
+
+  it('counts a JWE with another state in the clear beside it as refused, verifying nothing', async () => {
+    const { service, fakes } = newTestService();
+    const answer = service.answer('acme', 'ref-jwt', await encryptedForm('A256GCM', 'guess'));
+    expect(await refusal(answer)).toBe('invalid_request');
     expect(fakes.refusals).toBe(1);
     expect(fakes.expectations).toEqual([]);
     expect(fakes.concluded).toEqual([]);

@@ -224,6 +224,9 @@ async function payloadOf(
     if (!('encrypted' in answer))
       throw invalidRequest('This request expects its answer encrypted, in response.');
     if (secrets.responseKey === undefined) throw new Error('A direct_post.jwt request has no key');
+    // The state beside the JWE binds nothing; it must only not contradict the request.
+    if (answer.clearState !== undefined && !sameState(answer.clearState, request.state))
+      throw invalidRequest('The state beside response is not the one of this request.');
     return decryptAnswer(answer.encrypted, secrets.responseKey);
   }
   if ('encrypted' in answer)
