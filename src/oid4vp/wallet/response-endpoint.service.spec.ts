@@ -139,7 +139,10 @@ const form = (over: Record<string, string> = {}) => ({
 });
 
 /** A direct_post.jwt answer as a wallet encrypts it to the request's key. */
-async function encryptedForm(enc: 'A128GCM' | 'A256GCM', clearState?: string) {
+async function encryptedForm(
+  enc: 'A128GCM' | 'A256GCM',
+  clearState?: string,
+): Promise<Record<string, string>> {
   const publicJwk = responseKey.publicKey.export({ format: 'jwk' }) as JWK;
   const payload = { vp_token: { badge: ['sd-jwt~kb'] }, state: 'request-state' };
   const response = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(payload)))
