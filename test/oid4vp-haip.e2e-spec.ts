@@ -2,6 +2,7 @@ import { setGlobalConfig } from '@openid4vc/oauth2';
 import { type ResolvedOpenid4vpAuthorizationRequest } from '@openid4vc/openid4vp';
 import { CompactEncrypt, decodeProtectedHeader, importJWK, SignJWT, type JWK } from 'jose';
 import { createHash } from 'node:crypto';
+import { expectFieldErrors, expectProblem } from './support/problems.js';
 import { startTestService, type TestService } from './support/test-service.js';
 import { sdJwtBadge } from './support/oid4vci-fixtures.js';
 import { receiveCredentials } from './support/oid4vci-holder.js';
@@ -53,11 +54,14 @@ describe('OpenID4VP, HAIP 1.0 without X.509', () => {
   });
 
   /** A request opened through the API, and what a wallet resolves from its link alone. */
-  async function open(responseMode: 'direct_post' | 'direct_post.jwt' = 'direct_post.jwt') {
+  async function open(
+    responseMode: 'direct_post' | 'direct_post.jwt' = 'direct_post.jwt',
+    more: Json = {},
+  ) {
     const created = await service.request<Json>(requests, {
       method: 'POST',
       headers: { 'x-tenant-id': 'acme' },
-      body: { dcqlQuery: badgeQuery, responseMode },
+      body: { dcqlQuery: badgeQuery, responseMode, ...more },
     });
     expect(created.status).toBe(201);
     const resolved = await resolveRequest(created.body.authorizationRequestUri as string);
@@ -192,6 +196,61 @@ describe('OpenID4VP, HAIP 1.0 without X.509', () => {
       });
     },
   );
+
+  it.each(['direct_post', 'direct_post.jwt'] as const)(
+    'answers a same-device request (%s) with its redirect_uri and a fresh response_code, whose SHA-256 the request shows',
+    async (responseMode) => {
+      const redirectUri = 'https://shop.example/checkout/done?cart=7';
+      const { credential, key } = await issue(sdJwtBadge.id);
+      const { id, resolved } = await open(responseMode, { redirectUri });
+      expect(await outcomeOf(id)).toMatchObject({ redirectUri, responseCodeSha256: null });
+      const presentation = await presentWithKeyBinding(
+        credential,
+        frame,
+        key,
+        requestClaims(resolved),
+      );
+      const answered = await answerRequest(resolved, { badge: [presentation] });
+      expect(answered.status).toBe(200);
+      const body = (await answered.json()) as Json;
+      expect(Object.keys(body)).toEqual(['redirect_uri']);
+      const redirect = new URL(body.redirect_uri as string);
+      expect(`${redirect.origin}${redirect.pathname}`).toBe('https://shop.example/checkout/done');
+      expect(redirect.searchParams.get('cart')).toBe('7');
+      const code = redirect.searchParams.get('response_code')!;
+      expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(await outcomeOf(id)).toMatchObject({
+        status: 'verified',
+        redirectUri,
+        responseCodeSha256: createHash('sha256').update(code).digest('base64url'),
+      });
+    },
+  );
+
+  it('shows no redirect URI unless given, and refuses one that is not https, has a fragment or is too long', async () => {
+    const { id } = await open('direct_post');
+    expect(await outcomeOf(id)).toMatchObject({ redirectUri: null, responseCodeSha256: null });
+    const before = await service.request<Json>(requests, { headers: { 'x-tenant-id': 'acme' } });
+    for (const redirectUri of [
+      'http://shop.example/done',
+      'https://shop.example/done#top',
+      'javascript:alert(1)',
+      'https://shop.example/ done',
+      `https://shop.example/${'a'.repeat(2048)}`,
+      42,
+    ]) {
+      const refused = await service.request(requests, {
+        method: 'POST',
+        headers: { 'x-tenant-id': 'acme' },
+        body: { dcqlQuery: badgeQuery, redirectUri },
+      });
+      expectFieldErrors(expectProblem(refused, 400, 'VALIDATION_FAILED', requests), [
+        'redirectUri',
+      ]);
+    }
+    const after = await service.request<Json>(requests, { headers: { 'x-tenant-id': 'acme' } });
+    expect(after.body.totalElements).toBe(before.body.totalElements);
+  });
 });
 
 /** A KB-JWT (RFC 9901 §4.3) by an Ed25519 key whose header names the algorithm as `alg` says. */

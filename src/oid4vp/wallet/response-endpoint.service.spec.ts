@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { CompactEncrypt, importJWK, type JWK } from 'jose';
 import { type EntityManager } from 'typeorm';
 import { OAuthError } from '../../common/oauth-error.js';
@@ -39,6 +39,7 @@ const request = {
   clientId: 'decentralized_identifier:did:key:z6Mk',
   state: 'request-state',
   trustedIssuers: null,
+  redirectUri: null,
   expiresAt: new Date(start + 600_000),
 } as unknown as PresentationRequestEntity;
 
@@ -46,6 +47,11 @@ const request = {
 const encryptedRequest = {
   ...request,
   responseMode: 'direct_post.jwt',
+} as PresentationRequestEntity;
+/** The same request of a same-device flow (ref-redirect): the caller gave a redirect URI. */
+const redirectingRequest = {
+  ...request,
+  redirectUri: 'https://shop.example/done?cart=1',
 } as PresentationRequestEntity;
 const responseKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const encryptedSecrets = {
@@ -98,7 +104,9 @@ function newTestService() {
             ? { request, secrets: { reference: 'ref-1' } }
             : reference === 'ref-jwt'
               ? { request: encryptedRequest, secrets: encryptedSecrets }
-              : undefined,
+              : reference === 'ref-redirect'
+                ? { request: redirectingRequest, secrets: { reference } }
+                : undefined,
       ),
     now: () => new Date(time.clock()),
     countRefusal: (manager: EntityManager) => {
@@ -228,6 +236,30 @@ describe(ResponseEndpointService.name, () => {
     expect(fakes.expectations).toEqual([]);
     expect(fakes.concluded).toEqual([]);
     expect(fakes.outbox.events).toEqual([]);
+  });
+
+  it('answers a same-device request’s redirect_uri with a fresh response code, keeping its SHA-256', async () => {
+    const { service, fakes } = newTestService();
+    const answer = await service.answer('acme', 'ref-redirect', form());
+    const [, code] =
+      /^https:\/\/shop\.example\/done\?cart=1&response_code=([A-Za-z0-9_-]{43})$/.exec(
+        answer.redirect_uri,
+      ) ?? [];
+    expect(code).toBeDefined();
+    expect(fakes.concluded[0].conclusion).toMatchObject({
+      status: 'verified',
+      responseCodeHash: createHash('sha256').update(code).digest(),
+    });
+  });
+
+  it('gives no response code when a same-device answer fails or is refused', async () => {
+    const { service, fakes } = newTestService();
+    fakes.check = { verified: false, code: 'credential_revoked', reason: 'revoked', bound: true };
+    expect(await refusal(service.answer('acme', 'ref-redirect', form()))).toBe('invalid_request');
+    expect(fakes.concluded[0].conclusion).toMatchObject({
+      status: 'failed',
+      responseCodeHash: null,
+    });
   });
 
   it('ends the request failed at the bound of refused answers, in the transaction that counts it', async () => {
