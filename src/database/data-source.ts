@@ -22,6 +22,7 @@ import { IssuedCredentialFormats1795797100000 } from '../../migrations/179579710
 import { Oid4vpRequests1795798000000 } from '../../migrations/1795798000000-oid4vp-requests.js';
 import { OfferClaimsSealed1795799000000 } from '../../migrations/1795799000000-offer-claims-sealed.js';
 import { Oid4vpRefusedAnswers1795799100000 } from '../../migrations/1795799100000-oid4vp-refused-answers.js';
+import { TrustAnchors1795799350000 } from '../../migrations/1795799350000-trust-anchors.js';
 
 export const migrations = [
   InitialSchema1763800000000,
@@ -46,6 +47,7 @@ export const migrations = [
   Oid4vpRequests1795798000000,
   OfferClaimsSealed1795799000000,
   Oid4vpRefusedAnswers1795799100000,
+  TrustAnchors1795799350000,
 ];
 
 /**
