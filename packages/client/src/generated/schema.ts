@@ -2285,6 +2285,18 @@ export interface components {
        */
       totalPages: number;
     };
+    PresentedCertificateChainDto: {
+      /**
+       * @description The subject of the leaf certificate whose key signed the credential.
+       * @example CN=Globex Issuer, O=Globex, C=NL
+       */
+      leafSubject: string;
+      /**
+       * @description The subject of the tenant’s trust anchor the chain ended at; null when the tenant has no anchors and any valid chain was accepted.
+       * @example CN=Example Issuing CA, O=Example, C=NL
+       */
+      anchorSubject: string | null;
+    };
     PresentationRequestCredentialDto: {
       /**
        * @example dc+sd-jwt
@@ -2319,6 +2331,8 @@ export interface components {
        * @enum {string}
        */
       status: 'valid' | 'revoked' | 'suspended' | 'none';
+      /** @description dc+sd-jwt signed by an `x5c` certificate: the chain that vouched for it. */
+      certificateChain?: components['schemas']['PresentedCertificateChainDto'];
       /**
        * @description The disclosed claims only; absent once erased (see `claimsErasedAt`).
        * @example {
