@@ -21,6 +21,9 @@ import { x5cIssuerKey } from './x5c-issuer-key.js';
 type Json = Record<string, unknown>;
 type Failure = Extract<PresentationCheck, { verified: false }>;
 
+/** The tenant's trust anchors, read only for a credential with `x5c`; undefined: it has none. */
+export type AnchorsReader = () => Promise<readonly Certificate[] | undefined>;
+
 /** How far apart the issuer's clock and ours may be for `exp` and `nbf`. */
 export const validitySkewSeconds = 60;
 
@@ -47,13 +50,14 @@ export class SdJwtVcVerifier {
   ) {}
 
   /**
-   * The check's answer for any input: never a rejection, whatever the wallet sent. `anchors` are the
-   * tenant's X.509 trust anchors an `x5c` chain must end at; undefined: any chain that holds together.
+   * The check's answer for any input: never a rejection, whatever the wallet sent. `anchors` reads
+   * the tenant's X.509 trust anchors an `x5c` chain must end at, only for a credential that has one;
+   * undefined: any chain that holds together.
    */
   async verify(
     expectation: PresentationExpectation,
     trusted: ReadonlySet<string> | undefined,
-    anchors?: readonly Certificate[],
+    anchors: AnchorsReader = () => Promise.resolve(undefined),
   ): Promise<PresentationCheck> {
     try {
       return await this.check(expectation, trusted, anchors);
@@ -70,7 +74,7 @@ export class SdJwtVcVerifier {
   private async check(
     expectation: PresentationExpectation,
     trusted: ReadonlySet<string> | undefined,
-    anchors: readonly Certificate[] | undefined,
+    anchors: AnchorsReader,
   ): Promise<PresentationCheck> {
     const parsed = parseSdJwt(expectation.presentation);
     if ('code' in parsed) return fail(parsed.code, parsed.reason);
@@ -131,11 +135,11 @@ export class SdJwtVcVerifier {
   private async issuerKey(
     iss: string,
     header: Json,
-    anchors: readonly Certificate[] | undefined,
+    anchors: AnchorsReader,
     deadline: AbortSignal,
   ): Promise<{ key: PublicJwk; chain?: X5cChainSummary } | Failure> {
     if (header.x5c !== undefined) {
-      const fromChain = x5cIssuerKey(iss, header, anchors, new Date(this.clock()));
+      const fromChain = x5cIssuerKey(iss, header, await anchors(), new Date(this.clock()));
       return 'code' in fromChain ? fail(fromChain.code, fromChain.reason) : fromChain;
     }
     const key = await this.keys.keyFor(iss, header, deadline);

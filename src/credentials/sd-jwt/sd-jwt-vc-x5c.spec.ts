@@ -66,7 +66,7 @@ describe('SdJwtVcVerifier with x5c', () => {
         signal: AbortSignal.timeout(5_000),
       },
       undefined,
-      anchors,
+      () => Promise.resolve(anchors),
     );
   const failure = (result: PresentationCheck) =>
     result.verified ? 'verified' : `${result.code}: ${result.reason}`;

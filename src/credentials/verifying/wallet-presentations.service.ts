@@ -35,8 +35,9 @@ export class WalletPresentationsService {
     const trusted = await this.trust.trustedFor(expectation.tenantId, {
       trustedIssuers: expectation.trustedIssuers,
     });
-    // The tenant's X.509 anchors for an x5c chain; undefined: any chain that holds together.
-    const anchors = await this.anchors.anchorsFor(expectation.tenantId);
-    return this.sdJwtVcs.verify(expectation, trusted, anchors);
+    // The tenant's X.509 anchors, read for an x5c chain only; undefined: any chain that holds together.
+    return this.sdJwtVcs.verify(expectation, trusted, () =>
+      this.anchors.anchorsFor(expectation.tenantId),
+    );
   }
 }
