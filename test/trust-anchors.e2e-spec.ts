@@ -1,3 +1,5 @@
+import 'reflect-metadata';
+import * as x509 from '@peculiar/x509';
 import { expectFieldErrors, expectProblem } from './support/problems.js';
 import { startTestService, type TestService } from './support/test-service.js';
 import { makeCertificate, makePki, type TestCertificate } from './support/x509-test-pki.js';
@@ -165,12 +167,20 @@ describe('Trust anchors', () => {
     expect((await service.client().listTrustAnchors('demo')).totalElements).toBe(0);
   });
 
-  it('refuses an expired certificate with 400', async () => {
+  it('refuses an expired certificate, and one with a garbled extension, with 400', async () => {
     const expired = await makeCertificate('Old root', {
       ca: true,
       notBefore: new Date(Date.now() - 3 * 86_400_000),
       notAfter: new Date(Date.now() - 86_400_000),
     });
+    const garbled = await makeCertificate('Garbled root', {
+      ca: true,
+      extraExtensions: [new x509.Extension('2.5.29.17', false, new Uint8Array([4, 1, 255]))],
+    });
+    const refused = await create('demo', { certificate: garbled.pem });
+    expectFieldErrors(expectProblem(refused, 400, 'VALIDATION_FAILED', `${base}/create`), [
+      'certificate',
+    ]);
     const response = await create('demo', { certificate: expired.pem });
     expectFieldErrors(expectProblem(response, 400, 'VALIDATION_FAILED', `${base}/create`), [
       'certificate',

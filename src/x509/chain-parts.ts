@@ -13,15 +13,41 @@ export const certificateLimits = {
   chainLength: 5,
 } as const;
 
-/** One parsed certificate: the same DER read by @peculiar/x509 (extensions) and node:crypto (keys). */
+/** Extensions a chain check reads; any other marked critical refuses the certificate (RFC 5280 §4.2). */
+const understoodExtensions: ReadonlySet<string> = new Set([
+  '2.5.29.14', // subject key identifier
+  '2.5.29.15', // key usage
+  '2.5.29.17', // subject alternative name
+  '2.5.29.19', // basic constraints
+  '2.5.29.35', // authority key identifier
+  '2.5.29.37', // extended key usage: read by no check, harmless to accept
+]);
+
+/**
+ * One parsed certificate: the DER read by node:crypto (keys, signatures) and by @peculiar/x509 (names,
+ * extensions), every extension the checks use read at once, so that a malformed one refuses the
+ * certificate here instead of throwing later.
+ */
 export interface Certificate {
   der: Buffer;
-  parsed: x509.X509Certificate;
   node: NodeCertificate;
   subject: string;
   issuer: string;
   notBefore: Date;
   notAfter: Date;
+  /** Basic constraints (RFC 5280 §4.2.1.9): absent is not a CA. */
+  ca: boolean;
+  pathLength?: number;
+  /** Key usage bits (RFC 5280 §4.2.1.3); undefined without the extension. */
+  keyUsage?: number;
+  /** base64url (RFC 5280 §4.2.1.1, §4.2.1.2), what DCQL's `aki` names (OpenID4VP 1.0 §6.1.1). */
+  subjectKeyIdentifier?: string;
+  authorityKeyIdentifier?: string;
+  /** Subject alternative names (RFC 5280 §4.2.1.6): URIs and DNS names. */
+  uris: string[];
+  dnsNames: string[];
+  /** The OID of a critical extension the checks do not read (RFC 5280 §4.2), if any. */
+  unknownCritical?: string;
 }
 
 /** A DER certificate, its base64 (an `x5c` element, RFC 7515 §4.1.6) or PEM, or why it is none. */
@@ -33,20 +59,37 @@ export function parseCertificate(input: string | Uint8Array): Certificate | stri
   }
   try {
     const parsed = new x509.X509Certificate(der);
-    const node = new NodeCertificate(der);
+    const constraints = parsed.getExtension(x509.BasicConstraintsExtension);
+    const names = parsed.getExtension(x509.SubjectAlternativeNameExtension)?.names.items ?? [];
     return {
       der,
-      parsed,
-      node,
+      node: new NodeCertificate(der),
       subject: parsed.subject,
       issuer: parsed.issuer,
       notBefore: parsed.notBefore,
       notAfter: parsed.notAfter,
+      ca: constraints?.ca ?? false,
+      pathLength: constraints?.pathLength,
+      keyUsage: parsed.getExtension(x509.KeyUsagesExtension)?.usages,
+      subjectKeyIdentifier: base64url(
+        parsed.getExtension(x509.SubjectKeyIdentifierExtension)?.keyId,
+      ),
+      authorityKeyIdentifier: base64url(
+        parsed.getExtension(x509.AuthorityKeyIdentifierExtension)?.keyId,
+      ),
+      uris: names.filter((name) => name.type === 'url').map((name) => name.value),
+      dnsNames: names.filter((name) => name.type === 'dns').map((name) => name.value),
+      unknownCritical: parsed.extensions.find(
+        (extension) => extension.critical && !understoodExtensions.has(extension.type),
+      )?.type,
     };
   } catch {
     return 'is not a DER X.509 certificate';
   }
 }
+
+const base64url = (hex: string | undefined) =>
+  hex === undefined || hex === '' ? undefined : Buffer.from(hex, 'hex').toString('base64url');
 
 function derOf(input: string | Uint8Array): Buffer | string {
   if (typeof input !== 'string') return Buffer.from(input);
@@ -69,19 +112,6 @@ export function pemOf(certificate: Certificate): string {
   return `-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----\n`;
 }
 
-/** Basic constraints (RFC 5280 §4.2.1.9): absent is not a CA. */
-export function caConstraints(certificate: Certificate): { ca: boolean; pathLength?: number } {
-  const extension = certificate.parsed.getExtension(x509.BasicConstraintsExtension);
-  return extension === null
-    ? { ca: false }
-    : { ca: extension.ca, pathLength: extension.pathLength };
-}
-
-/** The key usage bits (RFC 5280 §4.2.1.3), or undefined without the extension. */
-export function keyUsages(certificate: Certificate): number | undefined {
-  return certificate.parsed.getExtension(x509.KeyUsagesExtension)?.usages;
-}
-
 export const usage = {
   digitalSignature: x509.KeyUsageFlags.digitalSignature,
   keyCertSign: x509.KeyUsageFlags.keyCertSign,
@@ -101,29 +131,18 @@ export function signedBy(certificate: Certificate, issuer: Certificate): boolean
   }
 }
 
-/**
- * The subject and authority key identifiers (RFC 5280 §4.2.1.1, §4.2.1.2) as base64url, what DCQL's
- * `aki` trusted authorities name (OpenID4VP 1.0 §6.1.1); absent extensions answer undefined.
- */
+/** The subject and authority key identifiers, base64url; absent extensions answer undefined. */
 export function keyIdentifiers(certificate: Certificate): {
   subjectKeyIdentifier?: string;
   authorityKeyIdentifier?: string;
 } {
-  const ski = certificate.parsed.getExtension(x509.SubjectKeyIdentifierExtension)?.keyId;
-  const aki = certificate.parsed.getExtension(x509.AuthorityKeyIdentifierExtension)?.keyId;
-  const base64url = (hex: string | undefined) =>
-    hex === undefined || hex === '' ? undefined : Buffer.from(hex, 'hex').toString('base64url');
-  return { subjectKeyIdentifier: base64url(ski), authorityKeyIdentifier: base64url(aki) };
+  const { subjectKeyIdentifier, authorityKeyIdentifier } = certificate;
+  return { subjectKeyIdentifier, authorityKeyIdentifier };
 }
 
-/** The subject alternative names a leaf is named by: its URIs and DNS names (RFC 5280 §4.2.1.6). */
+/** The subject alternative names a leaf is named by: its URIs and DNS names. */
 export function alternativeNames(certificate: Certificate): { uris: string[]; dnsNames: string[] } {
-  const names = certificate.parsed.getExtension(x509.SubjectAlternativeNameExtension)?.names;
-  const items = names?.items ?? [];
-  return {
-    uris: items.filter((name) => name.type === 'url').map((name) => name.value),
-    dnsNames: items.filter((name) => name.type === 'dns').map((name) => name.value),
-  };
+  return { uris: certificate.uris, dnsNames: certificate.dnsNames };
 }
 
 /** The certificate's public key as node:crypto exports it (public members only); src/jose/ vets it. */
@@ -133,21 +152,4 @@ export function publicKeyJwk(certificate: Certificate): JsonWebKey | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Extensions a chain check reads; any other marked critical refuses the certificate (RFC 5280 §4.2). */
-export const understoodExtensions: ReadonlySet<string> = new Set([
-  '2.5.29.14', // subject key identifier
-  '2.5.29.15', // key usage
-  '2.5.29.17', // subject alternative name
-  '2.5.29.19', // basic constraints
-  '2.5.29.35', // authority key identifier
-  '2.5.29.37', // extended key usage: read by no check, harmless to accept
-]);
-
-/** The OID of a critical extension this code does not process, or undefined. */
-export function unknownCriticalExtension(certificate: Certificate): string | undefined {
-  return certificate.parsed.extensions.find(
-    (extension) => extension.critical && !understoodExtensions.has(extension.type),
-  )?.type;
 }

@@ -1,3 +1,5 @@
+import 'reflect-metadata';
+import * as x509 from '@peculiar/x509';
 import {
   alternativeNames,
   anchorProblem,
@@ -227,6 +229,23 @@ describe('certificate parts', () => {
     expect(anchorProblem(parsed(intermediate))).toBeUndefined();
     expect(anchorProblem(parsed(selfSigned))).toBeUndefined();
     expect(anchorProblem(parsed(leaf))).toBe('is neither a CA certificate nor self-signed');
+  });
+
+  it('refuses a malformed extension when parsing, and an unknown critical one in a chain', async () => {
+    const { intermediate, root } = await makePki();
+    const garbled = await makeCertificate('Garbled', {
+      issuer: intermediate,
+      extraExtensions: [new x509.Extension('2.5.29.17', false, new Uint8Array([4, 1, 255]))],
+    });
+    expect(parseCertificate(garbled.pem)).toBe('is not a DER X.509 certificate');
+    const unknown = await makeCertificate('Unknown', {
+      issuer: intermediate,
+      extraExtensions: [new x509.Extension('1.2.3.4', true, new Uint8Array([5, 0]))],
+    });
+    expect(validateChain(x5c(unknown, intermediate), [parsed(root)], new Date())).toMatchObject({
+      ok: false,
+      reason: 'critical_extension',
+    });
   });
 
   it('names what is not a certificate', () => {

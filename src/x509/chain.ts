@@ -1,13 +1,10 @@
 import {
-  caConstraints,
   type Certificate,
   certificateLimits,
   isSelfSigned,
   keyIdentifiers,
-  keyUsages,
   parseCertificate,
   signedBy,
-  unknownCriticalExtension,
   usage,
 } from './chain-parts.js';
 
@@ -129,7 +126,7 @@ function pathProblem(path: Certificate[], at: Date): ChainResult | undefined {
         `${where} is valid from ${certificate.notBefore.toISOString()} to ${certificate.notAfter.toISOString()}, not at ${at.toISOString()}`,
       );
     }
-    const critical = unknownCriticalExtension(certificate);
+    const critical = certificate.unknownCritical;
     if (critical !== undefined) {
       return refuse('critical_extension', `${where} has the critical extension ${critical}`);
     }
@@ -152,8 +149,8 @@ function pathProblem(path: Certificate[], at: Date): ChainResult | undefined {
 
 function leafProblem(leaf: Certificate): ChainResult | undefined {
   // A CA's key signs certificates; a credential signed with it would stand for every certificate.
-  if (caConstraints(leaf).ca) return refuse('not_ca', 'the leaf is a CA certificate');
-  const usages = keyUsages(leaf);
+  if (leaf.ca) return refuse('not_ca', 'the leaf is a CA certificate');
+  const usages = leaf.keyUsage;
   if (usages === undefined || (usages & usage.digitalSignature) === 0) {
     return refuse('key_usage', 'the leaf has no keyUsage with digitalSignature');
   }
@@ -166,7 +163,7 @@ function issuerProblem(
   index: number,
   where: string,
 ): ChainResult | undefined {
-  const { ca, pathLength } = caConstraints(certificate);
+  const { ca, pathLength } = certificate;
   if (!ca) return refuse('not_ca', `${where} issues a certificate but is not a CA`);
   if (pathLength !== undefined && index - 1 > pathLength) {
     return refuse(
@@ -174,7 +171,7 @@ function issuerProblem(
       `${where} allows ${pathLength} intermediate certificates below it, the chain has ${index - 1}`,
     );
   }
-  const usages = keyUsages(certificate);
+  const usages = certificate.keyUsage;
   if (usages === undefined || (usages & usage.keyCertSign) === 0) {
     return refuse('key_usage', `${where} has no keyUsage with keyCertSign`);
   }
@@ -183,6 +180,6 @@ function issuerProblem(
 
 /** Whether a certificate may be a trust anchor: a CA's, or a self-signed one (a lone issuer's). */
 export function anchorProblem(certificate: Certificate): string | undefined {
-  if (caConstraints(certificate).ca || isSelfSigned(certificate)) return undefined;
+  if (certificate.ca || isSelfSigned(certificate)) return undefined;
   return 'is neither a CA certificate nor self-signed';
 }

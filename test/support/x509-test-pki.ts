@@ -57,9 +57,10 @@ export async function makeCertificate(
   ];
   const subject = `CN=${name} ${crypto.randomUUID().slice(0, 8)}`;
   const signer = options.signingKeys ?? options.issuer?.keys ?? keys;
+  const ski = await x509.SubjectKeyIdentifierExtension.create(keys.publicKey);
   const extensions: x509.Extension[] = [
     new x509.BasicConstraintsExtension(ca, ca ? options.pathLength : undefined, true),
-    await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+    ski,
     ...(usages === null ? [] : [new x509.KeyUsagesExtension(usages, true)]),
     ...(names.length > 0 ? [new x509.SubjectAlternativeNameExtension(names)] : []),
     ...(options.issuer === undefined
@@ -82,14 +83,13 @@ export async function makeCertificate(
     notAfter: options.notAfter ?? new Date(Date.now() + 30 * day),
     extensions,
   });
-  const keyId = certificate.getExtension(x509.SubjectKeyIdentifierExtension)!.keyId;
   return {
     certificate,
     keys,
     base64: Buffer.from(certificate.rawData).toString('base64'),
     pem: certificate.toString('pem'),
     subject: certificate.subject,
-    keyId: Buffer.from(keyId, 'hex').toString('base64url'),
+    keyId: Buffer.from(ski.keyId, 'hex').toString('base64url'),
   };
 }
 
