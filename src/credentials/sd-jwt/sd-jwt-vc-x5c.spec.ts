@@ -146,8 +146,18 @@ describe('SdJwtVcVerifier with x5c', () => {
       pki.intermediate.base64,
     ]);
     expect(await check(presentation, [root])).toMatchObject({ verified: true });
-    for (const x5c of [['not base64!'], [], Array<string>(6).fill(pki.leaf.base64)]) {
-      const malformed = await present(await issuerOf(pki.leaf), x5c);
+    const values: unknown[] = [
+      ['not base64!'],
+      [],
+      Array<string>(6).fill(pki.leaf.base64),
+      pki.leaf.base64,
+      { 0: pki.leaf.base64 },
+      [7],
+      [[pki.leaf.base64]],
+      null,
+    ];
+    for (const x5c of values) {
+      const malformed = await present(await issuerOf(pki.leaf), x5c as string[]);
       expect(failure(await check(malformed, [root]))).toMatch(/^certificate_chain_invalid: /);
     }
   });
