@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Settings } from '../config/settings.js';
 import { DidModule } from '../did/did.module.js';
+import { TrustAnchorsModule } from '../trust-anchors/trust-anchors.module.js';
 import { TrustedIssuersModule } from '../trusted-issuers/trusted-issuers.module.js';
 import { bundledContexts, contextsFromFolder } from './contexts.js';
 import { CredentialsController } from './credentials.controller.js';
@@ -37,7 +38,12 @@ import { DidResolution } from './did-resolution/did-resolution.js';
 export const credentialEntities = [StatusListEntity, StatusEntryEntity, IssuedCredentialEntity];
 
 @Module({
-  imports: [TypeOrmModule.forFeature(credentialEntities), DidModule, TrustedIssuersModule],
+  imports: [
+    TypeOrmModule.forFeature(credentialEntities),
+    DidModule,
+    TrustedIssuersModule,
+    TrustAnchorsModule,
+  ],
   controllers: [
     CredentialsController,
     PresentationsController,

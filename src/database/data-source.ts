@@ -24,6 +24,7 @@ import { OfferClaimsSealed1795799000000 } from '../../migrations/1795799000000-o
 import { Oid4vpRefusedAnswers1795799100000 } from '../../migrations/1795799100000-oid4vp-refused-answers.js';
 import { PublishedStatements1795799200000 } from '../../migrations/1795799200000-published-statements.js';
 import { Oid4vpRedirectUri1795799250000 } from '../../migrations/1795799250000-oid4vp-redirect-uri.js';
+import { TrustAnchors1795799350000 } from '../../migrations/1795799350000-trust-anchors.js';
 
 export const migrations = [
   InitialSchema1763800000000,
@@ -50,6 +51,7 @@ export const migrations = [
   Oid4vpRefusedAnswers1795799100000,
   PublishedStatements1795799200000,
   Oid4vpRedirectUri1795799250000,
+  TrustAnchors1795799350000,
 ];
 
 /**

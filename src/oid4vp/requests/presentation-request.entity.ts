@@ -23,6 +23,8 @@ export interface PresentedCredentialSummary {
   holderKeyThumbprint: string | null;
   /** The status check's result: `none` when the credential names no status. */
   status: 'valid' | 'revoked' | 'suspended' | 'none';
+  /** An SD-JWT VC signed by an x5c leaf: whose certificate, and the anchor its chain ended at. */
+  certificateChain?: { leafSubject: string; anchorSubject: string | null };
 }
 
 /**

@@ -14,6 +14,9 @@ export const requestLimits = {
   claimSetsPerQuery: 16,
   pathElements: 16,
   credentialSets: 16,
+  /** `trusted_authorities` per credential query, and key identifiers per `aki` entry. */
+  trustedAuthorities: 8,
+  authorityValues: 32,
   /** `trustedIssuers`: how many, and each one's characters. */
   trustedIssuers: 100,
   trustedIssuerChars: 2048,

@@ -269,5 +269,13 @@ function summaryOf(credential: VerifiedPresentation): PresentedCredentialSummary
     ...(credential.types === undefined ? {} : { types: credential.types }),
     holderKeyThumbprint: credential.holderKeyThumbprint,
     status: credential.status,
+    ...(credential.x5c === undefined
+      ? {}
+      : {
+          certificateChain: {
+            leafSubject: credential.x5c.leafSubject,
+            anchorSubject: credential.x5c.anchorSubject,
+          },
+        }),
   };
 }

@@ -114,6 +114,24 @@ export class PresentationOutcomeDto {
   reason!: string;
 }
 
+/** The X.509 chain that vouched for an SD-JWT VC's `x5c` signature (HAIP 1.0). */
+export class PresentedCertificateChainDto {
+  @ApiProperty({
+    description: 'The subject of the leaf certificate whose key signed the credential.',
+    example: 'CN=Globex Issuer, O=Globex, C=NL',
+  })
+  leafSubject!: string;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description:
+      'The subject of the tenant’s trust anchor the chain ended at; null when the tenant has no anchors and any valid chain was accepted.',
+    example: 'CN=Example Issuing CA, O=Example, C=NL',
+  })
+  anchorSubject!: string | null;
+}
+
 /** One verified credential of a credential query. */
 export class PresentationRequestCredentialDto {
   @ApiProperty({ enum: ['dc+sd-jwt', 'ldp_vc'], example: 'dc+sd-jwt' })
@@ -148,6 +166,12 @@ export class PresentationRequestCredentialDto {
 
   @ApiProperty({ enum: ['valid', 'revoked', 'suspended', 'none'], example: 'valid' })
   status!: PresentedCredentialSummary['status'];
+
+  @ApiPropertyOptional({
+    type: PresentedCertificateChainDto,
+    description: 'dc+sd-jwt signed by an `x5c` certificate: the chain that vouched for it.',
+  })
+  certificateChain?: PresentedCertificateChainDto;
 
   @ApiPropertyOptional({
     type: 'object',
