@@ -19,7 +19,7 @@ import { signCredential, verifyProofs } from '../dist/src/credentials/data-integ
 import { createDocumentLoader } from '../dist/src/credentials/document-loader.js';
 import { bitAt, statusListLength } from '../dist/src/credentials/status/bitstring.js';
 import { ed25519DidKey } from '../dist/src/did/did-key.js';
-import { ed25519Signer } from '../dist/src/did/signer.js';
+import { ed25519PrivateKey, ed25519Signer } from '../dist/src/did/signer.js';
 
 const { PORT = '0', DATABASE_URL, JWKS_URL, ISSUER, AUDIENCE = 'agent-api' } = process.env;
 const fair = Boolean(DATABASE_URL && JWKS_URL && ISSUER);
@@ -55,7 +55,9 @@ const rawPublicKey = Buffer.from(
 );
 const { did, publicKeyMultibase } = ed25519DidKey(rawPublicKey);
 const verificationMethod = `${did}#${publicKeyMultibase}`;
-const signer = ed25519Signer(verificationMethod, rawPublicKey, () => Buffer.from(seed));
+// Imported once and kept, as the service keeps its tenants' keys (src/did/unsealed-keys.ts).
+const key = ed25519PrivateKey(rawPublicKey, seed);
+const signer = ed25519Signer(verificationMethod, () => key);
 const listUrl = 'https://baseline.invalid/status/1';
 const list = Buffer.alloc(statusListLength / 8);
 

@@ -132,4 +132,12 @@ export class OperationSettings extends FeatureSettings {
   @Setting({ description: 'connections beyond this many are dropped at once', default: '`1000`' })
   @WholeNumber(1)
   readonly HTTP_MAX_CONNECTIONS: number = 1_000;
+
+  @Setting({
+    description:
+      "tenants' private signing keys kept unsealed in memory, ready to sign (two per tenant: its DID's Ed25519 key and its ES256 key), the least recently used dropped beyond it; `0`: every signature unseals its key",
+    default: '`2000`',
+  })
+  @WholeNumber(0, 1_000_000)
+  readonly SIGNING_KEY_CACHE_MAX: number = 2_000;
 }

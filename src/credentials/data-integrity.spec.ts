@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { contexts as citizenship } from '@digitalbazaar/citizenship-context';
 import { base58 } from '@scure/base';
-import { ed25519Signer } from '../did/signer.js';
+import { ed25519PrivateKey, ed25519Signer } from '../did/signer.js';
 import { bundledContexts, contextsFromFolder } from './contexts.js';
 import { createDocumentLoader } from './document-loader.js';
 import { signCredential, verifyProofs } from './data-integrity.js';
@@ -39,9 +39,8 @@ function rawKey(multibase: string): Buffer {
 
 function signerOf(pair: { publicKeyMultibase: string; privateKeyMultibase: string }) {
   const did = `did:key:${pair.publicKeyMultibase}`;
-  return ed25519Signer(`${did}#${pair.publicKeyMultibase}`, rawKey(pair.publicKeyMultibase), () =>
-    rawKey(pair.privateKeyMultibase),
-  );
+  const key = ed25519PrivateKey(rawKey(pair.publicKeyMultibase), rawKey(pair.privateKeyMultibase));
+  return ed25519Signer(`${did}#${pair.publicKeyMultibase}`, () => key);
 }
 
 const keyPair = json('keyPair.json') as { publicKeyMultibase: string; privateKeyMultibase: string };

@@ -8,6 +8,7 @@ import { type DidRepository, type NewDidRecord } from './did.repository.js';
 import { DidService } from './did.service.js';
 import { didKeyPurpose } from './did.sealed-columns.js';
 import { type TenantKeys } from './tenant-keys.service.js';
+import { UnsealedKeys } from './unsealed-keys.js';
 
 /** tenant_did as a map, with the calls that reached it. */
 function fakeRepository() {
@@ -52,7 +53,7 @@ describe('DidService without a database', () => {
         return Promise.resolve();
       },
     } as unknown as TenantKeys;
-    service = new DidService(fake.repository, vault, keys);
+    service = new DidService(fake.repository, vault, keys, new UnsealedKeys(vault, 10));
   });
 
   it("writes a new DID in the caller's transaction, its private key only sealed", async () => {
@@ -92,7 +93,13 @@ describe('DidService without a database', () => {
 
   it('refuses to sign with a key sealed under a master key this instance lacks, with a 503', async () => {
     await service.createForTenant(manager, 'acme');
-    const elsewhere = new DidService(fake.repository, new KeyVault(randomBytes(32)), keys);
+    const otherVault = new KeyVault(randomBytes(32));
+    const elsewhere = new DidService(
+      fake.repository,
+      otherVault,
+      keys,
+      new UnsealedKeys(otherVault, 10),
+    );
     const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     try {
       await expect(elsewhere.signerFor('acme')).rejects.toMatchObject({
@@ -133,5 +140,32 @@ describe('DidService without a database', () => {
     );
     expect(await service.didsOf([])).toEqual(new Map());
     expect(fake.calls.didsOf).toEqual([['a', 'b', 'gone']]);
+  });
+
+  it("unseals the DID's key once for many signatures, until the tenant's deletion drops it", async () => {
+    await service.createForTenant(manager, 'acme');
+    const opened = jest.spyOn(vault, 'open');
+    const data = new TextEncoder().encode('signed');
+    try {
+      for (let i = 0; i < 3; i += 1) await (await service.signerFor('acme')).signer.sign({ data });
+      expect(opened).toHaveBeenCalledTimes(1);
+      service.forgetKeysOf('acme');
+      await (await service.signerFor('acme')).signer.sign({ data });
+      expect(opened).toHaveBeenCalledTimes(2);
+    } finally {
+      opened.mockRestore();
+    }
+  });
+
+  it('signs with the new key of a tenant deleted and made again under the same id', async () => {
+    await service.createForTenant(manager, 'acme');
+    const data = new TextEncoder().encode('signed');
+    await (await service.signerFor('acme')).signer.sign({ data });
+    // Its row replaced, as a deletion and a new tenant (on any instance) leave it: nothing forgotten here.
+    await service.createForTenant(manager, 'acme');
+    const signature = await (await service.signerFor('acme')).signer.sign({ data });
+    const x = fake.rows.get('acme')!.publicKey.toString('base64url');
+    const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x }, format: 'jwk' });
+    expect(verify(null, data, publicKey, signature)).toBe(true);
   });
 });

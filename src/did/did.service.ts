@@ -13,10 +13,11 @@ import {
 import { DidRepository, type PublicDidRecord } from './did.repository.js';
 import { type DidDto } from './dto/did.dto.js';
 import { KeyVault } from '../secrets/key-vault.js';
-import { ed25519Signer } from './signer.js';
+import { ed25519PrivateKey, ed25519Signer } from './signer.js';
 import { didKeyPurpose } from './did.sealed-columns.js';
 import { TenantKeys } from './tenant-keys.service.js';
 import { requireMasterKey } from './master-key-required.js';
+import { UnsealedKeys } from './unsealed-keys.js';
 
 /** What signs for a tenant: its DID, the verification method a proof names, and the signer. */
 export interface TenantSigner {
@@ -35,6 +36,7 @@ export class DidService {
     private readonly repository: DidRepository,
     @Inject(KeyVault) private readonly vault: KeyVault,
     private readonly keys: TenantKeys,
+    private readonly unsealed: UnsealedKeys,
   ) {}
 
   /**
@@ -100,7 +102,7 @@ export class DidService {
   }
 
   /**
-   * A signer for the tenant's key, which is unsealed on each signature and wiped after it. A key sealed
+   * A signer for the tenant's key, read on each call and unsealed once (UnsealedKeys). A key sealed
    * under a master key this instance lacks is refused here, before any work, with a clear 503.
    */
   async signerFor(tenantId: string, manager?: EntityManager): Promise<TenantSigner> {
@@ -116,13 +118,21 @@ export class DidService {
     });
     const { did, publicKeyMultibase } = ed25519DidKey(entity.publicKey);
     const verificationMethod = `${did}#${publicKeyMultibase}`;
+    // The same box and public key as TenantKeys.eddsaSigningKey's: one kept key for both.
+    const publicKey = entity.publicKey.toString('base64url');
+    const box = { tenantId, purpose: didKeyPurpose, sealed, masterKeyId, publicKey };
     return {
       did,
       verificationMethod,
-      signer: ed25519Signer(verificationMethod, entity.publicKey, () =>
-        this.vault.open(tenantId, sealed, didKeyPurpose, masterKeyId),
+      signer: ed25519Signer(verificationMethod, () =>
+        this.unsealed.privateKey(box, (seed) => ed25519PrivateKey(entity.publicKey, seed)),
       ),
     };
+  }
+
+  /** After the tenant's deletion: its keys kept unsealed in this instance are dropped. */
+  forgetKeysOf(tenantId: string): void {
+    this.unsealed.forgetTenant(tenantId);
   }
 
   async getDocument(

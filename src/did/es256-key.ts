@@ -1,4 +1,4 @@
-import { createPrivateKey, generateKeyPair, sign } from 'node:crypto';
+import { createPrivateKey, generateKeyPair, sign, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import { type PublicJwk } from './tenant-signing-key.entity.js';
 
@@ -15,18 +15,14 @@ export async function newP256KeyPair(): Promise<{ publicJwk: PublicJwk; d: Buffe
 }
 
 /**
- * A JOSE ES256 signature (RFC 7518 section 3.4: r || s, 64 bytes) with a private scalar the caller
- * unseals for this signature; the scalar is wiped after it.
+ * The P-256 private key of a public JWK and its private scalar, which the caller wipes. As a JWK, not
+ * PKCS #8 DER: OpenSSL 3 imports DER through its decoder framework, far slower.
  */
-export function es256Sign(publicJwk: PublicJwk, d: Buffer, data: Uint8Array): Uint8Array {
-  try {
-    // As a JWK, not PKCS #8 DER: OpenSSL 3 imports DER through its decoder framework, far slower.
-    const key = createPrivateKey({
-      key: { ...publicJwk, d: d.toString('base64url') },
-      format: 'jwk',
-    });
-    return new Uint8Array(sign('sha256', data, { key, dsaEncoding: 'ieee-p1363' }));
-  } finally {
-    d.fill(0);
-  }
+export function p256PrivateKey(publicJwk: PublicJwk, d: Buffer): KeyObject {
+  return createPrivateKey({ key: { ...publicJwk, d: d.toString('base64url') }, format: 'jwk' });
+}
+
+/** A JOSE ES256 signature (RFC 7518 section 3.4: r || s, 64 bytes). */
+export function es256Sign(key: KeyObject, data: Uint8Array): Uint8Array {
+  return new Uint8Array(sign('sha256', data, { key, dsaEncoding: 'ieee-p1363' }));
 }

@@ -1,12 +1,20 @@
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import { createHash, createPublicKey, generateKeyPairSync, randomBytes, verify } from 'node:crypto';
+import {
+  createHash,
+  createPublicKey,
+  generateKeyPairSync,
+  randomBytes,
+  verify,
+  type JsonWebKey,
+} from 'node:crypto';
 import { type EntityManager } from 'typeorm';
 import { KeyVault } from '../secrets/key-vault.js';
 import { didKeyPurpose, signingKeyPurpose } from './did.sealed-columns.js';
 import { type DidRepository } from './did.repository.js';
 import { jwkThumbprint } from '../jose/jwk.js';
 import { TenantKeys } from './tenant-keys.service.js';
+import { UnsealedKeys } from './unsealed-keys.js';
 import {
   type InsertOutcome,
   type NewSigningKeyRecord,
@@ -75,7 +83,7 @@ describe('TenantKeys without a database', () => {
   beforeEach(() => {
     fake = fakeRepository(['acme', 'other']);
     dids = fakeDids(['acme', 'other'], vault);
-    keys = new TenantKeys(fake.repository, vault, dids.repository);
+    keys = new TenantKeys(fake.repository, vault, dids.repository, new UnsealedKeys(vault, 10));
   });
 
   it("writes a P-256 key in the caller's transaction, kid its thumbprint, private key only sealed", async () => {
@@ -153,10 +161,12 @@ describe('TenantKeys without a database', () => {
 
   it('refuses a key sealed under a master key this instance lacks, with a 503', async () => {
     await keys.createForTenant(manager, 'acme');
+    const otherVault = new KeyVault(randomBytes(32));
     const elsewhere = new TenantKeys(
       fake.repository,
-      new KeyVault(randomBytes(32)),
+      otherVault,
       dids.repository,
+      new UnsealedKeys(otherVault, 10),
     );
     const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     try {
@@ -214,5 +224,50 @@ describe('TenantKeys without a database', () => {
     await expect(keys.eddsaSigningKey('nobody')).rejects.toMatchObject({
       code: 'TENANT_NOT_FOUND',
     });
+  });
+
+  it('unseals the ES256 key once for many signatures, and reads its row for each', async () => {
+    await keys.createForTenant(manager, 'acme');
+    const opened = jest.spyOn(vault, 'open');
+    const read = jest.spyOn(fake.repository, 'keyOf');
+    try {
+      for (let i = 0; i < 3; i += 1) await (await keys.es256SigningKey('acme')).sign(data);
+      expect(read).toHaveBeenCalledTimes(3);
+      expect(opened).toHaveBeenCalledTimes(1);
+    } finally {
+      opened.mockRestore();
+      read.mockRestore();
+    }
+  });
+
+  it('signs with the new ES256 key once its row holds another (a rotation, a re-created tenant)', async () => {
+    await keys.createForTenant(manager, 'acme');
+    const old = await keys.es256SigningKey('acme');
+    await old.sign(data);
+    // Another instance, or a rotation, wrote a new key in the row's place.
+    await keys.createForTenant(manager, 'acme');
+    const current = await keys.es256SigningKey('acme');
+    expect(current.kid).not.toBe(old.kid);
+    const signature = await current.sign(data);
+    const verifies = (jwk: JsonWebKey) =>
+      verify(
+        'sha256',
+        data,
+        { key: createPublicKey({ key: jwk, format: 'jwk' }), dsaEncoding: 'ieee-p1363' },
+        signature,
+      );
+    expect(verifies(current.publicJwk)).toBe(true);
+    expect(verifies(old.publicJwk)).toBe(false);
+  });
+
+  it("signs EdDSA with the DID key's new row after a change, the kept key not reused", async () => {
+    const old = await keys.eddsaSigningKey('acme');
+    await old.sign(data);
+    dids.rows.set('acme', fakeDids(['acme'], vault).rows.get('acme')!);
+    const current = await keys.eddsaSigningKey('acme');
+    const signature = await current.sign(data);
+    const publicKeyOf = (jwk: JsonWebKey) => createPublicKey({ key: jwk, format: 'jwk' });
+    expect(verify(null, data, publicKeyOf(current.publicJwk), signature)).toBe(true);
+    expect(verify(null, data, publicKeyOf(old.publicJwk), signature)).toBe(false);
   });
 });

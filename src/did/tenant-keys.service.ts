@@ -5,8 +5,8 @@ import { KeyVault } from '../secrets/key-vault.js';
 import { tenantNotFound } from '../tenancy/tenant.errors.js';
 import { didKeyPurpose, signingKeyPurpose } from './did.sealed-columns.js';
 import { DidRepository } from './did.repository.js';
-import { ed25519Signer } from './signer.js';
-import { es256Sign, newP256KeyPair } from './es256-key.js';
+import { ed25519PrivateKey, ed25519Signer } from './signer.js';
+import { es256Sign, newP256KeyPair, p256PrivateKey } from './es256-key.js';
 import { type JoseSigningKey } from '../jose/algorithms.js';
 import { ed25519Jwk } from '../jose/did-keys.js';
 import { jwkThumbprint, publicJwkOf, type OkpPublicJwk } from '../jose/jwk.js';
@@ -17,6 +17,7 @@ import {
   type SigningKeyRecord,
 } from './tenant-signing-key.repository.js';
 import { requireMasterKey } from './master-key-required.js';
+import { UnsealedKeys } from './unsealed-keys.js';
 
 /** The tenant's ES256 key (HAIP's algorithm for SD-JWT VCs): what a JWS header names, and the signer. */
 export interface Es256SigningKey extends JoseSigningKey {
@@ -48,6 +49,7 @@ export class TenantKeys {
     private readonly repository: TenantSigningKeyRepository,
     @Inject(KeyVault) private readonly vault: KeyVault,
     private readonly dids: DidRepository,
+    private readonly unsealed: UnsealedKeys,
   ) {}
 
   /** Makes the tenant's ES256 key inside the caller's transaction (the tenant's creation). */
@@ -56,8 +58,9 @@ export class TenantKeys {
   }
 
   /**
-   * The tenant's ES256 key, unsealed on each signature. A tenant made before these keys existed gets
-   * one here; concurrent first uses keep one. A key under a master key this instance lacks is a 503.
+   * The tenant's ES256 key, read on each call and unsealed once (UnsealedKeys). A tenant made before
+   * these keys existed gets one here; concurrent first uses keep one. A key under a master key this
+   * instance lacks is a 503.
    */
   async es256SigningKey(tenantId: string, manager?: EntityManager): Promise<Es256SigningKey> {
     const record =
@@ -77,15 +80,16 @@ export class TenantKeys {
       // In the promise, so that a box that does not open is a rejection, not a throw.
       sign: (data) =>
         new Promise<Uint8Array>((resolve) => {
-          const d = this.vault.open(tenantId, sealed, signingKeyPurpose, masterKeyId);
-          resolve(es256Sign(publicJwk, d, data));
+          const box = { tenantId, purpose: signingKeyPurpose, sealed, masterKeyId, publicKey: kid };
+          const key = this.unsealed.privateKey(box, (d) => p256PrivateKey(publicJwk, d));
+          resolve(es256Sign(key, data));
         }),
     };
   }
 
   /**
-   * The tenant's DID key (Ed25519) for JOSE EdDSA signatures, kid its RFC 7638 thumbprint; unsealed
-   * on each signature. A key under a master key this instance lacks is a 503.
+   * The tenant's DID key (Ed25519) for JOSE EdDSA signatures, kid its RFC 7638 thumbprint; read on each
+   * call and unsealed once (UnsealedKeys). A key under a master key this instance lacks is a 503.
    */
   async eddsaSigningKey(tenantId: string, manager?: EntityManager): Promise<EddsaSigningKey> {
     const record = await this.dids.signingKeyOf(tenantId, manager);
@@ -99,16 +103,13 @@ export class TenantKeys {
       masterKeyId,
       ids: { kid },
     });
-    const signer = ed25519Signer(kid, record.publicKey, () =>
-      this.vault.open(tenantId, sealed, didKeyPurpose, masterKeyId),
+    // The same box and public key as DidService.signerFor's: one kept key for both.
+    const box = { tenantId, purpose: didKeyPurpose, sealed, masterKeyId, publicKey: publicJwk.x };
+    const signer = ed25519Signer(kid, () =>
+      this.unsealed.privateKey(box, (seed) => ed25519PrivateKey(record.publicKey, seed)),
     );
-    return {
-      kid,
-      alg: 'EdDSA',
-      publicJwk,
-      // In the promise, so that a box that does not open is a rejection, not a throw.
-      sign: (data) => Promise.resolve().then(() => signer.sign({ data })),
-    };
+    // The signer's promise: a box that does not open is a rejection, not a throw.
+    return { kid, alg: 'EdDSA', publicJwk, sign: (data) => signer.sign({ data }) };
   }
 
   /**

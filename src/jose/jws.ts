@@ -1,6 +1,7 @@
 import { compactVerify, importJWK } from 'jose';
 import { type JwsAlgorithm } from './algorithms.js';
 import { type PublicJwk } from './jwk.js';
+import { LRUCache } from 'lru-cache';
 
 type Json = Record<string, unknown>;
 
@@ -44,7 +45,7 @@ export async function jwsVerifies(
   alg: JwsAlgorithm,
 ): Promise<boolean> {
   try {
-    await compactVerify(compact, await importJWK(jwk, alg), { algorithms: [alg] });
+    await compactVerify(compact, await importedPublicKey(jwk, alg), { algorithms: [alg] });
     return true;
   } catch {
     return false;
@@ -64,4 +65,31 @@ function jsonObject(part: string): Json | undefined {
   } catch {
     return undefined;
   }
+}
+
+type ImportedKey = Awaited<ReturnType<typeof importJWK>>;
+
+/** How many imported public keys `importedPublicKey` keeps. */
+export const maxImportedPublicKeys = 1_000;
+
+/** Public material only, bounded: the least recently used key is imported again when next met. */
+const importedPublicKeys = new LRUCache<string, ImportedKey>({ max: maxImportedPublicKeys });
+
+/**
+ * `jwk` imported for `alg`, once per key and algorithm: a verifier meets the same issuers' keys (our own
+ * tenants' among them) again and again, and an import costs about half a verification. Rejects as jose's
+ * `importJWK` does, keeping nothing then.
+ */
+export async function importedPublicKey(jwk: PublicJwk, alg: JwsAlgorithm): Promise<ImportedKey> {
+  // The RFC 7638 members only: what the entry is found by is all that is imported.
+  const members =
+    jwk.kty === 'EC'
+      ? { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y }
+      : { kty: jwk.kty, crv: jwk.crv, x: jwk.x };
+  const id = JSON.stringify([alg, members]);
+  const kept = importedPublicKeys.get(id);
+  if (kept !== undefined) return kept;
+  const key = await importJWK(members, alg);
+  importedPublicKeys.set(id, key);
+  return key;
 }

@@ -36,6 +36,7 @@ function fakes(stored: TenantRecord[], dids: Map<string, string>) {
     countAll: [] as number[],
     exists: [] as { id: string; lock: boolean; manager?: EntityManager }[],
     events: [] as DomainEvent[],
+    forgotten: [] as string[],
   };
   const repository = {
     insert: () => Promise.reject(new Error('not used')),
@@ -67,6 +68,9 @@ function fakes(stored: TenantRecord[], dids: Map<string, string>) {
       return Promise.resolve(new Map([...dids].filter(([id]) => ids.includes(id))));
     },
     didInTransaction: (_manager: EntityManager, id: string) => Promise.resolve(dids.get(id)!),
+    forgetKeysOf: (id: string) => {
+      calls.forgotten.push(id);
+    },
   };
   const dataSource = {
     transaction: <T>(work: (inside: EntityManager) => Promise<T>) => work(manager),
@@ -165,5 +169,14 @@ describe('TenantsService without a database', () => {
     await expect(service.delete('nobody', actor)).rejects.toMatchObject({
       code: 'TENANT_NOT_FOUND',
     });
+  });
+
+  it("drops the deleted tenant's keys kept unsealed, once the deletion is committed", async () => {
+    const { service, calls } = fakes(stored, dids);
+    await service.delete('a', actor);
+    await expect(service.delete('nobody', actor)).rejects.toMatchObject({
+      code: 'TENANT_NOT_FOUND',
+    });
+    expect(calls.forgotten).toEqual(['a']);
   });
 });

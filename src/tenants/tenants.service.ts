@@ -141,6 +141,7 @@ export class TenantsService {
       // No tenant, no event: the transaction rolls back with the 404.
       if (!(await this.tenants.delete(id, manager))) throw tenantNotFound(id);
     });
+    this.dids.forgetKeysOf(id);
     this.anchors.invalidate();
     this.audit.record('tenant.delete', actor, id);
   }

@@ -5,7 +5,7 @@ import * as vc from '@digitalbazaar/vc';
 import { bundledContexts } from '../../src/credentials/contexts.js';
 import { createDocumentLoader } from '../../src/credentials/document-loader.js';
 import { ed25519DidKey } from '../../src/did/did-key.js';
-import { ed25519Signer } from '../../src/did/signer.js';
+import { ed25519PrivateKey, ed25519Signer } from '../../src/did/signer.js';
 import canonicalizeModule from 'canonicalize';
 import { base58 } from '@scure/base';
 import { type ApiResponse, type TestService } from './test-service.js';
@@ -127,7 +127,8 @@ export function makeHolder() {
   const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url');
   const seed = Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url');
   const { did, publicKeyMultibase } = ed25519DidKey(raw);
-  const signer = ed25519Signer(`${did}#${publicKeyMultibase}`, raw, () => Buffer.from(seed));
+  const key = ed25519PrivateKey(raw, seed);
+  const signer = ed25519Signer(`${did}#${publicKeyMultibase}`, () => key);
   const documentLoader = createDocumentLoader(bundledContexts());
   return {
     did,
@@ -199,9 +200,10 @@ export function makeSigner(): { did: string; signer: Signer } {
   const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url');
   const seed = Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url');
   const { did, publicKeyMultibase } = ed25519DidKey(raw);
+  const key = ed25519PrivateKey(raw, seed);
   return {
     did,
-    signer: ed25519Signer(`${did}#${publicKeyMultibase}`, raw, () => Buffer.from(seed)),
+    signer: ed25519Signer(`${did}#${publicKeyMultibase}`, () => key),
   };
 }
 
