@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CertificatesModule } from '../certificates/certificates.module.js';
 import { Settings } from '../config/settings.js';
 import { DidModule } from '../did/did.module.js';
 import { TrustedIssuersModule } from '../trusted-issuers/trusted-issuers.module.js';
@@ -37,7 +38,12 @@ import { DidResolution } from './did-resolution/did-resolution.js';
 export const credentialEntities = [StatusListEntity, StatusEntryEntity, IssuedCredentialEntity];
 
 @Module({
-  imports: [TypeOrmModule.forFeature(credentialEntities), DidModule, TrustedIssuersModule],
+  imports: [
+    TypeOrmModule.forFeature(credentialEntities),
+    DidModule,
+    TrustedIssuersModule,
+    CertificatesModule,
+  ],
   controllers: [
     CredentialsController,
     PresentationsController,
