@@ -67,7 +67,7 @@ export function signedMetadata(
   iat: number,
   key: JoseSigningKey,
 ): Promise<string> {
-  // A signed_metadata value never appears as a claim of the JWT (OpenID4VCI drafts 13-15).
+  // A signed_metadata value never appears as a claim of the JWT (the OpenID4VCI drafts).
   const parameters = { ...metadata };
   delete parameters.signed_metadata;
   const issuer = metadata.credential_issuer;
