@@ -37,13 +37,14 @@ export class IssuerMetadataService {
    * Signed on each request: one ES256 signature; the chain is one indexed row, never parsed.
    */
   async credentialIssuer(tenantId: string): Promise<IssuerMetadataAnswer> {
-    // The reads at once: the tenant's label, its configurations and its certificate chain.
-    const [tenant, configurations, x5c] = await Promise.all([
+    // Both reads at once: the tenant's label and its configurations.
+    const [tenant, configurations] = await Promise.all([
       this.tenants.get(tenantId),
       this.configurations.allOf(tenantId),
-      this.certificates.activeChain(tenantId),
     ]);
     const metadata = credentialIssuerMetadata(this.issuerOf(tenantId), tenant, configurations);
+    // After the tenant is known: a first need for an unknown id would make a key for nothing.
+    const x5c = await this.certificates.activeChain(tenantId);
     if (x5c === undefined) return { metadata, signed: undefined };
     const key = await this.keys.es256SigningKey(tenantId);
     const signed = await signedMetadata(metadata, Math.floor(this.clock() / 1000), {
