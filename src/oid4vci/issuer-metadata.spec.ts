@@ -2,7 +2,8 @@ import { decodeProtectedHeader, exportJWK, generateKeyPair, jwtVerify } from 'jo
 import { sign } from 'node:crypto';
 import { type JoseSigningKey } from '../jose/algorithms.js';
 import { signedMetadata, signedMetadataLifetimeSeconds } from './issuer-metadata.js';
-import { prefersJwt } from './metadata-negotiation.js';
+import { type Response } from 'express';
+import { answerMetadata, prefersJwt } from './metadata-negotiation.js';
 
 const issuer = 'https://agent.example/ctrl/oid4vci/acme';
 
@@ -69,5 +70,35 @@ describe('which form of the metadata a wallet asked for', () => {
     [`application/jwt, ${'x'.repeat(1_100)}`, false],
   ])('Accept: %s -> the JWT: %s', (accept, jwt) => {
     expect(prefersJwt(accept)).toBe(jwt);
+  });
+});
+
+describe('the metadata answered', () => {
+  const fakeResponse = () => {
+    const seen: { headers: Record<string, string>; type?: string } = { headers: {} };
+    const response = {
+      setHeader: (name: string, value: string) => (seen.headers[name] = value),
+      type: (type: string) => (seen.type = type),
+    } as unknown as Response;
+    return { response, seen };
+  };
+  const metadata = { credential_issuer: issuer, signed_metadata: 'a.b.c' };
+
+  it('is the JWT as application/jwt when the wallet prefers it and there is one', () => {
+    const { response, seen } = fakeResponse();
+    expect(answerMetadata({ metadata, signed: 'a.b.c' }, 'application/jwt', response)).toBe(
+      'a.b.c',
+    );
+    expect(seen).toEqual({ headers: { Vary: 'Accept' }, type: 'application/jwt' });
+  });
+
+  it('is the JSON without a certificate, whatever the wallet accepts, and for a wallet of JSON', () => {
+    const unsigned = { credential_issuer: issuer };
+    const { response, seen } = fakeResponse();
+    expect(
+      answerMetadata({ metadata: unsigned, signed: undefined }, 'application/jwt', response),
+    ).toBe(unsigned);
+    expect(answerMetadata({ metadata, signed: 'a.b.c' }, undefined, response)).toBe(metadata);
+    expect(seen).toEqual({ headers: { Vary: 'Accept' } });
   });
 });
