@@ -56,10 +56,10 @@ describe('OpenID4VCI issuer with X.509 certificates (HAIP 1.0)', () => {
   const root = async () => (await service.app.get(CertificateAuthorityService).current())!.root!;
 
   /** One credential of `configurationId`, received by OWF's wallet library from the offer's link. */
-  async function receive(configurationId: string): Promise<string> {
+  async function receive(configurationId: string, tenantId = 'univ'): Promise<string> {
     const made = await service.request<Json>('/ctrl/api/v1.0/oid4vci/offers', {
       method: 'POST',
-      headers: { 'x-tenant-id': 'univ' },
+      headers: { 'x-tenant-id': tenantId },
       body: { credentialConfigurationId: configurationId, claims },
     });
     expect(made.status).toBe(201);
@@ -139,6 +139,21 @@ describe('OpenID4VCI issuer with X.509 certificates (HAIP 1.0)', () => {
     ).status.status_list.uri;
     const token = await (await fetch(uri)).text();
     expect(headerOf(token).x5c).toEqual(replaced.x5c);
+  });
+
+  it('certifies a new tenant once when its first wallets come at once', async () => {
+    await service.client().createTenant({ id: 'fresh', label: 'Fresh' });
+    const made = await service.request('/ctrl/api/v1.0/oid4vci/credential-configurations/create', {
+      method: 'POST',
+      headers: { 'x-tenant-id': 'fresh' },
+      body: es256Badge,
+    });
+    expect(made.status).toBe(201);
+    const received = await Promise.all(Array.from({ length: 6 }, () => receive('Badge', 'fresh')));
+    const chains = received.map((sdJwt) => JSON.stringify(headerOf(sdJwt).x5c));
+    expect(new Set(chains).size).toBe(1);
+    const [leaf] = certificatesOf(headerOf(received[0]).x5c);
+    expect(sanUris(leaf)).toEqual([`${service.publicBaseUrl}/ctrl/oid4vci/fresh`]);
   });
 
   describe('signed metadata', () => {
