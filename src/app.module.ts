@@ -25,6 +25,7 @@ import { HomeController } from './home/home.controller.js';
 import { ProblemsController } from './problems/problems.controller.js';
 import { TenantsModule } from './tenants/tenants.module.js';
 import { TrustedIssuersModule } from './trusted-issuers/trusted-issuers.module.js';
+import { TrustAnchorsModule } from './trust-anchors/trust-anchors.module.js';
 import { WebhookOutbox } from './webhooks/webhook-outbox.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
@@ -78,6 +79,7 @@ export class AppModule {
         CertificatesModule,
         CredentialsModule,
         TrustedIssuersModule,
+        TrustAnchorsModule,
         Oid4vciModule,
         Oid4vpModule,
         WebhooksModule,

@@ -7,6 +7,7 @@ import { oid4vciEntities } from './oid4vci/oid4vci.module.js';
 import { oid4vpEntities } from './oid4vp/oid4vp.module.js';
 import { tenantEntities } from './tenants/tenants.module.js';
 import { trustedIssuerEntities } from './trusted-issuers/trusted-issuers.module.js';
+import { trustAnchorEntities } from './trust-anchors/trust-anchors.module.js';
 import { webhookEntities } from './webhooks/webhooks.module.js';
 
 /**
@@ -23,6 +24,7 @@ export const entities = [
   ...webhookEntities,
   ...idempotencyEntities,
   ...trustedIssuerEntities,
+  ...trustAnchorEntities,
   ...oid4vciEntities,
   ...oid4vpEntities,
 ];

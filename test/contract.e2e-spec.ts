@@ -10,6 +10,7 @@ import { oid4vciCases } from './contract/oid4vci.cases.js';
 import { oid4vciOfferCases } from './contract/oid4vci-offers.cases.js';
 import { oid4vpRequestCases } from './contract/oid4vp-requests.cases.js';
 import { tenantCases } from './contract/tenants.cases.js';
+import { trustAnchorCases } from './contract/trust-anchors.cases.js';
 import { trustedIssuerCases } from './contract/trusted-issuers.cases.js';
 import { webhookCases } from './contract/webhooks.cases.js';
 import { OpenApiContract, type OpenApiDocument } from './support/openapi-contract.js';
@@ -36,6 +37,7 @@ const features = [
   credentialCases,
   webhookCases,
   trustedIssuerCases,
+  trustAnchorCases,
   oid4vciCases,
   oid4vciOfferCases,
   oid4vpRequestCases,

@@ -5,6 +5,7 @@ import { base58 } from '@scure/base';
 import { KeyVault } from '../src/secrets/key-vault.js';
 import { TenantKeys } from '../src/did/tenant-keys.service.js';
 import { queryDatabase } from './support/database.js';
+import { makeCertificate } from './support/x509-test-pki.js';
 import {
   passwordGrant,
   postForm,
@@ -198,6 +199,34 @@ describe('logging', () => {
       ['oid4vci.credential-configuration.update', 'admin', 'config-update', 'Badge'],
       ['oid4vci.credential-configuration.delete', 'admin', 'config-delete', 'Badge'],
     ]);
+  });
+
+  it('writes an audit line for every change to a trust anchor, naming the certificate', async () => {
+    await service.client().createTenant({ id: 'anchored', label: 'Anchored' });
+    const base = '/ctrl/api/v1.0/trust-anchors';
+    const as = (requestId: string) => ({ 'x-tenant-id': 'anchored', 'x-request-id': requestId });
+    const root = await makeCertificate('Audited root', { ca: true });
+    const created = await service.request<{ id: string }>(`${base}/create`, {
+      method: 'POST',
+      headers: as('anchor-create'),
+      body: { certificate: root.pem },
+    });
+    await service.request(`${base}/${created.body.id}/delete`, {
+      method: 'POST',
+      headers: as('anchor-delete'),
+    });
+
+    const audits = (parsed() as (LogLine & Record<string, unknown>)[]).filter(
+      (entry) => entry.tenantId === 'anchored' && entry.audit !== undefined,
+    );
+    expect(
+      audits.map((entry) => [entry.audit, entry.reqId, entry.trustAnchorId, entry.subject ?? null]),
+    ).toEqual([
+      ['tenant.create', expect.any(String), undefined, null],
+      ['trust-anchor.create', 'anchor-create', created.body.id, root.subject],
+      ['trust-anchor.delete', 'anchor-delete', created.body.id, null],
+    ]);
+    expect(audits[1].fingerprint).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('names the request in which a login started a session', async () => {

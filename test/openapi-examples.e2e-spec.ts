@@ -23,6 +23,7 @@ const walk = [
   ...['verifyPresentation', 'getStatusList', 'getStatusListToken', 'publishStatusList'],
   ...['updateCredentialStatus', 'getJwtVcIssuerMetadata'],
   ...['createTrustedIssuer', 'listTrustedIssuers', 'getTrustedIssuer', 'deleteTrustedIssuer'],
+  ...['createTrustAnchor', 'listTrustAnchors', 'getTrustAnchor', 'deleteTrustAnchor'],
   ...['createCredentialConfiguration', 'listCredentialConfigurations'],
   ...['getCredentialConfiguration', 'updateCredentialConfiguration'],
   ...['deleteCredentialConfiguration'],
@@ -54,6 +55,7 @@ const assignedBy: Record<string, (answer: Json) => Record<string, string>> = {
     return { credentialId: credential.id as string, listId };
   },
   createTrustedIssuer: (answer) => ({ trustedIssuerId: answer.id as string }),
+  createTrustAnchor: (answer) => ({ trustAnchorId: answer.id as string }),
   createOffer: (answer) => {
     const uri = new URL(answer.credentialOfferUri as string).searchParams.get(
       'credential_offer_uri',
@@ -80,6 +82,7 @@ const placeholders: Record<string, string> = {
   'urn:uuid:58172aac-d8ba-11ed-83dd-0b3aef56cc33': 'credentialId',
   '0b9e3c56-5c3d-4f4e-9a59-3f1d1c2b7a10': 'listId',
   '2f0c9a1e-8b7d-4c6e-9f5a-3b2c1d0e9f8a': 'trustedIssuerId',
+  '5b1e7c2a-4d3f-4a6b-9c8d-7e6f5a4b3c2d': 'trustAnchorId',
   '0f8e2a53-7c1d-4c58-9a7e-2b1f3c4d5e6f': 'offerId',
   c2Vjb25kLXJhbmRvbS1yZWZlcmVuY2UtMzItYnl0ZXM: 'reference',
   '5b1d7c1e-3f0a-4a57-9c4e-8e2f1d6a7b90': 'requestId',

@@ -207,6 +207,10 @@ export function buildOpenApiDocument(
         'The issuers whose credentials verification accepts for the tenant named in `x-tenant-id`, when a request names none.',
       )
       .addTag(
+        'Trust anchors',
+        'The X.509 certificates an `x5c` chain of a credential presented to the tenant named in `x-tenant-id` must end at (HAIP 1.0).',
+      )
+      .addTag(
         'OpenID4VCI',
         "Each tenant as an OpenID for Verifiable Credential Issuance 1.0 issuer: the credential configurations of the tenant named in `x-tenant-id`, and the issuer's public metadata (no token).",
       )

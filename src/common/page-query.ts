@@ -62,3 +62,25 @@ export function springPage<Item>(
     totalPages: Math.ceil(total / size),
   };
 }
+
+/** What a list's `sort` accepts for these fields: each alone or with `,asc` or `,desc`. */
+export function sortValuesOf(fields: readonly string[]): string[] {
+  return fields.flatMap((field) => [field, `${field},asc`, `${field},desc`]);
+}
+
+/** A page of one list, sorted by one field, then by id, the same way. */
+export interface SortedPageRequest<Field extends string> {
+  by: Field;
+  direction: 'ASC' | 'DESC';
+  offset: number;
+  size: number;
+}
+
+/** The validated `sort` (see `sortValuesOf`) and page of a list as its repository takes them. */
+export function sortedPage<Field extends string>(
+  query: PageQuery & { sort?: string },
+): SortedPageRequest<Field> & { page: number } {
+  const window = pageWindow(query);
+  const [field, direction] = (query.sort ?? 'createdAt,desc').split(',') as [Field, string?];
+  return { ...window, by: field, direction: direction === 'desc' ? 'DESC' : 'ASC' };
+}

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { CertificatesModule } from '../certificates/certificates.module.js';
 import { Settings } from '../config/settings.js';
 import { DidModule } from '../did/did.module.js';
+import { TrustAnchorsModule } from '../trust-anchors/trust-anchors.module.js';
 import { TrustedIssuersModule } from '../trusted-issuers/trusted-issuers.module.js';
 import { bundledContexts, contextsFromFolder } from './contexts.js';
 import { CredentialsController } from './credentials.controller.js';
@@ -43,6 +44,7 @@ export const credentialEntities = [StatusListEntity, StatusEntryEntity, IssuedCr
     DidModule,
     TrustedIssuersModule,
     CertificatesModule,
+    TrustAnchorsModule,
   ],
   controllers: [
     CredentialsController,

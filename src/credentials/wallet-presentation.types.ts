@@ -6,6 +6,7 @@ export type PresentationFailureCode =
   | 'presentation_malformed'
   | 'issuer_unresolved'
   | 'issuer_not_trusted'
+  | 'certificate_chain_invalid'
   | 'signature_invalid'
   | 'disclosure_invalid'
   | 'key_binding_missing'
@@ -18,6 +19,16 @@ export type PresentationFailureCode =
   | 'credential_revoked'
   | 'credential_suspended'
   | 'status_unavailable';
+
+/** The X.509 chain an SD-JWT VC's `x5c` header carried, once it validated (HAIP 1.0). */
+export interface X5cChainSummary {
+  /** The leaf certificate's subject: whose key signed the credential. */
+  leafSubject: string;
+  /** The tenant's trust anchor the chain ends at; null when the tenant has none (any valid chain). */
+  anchorSubject: string | null;
+  /** Subject and authority key identifiers of the chain's certificates, base64url (DCQL `aki`). */
+  keyIdentifiers: string[];
+}
 
 /** One credential a wallet presented, after every check passed. */
 export interface VerifiedPresentation {
@@ -40,6 +51,8 @@ export interface VerifiedPresentation {
   holderBinding: boolean;
   /** The status check's result; `none` when the credential names no status. */
   status: 'valid' | 'revoked' | 'suspended' | 'none';
+  /** dc+sd-jwt signed by an `x5c` leaf: the chain that vouched for it. */
+  x5c?: X5cChainSummary;
 }
 
 export type PresentationCheck =

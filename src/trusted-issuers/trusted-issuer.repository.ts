@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
+import { type SortedPageRequest } from '../common/page-query.js';
 import { lockTenantCount } from '../database/tenant-count-lock.js';
 import { TrustedIssuerEntity } from './trusted-issuer.entity.js';
 
@@ -11,12 +12,7 @@ export type NewTrustedIssuer = Pick<
 >;
 
 /** A page of a tenant's list: sorted by one column, then by id, the same way. */
-export interface TrustedIssuerPageRequest {
-  by: 'issuer' | 'createdAt';
-  direction: 'ASC' | 'DESC';
-  offset: number;
-  size: number;
-}
+export type TrustedIssuerPageRequest = SortedPageRequest<'issuer' | 'createdAt'>;
 
 /** The tenants' trusted issuers lists (trusted_issuer). */
 @Injectable()

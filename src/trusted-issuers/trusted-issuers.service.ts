@@ -6,7 +6,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { isUUID } from 'class-validator';
 import { randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
-import { pageWindow, springPage } from '../common/page-query.js';
+import { sortedPage, springPage } from '../common/page-query.js';
 import { violates } from '../database/constraint-violation.js';
 import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
 import { tenantNotFound } from '../tenancy/tenant.errors.js';
@@ -39,15 +39,9 @@ export class TrustedIssuersService {
 
   async list(tenantId: string, query: ListTrustedIssuersQuery): Promise<TrustedIssuerPageDto> {
     await this.tenants.requireTenant(tenantId);
-    const window = pageWindow(query);
-    const [field, direction] = (query.sort ?? 'createdAt,desc').split(',') as [SortField, string?];
-    const [entities, total] = await this.entries.page(tenantId, {
-      by: field,
-      direction: direction === 'desc' ? 'DESC' : 'ASC',
-      offset: window.offset,
-      size: window.size,
-    });
-    return springPage(entities.map(viewOf), window, total);
+    const { page, ...request } = sortedPage<SortField>(query);
+    const [entities, total] = await this.entries.page(tenantId, request);
+    return springPage(entities.map(viewOf), { page, size: request.size }, total);
   }
 
   async get(tenantId: string, id: string): Promise<TrustedIssuerDto> {

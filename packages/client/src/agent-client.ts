@@ -21,12 +21,14 @@ import {
   type ListOffersQuery,
   type ListPresentationRequestsQuery,
   type ListTenantsQuery,
+  type ListTrustAnchorsQuery,
   type ListTrustedIssuersQuery,
   type ListWebhooksQuery,
   type NewCredentialConfiguration,
   type NewOffer,
   type NewPresentationRequest,
   type NewTenant,
+  type NewTrustAnchor,
   type NewTrustedIssuer,
   type NewWebhook,
   type Offer,
@@ -39,6 +41,8 @@ import {
   type Tenant,
   type TenantChanges,
   type TenantPage,
+  type TrustAnchor,
+  type TrustAnchorPage,
   type TrustedIssuer,
   type TrustedIssuerPage,
   type VerifiableCredential,
@@ -471,6 +475,55 @@ export class AgentClient {
     this.#result(
       'POST /ctrl/api/v1.0/trusted-issuers/{id}/delete',
       await this.api.POST('/ctrl/api/v1.0/trusted-issuers/{id}/delete', {
+        headers: { [tenantHeader]: tenantId },
+        params: { path: { id } },
+      }),
+    );
+  }
+
+  /** Adds an X.509 trust anchor (PEM): x5c chains of presented SD-JWT VCs must then end at one. */
+  async createTrustAnchor(
+    tenantId: string,
+    anchor: NewTrustAnchor,
+    options: IdempotencyOptions = {},
+  ): Promise<TrustAnchor> {
+    return this.#result(
+      'POST /ctrl/api/v1.0/trust-anchors/create',
+      await this.api.POST('/ctrl/api/v1.0/trust-anchors/create', {
+        headers: { [tenantHeader]: tenantId, ...keyHeader(options) },
+        body: anchor,
+      }),
+    );
+  }
+
+  /** The tenant's trust anchors, newest first. */
+  async listTrustAnchors(
+    tenantId: string,
+    query: ListTrustAnchorsQuery = {},
+  ): Promise<TrustAnchorPage> {
+    return this.#result(
+      'GET /ctrl/api/v1.0/trust-anchors',
+      await this.api.GET('/ctrl/api/v1.0/trust-anchors', {
+        headers: { [tenantHeader]: tenantId },
+        params: { query },
+      }),
+    );
+  }
+
+  async getTrustAnchor(tenantId: string, id: string): Promise<TrustAnchor> {
+    return this.#result(
+      'GET /ctrl/api/v1.0/trust-anchors/{id}',
+      await this.api.GET('/ctrl/api/v1.0/trust-anchors/{id}', {
+        headers: { [tenantHeader]: tenantId },
+        params: { path: { id } },
+      }),
+    );
+  }
+
+  async deleteTrustAnchor(tenantId: string, id: string): Promise<void> {
+    this.#result(
+      'POST /ctrl/api/v1.0/trust-anchors/{id}/delete',
+      await this.api.POST('/ctrl/api/v1.0/trust-anchors/{id}/delete', {
         headers: { [tenantHeader]: tenantId },
         params: { path: { id } },
       }),

@@ -76,6 +76,16 @@ export type TrustedIssuerPage = Schemas['TrustedIssuerPageDto'];
 export type ListTrustedIssuersQuery = NonNullable<
   operations['listTrustedIssuers']['parameters']['query']
 >;
+/** One of a tenant's X.509 trust anchors. */
+export type TrustAnchor = Schemas['TrustAnchorDto'];
+/** What `createTrustAnchor` takes. */
+export type NewTrustAnchor = Schemas['CreateTrustAnchorDto'];
+/** A page of `listTrustAnchors`. */
+export type TrustAnchorPage = Schemas['TrustAnchorPageDto'];
+/** `page`, `size`, `sort` of `listTrustAnchors`. */
+export type ListTrustAnchorsQuery = NonNullable<
+  operations['listTrustAnchors']['parameters']['query']
+>;
 /** One of a tenant's OpenID4VCI credential configurations. */
 export type CredentialConfiguration = Schemas['CredentialConfigurationDto'];
 /** What `createCredentialConfiguration` takes. */
@@ -112,7 +122,8 @@ export type ListOffersQuery = NonNullable<operations['listOffers']['parameters']
 export type OfferQrCodeFormat = 'svg' | 'png';
 /**
  * What `createPresentationRequest` takes: a DCQL query (formats `dc+sd-jwt`, `ldp_vc`); `responseMode`
- * defaults to `direct_post`, `requestUriMethod` to `get`, `expiresInSeconds` to 300.
+ * defaults to `direct_post`, `requestUriMethod` to `get`, `expiresInSeconds` to 300; `redirectUri`
+ * (same-device flows) is optional.
  */
 export type NewPresentationRequest = Defaulted<
   Schemas['CreatePresentationRequestDto'],

@@ -5,18 +5,24 @@ import {
   type PresentationExpectation,
   type PresentationFailureCode,
   type VerifiedPresentation,
+  type X5cChainSummary,
 } from '../wallet-presentation.types.js';
 import { CredentialIssuerKeys } from './credential-issuer-keys.js';
 import { type JwsAlgorithm } from '../../jose/algorithms.js';
-import { jwkThumbprint } from '../../jose/jwk.js';
+import { jwkThumbprint, type PublicJwk } from '../../jose/jwk.js';
+import { type Certificate } from '../../x509/chain.js';
 import { jwsVerifies } from '../../jose/jws.js';
 import { algProblem, publicKeyFor, shown } from './jws.js';
 import { keyBindingProblem } from './key-binding.js';
 import { RemoteTokenStatusLists } from './remote-token-status-lists.js';
 import { disclosedPayload, parseSdJwt, type ParsedSdJwt } from './sd-jwt-presentation.js';
+import { x5cIssuerKey } from './x5c-issuer-key.js';
 
 type Json = Record<string, unknown>;
 type Failure = Extract<PresentationCheck, { verified: false }>;
+
+/** The tenant's trust anchors, read only for a credential with `x5c`; undefined: it has none. */
+export type AnchorsReader = () => Promise<readonly Certificate[] | undefined>;
 
 /** How far apart the issuer's clock and ours may be for `exp` and `nbf`. */
 export const validitySkewSeconds = 60;
@@ -43,13 +49,18 @@ export class SdJwtVcVerifier {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** The check's answer for any input: never a rejection, whatever the wallet sent. */
+  /**
+   * The check's answer for any input: never a rejection, whatever the wallet sent. `anchors` reads
+   * the tenant's X.509 trust anchors an `x5c` chain must end at, only for a credential that has one;
+   * undefined: any chain that holds together.
+   */
   async verify(
     expectation: PresentationExpectation,
     trusted: ReadonlySet<string> | undefined,
+    anchors: AnchorsReader = () => Promise.resolve(undefined),
   ): Promise<PresentationCheck> {
     try {
-      return await this.check(expectation, trusted);
+      return await this.check(expectation, trusted, anchors);
     } catch (error) {
       // A check that threw is a defect of ours; its message may quote the presentation, so not logged.
       this.logger.error({
@@ -63,6 +74,7 @@ export class SdJwtVcVerifier {
   private async check(
     expectation: PresentationExpectation,
     trusted: ReadonlySet<string> | undefined,
+    anchors: AnchorsReader,
   ): Promise<PresentationCheck> {
     const parsed = parseSdJwt(expectation.presentation);
     if ('code' in parsed) return fail(parsed.code, parsed.reason);
@@ -82,10 +94,9 @@ export class SdJwtVcVerifier {
     }
     const unfit = algProblem(header.alg);
     if (unfit !== undefined) return fail('signature_invalid', `the credential ${unfit}`);
-    const key = await this.keys.keyFor(iss, header, expectation.signal);
-    if (typeof key === 'string') {
-      return fail('issuer_unresolved', `the issuer's key could not be found: ${key}`);
-    }
+    const issuerKey = await this.issuerKey(iss, header, anchors, expectation.signal);
+    if ('code' in issuerKey) return issuerKey;
+    const { key, chain } = issuerKey;
     if (!(await jwsVerifies(parsed.issuerJwt, key, header.alg as JwsAlgorithm))) {
       return fail(
         'signature_invalid',
@@ -115,8 +126,27 @@ export class SdJwtVcVerifier {
       holderKeyThumbprint: binding.thumbprint,
       holderBinding: binding.thumbprint !== null,
       status,
+      ...(chain === undefined ? {} : { x5c: chain }),
     };
     return { verified: true, presentation };
+  }
+
+  /** The leaf's key of a valid `x5c` chain that names `iss`, else the key `iss` and `kid` resolve to. */
+  private async issuerKey(
+    iss: string,
+    header: Json,
+    anchors: AnchorsReader,
+    deadline: AbortSignal,
+  ): Promise<{ key: PublicJwk; chain?: X5cChainSummary } | Failure> {
+    if (header.x5c !== undefined) {
+      const fromChain = x5cIssuerKey(iss, header, await anchors(), new Date(this.clock()));
+      return 'code' in fromChain ? fail(fromChain.code, fromChain.reason) : fromChain;
+    }
+    const key = await this.keys.keyFor(iss, header, deadline);
+    if (typeof key === 'string') {
+      return fail('issuer_unresolved', `the issuer's key could not be found: ${key}`);
+    }
+    return { key };
   }
 
   /** The holder key's thumbprint once the KB-JWT binds it, null without `cnf`; or the failure. */

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { TrustAnchorPolicy } from '../../trust-anchors/trust-anchor-policy.js';
 import { TrustedIssuerPolicy } from '../../trusted-issuers/trusted-issuer-policy.js';
 import { LdpPresentationVerifier } from './ldp-presentation-verifier.js';
 import { SdJwtVcVerifier } from '../sd-jwt/sd-jwt-vc-verifier.js';
@@ -23,6 +24,7 @@ export type {
 export class WalletPresentationsService {
   constructor(
     private readonly trust: TrustedIssuerPolicy,
+    private readonly anchors: TrustAnchorPolicy,
     private readonly sdJwtVcs: SdJwtVcVerifier,
     private readonly ldp: LdpPresentationVerifier,
   ) {}
@@ -33,6 +35,9 @@ export class WalletPresentationsService {
     const trusted = await this.trust.trustedFor(expectation.tenantId, {
       trustedIssuers: expectation.trustedIssuers,
     });
-    return this.sdJwtVcs.verify(expectation, trusted);
+    // The tenant's X.509 anchors, read for an x5c chain only; undefined: any chain that holds together.
+    return this.sdJwtVcs.verify(expectation, trusted, () =>
+      this.anchors.anchorsFor(expectation.tenantId),
+    );
   }
 }

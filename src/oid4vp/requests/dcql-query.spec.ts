@@ -141,4 +141,44 @@ describe('checkDcqlQuery', () => {
     );
     expect(JSON.stringify(result).length).toBeLessThan(300);
   });
+  it('keeps aki trusted authorities, and refuses the types it does not check and too many', () => {
+    const aki = { type: 'aki', values: ['s9tIpPmhxdiuNkHMEWNpYim8S8Y'] };
+    const kept = checkDcqlQuery({ credentials: [{ ...sdJwt, trusted_authorities: [aki] }] });
+    expect(kept).toEqual({
+      query: expect.objectContaining({
+        credentials: [expect.objectContaining({ trusted_authorities: [aki] })],
+      }),
+    });
+    for (const type of ['etsi_tl', 'openid_federation']) {
+      const refused = checkDcqlQuery({
+        credentials: [
+          { ...sdJwt, trusted_authorities: [aki, { type, values: ['https://tl.example'] }] },
+        ],
+      });
+      expect(refused).toEqual({
+        errors: [
+          {
+            field: 'dcqlQuery.credentials.0.trusted_authorities.1.type',
+            message: `'${type}' is not supported: only aki`,
+          },
+        ],
+      });
+    }
+    expect(
+      fieldsOf({ credentials: [{ ...sdJwt, trusted_authorities: Array(9).fill(aki) }] }),
+    ).toEqual(['dcqlQuery.credentials.0.trusted_authorities']);
+    expect(
+      fieldsOf({
+        credentials: [
+          { ...sdJwt, trusted_authorities: [{ type: 'aki', values: Array(33).fill('AAAA') }] },
+        ],
+      }),
+    ).toEqual(['dcqlQuery.credentials.0.trusted_authorities.0.values']);
+    // Not base64url: the library's own check.
+    expect(
+      fieldsOf({
+        credentials: [{ ...sdJwt, trusted_authorities: [{ type: 'aki', values: ['a+b/'] }] }],
+      }).length,
+    ).toBeGreaterThan(0);
+  });
 });

@@ -5,6 +5,9 @@ import { requestLimits as limits } from './request-limits.js';
 /** The credential formats a tenant verifies (OpenID4VP 1.0 appendix B.1 and B.3). */
 export const acceptedFormats = ['dc+sd-jwt', 'ldp_vc'] as const;
 
+/** The `trusted_authorities` types a tenant checks (OpenID4VP 1.0 §6.1.1): X.509 key identifiers. */
+export const acceptedAuthorityTypes = ['aki'] as const;
+
 const field = 'dcqlQuery';
 type Json = Record<string, unknown>;
 
@@ -92,6 +95,7 @@ function boundsErrors(input: Json): FieldError[] {
         errors.push({ field: `${at}.${name}`, message: `must hold at most ${most} entries` });
       }
     }
+    errors.push(...authorityErrors(query.trusted_authorities, `${at}.trusted_authorities`));
     if (!Array.isArray(query.claims)) return;
     query.claims.forEach((claim: unknown, claimIndex) => {
       const path = (claim as Json | null)?.path;
@@ -104,6 +108,37 @@ function boundsErrors(input: Json): FieldError[] {
     });
   });
   return errors;
+}
+
+/**
+ * `trusted_authorities` (OpenID4VP 1.0 §6.1.1) within the bounds and of the types this verifier
+ * checks: `aki`, matched against the key identifiers of a credential's x5c chain. `etsi_tl` and
+ * `openid_federation` would need trust lists and federations it does not read: refused, not ignored.
+ */
+function authorityErrors(authorities: unknown, at: string): FieldError[] {
+  if (!Array.isArray(authorities)) return []; // The parser names it.
+  if (authorities.length > limits.trustedAuthorities) {
+    return [{ field: at, message: `must hold at most ${limits.trustedAuthorities} entries` }];
+  }
+  return authorities.flatMap((authority: unknown, index): FieldError[] => {
+    const { type, values } = (authority ?? {}) as Json;
+    if (typeof type === 'string' && !(acceptedAuthorityTypes as readonly string[]).includes(type)) {
+      return [
+        {
+          field: `${at}.${index}.type`,
+          message: `'${type.slice(0, 64)}' is not supported: only ${acceptedAuthorityTypes.join(', ')}`,
+        },
+      ];
+    }
+    return Array.isArray(values) && values.length > limits.authorityValues
+      ? [
+          {
+            field: `${at}.${index}.values`,
+            message: `must hold at most ${limits.authorityValues} entries`,
+          },
+        ]
+      : [];
+  });
 }
 
 /**

@@ -23,6 +23,8 @@ export interface PresentedCredentialSummary {
   holderKeyThumbprint: string | null;
   /** The status check's result: `none` when the credential names no status. */
   status: 'valid' | 'revoked' | 'suspended' | 'none';
+  /** An SD-JWT VC signed by an x5c leaf: whose certificate, and the anchor its chain ended at. */
+  certificateChain?: { leafSubject: string; anchorSubject: string | null };
 }
 
 /**
@@ -114,6 +116,14 @@ export class PresentationRequestEntity {
   /** Answers refused as not bound to this request (docs/oid4vp.md); at the bound the request fails. */
   @Column({ name: 'refused_answers', type: 'integer', default: 0 })
   refusedAnswers: number;
+
+  /** Same-device flows: where the wallet sends the person's browser once verified (OpenID4VP 1.0 §8.2). */
+  @Column({ name: 'redirect_uri', type: 'varchar', length: 2048, nullable: true })
+  redirectUri: string | null;
+
+  /** SHA-256 of the `response_code` appended to `redirect_uri` when verified; the code itself is not kept. */
+  @Column({ name: 'response_code_hash', type: 'bytea', nullable: true })
+  responseCodeHash: Buffer | null;
 
   @Column({ name: 'expires_at', type: 'timestamptz' })
   expiresAt: Date;

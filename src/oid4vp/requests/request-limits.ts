@@ -14,9 +14,14 @@ export const requestLimits = {
   claimSetsPerQuery: 16,
   pathElements: 16,
   credentialSets: 16,
+  /** `trusted_authorities` per credential query, and key identifiers per `aki` entry. */
+  trustedAuthorities: 8,
+  authorityValues: 32,
   /** `trustedIssuers`: how many, and each one's characters. */
   trustedIssuers: 100,
   trustedIssuerChars: 2048,
+  /** `redirectUri`'s characters (with the response code appended, it stays a URL browsers take). */
+  redirectUriChars: 2048,
   /**
    * Answers refused as not bound to the request (another nonce, no holder proof, garbage) before it
    * fails with `too_many_refused_answers`: a wallet may retry, a stranger cannot keep it busy forever.

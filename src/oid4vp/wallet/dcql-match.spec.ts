@@ -121,4 +121,28 @@ describe('DCQL matching of verified presentations', () => {
     );
     expect(error.code).toBe('query_not_satisfied');
   });
+  it('counts an x5c credential for an aki query only when its chain names one of the key ids', () => {
+    const akiQuery = queryOf({
+      credentials: [
+        {
+          id: 'badge',
+          format: 'dc+sd-jwt',
+          meta: { vct_values: [vct] },
+          trusted_authorities: [{ type: 'aki', values: ['a2V5LW9uZQ', 'a2V5LXR3bw'] }],
+        },
+      ],
+    }).query;
+    const chain = (keyIdentifiers: string[]) => ({
+      x5c: { leafSubject: 'CN=Leaf', anchorSubject: 'CN=Root', keyIdentifiers },
+    });
+    const kept = new Map([['badge', [badge({}, chain(['bGVhZg', 'a2V5LXR3bw']))]]]);
+    expect(() => checkMatch(akiQuery, kept)).not.toThrow();
+    for (const presented of [badge({}, chain(['bGVhZg'])), badge({})]) {
+      expect(failure(() => checkMatch(akiQuery, new Map([['badge', [presented]]])))).toMatchObject({
+        code: 'query_not_satisfied',
+        reason:
+          "A credential for badge has no x5c certificate with a key identifier the query's trusted_authorities name.",
+      });
+    }
+  });
 });

@@ -25,7 +25,10 @@ export function queryOf(stored: Record<string, unknown>): {
   return { query, formats };
 }
 
-/** What DCQL evaluates of a verified presentation: its format, vct or types, disclosed claims, binding. */
+/**
+ * What DCQL evaluates of a verified presentation: its format, vct or types, disclosed claims, binding,
+ * and for an x5c-signed SD-JWT VC the key identifiers of its chain as its `aki` authority (§6.1.1).
+ */
 function dcqlPresentationOf(presented: VerifiedPresentation): DcqlCredentialPresentation {
   if (presented.format === 'dc+sd-jwt')
     return {
@@ -33,6 +36,14 @@ function dcqlPresentationOf(presented: VerifiedPresentation): DcqlCredentialPres
       vct: presented.vct ?? '',
       claims: presented.claims as never,
       cryptographic_holder_binding: presented.holderBinding,
+      ...(presented.x5c === undefined || presented.x5c.keyIdentifiers.length === 0
+        ? {}
+        : {
+            authority: {
+              type: 'aki' as const,
+              values: presented.x5c.keyIdentifiers as [string, ...string[]],
+            },
+          }),
     };
   return {
     credential_format: 'ldp_vc',
@@ -79,6 +90,8 @@ type Match = DcqlPresentationResult['credential_matches'][string] | undefined;
 
 function mismatchOf(query: DcqlQuery, id: string, match: Match): string {
   const failed = match?.success === false ? match.failed_credentials?.[0] : undefined;
+  if (failed?.trusted_authorities.success === false)
+    return `A credential for ${id} has no x5c certificate with a key identifier the query's trusted_authorities name.`;
   if (failed?.meta.success === false)
     return `A credential for ${id} is not of a kind the query accepts (vct or type, or holder binding).`;
   if (failed?.claims.success === false) {

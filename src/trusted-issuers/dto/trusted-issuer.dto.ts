@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { PageQuery } from '../../common/page-query.js';
+import { PageQuery, sortValuesOf } from '../../common/page-query.js';
 import { NumberedPageDto } from '../../common/page-dto.js';
 
 export const trustedIssuerExample = {
@@ -55,7 +55,7 @@ export class TrustedIssuerPageDto extends NumberedPageDto(TrustedIssuerDto) {}
 
 export const sortFields = ['issuer', 'createdAt'] as const;
 export type SortField = (typeof sortFields)[number];
-const sortValues = sortFields.flatMap((field) => [field, `${field},asc`, `${field},desc`]);
+const sortValues = sortValuesOf(sortFields);
 
 export class ListTrustedIssuersQuery extends PageQuery {
   @ApiPropertyOptional({

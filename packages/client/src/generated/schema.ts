@@ -406,6 +406,80 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ctrl/api/v1.0/trust-anchors/create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Add an X.509 trust anchor to the tenant
+     * @description A CA certificate or a self-signed one, in PEM. Once the tenant has an anchor, an SD-JWT VC whose header carries `x5c` verifies only when its chain ends at one of them (HAIP 1.0); without any, any chain that holds together. At most 100 anchors.
+     */
+    post: operations['createTrustAnchor'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/trust-anchors': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The tenant’s trust anchors, newest first */
+    get: operations['listTrustAnchors'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/trust-anchors/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One trust anchor of the tenant */
+    get: operations['getTrustAnchor'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/trust-anchors/{id}/delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Remove a trust anchor of the tenant
+     * @description Removing the last anchor leaves the tenant without any: any x5c chain that holds together is accepted.
+     */
+    post: operations['deleteTrustAnchor'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ctrl/api/v1.0/oid4vci/credential-configurations/create': {
     parameters: {
       query?: never;
@@ -1214,6 +1288,7 @@ export interface components {
         | 'WEBHOOK_NOT_FOUND'
         | 'WEBHOOK_DELIVERY_NOT_FOUND'
         | 'TRUSTED_ISSUER_NOT_FOUND'
+        | 'TRUST_ANCHOR_NOT_FOUND'
         | 'CREDENTIAL_CONFIGURATION_NOT_FOUND'
         | 'OFFER_NOT_FOUND'
         | 'PRESENTATION_REQUEST_NOT_FOUND'
@@ -1225,6 +1300,7 @@ export interface components {
         | 'CREDENTIAL_ALREADY_EXISTS'
         | 'IDEMPOTENCY_KEY_IN_USE'
         | 'TRUSTED_ISSUER_ALREADY_EXISTS'
+        | 'TRUST_ANCHOR_ALREADY_EXISTS'
         | 'CREDENTIAL_CONFIGURATION_ALREADY_EXISTS'
         | 'OFFER_NOT_OPEN'
         | 'PRESENTATION_REQUEST_NOT_PENDING'
@@ -1233,6 +1309,7 @@ export interface components {
         | 'CREDENTIAL_NOT_VERIFIED'
         | 'IDEMPOTENCY_KEY_REUSED'
         | 'TRUSTED_ISSUERS_LIMIT_REACHED'
+        | 'TRUST_ANCHORS_LIMIT_REACHED'
         | 'CREDENTIAL_CONFIGURATIONS_LIMIT_REACHED'
         | 'OFFERS_LIMIT_REACHED'
         | 'PRESENTATION_REQUESTS_LIMIT_REACHED'
@@ -1744,6 +1821,100 @@ export interface components {
        */
       totalPages: number;
     };
+    CreateTrustAnchorDto: {
+      /**
+       * @description One X.509 certificate in PEM (RFC 7468): a CA certificate (basicConstraints cA) or a self-signed one, at most 8 KiB of DER.
+       * @example -----BEGIN CERTIFICATE-----
+       *     MIIBrzCCAVWgAwIBAgIEEjRWeDAKBggqhkjOPQQDAjA8MRswGQYDVQQDExJFeGFt
+       *     cGxlIElzc3VpbmcgQ0ExEDAOBgNVBAoTB0V4YW1wbGUxCzAJBgNVBAYTAk5MMB4X
+       *     DTI2MDEwMTAwMDAwMFoXDTM2MDEwMTAwMDAwMFowPDEbMBkGA1UEAxMSRXhhbXBs
+       *     ZSBJc3N1aW5nIENBMRAwDgYDVQQKEwdFeGFtcGxlMQswCQYDVQQGEwJOTDBZMBMG
+       *     ByqGSM49AgEGCCqGSM49AwEHA0IABIEL1qO1WJEQvXpxUT+JcHtJNhcNvgYbtX77
+       *     2QykWsQHFmBEHEycdiSglpbjsr9a9/DFmETMwCA8J8K51AkNXQKjRTBDMBIGA1Ud
+       *     EwEB/wQIMAYBAf8CAQAwDgYDVR0PAQH/BAQDAgEGMB0GA1UdDgQWBBRCZPpKJQil
+       *     zjiKM63tmXv5QxpXOTAKBggqhkjOPQQDAgNIADBFAiB11FC/3dIl80KAJvOn9vMo
+       *     sf+/FY85O9s0VLEHQmaAbQIhAN5MgQd2hhEX2ue0frlKJ+ePmuhkCpJ4ED8YC5mA
+       *     K3B0
+       *     -----END CERTIFICATE-----
+       */
+      certificate: string;
+      /**
+       * @description A note for people.
+       * @example The Example issuing CA
+       */
+      label?: string;
+    };
+    TrustAnchorDto: {
+      /**
+       * Format: uuid
+       * @example 5b1e7c2a-4d3f-4a6b-9c8d-7e6f5a4b3c2d
+       */
+      id: string;
+      /** @example acme */
+      tenantId: string;
+      /** @example The Example issuing CA */
+      label: string | null;
+      /**
+       * @description The certificate’s subject name.
+       * @example CN=Example Issuing CA, O=Example, C=NL
+       */
+      subject: string;
+      /**
+       * @description The certificate’s issuer name.
+       * @example CN=Example Issuing CA, O=Example, C=NL
+       */
+      issuer: string;
+      /** @example 2026-01-01T00:00:00.000Z */
+      notBefore: string;
+      /** @example 2036-01-01T00:00:00.000Z */
+      notAfter: string;
+      /**
+       * @description The subject key identifier, base64url: the value a DCQL `aki` trusted authority names (OpenID4VP 1.0 §6.1.1).
+       * @example QmT6SiUIpc44ijOt7Zl7-UMaVzk
+       */
+      subjectKeyIdentifier: string | null;
+      /**
+       * @description The certificate, PEM.
+       * @example -----BEGIN CERTIFICATE-----
+       *     MIIBrzCCAVWgAwIBAgIEEjRWeDAKBggqhkjOPQQDAjA8MRswGQYDVQQDExJFeGFt
+       *     cGxlIElzc3VpbmcgQ0ExEDAOBgNVBAoTB0V4YW1wbGUxCzAJBgNVBAYTAk5MMB4X
+       *     DTI2MDEwMTAwMDAwMFoXDTM2MDEwMTAwMDAwMFowPDEbMBkGA1UEAxMSRXhhbXBs
+       *     ZSBJc3N1aW5nIENBMRAwDgYDVQQKEwdFeGFtcGxlMQswCQYDVQQGEwJOTDBZMBMG
+       *     ByqGSM49AgEGCCqGSM49AwEHA0IABIEL1qO1WJEQvXpxUT+JcHtJNhcNvgYbtX77
+       *     2QykWsQHFmBEHEycdiSglpbjsr9a9/DFmETMwCA8J8K51AkNXQKjRTBDMBIGA1Ud
+       *     EwEB/wQIMAYBAf8CAQAwDgYDVR0PAQH/BAQDAgEGMB0GA1UdDgQWBBRCZPpKJQil
+       *     zjiKM63tmXv5QxpXOTAKBggqhkjOPQQDAgNIADBFAiB11FC/3dIl80KAJvOn9vMo
+       *     sf+/FY85O9s0VLEHQmaAbQIhAN5MgQd2hhEX2ue0frlKJ+ePmuhkCpJ4ED8YC5mA
+       *     K3B0
+       *     -----END CERTIFICATE-----
+       */
+      certificate: string;
+      /** @example 2026-11-25T10:00:00.000Z */
+      createdAt: string;
+    };
+    TrustAnchorPageDto: {
+      content: components['schemas']['TrustAnchorDto'][];
+      /**
+       * @description Page number, from 0.
+       * @example 0
+       */
+      number: number;
+      /**
+       * @description Page size asked for.
+       * @example 20
+       */
+      size: number;
+      /**
+       * @description Items matching, on all pages.
+       * @example 1
+       */
+      totalElements: number;
+      /**
+       * @description Pages of this size.
+       * @example 1
+       */
+      totalPages: number;
+    };
     CredentialDefinitionDto: {
       /**
        * @example [
@@ -2114,6 +2285,18 @@ export interface components {
        */
       totalPages: number;
     };
+    PresentedCertificateChainDto: {
+      /**
+       * @description The subject of the leaf certificate whose key signed the credential.
+       * @example CN=Globex Issuer, O=Globex, C=NL
+       */
+      leafSubject: string;
+      /**
+       * @description The subject of the tenant’s trust anchor the chain ended at; null when the tenant has no anchors and any valid chain was accepted.
+       * @example CN=Example Issuing CA, O=Example, C=NL
+       */
+      anchorSubject: string | null;
+    };
     PresentationRequestCredentialDto: {
       /**
        * @example dc+sd-jwt
@@ -2148,6 +2331,8 @@ export interface components {
        * @enum {string}
        */
       status: 'valid' | 'revoked' | 'suspended' | 'none';
+      /** @description dc+sd-jwt signed by an `x5c` certificate: the chain that vouched for it. */
+      certificateChain?: components['schemas']['PresentedCertificateChainDto'];
       /**
        * @description The disclosed claims only; absent once erased (see `claimsErasedAt`).
        * @example {
@@ -2218,6 +2403,11 @@ export interface components {
        *     ]
        */
       trustedIssuers?: string[];
+      /**
+       * @description Same-device flows (OpenID4VP 1.0 §8.2): once the answer verifies, the response endpoint tells the wallet to send the person’s browser here, with a fresh `response_code` query parameter whose SHA-256 the request then shows as `responseCodeSha256`. An https URL without a fragment.
+       * @example https://shop.example/checkout/verified
+       */
+      redirectUri?: string;
     };
     CreatedPresentationRequestDto: {
       /**
@@ -2311,6 +2501,16 @@ export interface components {
       };
       /** @example null */
       trustedIssuers: string[] | null;
+      /**
+       * @description Same-device flows: where the wallet sends the person’s browser once verified.
+       * @example null
+       */
+      redirectUri: string | null;
+      /**
+       * @description Once verified with a `redirectUri`: the SHA-256 (base64url) of the `response_code` appended to it. Whoever arrives there with the code that hashes to this is the browser of the device that answered.
+       * @example null
+       */
+      responseCodeSha256: string | null;
       /** @example decentralized_identifier:did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK */
       clientId: string;
       /**
@@ -5214,6 +5414,506 @@ export interface operations {
       };
     };
   };
+  createTrustAnchor: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: 1-255 printable ASCII characters (a UUID is a good key), bare or quoted as the IETF draft writes it. The same key with the same request within 24 hours answers the first 2xx answer again (with `Idempotent-Replayed: true`) and does nothing more; with another request it is a 422, while the first request runs a 409. An error answer keeps nothing: fix the request and send it with the same key. Keys count per caller (the token's subject), tenant and operation. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateTrustAnchorDto'];
+      };
+    };
+    responses: {
+      /** @description The anchor. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "5b1e7c2a-4d3f-4a6b-9c8d-7e6f5a4b3c2d",
+           *       "tenantId": "acme",
+           *       "label": "The Example issuing CA",
+           *       "subject": "CN=Example Issuing CA, O=Example, C=NL",
+           *       "issuer": "CN=Example Issuing CA, O=Example, C=NL",
+           *       "notBefore": "2026-01-01T00:00:00.000Z",
+           *       "notAfter": "2036-01-01T00:00:00.000Z",
+           *       "subjectKeyIdentifier": "QmT6SiUIpc44ijOt7Zl7-UMaVzk",
+           *       "certificate": "-----BEGIN CERTIFICATE-----\nMIIBrzCCAVWgAwIBAgIEEjRWeDAKBggqhkjOPQQDAjA8MRswGQYDVQQDExJFeGFt\ncGxlIElzc3VpbmcgQ0ExEDAOBgNVBAoTB0V4YW1wbGUxCzAJBgNVBAYTAk5MMB4X\nDTI2MDEwMTAwMDAwMFoXDTM2MDEwMTAwMDAwMFowPDEbMBkGA1UEAxMSRXhhbXBs\nZSBJc3N1aW5nIENBMRAwDgYDVQQKEwdFeGFtcGxlMQswCQYDVQQGEwJOTDBZMBMG\nByqGSM49AgEGCCqGSM49AwEHA0IABIEL1qO1WJEQvXpxUT+JcHtJNhcNvgYbtX77\n2QykWsQHFmBEHEycdiSglpbjsr9a9/DFmETMwCA8J8K51AkNXQKjRTBDMBIGA1Ud\nEwEB/wQIMAYBAf8CAQAwDgYDVR0PAQH/BAQDAgEGMB0GA1UdDgQWBBRCZPpKJQil\nzjiKM63tmXv5QxpXOTAKBggqhkjOPQQDAgNIADBFAiB11FC/3dIl80KAJvOn9vMo\nsf+/FY85O9s0VLEHQmaAbQIhAN5MgQd2hhEX2ue0frlKJ+ePmuhkCpJ4ED8YC5mA\nK3B0\n-----END CERTIFICATE-----\n",
+           *       "createdAt": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['TrustAnchorDto'];
+        };
+      };
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       *
+       *     - `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice.
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `TRUST_ANCHOR_ALREADY_EXISTS`: Trust anchor already exists
+       *
+       *     - `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds.
+       */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `TRUST_ANCHORS_LIMIT_REACHED`: Trust anchors limit reached
+       *
+       *     - `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours.
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  listTrustAnchors: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 0. */
+        page?: number;
+        /** @description Page size. */
+        size?: number;
+        /** @description Sort field and direction; the id breaks ties. Direction defaults to asc. */
+        sort?:
+          | 'subject'
+          | 'subject,asc'
+          | 'subject,desc'
+          | 'notAfter'
+          | 'notAfter,asc'
+          | 'notAfter,desc'
+          | 'createdAt'
+          | 'createdAt,asc'
+          | 'createdAt,desc';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of anchors. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "content": [
+           *         {
+           *           "id": "5b1e7c2a-4d3f-4a6b-9c8d-7e6f5a4b3c2d",
+           *           "tenantId": "acme",
+           *           "label": "The Example issuing CA",
+           *           "subject": "CN=Example Issuing CA, O=Example, C=NL",
+           *           "issuer": "CN=Example Issuing CA, O=Example, C=NL",
+           *           "notBefore": "2026-01-01T00:00:00.000Z",
+           *           "notAfter": "2036-01-01T00:00:00.000Z",
+           *           "subjectKeyIdentifier": "QmT6SiUIpc44ijOt7Zl7-UMaVzk",
+           *           "certificate": "-----BEGIN CERTIFICATE-----\nMIIBrzCCAVWgAwIBAgIEEjRWeDAKBggqhkjOPQQDAjA8MRswGQYDVQQDExJFeGFt\ncGxlIElzc3VpbmcgQ0ExEDAOBgNVBAoTB0V4YW1wbGUxCzAJBgNVBAYTAk5MMB4X\nDTI2MDEwMTAwMDAwMFoXDTM2MDEwMTAwMDAwMFowPDEbMBkGA1UEAxMSRXhhbXBs\nZSBJc3N1aW5nIENBMRAwDgYDVQQKEwdFeGFtcGxlMQswCQYDVQQGEwJOTDBZMBMG\nByqGSM49AgEGCCqGSM49AwEHA0IABIEL1qO1WJEQvXpxUT+JcHtJNhcNvgYbtX77\n2QykWsQHFmBEHEycdiSglpbjsr9a9/DFmETMwCA8J8K51AkNXQKjRTBDMBIGA1Ud\nEwEB/wQIMAYBAf8CAQAwDgYDVR0PAQH/BAQDAgEGMB0GA1UdDgQWBBRCZPpKJQil\nzjiKM63tmXv5QxpXOTAKBggqhkjOPQQDAgNIADBFAiB11FC/3dIl80KAJvOn9vMo\nsf+/FY85O9s0VLEHQmaAbQIhAN5MgQd2hhEX2ue0frlKJ+ePmuhkCpJ4ED8YC5mA\nK3B0\n-----END CERTIFICATE-----\n",
+           *           "createdAt": "2026-11-25T10:00:00.000Z"
+           *         }
+           *       ],
+           *       "number": 0,
+           *       "size": 20,
+           *       "totalElements": 1,
+           *       "totalPages": 1
+           *     }
+           */
+          'application/json': components['schemas']['TrustAnchorPageDto'];
+        };
+      };
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  getTrustAnchor: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The anchor id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The anchor. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "5b1e7c2a-4d3f-4a6b-9c8d-7e6f5a4b3c2d",
+           *       "tenantId": "acme",
+           *       "label": "The Example issuing CA",
+           *       "subject": "CN=Example Issuing CA, O=Example, C=NL",
+           *       "issuer": "CN=Example Issuing CA, O=Example, C=NL",
+           *       "notBefore": "2026-01-01T00:00:00.000Z",
+           *       "notAfter": "2036-01-01T00:00:00.000Z",
+           *       "subjectKeyIdentifier": "QmT6SiUIpc44ijOt7Zl7-UMaVzk",
+           *       "certificate": "-----BEGIN CERTIFICATE-----\nMIIBrzCCAVWgAwIBAgIEEjRWeDAKBggqhkjOPQQDAjA8MRswGQYDVQQDExJFeGFt\ncGxlIElzc3VpbmcgQ0ExEDAOBgNVBAoTB0V4YW1wbGUxCzAJBgNVBAYTAk5MMB4X\nDTI2MDEwMTAwMDAwMFoXDTM2MDEwMTAwMDAwMFowPDEbMBkGA1UEAxMSRXhhbXBs\nZSBJc3N1aW5nIENBMRAwDgYDVQQKEwdFeGFtcGxlMQswCQYDVQQGEwJOTDBZMBMG\nByqGSM49AgEGCCqGSM49AwEHA0IABIEL1qO1WJEQvXpxUT+JcHtJNhcNvgYbtX77\n2QykWsQHFmBEHEycdiSglpbjsr9a9/DFmETMwCA8J8K51AkNXQKjRTBDMBIGA1Ud\nEwEB/wQIMAYBAf8CAQAwDgYDVR0PAQH/BAQDAgEGMB0GA1UdDgQWBBRCZPpKJQil\nzjiKM63tmXv5QxpXOTAKBggqhkjOPQQDAgNIADBFAiB11FC/3dIl80KAJvOn9vMo\nsf+/FY85O9s0VLEHQmaAbQIhAN5MgQd2hhEX2ue0frlKJ+ePmuhkCpJ4ED8YC5mA\nK3B0\n-----END CERTIFICATE-----\n",
+           *       "createdAt": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['TrustAnchorDto'];
+        };
+      };
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `TRUST_ANCHOR_NOT_FOUND`: Trust anchor not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  deleteTrustAnchor: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The anchor id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Removed. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `TRUST_ANCHOR_NOT_FOUND`: Trust anchor not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
   createCredentialConfiguration: {
     parameters: {
       query?: never;
@@ -6068,6 +6768,7 @@ export interface operations {
            *       "credential_configurations_supported": {
            *         "EmployeeBadge_sd_jwt": {
            *           "format": "dc+sd-jwt",
+           *           "scope": "EmployeeBadge_sd_jwt",
            *           "vct": "https://acme.example/credentials/employee-badge",
            *           "cryptographic_binding_methods_supported": [
            *             "jwk"
@@ -7161,6 +7862,8 @@ export interface operations {
            *             ]
            *           },
            *           "trustedIssuers": null,
+           *           "redirectUri": null,
+           *           "responseCodeSha256": null,
            *           "createdAt": "2026-11-25T10:00:00.000Z",
            *           "endedAt": null,
            *           "refusedAnswers": 0

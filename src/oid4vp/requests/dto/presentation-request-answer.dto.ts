@@ -36,6 +36,8 @@ export const requestExample = {
   requestUriMethod: 'get' as const,
   dcqlQuery: dcqlQueryExample,
   trustedIssuers: null,
+  redirectUri: null,
+  responseCodeSha256: null,
   createdAt: '2026-11-25T10:00:00.000Z',
   endedAt: null,
   refusedAnswers: 0,
@@ -112,6 +114,24 @@ export class PresentationOutcomeDto {
   reason!: string;
 }
 
+/** The X.509 chain that vouched for an SD-JWT VC's `x5c` signature (HAIP 1.0). */
+export class PresentedCertificateChainDto {
+  @ApiProperty({
+    description: 'The subject of the leaf certificate whose key signed the credential.',
+    example: 'CN=Globex Issuer, O=Globex, C=NL',
+  })
+  leafSubject!: string;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description:
+      'The subject of the tenant’s trust anchor the chain ended at; null when the tenant has no anchors and any valid chain was accepted.',
+    example: 'CN=Example Issuing CA, O=Example, C=NL',
+  })
+  anchorSubject!: string | null;
+}
+
 /** One verified credential of a credential query. */
 export class PresentationRequestCredentialDto {
   @ApiProperty({ enum: ['dc+sd-jwt', 'ldp_vc'], example: 'dc+sd-jwt' })
@@ -148,6 +168,12 @@ export class PresentationRequestCredentialDto {
   status!: PresentedCredentialSummary['status'];
 
   @ApiPropertyOptional({
+    type: PresentedCertificateChainDto,
+    description: 'dc+sd-jwt signed by an `x5c` certificate: the chain that vouched for it.',
+  })
+  certificateChain?: PresentedCertificateChainDto;
+
+  @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
     description: 'The disclosed claims only; absent once erased (see `claimsErasedAt`).',
@@ -179,6 +205,23 @@ export class PresentationRequestDto {
 
   @ApiProperty({ type: [String], nullable: true, example: null })
   trustedIssuers!: string[] | null;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'Same-device flows: where the wallet sends the person’s browser once verified.',
+    example: null,
+  })
+  redirectUri!: string | null;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description:
+      'Once verified with a `redirectUri`: the SHA-256 (base64url) of the `response_code` appended to it. Whoever arrives there with the code that hashes to this is the browser of the device that answered.',
+    example: null,
+  })
+  responseCodeSha256!: string | null;
 
   @ApiProperty({ example: exampleClientId })
   clientId!: string;
