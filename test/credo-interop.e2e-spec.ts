@@ -211,7 +211,7 @@ describe('Credo 0.6 as wallet and as a second issuer', () => {
     );
   });
 
-  it('signs an x5c SD-JWT VC that a Credo trusting its root verifies; shop’s verifier, trusting no X.509 root, refuses it and stays pending', async () => {
+  it('signs an x5c SD-JWT VC that a Credo trusting its root verifies; shop’s verifier takes it without trust anchors, and refuses it once its anchor is another root', async () => {
     const vct = `${identityVct}/x5c`;
     const ca = await createCredoIssuerCa(credo, 'issuer.credo.invalid');
     const { compact } = await issueWithCredo(
@@ -242,6 +242,22 @@ describe('Credo 0.6 as wallet and as a second issuer', () => {
       await untrusting.shutdown();
     }
 
+    // Without trust anchors shop takes any chain that holds together and names iss (docs/trust-anchors.md).
+    const taken = await openRequest({ dcqlQuery: queryFor(vct) });
+    expect((await presentWithCredo(credo, taken.link)).answer).toMatchObject({
+      ok: true,
+      serverResponse: { status: 200 },
+    });
+    expect(await readRequest(taken.id)).toMatchObject({ status: 'verified' });
+
+    // With an anchor of another root (the last test of the file: shop keeps it), the chain is refused.
+    const other = await createCredoIssuerCa(credo, 'other.credo.invalid');
+    const anchored = await service.request('/ctrl/api/v1.0/trust-anchors/create', {
+      method: 'POST',
+      headers: { 'x-tenant-id': 'shop' },
+      body: { certificate: other.rootPem },
+    });
+    expect(anchored.status).toBe(201);
     const request = await openRequest({ dcqlQuery: queryFor(vct) });
     const { answer } = await presentWithCredo(credo, request.link);
 
