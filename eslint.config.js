@@ -33,7 +33,7 @@ const foundations = {
   x509: {
     may: [],
     message:
-      'x509/ is the X.509 toolbox (chains, key identifiers, names): it depends on no folder.',
+      'x509/ is the X.509 toolbox (certificates, requests, authorities, chains, key identifiers, names): it depends on no folder.',
   },
   events: {
     may: [],

@@ -159,6 +159,22 @@ export async function measureOid4vci(context, tenantId) {
     },
   });
 
+  // The credential endpoint's path with a certificate (HAIP 1.0): the first credential's header says so.
+  const first = await readyToRequest(service.url, apiToken, tenantId);
+  const firstRequest = credentialRequest(first, await proof(first.audience, first.nonce));
+  const answer = await call(service.url, firstRequest.path, {
+    token: firstRequest.token,
+    json: firstRequest.body,
+  });
+  const header = JSON.parse(
+    Buffer.from(answer.credentials[0].credential.split('.')[0], 'base64url').toString('utf8'),
+  );
+  log(
+    `OpenID4VCI: SD-JWT VCs signed with ${header.alg}, ${
+      Array.isArray(header.x5c) ? `x5c of ${header.x5c.length} certificate(s)` : 'no x5c'
+    }`,
+  );
+
   log('OpenID4VCI: complete issuances');
   const flow = await sampled(service.pid, async () => {
     const started = performance.now();

@@ -147,6 +147,8 @@ export async function startLocalService(dataDir, checkout = root, extraEnv = {})
       HTTP_MAX_IN_FLIGHT_TOKEN: '0',
       HTTP_MAX_IN_FLIGHT_WALLET: '0',
       HTTP_MAX_IN_FLIGHT_API: '0',
+      // Local mode's default, said here: SD-JWT VCs are measured signed with x5c (HAIP 1.0).
+      CERTIFICATE_AUTHORITY_DEVELOPMENT: 'true',
       ...(env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: env.BENCH_SERVICE_NODE_OPTIONS } : {}),
       ...extraEnv,
     },

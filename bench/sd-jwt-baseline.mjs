@@ -8,7 +8,7 @@
 //
 // Environment: PORT (0: any free port), ISSUER (the proofs' audience), NONCE (the one c_nonce they carry).
 // Prints one JSON line {"port": n} on stdout once it listens.
-import { generateKeyPairSync, randomInt, randomUUID, sign } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, randomInt, randomUUID, sign } from 'node:crypto';
 import { createServer } from 'node:http';
 import { decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
 import { issueSdJwtVc } from '../dist/src/credentials/sd-jwt/sd-jwt-vc.js';
@@ -29,6 +29,8 @@ const key = {
     Promise.resolve(
       new Uint8Array(sign('sha256', data, { key: privateKey, dsaEncoding: 'ieee-p1363' })),
     ),
+  // The service's header carries its x5c (one development leaf, about 485 bytes of DER): as many bytes.
+  x5c: [randomBytes(485).toString('base64')],
 };
 
 function send(response, status, body) {

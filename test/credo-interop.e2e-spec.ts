@@ -1,4 +1,4 @@
-import { type SdJwtVcIssuer } from '@credo-ts/core';
+import { type SdJwtVcIssuer, type SdJwtVcRecord } from '@credo-ts/core';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { createCredoIssuerCa } from './support/credo-ca.js';
 import {
@@ -12,6 +12,7 @@ import {
 import { sdJwtBadge } from './support/oid4vci-fixtures.js';
 import { jsonPart, signedPayload } from './support/oid4vci-holder.js';
 import { startTestService, type TestService } from './support/test-service.js';
+import { CertificateAuthorityService } from '../src/certificates/certificate-authority.service.js';
 
 type Json = Record<string, unknown>;
 
@@ -30,8 +31,9 @@ const queryFor = (vct: string) => ({
 
 /**
  * Credo 0.6 (OWF's agent framework, keys and records in memory) against the service: as the wallet of
- * a tenant's OpenID4VCI issuer, and as a second issuer whose SD-JWT VCs (did:key, x5c) its holder
- * presents to another tenant's OpenID4VP verifier. What waits for X.509 on the service's side is in
+ * a tenant's OpenID4VCI issuer (its SD-JWT VCs verified through their x5c chain, HAIP 1.0), and as a
+ * second issuer whose SD-JWT VCs (did:key, x5c) its holder presents to another tenant's OpenID4VP
+ * verifier. What waits for X.509 on the service's side is in
  * test/support/credo-pending.md. One service and one Credo agent for the file.
  */
 describe('Credo 0.6 as wallet and as a second issuer', () => {
@@ -77,31 +79,81 @@ describe('Credo 0.6 as wallet and as a second issuer', () => {
   const holderThumbprintOf = (compact: string) =>
     calculateJwkThumbprint((signedPayload(compact).cnf as { jwk: JWK }).jwk);
 
-  it('takes univ’s offer through token, nonce and proof, then refuses the SD-JWT VC: its issuer key is found from `iss`, which Credo does not do', async () => {
+  /** The root of the service's authority (base64 DER), which a wallet of univ's credentials trusts. */
+  const authorityRoot = async () =>
+    (await service.app.get(CertificateAuthorityService).current())!.root!.toString('base64');
+
+  /** An offer of univ's SD-JWT VC badge for Erika. */
+  async function univOffer(): Promise<Json> {
     const offer = await service.request<Json>('/ctrl/api/v1.0/oid4vci/offers', {
       method: 'POST',
       headers: { 'x-tenant-id': 'univ' },
       body: { credentialConfigurationId: sdJwtBadge.id, claims: { given_name: 'Erika' } },
     });
     expect(offer.status).toBe(201);
+    return offer.body;
+  }
 
-    const refused = await receiveWithCredo(credo, offer.body.credentialOfferUri as string).then(
-      () => null,
-      (error: Error) => error.message,
-    );
-    // Credo 0.6 verifies an SD-JWT VC through `did` (kid a DID URL) or `x5c` only; ours names the
-    // tenant's key by `kid` and JWT VC Issuer Metadata at `iss` (SD-JWT VC draft §5).
-    expect(refused).toContain('Failed to validate sd-jwt-vc credentials');
-    expect(refused).toContain(
-      'Unsupported signing method for SD-JWT VC. Only did and x5c are supported at the moment.',
-    );
-    expect(await credo.sdJwtVc.getAll()).toEqual([]);
-    // Everything before Credo's own check worked: the service issued to Credo's proven key.
-    const issued = await service.request<Json>(
-      `/ctrl/api/v1.0/oid4vci/offers/${offer.body.id as string}`,
-      { headers: { 'x-tenant-id': 'univ' } },
-    );
-    expect(issued.body).toMatchObject({ status: 'issued', credentialIds: [expect.any(String)] });
+  it('receives univ’s x5c SD-JWT VC when it trusts the service’s authority, and presents it back to shop', async () => {
+    const wallet = await startCredoAgent({ trustedCertificates: [await authorityRoot()] });
+    try {
+      const [record] = await receiveWithCredo(
+        wallet,
+        (await univOffer()).credentialOfferUri as string,
+      );
+      const compact = (record as SdJwtVcRecord).credentialInstances[0].compactSdJwtVc;
+      // Credo verified it through the x5c chain (HAIP 1.0 §6.1.1), the leaf naming univ's `iss`.
+      expect(jsonPart(compact.split('.')[0])).toMatchObject({
+        typ: 'dc+sd-jwt',
+        alg: 'ES256',
+        x5c: [expect.any(String)],
+      });
+      expect(await wallet.sdJwtVc.getAll()).toHaveLength(1);
+
+      // The whole loop: our issuer, Credo's wallet, our verifier.
+      const request = await openRequest({ dcqlQuery: queryFor(sdJwtBadge.vct!) });
+      const { answer } = await presentWithCredo(wallet, request.link);
+      expect(answer).toMatchObject({ ok: true, serverResponse: { status: 200 } });
+      expect(await readRequest(request.id)).toMatchObject({
+        status: 'verified',
+        presented: {
+          identity: [
+            {
+              issuer: `${service.publicBaseUrl}/ctrl/oid4vci/univ`,
+              vct: sdJwtBadge.vct,
+              claims: { given_name: 'Erika' },
+            },
+          ],
+        },
+      });
+    } finally {
+      await wallet.shutdown();
+    }
+  });
+
+  it('refuses univ’s x5c SD-JWT VC when it trusts another root, and keeps nothing', async () => {
+    // A root the service never used: Credo's own test authority.
+    const ca = await createCredoIssuerCa(credo, 'other-root.credo.invalid');
+    const wallet = await startCredoAgent({ trustedCertificates: [ca.rootPem] });
+    try {
+      const offer = await univOffer();
+      const refused = await receiveWithCredo(wallet, offer.credentialOfferUri as string).then(
+        () => null,
+        (error: Error) => error.message,
+      );
+      expect(refused).toContain('Failed to validate sd-jwt-vc credentials');
+      // Refused by the chain's trust, not for want of a way to find the key (before x5c it was).
+      expect(refused).not.toContain('Only did and x5c are supported');
+      expect(await wallet.sdJwtVc.getAll()).toEqual([]);
+      // Everything before Credo's own check worked: the service issued to Credo's proven key.
+      const issued = await service.request<Json>(
+        `/ctrl/api/v1.0/oid4vci/offers/${offer.id as string}`,
+        { headers: { 'x-tenant-id': 'univ' } },
+      );
+      expect(issued.body).toMatchObject({ status: 'issued', credentialIds: [expect.any(String)] });
+    } finally {
+      await wallet.shutdown();
+    }
   });
 
   describe('Credo’s own SD-JWT VC (did:key issuer), presented to shop’s verifier', () => {
@@ -159,7 +211,7 @@ describe('Credo 0.6 as wallet and as a second issuer', () => {
     );
   });
 
-  it('signs an x5c SD-JWT VC that a Credo trusting its root verifies; shop’s verifier, trusting no X.509 root, refuses it and stays pending', async () => {
+  it('signs an x5c SD-JWT VC that a Credo trusting its root verifies; shop’s verifier takes it without trust anchors, and refuses it once its anchor is another root', async () => {
     const vct = `${identityVct}/x5c`;
     const ca = await createCredoIssuerCa(credo, 'issuer.credo.invalid');
     const { compact } = await issueWithCredo(
@@ -190,6 +242,22 @@ describe('Credo 0.6 as wallet and as a second issuer', () => {
       await untrusting.shutdown();
     }
 
+    // Without trust anchors shop takes any chain that holds together and names iss (docs/trust-anchors.md).
+    const taken = await openRequest({ dcqlQuery: queryFor(vct) });
+    expect((await presentWithCredo(credo, taken.link)).answer).toMatchObject({
+      ok: true,
+      serverResponse: { status: 200 },
+    });
+    expect(await readRequest(taken.id)).toMatchObject({ status: 'verified' });
+
+    // With an anchor of another root (the last test of the file: shop keeps it), the chain is refused.
+    const other = await createCredoIssuerCa(credo, 'other.credo.invalid');
+    const anchored = await service.request('/ctrl/api/v1.0/trust-anchors/create', {
+      method: 'POST',
+      headers: { 'x-tenant-id': 'shop' },
+      body: { certificate: other.rootPem },
+    });
+    expect(anchored.status).toBe(201);
     const request = await openRequest({ dcqlQuery: queryFor(vct) });
     const { answer } = await presentWithCredo(credo, request.link);
 

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CertificatesModule } from '../certificates/certificates.module.js';
 import { Settings } from '../config/settings.js';
 import { DidModule } from '../did/did.module.js';
 import { TrustAnchorsModule } from '../trust-anchors/trust-anchors.module.js';
@@ -42,6 +43,7 @@ export const credentialEntities = [StatusListEntity, StatusEntryEntity, IssuedCr
     TypeOrmModule.forFeature(credentialEntities),
     DidModule,
     TrustedIssuersModule,
+    CertificatesModule,
     TrustAnchorsModule,
   ],
   controllers: [

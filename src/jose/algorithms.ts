@@ -23,4 +23,9 @@ export interface JoseSigningKey {
   alg: 'ES256' | 'EdDSA';
   /** The JWS signature of the data (ES256: IEEE P1363 r || s, 64 bytes; EdDSA: 64 bytes). */
   sign(data: Uint8Array): Promise<Uint8Array>;
+  /**
+   * The key's certificate chain for the header's `x5c` (RFC 7515 §4.1.6): standard base64 DER, leaf
+   * first, without the root (HAIP 1.0); absent for a key no certificate names.
+   */
+  x5c?: readonly string[];
 }

@@ -1,5 +1,5 @@
 import { compactVerify, importJWK } from 'jose';
-import { type JwsAlgorithm } from './algorithms.js';
+import { type JoseSigningKey, type JwsAlgorithm } from './algorithms.js';
 import { type PublicJwk } from './jwk.js';
 import { LRUCache } from 'lru-cache';
 
@@ -22,6 +22,22 @@ export function decodeJws(compact: string): DecodedJws | string {
   if (header === undefined) return 'has a header that is not a JSON object';
   if (payload === undefined) return 'has a payload that is not a JSON object';
   return { header, payload };
+}
+
+/**
+ * The protected header `key` signs under: `typ`, `alg`, `kid`, and `x5c` when a certificate names the
+ * key, so that a verifier may find it by `kid` (JWT VC Issuer Metadata) or by the chain (HAIP 1.0).
+ */
+export function signingHeader(
+  key: JoseSigningKey,
+  typ: string,
+): Json & { alg: string; typ: string; kid: string } {
+  return {
+    typ,
+    alg: key.alg,
+    kid: key.kid,
+    ...(key.x5c === undefined ? {} : { x5c: [...key.x5c] }),
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { Controller, Get, Header, Param } from '@nestjs/common';
+import { Controller, Get, Header, Headers, Param, Res } from '@nestjs/common';
 import {
   ApiExcludeEndpoint,
   ApiOkResponse,
@@ -6,6 +6,7 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
+import { type Response } from 'express';
 import { Public } from '../auth/access.decorators.js';
 import { ApiProblems } from '../common/openapi.js';
 import { credentialIssuerId } from '../tenancy/credential-issuer.js';
@@ -13,6 +14,7 @@ import { TenantIdPipe } from '../tenancy/tenant-id.pipe.js';
 import { configurationExample } from './dto/credential-configuration.dto.js';
 import { authorizationServerMetadata, credentialIssuerMetadata } from './issuer-metadata.js';
 import { IssuerMetadataService } from './issuer-metadata.service.js';
+import { answerMetadata, signedMetadataExample } from './metadata-negotiation.js';
 
 const issuerPath = 'ctrl/oid4vci/:tenantId';
 const exampleIssuer = credentialIssuerId('http://localhost:8080', 'acme');
@@ -45,22 +47,32 @@ export class IssuerMetadataController {
   })
   @ApiParam(tenantParameter)
   @ApiOkResponse({
-    description: 'The metadata.',
-    content: json(
-      credentialIssuerMetadata(exampleIssuer, { id: 'acme', label: 'ACME Corp', imageUrl: null }, [
-        configurationExample,
-      ]),
-    ),
+    description:
+      'The metadata; with a certificate, `signed_metadata` too. With `Accept: application/jwt` and a certificate, the signed metadata alone (OpenID4VCI 1.0 §12.2.3), `typ: openidvci-issuer-metadata+jwt`, ES256, `x5c` in its header.',
+    headers: { Vary: { description: '`Accept`', schema: { type: 'string' } } },
+    content: {
+      ...json({
+        ...credentialIssuerMetadata(
+          exampleIssuer,
+          { id: 'acme', label: 'ACME Corp', imageUrl: null },
+          [configurationExample],
+        ),
+        signed_metadata: signedMetadataExample,
+      }),
+      'application/jwt': { schema: { type: 'string' as const }, example: signedMetadataExample },
+    },
   })
   @ApiProblems(
     '/.well-known/openid-credential-issuer/ctrl/oid4vci/acme',
     'TENANT_NOT_FOUND',
     'VALIDATION_FAILED',
   )
-  credentialIssuer(
+  async credentialIssuer(
     @Param('tenantId', TenantIdPipe) tenantId: string,
-  ): Promise<Record<string, unknown>> {
-    return this.metadata.credentialIssuer(tenantId);
+    @Headers('accept') accept: string | undefined,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<Record<string, unknown> | string> {
+    return answerMetadata(await this.metadata.credentialIssuer(tenantId), accept, response);
   }
 
   @Get(`.well-known/oauth-authorization-server/${issuerPath}`)
@@ -96,10 +108,12 @@ export class IssuerMetadataController {
   @Public()
   @Header('Cache-Control', 'public, max-age=60')
   @ApiExcludeEndpoint()
-  credentialIssuerAppended(
+  async credentialIssuerAppended(
     @Param('tenantId', TenantIdPipe) tenantId: string,
-  ): Promise<Record<string, unknown>> {
-    return this.metadata.credentialIssuer(tenantId);
+    @Headers('accept') accept: string | undefined,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<Record<string, unknown> | string> {
+    return answerMetadata(await this.metadata.credentialIssuer(tenantId), accept, response);
   }
 
   @Get(`${issuerPath}/.well-known/oauth-authorization-server`)

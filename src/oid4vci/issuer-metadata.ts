@@ -1,3 +1,5 @@
+import { type JoseSigningKey } from '../jose/algorithms.js';
+import { signCompactJws, signingHeader } from '../jose/jws.js';
 import { type CredentialConfigurationDto } from './dto/credential-configuration-answer.dto.js';
 
 /** Wallets may ask for this many credentials of one configuration in one request (§12.2.4). */
@@ -54,6 +56,35 @@ function supported(configuration: CredentialConfigurationDto): Record<string, un
     proof_types_supported: { jwt: { proof_signing_alg_values_supported: proofSigningAlgorithms } },
     credential_metadata: { display: configuration.display, claims: configuration.claims },
   };
+}
+
+/** How long signed metadata is good for (`exp`): a copy kept aside learns of a new certificate within a day. */
+export const signedMetadataLifetimeSeconds = 86_400;
+
+/**
+ * Signed Credential Issuer Metadata (OpenID4VCI 1.0 §12.2.3): a JWT `typ: openidvci-issuer-metadata+jwt`
+ * whose claims are the metadata parameters with `iss` and `sub` the credential issuer identifier,
+ * `iat` and `exp`, signed by the tenant's certified ES256 key (its `x5c` in the header, HAIP 1.0).
+ */
+export function signedMetadata(
+  metadata: Record<string, unknown>,
+  iat: number,
+  key: JoseSigningKey,
+): Promise<string> {
+  // A signed_metadata value never appears as a claim of the JWT (the OpenID4VCI drafts).
+  const parameters = { ...metadata };
+  delete parameters.signed_metadata;
+  const issuer = metadata.credential_issuer;
+  const claims = {
+    ...parameters,
+    iss: issuer,
+    sub: issuer,
+    iat,
+    exp: iat + signedMetadataLifetimeSeconds,
+  };
+  return signCompactJws(signingHeader(key, 'openidvci-issuer-metadata+jwt'), claims, (data) =>
+    key.sign(data),
+  );
 }
 
 /** OAuth 2.0 Authorization Server Metadata (RFC 8414) for the pre-authorized code flow (§12.3). */

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CertificatesModule } from '../certificates/certificates.module.js';
 import { CredentialsModule } from '../credentials/credentials.module.js';
+import { DidModule } from '../did/did.module.js';
 import { SecretsModule } from '../secrets/secrets.module.js';
 import { TenantsModule } from '../tenants/tenants.module.js';
 import { CredentialConfigurationEntity } from './credential-configuration.entity.js';
@@ -35,6 +37,9 @@ export const oid4vciEntities = [CredentialConfigurationEntity, OfferEntity, Nonc
     SecretsModule.forFeature(offerSealedColumns),
     TenantsModule,
     CredentialsModule,
+    // The signed metadata: the tenant's ES256 key and its certificate chain.
+    DidModule,
+    CertificatesModule,
   ],
   controllers: [
     CredentialConfigurationsController,

@@ -1,5 +1,9 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { clientAuthenticationAnonymous, HashAlgorithm } from '@openid4vc/oauth2';
+import {
+  clientAuthenticationAnonymous,
+  HashAlgorithm,
+  type VerifyJwtCallback,
+} from '@openid4vc/oauth2';
 import { Openid4vciClient } from '@openid4vc/openid4vci';
 import {
   calculateJwkThumbprint,
@@ -40,9 +44,16 @@ export function didKeyOf(key: WalletKey): string {
 
 /**
  * A wallet built on OWF's library (@openid4vc/openid4vci): its JWTs signed with jose, by the key whose
- * public JWK (or DID) the library names; hashes and randomness from node:crypto.
+ * public JWK (or DID) the library names; hashes and randomness from node:crypto. With `verifyJwt`, it
+ * also asks for signed issuer metadata (the library takes it but sends no Accept of its own: the
+ * wallet's GETs say `application/jwt, application/json`) and verifies it with that callback; the
+ * client's type leaves the callback out, but 0.4.6 resolves metadata with it when it is there.
  */
-export function openid4vciWallet(keys: WalletKey[], dids: Record<string, WalletKey> = {}) {
+export function openid4vciWallet(
+  keys: WalletKey[],
+  dids: Record<string, WalletKey> = {},
+  verifyJwt?: VerifyJwtCallback,
+) {
   const keyOf = (signer: { method: string; publicJwk?: JWK; didUrl?: string }): WalletKey => {
     const key =
       signer.method === 'did'
@@ -53,7 +64,7 @@ export function openid4vciWallet(keys: WalletKey[], dids: Record<string, WalletK
   };
   return new Openid4vciClient({
     callbacks: {
-      fetch,
+      fetch: verifyJwt === undefined ? fetch : prefersSignedMetadata,
       hash: (data, alg) => {
         if (alg !== HashAlgorithm.Sha256) throw new Error(`unexpected hash ${alg}`);
         return createHash('sha256').update(data).digest();
@@ -67,9 +78,18 @@ export function openid4vciWallet(keys: WalletKey[], dids: Record<string, WalletK
           .sign(key.privateKey);
         return { jwt, signerJwk: key.publicJwk as never };
       },
+      ...(verifyJwt === undefined ? {} : { verifyJwt }),
     },
   });
 }
+
+/** fetch, with GETs that prefer a JWT (signed metadata, OpenID4VCI 1.0 §12.2.2) to JSON. */
+const prefersSignedMetadata: typeof fetch = (input, init) => {
+  if (init?.method !== undefined && init.method !== 'GET') return fetch(input, init);
+  const headers = new Headers(init?.headers);
+  if (!headers.has('accept')) headers.set('accept', 'application/jwt, application/json;q=0.9');
+  return fetch(input, { ...init, headers });
+};
 
 /** A key proof (OpenID4VCI 1.0 Appendix F.1) made by hand, each part overridable. */
 export async function keyProof(

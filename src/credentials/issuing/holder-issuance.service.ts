@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { type EntityManager } from 'typeorm';
+import { CertificatesService } from '../../certificates/certificates.service.js';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { DidService } from '../../did/did.service.js';
 import { TenantKeys } from '../../did/tenant-keys.service.js';
@@ -90,21 +91,36 @@ export class HolderIssuanceService {
     private readonly recorder: IssueRecorder,
     private readonly keys: TenantKeys,
     private readonly dids: DidService,
+    private readonly certificates: CertificatesService,
     @Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
+  /**
+   * The `x5c` of the tenant's ES256 key (HAIP 1.0 §6.1.1), for `issue`, to read before the caller's
+   * transaction: a tenant's first certificate is made in a transaction of its own, whose connection
+   * must not be waited for while the caller's is held. Undefined without a certificate.
+   */
+  issuerChain(tenantId: string): Promise<string[] | undefined> {
+    return this.certificates.activeChain(tenantId);
+  }
+
+  /**
+   * `chain`, from `issuerChain`, goes into the header of an SD-JWT VC signed with the ES256 key; an
+   * EdDSA one (the DID's Ed25519 key) has no certificate, so no `x5c`.
+   */
   async issue(
     manager: EntityManager,
     request: HolderIssueRequest,
     holders: HolderKey[],
+    chain?: readonly string[],
   ): Promise<HolderCredential[]> {
     if (holders.length === 0 || holders.length > maxHolderKeys) {
       throw new Error(`between 1 and ${maxHolderKeys} holder keys per issue`);
     }
     const issued: HolderCredential[] = [];
     if (request.format === 'dc+sd-jwt') {
-      const key = await this.joseKey(request, manager);
+      const key = await this.joseKey(request, manager, chain);
       for (const holder of holders) issued.push(await this.sdJwtVc(manager, request, key, holder));
     } else {
       const tenant = await this.dids.signerFor(request.tenantId, manager);
@@ -116,10 +132,16 @@ export class HolderIssuanceService {
   }
 
   /** Read on the caller's connection: a second one while its transaction waits could drain the pool. */
-  private joseKey(request: SdJwtVcRequest, manager: EntityManager): Promise<JoseSigningKey> {
-    return request.signingAlgorithm === 'EdDSA'
-      ? this.keys.eddsaSigningKey(request.tenantId, manager)
-      : this.keys.es256SigningKey(request.tenantId, manager);
+  private async joseKey(
+    request: SdJwtVcRequest,
+    manager: EntityManager,
+    chain: readonly string[] | undefined,
+  ): Promise<JoseSigningKey> {
+    if (request.signingAlgorithm === 'EdDSA') {
+      return this.keys.eddsaSigningKey(request.tenantId, manager);
+    }
+    const key = await this.keys.es256SigningKey(request.tenantId, manager);
+    return chain === undefined ? key : { ...key, x5c: chain };
   }
 
   /** RFC 9901 and the SD-JWT VC draft: `cnf` the holder's key, the status a Token Status List entry. */

@@ -2,6 +2,7 @@
 import { SDJwtInstance } from '@sd-jwt/core';
 import { createHash, randomBytes } from 'node:crypto';
 import { type JoseSigningKey } from '../../jose/algorithms.js';
+import { signingHeader } from '../../jose/jws.js';
 import { type ClaimPath, disclosureFrame } from './disclosure-frame.js';
 
 /** What an SD-JWT VC says besides its claims (SD-JWT VC draft §3.2.2). */
@@ -31,7 +32,8 @@ const sha256 = (data: string | ArrayBuffer, alg: string) => {
 /**
  * An SD-JWT VC (`typ: dc+sd-jwt`) in its compact form `<jwt>~<disclosure>~...~`, without a key
  * binding JWT: the claims of `selectivelyDisclosable` paths as disclosures, `_sd_alg: sha-256`, the
- * issuer's claims plain and set after the subject's (a claim named like one is overridden).
+ * issuer's claims plain and set after the subject's (a claim named like one is overridden). The header
+ * names the key by `kid`, and by `x5c` when a certificate names it (HAIP 1.0 §6.1.1).
  */
 export async function issueSdJwtVc(
   contents: SdJwtVcContents,
@@ -56,5 +58,5 @@ export async function issueSdJwtVc(
   };
   const frame = disclosureFrame(contents.claims, contents.selectivelyDisclosable);
   // Always a frame, so that `_sd_alg` is there even when no claim is disclosable.
-  return instance.issue(payload, frame as never, { header: { typ: 'dc+sd-jwt', kid: key.kid } });
+  return instance.issue(payload, frame as never, { header: signingHeader(key, 'dc+sd-jwt') });
 }

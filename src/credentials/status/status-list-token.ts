@@ -1,5 +1,5 @@
 import { type JoseSigningKey } from '../../jose/algorithms.js';
-import { signCompactJws } from '../../jose/jws.js';
+import { signCompactJws, signingHeader } from '../../jose/jws.js';
 import { encodeLst, tokenStatusListBytes } from './token-status-list.js';
 
 /** How long a relying party may keep a token before it fetches it again (draft-ietf-oauth-status-list §5.1, `ttl`). */
@@ -17,7 +17,8 @@ export async function statusListToken(
   list: { issuer: string; uri: string; bits: Uint8Array; iat: number },
   key: JoseSigningKey,
 ): Promise<string> {
-  const header = { alg: key.alg, typ: 'statuslist+jwt', kid: key.kid };
+  // With the key's x5c when it has one: HAIP 1.0 wants the list verifiable like the credential.
+  const header = signingHeader(key, 'statuslist+jwt');
   const payload = {
     iss: list.issuer,
     sub: list.uri,

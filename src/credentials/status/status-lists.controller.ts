@@ -113,7 +113,7 @@ export class StatusListsController {
     operationId: 'getStatusListToken',
     summary: 'A revocation list as a Status List Token (statuslist+jwt, no token needed)',
     description:
-      "draft-ietf-oauth-status-list §5.1: the JWT, `typ: statuslist+jwt`, ES256 with the tenant's key (`kid` in the tenant's JWT VC Issuer Metadata), `status_list.bits` 1 (1 = INVALID, revoked). The `uri` of an SD-JWT VC's `status.status_list`. The `ETag` changes with every status change, which shows here at once; `If-None-Match` answers 304. A suspension list has no token (404).",
+      "draft-ietf-oauth-status-list §5.1: the JWT, `typ: statuslist+jwt`, ES256 with the tenant's key (`kid` in the tenant's JWT VC Issuer Metadata; `x5c`, its certificate chain without the root, when it has a certificate), `status_list.bits` 1 (1 = INVALID, revoked). The `uri` of an SD-JWT VC's `status.status_list`. The `ETag` changes with every status change, which shows here at once; `If-None-Match` answers 304. A suspension list has no token (404).",
   })
   @ApiListParams()
   @ApiHeader({

@@ -1,4 +1,7 @@
+import { decodeProtectedHeader, exportJWK, generateKeyPair, jwtVerify } from 'jose';
+import { sign } from 'node:crypto';
 import { type DataSource } from 'typeorm';
+import { type CertificatesService } from '../../certificates/certificates.service.js';
 import { type Settings } from '../../config/settings.js';
 import { DomainException } from '../../common/problem/domain.exception.js';
 import { type TenantKeys } from '../../did/tenant-keys.service.js';
@@ -15,17 +18,48 @@ import { StatusListsService } from './status-lists.service.js';
 
 const listId = '0b9e3c56-5c3d-4f4e-9a59-3f1d1c2b7a10';
 const acmeDid = 'did:key:z6MkAcme';
+const now = Date.parse('2026-06-01T12:00:00Z');
+/** The service's clock, for jose's checks of `iat` and `exp`. */
+const atNow = { currentDate: new Date(now) };
 
-/** The service over plain fakes: lists by id, tenants' DIDs, and what the outbox and metrics saw. */
-function setUp(options: { changedRows?: number; dids?: Record<string, string> } = {}) {
-  const lists = new Map<string, Pick<ListRow, 'purpose' | 'bits'>>();
+/** The tenant's ES256 key as TenantKeys answers it: a real P-256 key, so that jose can verify. */
+async function es256Key() {
+  const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+  const publicJwk = await exportJWK(publicKey);
+  const privateJwk = await exportJWK(privateKey);
+  const key = {
+    kid: 'es256-kid',
+    alg: 'ES256' as const,
+    sign: (data: Uint8Array) =>
+      Promise.resolve(
+        new Uint8Array(
+          sign('sha256', data, { key: privateJwk, format: 'jwk', dsaEncoding: 'ieee-p1363' }),
+        ),
+      ),
+  };
+  return { key, publicKey, publicJwk };
+}
+
+/**
+ * The service over plain fakes: lists by id, tenants' DIDs, the tenant's ES256 key and certificate
+ * chain (`chain.current`, changed by a test), and what the outbox and metrics saw.
+ */
+function setUp(
+  options: {
+    changedRows?: number;
+    dids?: Record<string, string>;
+    key?: Awaited<ReturnType<typeof es256Key>>['key'];
+  } = {},
+) {
+  const lists = new Map<string, ListRow>();
+  const chain = { current: undefined as string[] | undefined, reads: 0 };
   const didReads: string[] = [];
   const changes: { change: ChangeStatement; event: DomainEvent }[] = [];
   const counted: string[] = [];
   const dids = options.dids ?? { acme: acmeDid };
   const repository: Partial<StatusListRepository> = {
     bitsOf: (_tenantId, id) => Promise.resolve(lists.get(id)),
-    find: () => Promise.resolve(undefined),
+    find: (_tenantId, id) => Promise.resolve(lists.get(id)),
     statusChange: (tenantId, credentialId, purpose, status) => ({
       sql: 'UPDATE ...',
       parameters: [tenantId, credentialId, purpose, status ? 1 : 0],
@@ -52,19 +86,27 @@ function setUp(options: { changedRows?: number; dids?: Record<string, string> } 
     repository as StatusListRepository,
     { PUBLIC_BASE_URL: 'https://agent.example' } as Settings,
     didService as DidService,
-    {} as TenantKeys,
+    { es256SigningKey: () => Promise.resolve(options.key) } as unknown as TenantKeys,
+    {
+      activeChain: () => {
+        chain.reads += 1;
+        return Promise.resolve(chain.current);
+      },
+    } as unknown as CertificatesService,
     () => Promise.reject(new Error('no documents')),
     outbox as EventOutbox,
     metrics as unknown as Metrics,
-    () => Date.parse('2026-06-01T12:00:00Z'),
+    () => now,
   );
-  return { service, lists, didReads, changes, counted };
+  return { service, lists, didReads, changes, counted, chain };
 }
 
 /** A list whose entry 3 is set (index 0 is the most significant bit of the first byte). */
-const listWithEntry3 = (purpose: StatusPurpose) => ({
+const listWithEntry3 = (purpose: StatusPurpose): ListRow => ({
   purpose,
   bits: Buffer.from([0b0001_0000, 0]),
+  version: 1,
+  updated_at: new Date('2026-06-01T11:00:00Z'),
 });
 
 const codeOf = (promise: Promise<unknown>) =>
@@ -166,5 +208,47 @@ describe('public lists', () => {
     await expect(codeOf(service.publicList('acme', 'not-a-list'))).resolves.toBe(
       'STATUS_LIST_NOT_FOUND',
     );
+  });
+});
+
+describe('Status List Tokens', () => {
+  it('carries no x5c while the tenant has no certificate, and verifies with the key', async () => {
+    const { key, publicKey } = await es256Key();
+    const { service, lists } = setUp({ key });
+    lists.set(listId, listWithEntry3('revocation'));
+    const { token } = await service.tokenList('acme', listId);
+    const { protectedHeader } = await jwtVerify(token, publicKey, {
+      ...atNow,
+      typ: 'statuslist+jwt',
+    });
+    expect(protectedHeader).toEqual({ typ: 'statuslist+jwt', alg: 'ES256', kid: 'es256-kid' });
+  });
+
+  it('carries the active chain in x5c, and signs again once another certificate is active', async () => {
+    const { key, publicKey } = await es256Key();
+    const { service, lists, chain } = setUp({ key });
+    lists.set(listId, listWithEntry3('revocation'));
+    chain.current = ['bGVhZi0x', 'aW50ZXJtZWRpYXRl'];
+    const first = (await service.tokenList('acme', listId)).token;
+    expect(decodeProtectedHeader(first)).toEqual({
+      typ: 'statuslist+jwt',
+      alg: 'ES256',
+      kid: 'es256-kid',
+      x5c: ['bGVhZi0x', 'aW50ZXJtZWRpYXRl'],
+    });
+    // The same list and chain: the token signed before.
+    expect((await service.tokenList('acme', listId)).token).toBe(first);
+    chain.current = ['bGVhZi0y', 'aW50ZXJtZWRpYXRl'];
+    const next = (await service.tokenList('acme', listId)).token;
+    expect(decodeProtectedHeader(next).x5c).toEqual(['bGVhZi0y', 'aW50ZXJtZWRpYXRl']);
+    await expect(jwtVerify(next, publicKey, atNow)).resolves.toBeDefined();
+    // Read on every request: the chain is a row, not remembered here.
+    expect(chain.reads).toBe(3);
+  });
+
+  it('reads no chain for a list that is not there', async () => {
+    const { service, chain } = setUp();
+    await expect(codeOf(service.tokenList('acme', listId))).resolves.toBe('STATUS_LIST_NOT_FOUND');
+    expect(chain.reads).toBe(0);
   });
 });

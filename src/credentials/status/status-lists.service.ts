@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
+import { CertificatesService } from '../../certificates/certificates.service.js';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { Settings } from '../../config/settings.js';
 import { DomainException } from '../../common/problem/domain.exception.js';
@@ -26,8 +27,14 @@ export interface KnownDid {
 export class StatusListsService {
   /** Signed public lists by id and version: a list is signed again only after it changed. */
   private readonly signed = new LRUCache<string, Record<string, unknown>>({ max: 256 });
-  /** Status List Tokens by list id and version, with when they were signed: signed again after a change or an hour. */
-  private readonly tokens = new LRUCache<string, { token: string; iat: number }>({ max: 256 });
+  /**
+   * Status List Tokens by list id and version, with when they were signed and the leaf of their x5c:
+   * signed again after a change, an hour, or another certificate.
+   */
+  private readonly tokens = new LRUCache<
+    string,
+    { token: string; iat: number; leaf: string | undefined }
+  >({ max: 256 });
   /** Lists' issuer DIDs by list id: list ids are never reused, a tenant's DID never changes. */
   private readonly issuers = new LRUCache<string, string>({ max: 1024 });
 
@@ -37,6 +44,7 @@ export class StatusListsService {
     private readonly settings: Settings,
     private readonly dids: DidService,
     private readonly keys: TenantKeys,
+    private readonly certificates: CertificatesService,
     @Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader,
     private readonly outbox: EventOutbox,
     private readonly metrics: Metrics,
@@ -134,7 +142,8 @@ export class StatusListsService {
 
   /**
    * A revocation list as a Status List Token (draft-ietf-oauth-status-list §5.1) signed with the
-   * tenant's ES256 key, with its version. A suspension list has none: its bit would read INVALID.
+   * tenant's ES256 key, with its x5c when it has a certificate (HAIP 1.0), and its version. A
+   * suspension list has none: its bit would read INVALID.
    */
   async tokenList(tenantId: string, listId: string): Promise<{ token: string; version: number }> {
     const list = await this.find(tenantId, listId);
@@ -146,8 +155,11 @@ export class StatusListsService {
     }
     const cacheKey = `${listId}/${list.version}`;
     const now = Math.floor(this.clock() / 1000);
+    // Read each time (one indexed row, no parsing): a superseded certificate leaves the next token.
+    const x5c = await this.certificates.activeChain(tenantId);
     let cached = this.tokens.get(cacheKey);
-    if (cached === undefined || now - cached.iat > 3600) {
+    if (cached === undefined || now - cached.iat > 3600 || cached.leaf !== x5c?.[0]) {
+      const key = await this.keys.es256SigningKey(tenantId);
       const token = await statusListToken(
         {
           issuer: credentialIssuerId(this.settings.PUBLIC_BASE_URL, tenantId),
@@ -155,9 +167,9 @@ export class StatusListsService {
           bits: list.bits,
           iat: now,
         },
-        await this.keys.es256SigningKey(tenantId),
+        x5c === undefined ? key : { ...key, x5c },
       );
-      cached = { token, iat: now };
+      cached = { token, iat: now, leaf: x5c?.[0] };
       this.tokens.set(cacheKey, cached);
     }
     return { token: cached.token, version: list.version };

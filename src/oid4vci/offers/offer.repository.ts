@@ -49,6 +49,8 @@ export interface TokenOffer {
   configurationId: string;
   /** The configuration's format: `dc+sd-jwt` binds to JWKs only, `ldp_vc` to DIDs too. */
   format: string;
+  /** The configuration's JOSE algorithm (dc+sd-jwt): ES256 signs with a certified key. */
+  signingAlgorithm: string | null;
   /** The offer's own end: an access token outliving it grants nothing. */
   expiresAt: Date;
   accessTokenExpiresAt: Date;
@@ -272,7 +274,8 @@ export class OfferRepository {
   async findByAccessToken(tokenHash: Buffer): Promise<TokenOffer | undefined> {
     const rows: TokenOffer[] = await this.dataSource.query(
       `SELECT id, tenant_id AS "tenantId", status, configuration_id AS "configurationId",
-              configuration->>'format' AS "format", expires_at AS "expiresAt",
+              configuration->>'format' AS "format",
+              configuration->>'signingAlgorithm' AS "signingAlgorithm", expires_at AS "expiresAt",
               access_token_expires_at AS "accessTokenExpiresAt", dpop_jkt AS "dpopJkt",
               notification_id AS "notificationId", credential_ids AS "credentialIds"
          FROM oid4vci_offer WHERE access_token_hash = $1`,

@@ -55,6 +55,7 @@ function newTestService() {
     status: 'accepted',
     configurationId: 'Badge',
     format: 'dc+sd-jwt',
+    signingAlgorithm: 'ES256',
     expiresAt: new Date(start + 600_000),
     accessTokenExpiresAt: new Date(start + 300_000),
     dpopJkt: null,
@@ -81,7 +82,13 @@ function newTestService() {
     }[],
     spendable: new Set<string>(['n-1']),
     spent: [] as string[],
-    issued: [] as { request: HolderIssueRequest; holders: HolderKey[] }[],
+    issued: [] as {
+      request: HolderIssueRequest;
+      holders: HolderKey[];
+      chain: readonly string[] | undefined;
+    }[],
+    /** The tenants whose chain was read, and what the transactions log held at each read. */
+    chainReads: [] as { tenantId: string; log: string[] }[],
     lookups: [] as Buffer[],
   };
   const offers = {
@@ -108,8 +115,17 @@ function newTestService() {
     },
   } as unknown as NoncesService;
   const holderIssuance = {
-    issue: (_manager: EntityManager, request: HolderIssueRequest, holders: HolderKey[]) => {
-      fakes.issued.push({ request, holders });
+    issuerChain: (tenantId: string) => {
+      fakes.chainReads.push({ tenantId, log: [...transactions.log] });
+      return Promise.resolve(['leaf-der', 'intermediate-der']);
+    },
+    issue: (
+      _manager: EntityManager,
+      request: HolderIssueRequest,
+      holders: HolderKey[],
+      chain?: readonly string[],
+    ) => {
+      fakes.issued.push({ request, holders, chain });
       return Promise.resolve(
         holders.map((holder) => ({ credentialId: holder.credentialId, credential: 'sd-jwt~' })),
       );
@@ -234,6 +250,32 @@ describe(CredentialEndpointService.name, () => {
         credentials: [{ credential: 'sd-jwt~' }, { credential: 'sd-jwt~' }],
         notification_id: taken[0].notificationId,
       });
+    });
+
+    it('reads the ES256 chain before the transaction and gives it to the issue', async () => {
+      const { service, transactions, issued, chainReads } = newTestService();
+      await request(service, {
+        credential_configuration_id: 'Badge',
+        proofs: { jwt: [await keyProof('n-1')] },
+      });
+      // Read with no transaction open: a first certificate is made on a connection of its own.
+      expect(chainReads).toEqual([{ tenantId: 'acme', log: [] }]);
+      expect(transactions.log).toEqual(['begin', 'commit']);
+      expect(issued[0].chain).toEqual(['leaf-der', 'intermediate-der']);
+    });
+
+    it.each([
+      ['an EdDSA SD-JWT VC', 'dc+sd-jwt', 'EdDSA'],
+      ['a Data Integrity credential', 'ldp_vc', null],
+    ])('reads no chain for %s', async (_, format, signingAlgorithm) => {
+      const { service, fakes, issued, chainReads } = newTestService();
+      fakes.offer = { ...fakes.offer, format, signingAlgorithm };
+      await request(service, {
+        credential_configuration_id: 'Badge',
+        proofs: { jwt: [await keyProof('n-1')] },
+      });
+      expect(chainReads).toEqual([]);
+      expect(issued[0].chain).toBeUndefined();
     });
 
     it('issues nothing when another request took the offer first: the repository’s answer decides', async () => {

@@ -150,6 +150,10 @@ export class CredentialEndpointService {
     if (nonces.size !== 1) throw invalidProof('The proofs of one request must carry one nonce.');
     const [nonce] = nonces;
 
+    // Before the transaction: a tenant's first certificate is made on a connection of its own.
+    const chain = signsWithEs256(offer)
+      ? await this.holderIssuance.issuerChain(call.tenantId)
+      : undefined;
     // Chosen first, so that taking the offer and marking it issued is one statement.
     const credentialIds = holders.map(() => `urn:uuid:${randomUUID()}`);
     const notificationId = randomBytes(16).toString('base64url');
@@ -178,6 +182,7 @@ export class CredentialEndpointService {
           openClaims(this.vault, offer.id, issuable),
         ),
         holders.map((holder, index) => ({ ...holder, credentialId: credentialIds[index] })),
+        chain,
       );
       return {
         credentials: credentials.map((issued) => ({ credential: issued.credential })),
@@ -222,6 +227,11 @@ export class CredentialEndpointService {
     );
     if (changed.length === 0) throw invalidId();
   }
+}
+
+/** An SD-JWT VC signed with the ES256 key, the one a certificate names (a missing alg is the default). */
+function signsWithEs256(offer: TokenOffer): boolean {
+  return offer.format === 'dc+sd-jwt' && offer.signingAlgorithm !== 'EdDSA';
 }
 
 /** The proofs of a credential request (§8.2), checked for shape; the configuration must be the offer's. */
