@@ -29,6 +29,11 @@ const foundations = {
     message:
       'jose/ is the JOSE toolbox every feature signs and verifies with: it depends on no folder.',
   },
+  x509: {
+    may: [],
+    message:
+      'x509/ is the X.509 toolbox (certificates, requests, authorities): it depends on no folder.',
+  },
   events: {
     may: [],
     message: 'events/ is the outbox port: features depend on it, it depends on none of them.',

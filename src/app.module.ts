@@ -7,6 +7,7 @@ import { ClockModule, type Clock } from './common/clock.js';
 import { RouteTable } from './common/problem/route-table.js';
 import { Settings } from './config/settings.js';
 import { dataSourceOptions } from './database/data-source.js';
+import { CertificatesModule } from './certificates/certificates.module.js';
 import { CredentialsModule } from './credentials/credentials.module.js';
 import { DidModule } from './did/did.module.js';
 import { EventsModule } from './events/events.module.js';
@@ -74,6 +75,7 @@ export class AppModule {
         ...(settings.authIssuerEmbedded ? [IssuerModule.register(settings)] : []),
         TenantsModule,
         DidModule,
+        CertificatesModule,
         CredentialsModule,
         TrustedIssuersModule,
         Oid4vciModule,

@@ -1,3 +1,4 @@
+import { certificateEntities } from './certificates/certificates.module.js';
 import { credentialEntities } from './credentials/credentials.module.js';
 import { didEntities } from './did/did.module.js';
 import { idempotencyEntities } from './idempotency/idempotency.module.js';
@@ -16,6 +17,7 @@ import { webhookEntities } from './webhooks/webhooks.module.js';
 export const entities = [
   ...tenantEntities,
   ...didEntities,
+  ...certificateEntities,
   ...issuerEntities,
   ...credentialEntities,
   ...webhookEntities,

@@ -99,6 +99,40 @@ export class FeatureSettings extends ServiceSettings {
 
   @Setting({
     description:
+      "a PEM file of the service's certificate authority: its CA certificate (P-256 or P-384 key), then its issuers up to the root; imported at start with `CERTIFICATE_AUTHORITY_KEY_FILE` and kept sealed in the database (docs/certificates.md)",
+    default: 'unset: the authority imported before, or none (local mode: a development one)',
+  })
+  @Transform(({ value }: { value: string }) => resolve(value), { toClassOnly: true })
+  /** An absolute path; read once at start by the certificates feature. */
+  readonly CERTIFICATE_AUTHORITY_CERT_FILE?: string;
+
+  @Setting({
+    description:
+      "a PEM file of the private key of `CERTIFICATE_AUTHORITY_CERT_FILE`'s certificate (PKCS #8 or SEC 1, unencrypted); set both or neither",
+    default: 'unset',
+  })
+  @Transform(({ value }: { value: string }) => resolve(value), { toClassOnly: true })
+  /** An absolute path; the key is sealed with the master key when imported and read nowhere else. */
+  readonly CERTIFICATE_AUTHORITY_KEY_FILE?: string;
+
+  @Setting({
+    description:
+      '`true` makes a development certificate authority at the first start when none is configured, and gives every tenant a certificate from it on first need; development only',
+    default: 'local mode (embedded database and issuer): `true`; else `false`',
+  })
+  @Parsed(trueOrFalse)
+  /** Unset: certificateAuthorityDevelopment applies local mode's default. */
+  readonly CERTIFICATE_AUTHORITY_DEVELOPMENT?: boolean;
+
+  @Setting({
+    description: "the days a tenant's certificate from the service's authority is valid",
+    default: '`365`',
+  })
+  @WholeNumber(1, 825)
+  readonly CERTIFICATE_VALIDITY_DAYS: number = 365;
+
+  @Setting({
+    description:
       'the claims a wallet disclosed to an OpenID4VP presentation request are erased this many seconds after the request ended (its outcome stays)',
     default: '`86400`',
   })

@@ -64,6 +64,11 @@ export class Settings extends OperationSettings {
     return this.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? this.privateTargetsDefault;
   }
 
+  /** Whether the service makes and uses a development certificate authority (docs/certificates.md). */
+  get certificateAuthorityDevelopment(): boolean {
+    return this.CERTIFICATE_AUTHORITY_DEVELOPMENT ?? this.localMode;
+  }
+
   /**
    * Unset, local mode reaches loopback only (a receiver on the developer's machine), not the other
    * private ranges of the network it happens to be on.

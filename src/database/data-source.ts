@@ -21,6 +21,7 @@ import { Oid4vciOffers1795797000000 } from '../../migrations/1795797000000-oid4v
 import { IssuedCredentialFormats1795797100000 } from '../../migrations/1795797100000-issued-credential-formats.js';
 import { Oid4vpRequests1795798000000 } from '../../migrations/1795798000000-oid4vp-requests.js';
 import { OfferClaimsSealed1795799000000 } from '../../migrations/1795799000000-offer-claims-sealed.js';
+import { Certificates1795800000000 } from '../../migrations/1795800000000-certificates.js';
 import { Oid4vpRefusedAnswers1795799100000 } from '../../migrations/1795799100000-oid4vp-refused-answers.js';
 
 export const migrations = [
@@ -46,6 +47,7 @@ export const migrations = [
   Oid4vpRequests1795798000000,
   OfferClaimsSealed1795799000000,
   Oid4vpRefusedAnswers1795799100000,
+  Certificates1795800000000,
 ];
 
 /**

@@ -14,6 +14,8 @@ export const eventTypes = [
   'oid4vci.credential.deleted',
   'presentation.verified',
   'presentation.failed',
+  'certificate.expiring',
+  'certificate.expired',
   'webhook.test',
 ] as const;
 export type EventType = (typeof eventTypes)[number];

@@ -1,0 +1,223 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { isIP } from 'node:net';
+import { type DataSource, type EntityManager } from 'typeorm';
+import { AuditLog } from '../audit/audit-log.js';
+import { type Actor } from '../auth/caller.js';
+import { CLOCK, type Clock } from '../common/clock.js';
+import { pageWindow, springPage, type PageQuery } from '../common/page-query.js';
+import { Settings } from '../config/settings.js';
+import { violates } from '../database/constraint-violation.js';
+import { TenantKeys } from '../did/tenant-keys.service.js';
+import { EventOutbox } from '../events/event-outbox.js';
+import { credentialIssuerId } from '../tenancy/credential-issuer.js';
+import { tenantNotFound } from '../tenancy/tenant.errors.js';
+import { TenantsService } from '../tenants/tenants.service.js';
+import { parseDer, pemOf, x5cOf } from '../x509/certificate.js';
+import { CertificateAuthorityService } from './certificate-authority.service.js';
+import { authorityNotConfigured } from './certificate.errors.js';
+import { type CertificateDto, type CertificatePageDto } from './dto/certificate.dto.js';
+import {
+  type CertificateSource,
+  type TenantCertificateEntity,
+} from './tenant-certificate.entity.js';
+import {
+  TenantCertificateRepository,
+  type NewTenantCertificate,
+} from './tenant-certificate.repository.js';
+
+/** What a tenant's leaf names: its OpenID4VCI credential issuer identifier and that URL's host. */
+export interface TenantNames {
+  issuerUrl: string;
+  host: string;
+}
+
+/** A chain ready to become the tenant's active one. */
+export interface ChainToActivate {
+  source: CertificateSource;
+  kid: string;
+  /** DER, leaf first, without the root. */
+  chain: Buffer[];
+}
+
+/**
+ * Each tenant's X.509 certificates for its ES256 key (docs/certificates.md): the one active chain the
+ * issue paths put in `x5c` (HAIP 1.0), the ones it replaced, and the changes, one at a time per tenant.
+ */
+@Injectable()
+export class CertificatesService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly settings: Settings,
+    private readonly audit: AuditLog,
+    private readonly certificates: TenantCertificateRepository,
+    private readonly authority: CertificateAuthorityService,
+    private readonly keys: TenantKeys,
+    private readonly tenants: TenantsService,
+    private readonly outbox: EventOutbox,
+  ) {}
+
+  /**
+   * The `x5c` of the tenant's ES256 key: standard base64 DER, leaf first, never the root; undefined
+   * when it has no valid certificate and the service no authority. With an authority, a tenant without
+   * one gets it here on first need; concurrent first needs, on any instance, keep one.
+   */
+  async activeChain(tenantId: string): Promise<string[] | undefined> {
+    const now = new Date(this.clock());
+    const active = await this.certificates.activeOf(tenantId);
+    if (active !== undefined && validAt(active, now)) return active.x5c;
+    const issued = await this.issueFromAuthority(tenantId, 'unless-valid');
+    if (issued === undefined) return undefined;
+    // Undefined: another first need activated one meanwhile, which is the tenant's chain.
+    return (issued.activated ?? (await this.certificates.activeOf(tenantId)))?.x5c;
+  }
+
+  /** A certificate from the service's authority becomes the tenant's active one (409 without one). */
+  async issue(tenantId: string, actor: Actor): Promise<CertificateDto> {
+    await this.tenants.requireTenant(tenantId);
+    const activated = (await this.issueFromAuthority(tenantId, 'replace'))?.activated;
+    if (activated === undefined) throw authorityNotConfigured();
+    this.audit.record('certificate.issue', actor, tenantId, {
+      certificateId: activated.id,
+      serialNumber: activated.serialNumber,
+    });
+    return viewOf(activated);
+  }
+
+  /** The tenant's certificates, newest first. */
+  async list(tenantId: string, query: PageQuery): Promise<CertificatePageDto> {
+    await this.tenants.requireTenant(tenantId);
+    const window = pageWindow(query);
+    const [rows, total] = await this.certificates.page(tenantId, window.offset, window.size);
+    return springPage(rows.map(viewOf), window, total);
+  }
+
+  /** PEM of the root of the service's authority (409 without one). */
+  async authorityCertificate(tenantId: string): Promise<{ certificate: string }> {
+    await this.tenants.requireTenant(tenantId);
+    const current = await this.authority.current();
+    if (current === undefined) throw authorityNotConfigured();
+    return { certificate: pemOf([current.root ?? current.chain.at(-1)!]) };
+  }
+
+  /** What the tenant's leaf names (docs/certificates.md, The leaf). */
+  namesOf(tenantId: string): TenantNames {
+    const issuerUrl = credentialIssuerId(this.settings.PUBLIC_BASE_URL, tenantId);
+    return { issuerUrl, host: new URL(issuerUrl).hostname };
+  }
+
+  /**
+   * Makes `chain` the tenant's active one in one transaction under the tenant's lock: the active one
+   * it replaces is superseded (or expired, with its event, when past its time). `unless-valid` keeps
+   * an active one still valid instead (a concurrent first need made it).
+   */
+  async activate(
+    tenantId: string,
+    toActivate: ChainToActivate,
+    mode: 'replace' | 'unless-valid',
+  ): Promise<TenantCertificateEntity | undefined> {
+    const now = new Date(this.clock());
+    const leaf = parseDer(toActivate.chain[0]).facts;
+    const row: NewTenantCertificate = {
+      id: randomUUID(),
+      tenantId,
+      status: 'active',
+      source: toActivate.source,
+      kid: toActivate.kid,
+      subject: leaf.subject.slice(0, 1024),
+      issuer: leaf.issuer.slice(0, 1024),
+      serialNumber: leaf.serialNumber.slice(0, 64),
+      dnsNames: leaf.dnsNames,
+      uris: leaf.uris,
+      x5c: x5cOf(toActivate.chain),
+      notBefore: leaf.notBefore,
+      notAfter: leaf.notAfter,
+    };
+    return this.dataSource
+      .transaction(async (manager) => {
+        await this.certificates.lock(manager, tenantId);
+        if (mode === 'unless-valid') {
+          const active = await this.certificates.activeOf(tenantId, manager);
+          if (active !== undefined && validAt(active, now)) return undefined;
+        }
+        await this.retire(manager, tenantId, now);
+        return this.certificates.insert(manager, row);
+      })
+      .catch((error: unknown) => {
+        // The tenant was deleted since it was checked: its foreign key refuses the row.
+        if (violates(error, 'foreign-key')) throw tenantNotFound(tenantId);
+        throw error;
+      });
+  }
+
+  /** Retires the active certificate; one past its time becomes expired, with its event. */
+  private async retire(manager: EntityManager, tenantId: string, now: Date): Promise<void> {
+    for (const retired of await this.certificates.retireActive(manager, tenantId, now)) {
+      if (retired.status !== 'expired') continue;
+      await this.outbox.emit(manager, {
+        type: 'certificate.expired',
+        tenantId,
+        data: { certificateId: retired.id, notAfter: new Date(retired.notAfter).toISOString() },
+      });
+    }
+  }
+
+  /**
+   * A leaf from the authority for the tenant's ES256 key, activated (`activated` undefined: an active
+   * one was valid, in `unless-valid` mode); undefined when the service has no authority.
+   */
+  private async issueFromAuthority(
+    tenantId: string,
+    mode: 'replace' | 'unless-valid',
+  ): Promise<{ activated: TenantCertificateEntity | undefined } | undefined> {
+    if ((await this.authority.current()) === undefined) return undefined;
+    const key = await this.keys.es256SigningKey(tenantId);
+    const { issuerUrl, host } = this.namesOf(tenantId);
+    const now = this.clock();
+    const issued = await this.authority.issue({
+      commonName: tenantId,
+      publicJwk: { kty: 'EC', crv: 'P-256', x: key.publicJwk.x, y: key.publicJwk.y },
+      // An address is no dNSName (RFC 5280 §4.2.1.6).
+      dnsNames: isIP(host.replace(/^\[|\]$/g, '')) === 0 ? [host] : [],
+      uris: [issuerUrl],
+      notBefore: new Date(now),
+      notAfter: new Date(now + this.settings.CERTIFICATE_VALIDITY_DAYS * 86_400_000),
+    });
+    if (issued === undefined) return undefined;
+    const { chain, root } = issued.authority;
+    // HAIP 1.0: the x5c ends before the trust anchor.
+    const intermediates = root === undefined ? chain : chain.slice(0, -1);
+    const toActivate = {
+      source: 'authority' as const,
+      kid: key.kid,
+      chain: [issued.leaf, ...intermediates],
+    };
+    return { activated: await this.activate(tenantId, toActivate, mode) };
+  }
+}
+
+function validAt(
+  certificate: Pick<TenantCertificateEntity, 'notBefore' | 'notAfter'>,
+  now: Date,
+): boolean {
+  return new Date(certificate.notBefore) <= now && now < new Date(certificate.notAfter);
+}
+
+export function viewOf(row: TenantCertificateEntity): CertificateDto {
+  return {
+    id: row.id,
+    status: row.status,
+    source: row.source,
+    subject: row.subject,
+    dnsNames: row.dnsNames,
+    uris: row.uris,
+    issuer: row.issuer,
+    serialNumber: row.serialNumber,
+    notBefore: new Date(row.notBefore).toISOString(),
+    notAfter: new Date(row.notAfter).toISOString(),
+    x5c: row.x5c,
+    createdAt: new Date(row.createdAt).toISOString(),
+  };
+}

@@ -1,0 +1,156 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  MinLength,
+} from 'class-validator';
+import { NumberedPageDto } from '../../common/page-dto.js';
+import { chainLimits } from '../../x509/certificate.js';
+import { certificateSources, certificateStatuses } from '../tenant-certificate.entity.js';
+import { certificateExamples } from './certificate-examples.js';
+
+const example = certificateExamples.certificate;
+
+export class CertificateDto {
+  @ApiProperty({ format: 'uuid', example: example.id })
+  id!: string;
+
+  @ApiProperty({
+    enum: certificateStatuses,
+    description:
+      '`active`: the chain the tenant’s ES256 signatures carry in `x5c`; `superseded`: replaced by a later one; `expired`: was active until its `notAfter`.',
+    example: example.status,
+  })
+  status!: (typeof certificateStatuses)[number];
+
+  @ApiProperty({
+    enum: certificateSources,
+    description:
+      '`authority`: issued by the service’s certificate authority; `imported`: a chain the tenant imported.',
+    example: example.source,
+  })
+  source!: (typeof certificateSources)[number];
+
+  @ApiProperty({ description: 'The leaf’s subject (RFC 4514).', example: example.subject })
+  subject!: string;
+
+  @ApiProperty({
+    type: [String],
+    description: 'The leaf’s subjectAltName dNSName entries.',
+    example: example.dnsNames,
+  })
+  dnsNames!: string[];
+
+  @ApiProperty({
+    type: [String],
+    description: 'The leaf’s subjectAltName URI entries.',
+    example: example.uris,
+  })
+  uris!: string[];
+
+  @ApiProperty({ description: 'The leaf’s issuer (RFC 4514).', example: example.issuer })
+  issuer!: string;
+
+  @ApiProperty({ description: 'The leaf’s serial number, hex.', example: example.serialNumber })
+  serialNumber!: string;
+
+  @ApiProperty({ format: 'date-time', example: example.notBefore })
+  notBefore!: string;
+
+  @ApiProperty({ format: 'date-time', example: example.notAfter })
+  notAfter!: string;
+
+  @ApiProperty({
+    type: [String],
+    description:
+      'The chain as a JOSE `x5c` (RFC 7515 §4.1.6): standard base64 DER, the leaf first, without the root (HAIP 1.0).',
+    example: example.x5c,
+  })
+  x5c!: string[];
+
+  @ApiProperty({ format: 'date-time', example: example.createdAt })
+  createdAt!: string;
+}
+
+export class CertificatePageDto extends NumberedPageDto(CertificateDto) {}
+
+export class CreateCsrDto {
+  @ApiPropertyOptional({
+    description: 'The subject’s common name; default: the tenant id.',
+    example: 'acme',
+    maxLength: 64,
+  })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(64)
+  subject?: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    description:
+      'subjectAltName dNSName entries; default: the host of the tenant’s credential issuer identifier.',
+    example: ['issuer.example.com'],
+    maxItems: 10,
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(10)
+  @IsString({ each: true })
+  @MaxLength(253, { each: true })
+  @Matches(/^[A-Za-z0-9*]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/, {
+    each: true,
+    message: 'each value of $property must be a DNS name',
+  })
+  dnsNames?: string[];
+
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'subjectAltName URI entries; default: the tenant’s credential issuer identifier.',
+    example: ['https://issuer.example.com/ctrl/oid4vci/acme'],
+    maxItems: 10,
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(10)
+  @IsString({ each: true })
+  @MaxLength(2048, { each: true })
+  @Matches(/^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/, {
+    each: true,
+    message: 'each value of $property must be a URI',
+  })
+  uris?: string[];
+}
+
+export class CsrDto {
+  @ApiProperty({
+    description:
+      'A PKCS #10 certificate signing request (PEM) for the tenant’s ES256 key, signed by it.',
+    example: certificateExamples.csr,
+  })
+  csr!: string;
+}
+
+export class ImportCertificateDto {
+  @ApiProperty({
+    description: `PEM certificates, the leaf (for the tenant’s ES256 key) first, then its intermediates; a root at the end is accepted and left out of \`x5c\`. At most ${chainLimits.certificates} certificates, ${chainLimits.pemCharacters} characters.`,
+    example: certificateExamples.chainPem,
+    maxLength: chainLimits.pemCharacters,
+  })
+  @IsString()
+  @MaxLength(chainLimits.pemCharacters)
+  chain!: string;
+}
+
+export class AuthorityCertificateDto {
+  @ApiProperty({
+    description:
+      'The root certificate of the service’s certificate authority (PEM): the trust anchor wallets and verifiers configure.',
+    example: certificateExamples.authorityPem,
+  })
+  certificate!: string;
+}

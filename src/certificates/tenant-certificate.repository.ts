@@ -1,0 +1,91 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { rowsOf } from '../database/rows-of.js';
+import { lockTenantCount } from '../database/tenant-count-lock.js';
+import { TenantCertificateEntity, type CertificateStatus } from './tenant-certificate.entity.js';
+
+/** A certificate row to write; `createdAt` is the database's. */
+export type NewTenantCertificate = Omit<
+  TenantCertificateEntity,
+  'createdAt' | 'tenant' | 'expiringNotifiedAt'
+>;
+
+/** A certificate that left the active state, for its event. */
+export interface RetiredCertificate {
+  id: string;
+  status: CertificateStatus;
+  notAfter: Date;
+}
+
+const activeX5cSql = `SELECT x5c, not_before AS "notBefore", not_after AS "notAfter"
+   FROM tenant_certificate WHERE tenant_id = $1 AND status = 'active'`;
+
+/** The one past its notAfter is expired, any other superseded (docs/certificates.md). */
+const retireActiveSql = `UPDATE tenant_certificate
+    SET status = CASE WHEN not_after <= $2 THEN 'expired' ELSE 'superseded' END
+  WHERE tenant_id = $1 AND status = 'active'
+  RETURNING id, status, not_after AS "notAfter"`;
+
+/** The only reader and writer of tenant_certificate. */
+@Injectable()
+export class TenantCertificateRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** The active chain's x5c and validity, in one short read (the issue paths call it). */
+  async activeOf(
+    tenantId: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<Pick<TenantCertificateEntity, 'x5c' | 'notBefore' | 'notAfter'> | undefined> {
+    const [row] = await manager.query<
+      Pick<TenantCertificateEntity, 'x5c' | 'notBefore' | 'notAfter'>[]
+    >(activeX5cSql, [tenantId]);
+    return row;
+  }
+
+  /**
+   * Holds the tenant's certificate changes until the caller's transaction ends: a change reads the
+   * active one, retires it and inserts its successor while no other change runs for the tenant.
+   */
+  lock(manager: EntityManager, tenantId: string): Promise<void> {
+    return lockTenantCount(manager, 'tenant_certificate', tenantId);
+  }
+
+  /** Ends the tenant's active certificate, in the caller's transaction; answers what it ended. */
+  async retireActive(
+    manager: EntityManager,
+    tenantId: string,
+    now: Date,
+  ): Promise<RetiredCertificate[]> {
+    return rowsOf<RetiredCertificate>(await manager.query(retireActiveSql, [tenantId, now]));
+  }
+
+  /** Inserts the certificate in the caller's transaction; answers it as stored. */
+  async insert(
+    manager: EntityManager,
+    certificate: NewTenantCertificate,
+  ): Promise<TenantCertificateEntity> {
+    const { generatedMaps } = await manager
+      .getRepository(TenantCertificateEntity)
+      .insert({ ...certificate, expiringNotifiedAt: null });
+    return {
+      ...certificate,
+      expiringNotifiedAt: null,
+      ...(generatedMaps[0] as Pick<TenantCertificateEntity, 'createdAt'>),
+    };
+  }
+
+  /** One page of the tenant's certificates, newest first, and how many it has in all. */
+  page(
+    tenantId: string,
+    offset: number,
+    size: number,
+  ): Promise<[TenantCertificateEntity[], number]> {
+    return this.dataSource.getRepository(TenantCertificateEntity).findAndCount({
+      where: { tenantId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      skip: offset,
+      take: size,
+    });
+  }
+}
