@@ -72,6 +72,7 @@ describe('OpenID4VCI issuer metadata', () => {
     ]);
     expect(resolved.knownCredentialConfigurations[sdJwtBadge.id]).toEqual({
       format: 'dc+sd-jwt',
+      scope: sdJwtBadge.id,
       vct: sdJwtBadge.vct,
       cryptographic_binding_methods_supported: ['jwk'],
       credential_signing_alg_values_supported: ['ES256'],
@@ -80,6 +81,7 @@ describe('OpenID4VCI issuer metadata', () => {
     });
     expect(resolved.knownCredentialConfigurations[ldpBadge.id]).toMatchObject({
       format: 'ldp_vc',
+      scope: ldpBadge.id,
       credential_definition: ldpBadge.credentialDefinition,
       cryptographic_binding_methods_supported: ['jwk', 'did:key', 'did:jwk'],
       credential_signing_alg_values_supported: ['eddsa-jcs-2022'],

@@ -403,6 +403,8 @@ describe('OpenID4VP presentation requests', () => {
       requestUriMethod: 'get',
       dcqlQuery: expect.objectContaining({ credentials: expect.any(Array) }),
       trustedIssuers: null,
+      redirectUri: null,
+      responseCodeSha256: null,
       clientId: expect.stringMatching(/^decentralized_identifier:did:key:/),
       authorizationRequestUri: expect.stringMatching(/^openid4vp:\/\/\?client_id=/),
       createdAt: expect.any(String),

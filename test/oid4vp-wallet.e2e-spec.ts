@@ -144,8 +144,8 @@ describe('OpenID4VP wallet endpoints, end to end', () => {
         client_metadata: {
           vp_formats_supported: {
             'dc+sd-jwt': {
-              'sd-jwt_alg_values': ['ES256', 'Ed25519'],
-              'kb-jwt_alg_values': ['ES256', 'Ed25519'],
+              'sd-jwt_alg_values': ['ES256', 'EdDSA', 'Ed25519'],
+              'kb-jwt_alg_values': ['ES256', 'EdDSA', 'Ed25519'],
             },
             ldp_vc: { proof_type_values: ['DataIntegrityProof'] },
           },

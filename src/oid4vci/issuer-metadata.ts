@@ -35,11 +35,15 @@ export function credentialIssuerMetadata(
   };
 }
 
-/** One entry of `credential_configurations_supported` (§12.2.4 and Appendix A). */
+/**
+ * One entry of `credential_configurations_supported` (§12.2.4 and Appendix A); its `scope` is the
+ * configuration's id, already a scope token (RFC 6749 §3.3), by which a wallet may ask for it (§5.1.2).
+ */
 function supported(configuration: CredentialConfigurationDto): Record<string, unknown> {
   const sdJwt = configuration.format === 'dc+sd-jwt';
   return {
     format: configuration.format,
+    scope: configuration.id,
     ...(sdJwt
       ? { vct: configuration.vct }
       : { credential_definition: configuration.credentialDefinition }),

@@ -77,11 +77,17 @@ export async function resolveRequest(link: string): Promise<ResolvedOpenid4vpAut
   });
 }
 
-/** Answers a resolved request with the library (plain or encrypted, as the request asks). */
+/**
+ * Answers a resolved request with the library (plain or encrypted, as the request asks); `enc`: the
+ * one content encryption the wallet supports, else A256GCM or A128GCM, as the library picks; the
+ * JWE it posts is added to `sent`.
+ */
 export async function answerRequest(
   resolved: ResolvedOpenid4vpAuthorizationRequest,
   vpToken: Record<string, (string | Json)[]>,
+  options: { enc?: 'A128GCM' | 'A256GCM'; sent?: string[] } = {},
 ): Promise<Response> {
+  const { enc } = options;
   const wallet = openid4vpWallet();
   const request = resolved.authorizationRequestPayload;
   const encrypted = request.response_mode === 'direct_post.jwt';
@@ -95,12 +101,13 @@ export async function answerRequest(
             serverMetadata: {
               authorization_signing_alg_values_supported: [],
               authorization_encryption_alg_values_supported: ['ECDH-ES'],
-              authorization_encryption_enc_values_supported: ['A256GCM', 'A128GCM'],
+              authorization_encryption_enc_values_supported: enc ? [enc] : ['A256GCM', 'A128GCM'],
             },
           },
         }
       : {}),
   });
+  if (created.jarm) options.sent?.push(created.jarm.responseJwt);
   const submitted = await wallet.submitOpenid4vpAuthorizationResponse({
     authorizationRequestPayload: request as never,
     authorizationResponsePayload: created.authorizationResponsePayload,

@@ -112,7 +112,8 @@ export type ListOffersQuery = NonNullable<operations['listOffers']['parameters']
 export type OfferQrCodeFormat = 'svg' | 'png';
 /**
  * What `createPresentationRequest` takes: a DCQL query (formats `dc+sd-jwt`, `ldp_vc`); `responseMode`
- * defaults to `direct_post`, `requestUriMethod` to `get`, `expiresInSeconds` to 300.
+ * defaults to `direct_post`, `requestUriMethod` to `get`, `expiresInSeconds` to 300; `redirectUri`
+ * (same-device flows) is optional.
  */
 export type NewPresentationRequest = Defaulted<
   Schemas['CreatePresentationRequestDto'],

@@ -115,6 +115,14 @@ export class PresentationRequestEntity {
   @Column({ name: 'refused_answers', type: 'integer', default: 0 })
   refusedAnswers: number;
 
+  /** Same-device flows: where the wallet sends the person's browser once verified (OpenID4VP 1.0 §8.2). */
+  @Column({ name: 'redirect_uri', type: 'varchar', length: 2048, nullable: true })
+  redirectUri: string | null;
+
+  /** SHA-256 of the `response_code` appended to `redirect_uri` when verified; the code itself is not kept. */
+  @Column({ name: 'response_code_hash', type: 'bytea', nullable: true })
+  responseCodeHash: Buffer | null;
+
   @Column({ name: 'expires_at', type: 'timestamptz' })
   expiresAt: Date;
 

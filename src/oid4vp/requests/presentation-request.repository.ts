@@ -15,6 +15,8 @@ export interface Conclusion {
   presented: Record<string, PresentedCredentialSummary[]> | null;
   claimsSealed: Buffer | null;
   claimsMasterKeyId: string | null;
+  /** Set when verified with a redirect: the SHA-256 of the response code given to the wallet. */
+  responseCodeHash: Buffer | null;
 }
 
 /** A new request as the service builds it; the creation time is the database's. */
@@ -26,6 +28,7 @@ export type NewPresentationRequest = Pick<
   | 'responseMode'
   | 'requestUriMethod'
   | 'trustedIssuers'
+  | 'redirectUri'
   | 'clientId'
   | 'nonce'
   | 'state'

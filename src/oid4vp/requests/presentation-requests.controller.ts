@@ -92,6 +92,15 @@ export class PresentationRequestsController {
           expiresInSeconds: 600,
         },
       },
+      sameDevice: {
+        summary:
+          'Same device: once verified, the wallet sends the browser back with a response_code',
+        value: {
+          dcqlQuery: dcqlQueryExample,
+          responseMode: 'direct_post.jwt',
+          redirectUri: 'https://shop.example/checkout/verified',
+        },
+      },
     },
   })
   @ApiCreatedResponse({

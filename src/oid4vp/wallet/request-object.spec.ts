@@ -39,8 +39,8 @@ describe('requestObjectClaims', () => {
       client_metadata: {
         vp_formats_supported: {
           'dc+sd-jwt': {
-            'sd-jwt_alg_values': ['ES256', 'Ed25519'],
-            'kb-jwt_alg_values': ['ES256', 'Ed25519'],
+            'sd-jwt_alg_values': ['ES256', 'EdDSA', 'Ed25519'],
+            'kb-jwt_alg_values': ['ES256', 'EdDSA', 'Ed25519'],
           },
           ldp_vc: {
             proof_type_values: ['DataIntegrityProof'],

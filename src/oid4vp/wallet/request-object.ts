@@ -1,3 +1,4 @@
+import { acceptedJwsAlgs } from '../../jose/algorithms.js';
 import { signCompactJws } from '../../jose/jws.js';
 import { type ResponseMode } from '../requests/wallet-requests.js';
 
@@ -11,12 +12,13 @@ export const responseEncryptionEncs = ['A128GCM', 'A256GCM'] as const;
 
 /**
  * The formats and algorithms this verifier checks (OpenID4VP 1.0 Appendix B): SD-JWT VCs signed and
- * key-bound with ES256 or Ed25519, Data Integrity presentations with the cryptosuites we verify.
+ * key-bound with any JWS algorithm we verify (ES256; Ed25519 as `EdDSA` or, RFC 9864, `Ed25519`),
+ * Data Integrity presentations with the cryptosuites we verify.
  */
 export const vpFormatsSupported = {
   'dc+sd-jwt': {
-    'sd-jwt_alg_values': ['ES256', 'Ed25519'],
-    'kb-jwt_alg_values': ['ES256', 'Ed25519'],
+    'sd-jwt_alg_values': [...acceptedJwsAlgs],
+    'kb-jwt_alg_values': [...acceptedJwsAlgs],
   },
   ldp_vc: {
     proof_type_values: ['DataIntegrityProof'],

@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { CompactEncrypt, importJWK, type JWK } from 'jose';
 import { type EntityManager } from 'typeorm';
 import { OAuthError } from '../../common/oauth-error.js';
 import {
@@ -38,8 +39,25 @@ const request = {
   clientId: 'decentralized_identifier:did:key:z6Mk',
   state: 'request-state',
   trustedIssuers: null,
+  redirectUri: null,
   expiresAt: new Date(start + 600_000),
 } as unknown as PresentationRequestEntity;
+
+/** The same request answered by direct_post.jwt, to its P-256 response key (ref-jwt). */
+const encryptedRequest = {
+  ...request,
+  responseMode: 'direct_post.jwt',
+} as PresentationRequestEntity;
+/** The same request of a same-device flow (ref-redirect): the caller gave a redirect URI. */
+const redirectingRequest = {
+  ...request,
+  redirectUri: 'https://shop.example/done?cart=1',
+} as PresentationRequestEntity;
+const responseKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const encryptedSecrets = {
+  reference: 'ref-jwt',
+  responseKey: { ...responseKey.privateKey.export({ format: 'jwk' }), kid: 'enc-1' },
+};
 
 const verified: PresentationCheck = {
   verified: true,
@@ -80,9 +98,15 @@ function newTestService() {
   const requests = {
     findOpen: (tenantId: string, reference: string) =>
       Promise.resolve(
-        tenantId === 'acme' && reference === 'ref-1'
-          ? { request, secrets: { reference: 'ref-1' } }
-          : undefined,
+        tenantId !== 'acme'
+          ? undefined
+          : reference === 'ref-1'
+            ? { request, secrets: { reference: 'ref-1' } }
+            : reference === 'ref-jwt'
+              ? { request: encryptedRequest, secrets: encryptedSecrets }
+              : reference === 'ref-redirect'
+                ? { request: redirectingRequest, secrets: { reference } }
+                : undefined,
       ),
     now: () => new Date(time.clock()),
     countRefusal: (manager: EntityManager) => {
@@ -121,6 +145,19 @@ const form = (over: Record<string, string> = {}) => ({
   state: 'request-state',
   ...over,
 });
+
+/** A direct_post.jwt answer as a wallet encrypts it to the request's key. */
+async function encryptedForm(
+  enc: 'A128GCM' | 'A256GCM',
+  clearState?: string,
+): Promise<Record<string, string>> {
+  const publicJwk = responseKey.publicKey.export({ format: 'jwk' }) as JWK;
+  const payload = { vp_token: { badge: ['sd-jwt~kb'] }, state: 'request-state' };
+  const response = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(payload)))
+    .setProtectedHeader({ alg: 'ECDH-ES', enc, kid: 'enc-1' })
+    .encrypt(await importJWK(publicJwk, 'ECDH-ES'));
+  return clearState === undefined ? { response } : { response, state: clearState };
+}
 
 const refusal = (promise: Promise<unknown>) =>
   promise.then(
@@ -176,6 +213,53 @@ describe(ResponseEndpointService.name, () => {
     expect(fakes.expectations).toEqual([]);
     expect(fakes.concluded).toEqual([]);
     expect(fakes.outbox.events).toEqual([]);
+  });
+
+  it.each(['A128GCM', 'A256GCM'] as const)(
+    'accepts a %s JWE alone or with the request’s state in the clear beside it',
+    async (enc) => {
+      for (const clearState of [undefined, 'request-state']) {
+        const { service, fakes } = newTestService();
+        expect(
+          await service.answer('acme', 'ref-jwt', await encryptedForm(enc, clearState)),
+        ).toEqual({});
+        expect(fakes.concluded).toMatchObject([{ conclusion: { status: 'verified' } }]);
+      }
+    },
+  );
+
+  it('counts a JWE with another state in the clear beside it as refused, verifying nothing', async () => {
+    const { service, fakes } = newTestService();
+    const answer = service.answer('acme', 'ref-jwt', await encryptedForm('A256GCM', 'guess'));
+    expect(await refusal(answer)).toBe('invalid_request');
+    expect(fakes.refusals).toBe(1);
+    expect(fakes.expectations).toEqual([]);
+    expect(fakes.concluded).toEqual([]);
+    expect(fakes.outbox.events).toEqual([]);
+  });
+
+  it('answers a same-device request’s redirect_uri with a fresh response code, keeping its SHA-256', async () => {
+    const { service, fakes } = newTestService();
+    const answer = await service.answer('acme', 'ref-redirect', form());
+    const [, code] =
+      /^https:\/\/shop\.example\/done\?cart=1&response_code=([A-Za-z0-9_-]{43})$/.exec(
+        answer.redirect_uri,
+      ) ?? [];
+    expect(code).toBeDefined();
+    expect(fakes.concluded[0].conclusion).toMatchObject({
+      status: 'verified',
+      responseCodeHash: createHash('sha256').update(code).digest(),
+    });
+  });
+
+  it('gives no response code when a same-device answer fails or is refused', async () => {
+    const { service, fakes } = newTestService();
+    fakes.check = { verified: false, code: 'credential_revoked', reason: 'revoked', bound: true };
+    expect(await refusal(service.answer('acme', 'ref-redirect', form()))).toBe('invalid_request');
+    expect(fakes.concluded[0].conclusion).toMatchObject({
+      status: 'failed',
+      responseCodeHash: null,
+    });
   });
 
   it('ends the request failed at the bound of refused answers, in the transaction that counts it', async () => {

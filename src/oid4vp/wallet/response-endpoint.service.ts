@@ -30,6 +30,7 @@ import {
 } from '../requests/wallet-requests.js';
 import { disclosedClaimsOf } from './disclosed-claims.js';
 import { refusalEnding } from './refused-answers.js';
+import { drawResponseCode, redirectWithCode, type ResponseCode } from './response-code.js';
 
 /** The most one answer's verification may take (issuer keys and status lists fetched meanwhile). */
 export const maxVerificationMs = 20_000;
@@ -58,7 +59,7 @@ export class ResponseEndpointService {
     tenantId: string,
     reference: string,
     form: Record<string, string>,
-  ): Promise<Record<string, never>> {
+  ): Promise<Record<string, string>> {
     const open = await this.requests.findOpen(tenantId, reference);
     if (open === undefined) {
       answerOf(form); // A malformed form is told so first, as before.
@@ -81,10 +82,14 @@ export class ResponseEndpointService {
       await this.refuse(request, outcome.reason);
       throw invalidRequest(outcome.reason);
     }
-    if (!(await this.conclude(request, outcome)))
+    // Same-device flows: the wallet sends the browser on with a code only this answer gave.
+    const responseCode =
+      outcome.verified && request.redirectUri !== null ? drawResponseCode() : undefined;
+    if (!(await this.conclude(request, outcome, responseCode)))
       throw invalidRequest('The request was answered already or is past its time.');
     if (!outcome.verified) throw invalidRequest(outcome.reason);
-    return {};
+    if (responseCode === undefined) return {};
+    return { redirect_uri: redirectWithCode(request.redirectUri!, responseCode.code) };
   }
 
   private async evaluate(request: PresentationRequestEntity, vpToken: unknown): Promise<Outcome> {
@@ -157,16 +162,23 @@ export class ResponseEndpointService {
   }
 
   /** Ends the request once, with its event, in one transaction: false when it was no longer open. */
-  private conclude(request: PresentationRequestEntity, outcome: Outcome): Promise<boolean> {
-    return this.dataSource.transaction((manager) => this.concludeIn(manager, request, outcome));
+  private conclude(
+    request: PresentationRequestEntity,
+    outcome: Outcome,
+    responseCode?: ResponseCode,
+  ): Promise<boolean> {
+    return this.dataSource.transaction((manager) =>
+      this.concludeIn(manager, request, outcome, responseCode),
+    );
   }
 
   private async concludeIn(
     manager: EntityManager,
     request: PresentationRequestEntity,
     outcome: Outcome,
+    responseCode?: ResponseCode,
   ): Promise<boolean> {
-    const conclusion = this.conclusionOf(request, outcome);
+    const conclusion = this.conclusionOf(request, outcome, responseCode);
     const now = this.requests.now();
     if (!(await this.requests.conclude(manager, request.tenantId, request.id, conclusion, now)))
       return false;
@@ -180,7 +192,11 @@ export class ResponseEndpointService {
     return true;
   }
 
-  private conclusionOf(request: PresentationRequestEntity, outcome: Outcome): Conclusion {
+  private conclusionOf(
+    request: PresentationRequestEntity,
+    outcome: Outcome,
+    responseCode?: ResponseCode,
+  ): Conclusion {
     if (!outcome.verified)
       return {
         status: 'failed',
@@ -189,6 +205,7 @@ export class ResponseEndpointService {
         presented: null,
         claimsSealed: null,
         claimsMasterKeyId: null,
+        responseCodeHash: null,
       };
     // Built as entries: a query id is data, never a member an assignment could reach through.
     const entries = [...outcome.presented];
@@ -210,6 +227,7 @@ export class ResponseEndpointService {
         disclosedClaimsPurpose,
       ),
       claimsMasterKeyId: this.vault.masterKeyId,
+      responseCodeHash: responseCode?.sha256 ?? null,
     };
   }
 }
@@ -224,6 +242,9 @@ async function payloadOf(
     if (!('encrypted' in answer))
       throw invalidRequest('This request expects its answer encrypted, in response.');
     if (secrets.responseKey === undefined) throw new Error('A direct_post.jwt request has no key');
+    // The state beside the JWE binds nothing; it must only not contradict the request.
+    if (answer.clearState !== undefined && !sameState(answer.clearState, request.state))
+      throw invalidRequest('The state beside response is not the one of this request.');
     return decryptAnswer(answer.encrypted, secrets.responseKey);
   }
   if ('encrypted' in answer)

@@ -56,7 +56,7 @@ export class VerifierWalletController {
     @Param('reference') reference: string,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
-  ): Promise<Record<string, never>> {
+  ): Promise<Record<string, string>> {
     response.setHeader('Cache-Control', 'no-store');
     const form = await readWalletForm(request, response, 'response');
     return this.responses.answer(tenantId, reference, form);

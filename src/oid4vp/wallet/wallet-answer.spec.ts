@@ -46,10 +46,18 @@ describe('answerOf', () => {
     expect(answerOf({ response: 'a.b.c.d.e' })).toEqual({ encrypted: 'a.b.c.d.e' });
   });
 
+  it('keeps a state posted in the clear beside response, to be compared with the request’s', () => {
+    expect(answerOf({ response: 'a.b.c.d.e', state: 's' })).toEqual({
+      encrypted: 'a.b.c.d.e',
+      clearState: 's',
+    });
+  });
+
   it.each([
     [{}, /no vp_token/],
     [{ vp_token: '{}' }, /no state/],
-    [{ response: 'a.b.c.d.e', state: 's' }, /inside response alone/],
+    [{ response: 'a.b.c.d.e', vp_token: '{}' }, /inside response alone/],
+    [{ response: 'a.b.c.d.e', vp_token: '{}', state: 's' }, /inside response alone/],
     [{ response: 'a.b.c' }, /not a compact JWE/],
     [{ response: 'a.b.c.d.e$' }, /not a compact JWE/],
   ])('refuses %j', (form, description) => {

@@ -9,8 +9,11 @@ export interface AnswerPayload {
   state: unknown;
 }
 
-/** A wallet's answer as posted (OpenID4VP 1.0 §8.2, §8.3): in the clear, or a JWE to decrypt first. */
-export type WalletAnswer = { encrypted: string } | { payload: AnswerPayload };
+/**
+ * A wallet's answer as posted (OpenID4VP 1.0 §8.2, §8.3): in the clear, or a JWE to decrypt first,
+ * with the `state` some wallets also post in the clear beside it (Sphereon's did-auth-siop does).
+ */
+export type WalletAnswer = { encrypted: string; clearState?: string } | { payload: AnswerPayload };
 
 /** Presentations of one credential query in one answer: DCQL's `multiple` never needs more here. */
 export const maxPresentationsPerQuery = 10;
@@ -32,14 +35,19 @@ export class AnswerFailure extends Error {
   }
 }
 
-/** The form's answer: `response` alone (direct_post.jwt), or `vp_token` with `state` (direct_post). */
+/**
+ * The form's answer: `response`, optionally with `state` in the clear (direct_post.jwt), or `vp_token`
+ * with `state` (direct_post).
+ */
 export function answerOf(form: Record<string, string>): WalletAnswer {
   if (form.response !== undefined) {
-    if (form.vp_token !== undefined || form.state !== undefined)
-      throw invalidRequest('An encrypted answer carries vp_token and state inside response alone.');
+    if (form.vp_token !== undefined)
+      throw invalidRequest('An encrypted answer carries vp_token inside response alone.');
     if (!compactJwe.test(form.response))
       throw invalidRequest('The response parameter is not a compact JWE.');
-    return { encrypted: form.response };
+    return form.state === undefined
+      ? { encrypted: form.response }
+      : { encrypted: form.response, clearState: form.state };
   }
   if (form.vp_token === undefined) throw invalidRequest('The answer has no vp_token.');
   if (form.state === undefined) throw invalidRequest('The answer has no state.');

@@ -2218,6 +2218,11 @@ export interface components {
        *     ]
        */
       trustedIssuers?: string[];
+      /**
+       * @description Same-device flows (OpenID4VP 1.0 §8.2): once the answer verifies, the response endpoint tells the wallet to send the person’s browser here, with a fresh `response_code` query parameter whose SHA-256 the request then shows as `responseCodeSha256`. An https URL without a fragment.
+       * @example https://shop.example/checkout/verified
+       */
+      redirectUri?: string;
     };
     CreatedPresentationRequestDto: {
       /**
@@ -2311,6 +2316,16 @@ export interface components {
       };
       /** @example null */
       trustedIssuers: string[] | null;
+      /**
+       * @description Same-device flows: where the wallet sends the person’s browser once verified.
+       * @example null
+       */
+      redirectUri: string | null;
+      /**
+       * @description Once verified with a `redirectUri`: the SHA-256 (base64url) of the `response_code` appended to it. Whoever arrives there with the code that hashes to this is the browser of the device that answered.
+       * @example null
+       */
+      responseCodeSha256: string | null;
       /** @example decentralized_identifier:did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK */
       clientId: string;
       /**
@@ -6068,6 +6083,7 @@ export interface operations {
            *       "credential_configurations_supported": {
            *         "EmployeeBadge_sd_jwt": {
            *           "format": "dc+sd-jwt",
+           *           "scope": "EmployeeBadge_sd_jwt",
            *           "vct": "https://acme.example/credentials/employee-badge",
            *           "cryptographic_binding_methods_supported": [
            *             "jwk"
@@ -7161,6 +7177,8 @@ export interface operations {
            *             ]
            *           },
            *           "trustedIssuers": null,
+           *           "redirectUri": null,
+           *           "responseCodeSha256": null,
            *           "createdAt": "2026-11-25T10:00:00.000Z",
            *           "endedAt": null,
            *           "refusedAnswers": 0

@@ -8,6 +8,7 @@ import {
   IsObject,
   IsOptional,
   IsString,
+  IsUrl,
   Matches,
   Max,
   MaxLength,
@@ -98,4 +99,24 @@ export class CreatePresentationRequestDto {
   @ArrayMinSize(1, { message: 'must hold at least one issuer; leave it out to trust any' })
   @IsArray({ message: 'must be an array of issuer identifiers' })
   trustedIssuers?: string[];
+
+  @ApiPropertyOptional({
+    maxLength: limits.redirectUriChars,
+    description:
+      'Same-device flows (OpenID4VP 1.0 §8.2): once the answer verifies, the response endpoint tells the wallet to send the person’s browser here, with a fresh `response_code` query parameter whose SHA-256 the request then shows as `responseCodeSha256`. An https URL without a fragment.',
+    example: 'https://shop.example/checkout/verified',
+  })
+  @IsOptional()
+  @IsUrl(
+    { protocols: ['https'], require_protocol: true, require_tld: false, allow_fragments: false },
+    { message: 'must be an https URL without a fragment' },
+  )
+  @Matches(/^https:\/\/[\x21-\x7e]+$/, {
+    message: 'must be an https URL of printable ASCII characters',
+  })
+  @MaxLength(limits.redirectUriChars, {
+    message: `must be at most ${limits.redirectUriChars} characters`,
+  })
+  @IsString({ message: 'must be a string' })
+  redirectUri?: string;
 }

@@ -36,6 +36,8 @@ export const requestExample = {
   requestUriMethod: 'get' as const,
   dcqlQuery: dcqlQueryExample,
   trustedIssuers: null,
+  redirectUri: null,
+  responseCodeSha256: null,
   createdAt: '2026-11-25T10:00:00.000Z',
   endedAt: null,
   refusedAnswers: 0,
@@ -179,6 +181,23 @@ export class PresentationRequestDto {
 
   @ApiProperty({ type: [String], nullable: true, example: null })
   trustedIssuers!: string[] | null;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'Same-device flows: where the wallet sends the person’s browser once verified.',
+    example: null,
+  })
+  redirectUri!: string | null;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description:
+      'Once verified with a `redirectUri`: the SHA-256 (base64url) of the `response_code` appended to it. Whoever arrives there with the code that hashes to this is the browser of the device that answered.',
+    example: null,
+  })
+  responseCodeSha256!: string | null;
 
   @ApiProperty({ example: exampleClientId })
   clientId!: string;
