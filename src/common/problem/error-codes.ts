@@ -40,6 +40,7 @@ export const errorCatalog = {
   },
   OFFER_NOT_OPEN: { status: 409, title: 'Credential offer not open' },
   PRESENTATION_REQUEST_NOT_PENDING: { status: 409, title: 'Presentation request not pending' },
+  CLIENT_ID_PREFIX_UNAVAILABLE: { status: 409, title: 'Client identifier prefix unavailable' },
   CERTIFICATE_AUTHORITY_NOT_CONFIGURED: {
     status: 409,
     title: 'Certificate authority not configured',
