@@ -92,7 +92,7 @@ export class PresentationRequestsService {
       requestSecretsPurpose,
     );
     await this.tenants.requireTenant(tenantId);
-    const clientId = await this.identity.clientIdFor(tenantId, input.clientIdPrefix);
+    const clientId = await this.identity.clientIdFor(tenantId, input.clientIdPrefix ?? undefined);
     const answer: CreatedPresentationRequestDto = {
       id,
       status: 'pending',
