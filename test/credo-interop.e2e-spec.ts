@@ -1,5 +1,8 @@
+import 'reflect-metadata';
 import { type SdJwtVcIssuer } from '@credo-ts/core';
 import { calculateJwkThumbprint, type JWK } from 'jose';
+import { CertificateAuthorityService } from '../src/certificates/certificate-authority.service.js';
+import { pemOf } from '../src/x509/certificate.js';
 import { createCredoIssuerCa } from './support/credo-ca.js';
 import {
   credoDidIssuer,
@@ -65,6 +68,13 @@ describe('Credo 0.6 as wallet and as a second issuer', () => {
     return { id: created.body.id as string, link: created.body.authorizationRequestUri as string };
   }
 
+  /** The development authority's root (PEM), which a wallet must trust for shop's x509 client ids. */
+  async function authorityRoot(): Promise<string> {
+    const root = (await service.app.get(CertificateAuthorityService).current())?.root;
+    if (root === undefined) throw new Error('the test service has no development authority');
+    return pemOf([root]);
+  }
+
   const readRequest = async (id: string) => {
     const read = await service.request<Json>(`/ctrl/api/v1.0/oid4vp/requests/${id}`, {
       headers: { 'x-tenant-id': 'shop' },
@@ -124,6 +134,7 @@ describe('Credo 0.6 as wallet and as a second issuer', () => {
           dcqlQuery: queryFor(vct),
           responseMode,
           trustedIssuers: [did],
+          clientIdPrefix: 'decentralized_identifier',
         });
 
         const { resolved, answer } = await presentWithCredo(credo, request.link);
@@ -157,6 +168,50 @@ describe('Credo 0.6 as wallet and as a second issuer', () => {
         expect(entry.claims).not.toHaveProperty('family_name');
       },
     );
+
+    it.each([
+      ['x509_hash', 'direct_post'],
+      ['x509_hash', 'direct_post.jwt'],
+      ['x509_san_dns', 'direct_post'],
+      ['x509_san_dns', 'direct_post.jwt'],
+    ])(
+      'verifies shop’s %s request object through the authority’s root, and answers it by %s',
+      async (clientIdPrefix, responseMode) => {
+        const wallet = await startCredoAgent({ trustedCertificates: [await authorityRoot()] });
+        try {
+          const own = await credoDidIssuer(wallet);
+          const vct = `${identityVct}/${clientIdPrefix}/${responseMode}`;
+          const did = (own as { didUrl: string }).didUrl.split('#')[0];
+          await issueWithCredo(wallet, own, { vct, iss: did, given_name: 'Erika' }, ['given_name']);
+          const request = await openRequest({
+            dcqlQuery: queryFor(vct),
+            clientIdPrefix,
+            responseMode,
+          });
+          const { resolved, answer } = await presentWithCredo(wallet, request.link);
+          expect(resolved.verifier.clientIdPrefix).toBe(clientIdPrefix);
+          expect(resolved.signedAuthorizationRequest?.signer.method).toBe('x5c');
+          expect(answer).toMatchObject({ ok: true, serverResponse: { status: 200 } });
+          expect(await readRequest(request.id)).toMatchObject({
+            status: 'verified',
+            clientId: expect.stringMatching(new RegExp(`^${clientIdPrefix}:`)),
+            presented: { identity: [{ issuer: did, vct, claims: { given_name: 'Erika' } }] },
+          });
+        } finally {
+          await wallet.shutdown();
+        }
+      },
+    );
+
+    it('will not answer an x509_hash request whose chain it cannot trust', async () => {
+      const request = await openRequest({
+        dcqlQuery: queryFor(identityVct),
+        clientIdPrefix: 'x509_hash',
+      });
+      // The file's agent trusts no root.
+      await expect(presentWithCredo(credo, request.link)).rejects.toThrow();
+      expect(await readRequest(request.id)).toMatchObject({ status: 'pending', refusedAnswers: 0 });
+    });
   });
 
   it('signs an x5c SD-JWT VC that a Credo trusting its root verifies; shop’s verifier, trusting no X.509 root, refuses it and stays pending', async () => {
@@ -190,7 +245,11 @@ describe('Credo 0.6 as wallet and as a second issuer', () => {
       await untrusting.shutdown();
     }
 
-    const request = await openRequest({ dcqlQuery: queryFor(vct) });
+    // The file's agent trusts no X.509 root: shop is known to it by its DID here.
+    const request = await openRequest({
+      dcqlQuery: queryFor(vct),
+      clientIdPrefix: 'decentralized_identifier',
+    });
     const { answer } = await presentWithCredo(credo, request.link);
 
     // Refused as not bound (OpenID4VP 1.0 §8.2): the issuer's trust did not verify.

@@ -1,5 +1,4 @@
 import { createHash, createPublicKey, randomBytes, verify, X509Certificate } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
 import { HashAlgorithm, type Jwk } from '@openid4vc/oauth2';
 import { Openid4vpClient, type ResolvedOpenid4vpAuthorizationRequest } from '@openid4vc/openid4vp';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
@@ -51,14 +50,13 @@ export function openid4vpWallet(trustedRoots: readonly Buffer[] = []): Openid4vp
     callbacks: {
       fetch,
       getX509CertificateMetadata: (certificate) => {
-        const names =
-          new x509.X509Certificate(Buffer.from(certificate, 'base64')).getExtension(
-            x509.SubjectAlternativeNameExtension,
-          )?.names.items ?? [];
-        return {
-          sanDnsNames: names.filter((name) => name.type === 'dns').map((name) => name.value),
-          sanUriNames: names.filter((name) => name.type === 'url').map((name) => name.value),
-        };
+        // Node's reading of the SAN: "DNS:a.example, URI:https://a.example/x" (no commas in ours).
+        const names = (
+          new X509Certificate(Buffer.from(certificate, 'base64')).subjectAltName ?? ''
+        ).split(', ');
+        const of = (type: string) =>
+          names.filter((name) => name.startsWith(type)).map((name) => name.slice(type.length));
+        return { sanDnsNames: of('DNS:'), sanUriNames: of('URI:') };
       },
       hash: (data, alg) => {
         if (alg !== HashAlgorithm.Sha256) throw new Error(`unexpected hash ${alg}`);
