@@ -40,11 +40,11 @@ export const errorCatalog = {
   },
   OFFER_NOT_OPEN: { status: 409, title: 'Credential offer not open' },
   PRESENTATION_REQUEST_NOT_PENDING: { status: 409, title: 'Presentation request not pending' },
-  CLIENT_ID_PREFIX_UNAVAILABLE: { status: 409, title: 'Client identifier prefix unavailable' },
   CERTIFICATE_AUTHORITY_NOT_CONFIGURED: {
     status: 409,
     title: 'Certificate authority not configured',
   },
+  CLIENT_ID_PREFIX_UNAVAILABLE: { status: 409, title: 'Client identifier prefix unavailable' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   CREDENTIAL_NOT_VERIFIED: { status: 422, title: 'Credential not verified' },
