@@ -155,3 +155,34 @@ describe(VerifierIdentity.name, () => {
     expect(await identity().x509SigningFor('acme', sanDns)).toBeUndefined();
   });
 });
+
+describe(`${VerifierIdentity.name}, concurrent first needs`, () => {
+  it('reads the chain once for callers at the same time, and again afterwards', async () => {
+    let reads = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const certificates = {
+      activeChain: async () => {
+        reads += 1;
+        await gate;
+        return undefined;
+      },
+    } as unknown as CertificatesService;
+    const identity = new VerifierIdentity(
+      { PUBLIC_BASE_URL: 'https://agent.example' } as Settings,
+      {
+        didsOf: () => Promise.resolve(new Map([['acme', 'did:key:z6Mk']])),
+      } as unknown as DidService,
+      {} as TenantKeys,
+      certificates,
+    );
+    const burst = Promise.all(Array.from({ length: 5 }, () => identity.clientIdFor('acme')));
+    release();
+    expect(await burst).toEqual(
+      Array.from({ length: 5 }, () => 'decentralized_identifier:did:key:z6Mk'),
+    );
+    expect(reads).toBe(1);
+    await identity.clientIdFor('acme');
+    expect(reads).toBe(2);
+  });
+});

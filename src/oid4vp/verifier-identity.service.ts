@@ -28,6 +28,9 @@ export interface X509RequestSigning {
  */
 @Injectable()
 export class VerifierIdentity {
+  /** Each tenant's chain while it is being read: a burst's first need issues once, holding no connection. */
+  private readonly chainsInFlight = new Map<string, Promise<string[] | undefined>>();
+
   constructor(
     private readonly settings: Settings,
     private readonly dids: DidService,
@@ -41,7 +44,7 @@ export class VerifierIdentity {
    */
   async clientIdFor(tenantId: string, prefix?: ClientIdPrefix): Promise<string> {
     if (prefix !== 'decentralized_identifier') {
-      const chain = await this.certificates.activeChain(tenantId);
+      const chain = await this.activeChain(tenantId);
       if (chain !== undefined) return this.x509ClientId(chain[0], prefix ?? 'x509_hash');
       if (prefix !== undefined) {
         throw clientIdPrefixUnavailable(prefix, 'it has no active X.509 certificate.');
@@ -61,7 +64,7 @@ export class VerifierIdentity {
     tenantId: string,
     clientId: string,
   ): Promise<X509RequestSigning | undefined> {
-    const x5c = await this.certificates.activeChain(tenantId);
+    const x5c = await this.activeChain(tenantId);
     if (x5c === undefined) return undefined;
     const leaf = Buffer.from(x5c[0], 'base64');
     if (!leafFitsClientId(clientId, leaf, parseDer(leaf).facts.dnsNames)) return undefined;
@@ -69,6 +72,17 @@ export class VerifierIdentity {
     const certified = certifiedPublicJwk(leaf);
     if (certified.x !== key.publicJwk.x || certified.y !== key.publicJwk.y) return undefined;
     return { x5c, key };
+  }
+
+  /** The tenant's active chain; concurrent callers in this process share one read (and first issue). */
+  private activeChain(tenantId: string): Promise<string[] | undefined> {
+    const shared = this.chainsInFlight.get(tenantId);
+    if (shared !== undefined) return shared;
+    const read = this.certificates.activeChain(tenantId).finally(() => {
+      this.chainsInFlight.delete(tenantId);
+    });
+    this.chainsInFlight.set(tenantId, read);
+    return read;
   }
 
   private x509ClientId(leafX5c: string, prefix: 'x509_hash' | 'x509_san_dns'): string {
