@@ -6,6 +6,7 @@ import { readdirSync } from 'node:fs';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 import { noFolderCycle } from './eslint/no-folder-cycle.js';
+import { ownSql } from './eslint/own-sql.js';
 import { ownTables } from './eslint/own-tables.js';
 
 /** Every folder of src/, read from the disk: a new feature folder is under the rules below at once. */
@@ -118,7 +119,9 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     plugins: {
       'import-x': importX,
-      house: { rules: { 'no-folder-cycle': noFolderCycle, 'own-tables': ownTables } },
+      house: {
+        rules: { 'no-folder-cycle': noFolderCycle, 'own-tables': ownTables, 'own-sql': ownSql },
+      },
     },
     settings: {
       ...importX.flatConfigs.typescript.settings,
@@ -128,6 +131,7 @@ export default tseslint.config(
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'house/no-folder-cycle': 'error',
       'house/own-tables': ['error', { pending: [] }],
+      'house/own-sql': 'error',
       'import-x/no-restricted-paths': [
         'error',
         {

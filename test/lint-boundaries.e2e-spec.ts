@@ -145,6 +145,45 @@ describe('lint boundaries', () => {
       ]);
   }, 60_000);
 
+  // SQL too: another folder's part of a statement is a function or view its owner publishes.
+  it("refuses SQL naming another folder's table, for every table, and passes the owners' own", async () => {
+    const tables = readdirSync('src', { recursive: true, encoding: 'utf8' })
+      .filter((path) => path.endsWith('.entity.ts'))
+      .flatMap((path) =>
+        [...readFileSync(`src/${path}`, 'utf8').matchAll(/@Entity\(\{ name: '(\w+)'/g)].map(
+          ([, table]) => ({ table, owner: path.slice(0, path.lastIndexOf('/')) }),
+        ),
+      );
+    expect(tables.length).toBeGreaterThan(15);
+    const issuing = 'src/credentials/issuing/issued-credential.repository.ts';
+    const webhooks = 'src/webhooks/webhook-event.repository.ts';
+    for (const { table, owner } of tables) {
+      const filePath = owner === 'credentials/issuing' ? webhooks : issuing;
+      const changed = `${readFileSync(filePath, 'utf8')}\nexport const sql = \`WITH x AS (SELECT 1)\n  SELECT n FROM x, "${table}" t WHERE t.id = :id\`;\n`;
+      expect([table, await boundaryFindings(filePath, changed)]).toEqual([
+        table,
+        ['house/own-sql'],
+      ]);
+    }
+    // Outside SQL in capitals, a table right after its keyword, in any case; prose is not SQL.
+    const lowercase = `${readFileSync(issuing, 'utf8')}\nexport const sql = 'delete from webhook_event';\n`;
+    expect(await boundaryFindings(issuing, lowercase)).toEqual(['house/own-sql']);
+    const prose = `${readFileSync(issuing, 'utf8')}\nexport const text = 'Not the tenant of this record.';\n`;
+    expect(await boundaryFindings(issuing, prose)).toEqual([]);
+    // The statements that reach another folder's tables through what it publishes, and folders
+    // naming their own tables (status's lists read its entries, the claim joins webhooks' tables).
+    for (const allowed of [
+      issuing,
+      webhooks,
+      'src/credentials/status/status-list.repository.ts',
+      'src/webhooks/webhook-delivery.repository.ts',
+    ])
+      expect([allowed, await boundaryFindings(allowed, readFileSync(allowed, 'utf8'))]).toEqual([
+        allowed,
+        [],
+      ]);
+  }, 120_000);
+
   it('refuses an import of an entry point or the composition root from a folder', async () => {
     const filePath = 'src/tenants/tenants.service.ts';
     for (const module of ['../app.module.js', '../entities.js', '../bootstrap/start-service.js']) {

@@ -56,6 +56,13 @@ describe('migrations', () => {
         `SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'migrations'`,
       );
       expect(tables).toEqual([]);
+      // The functions and views owners publish (docs/architecture.md) go too.
+      const routines = await queryDatabase<{ name: string }>(
+        url,
+        `SELECT proname AS name FROM pg_proc WHERE pronamespace = 'public'::regnamespace
+         UNION ALL SELECT viewname FROM pg_views WHERE schemaname = 'public'`,
+      );
+      expect(routines).toEqual([]);
       expect(await runMigrationsLocked(dataSource)).toHaveLength(migrations.length);
       expect(await runMigrationsLocked(dataSource)).toEqual([]);
     } finally {

@@ -126,6 +126,34 @@ describe('Status index allocation', () => {
     expect(await listRow(listId)).toEqual(before);
   });
 
+  // The issue path's budget (docs/performance.md): the entry and the event come from the functions
+  // their owners publish, called in the issue statement, not from statements of their own.
+  it('writes the record, its entry and its event in one statement', async () => {
+    const events = async () =>
+      (
+        await dataSource.query<{ n: number }[]>(
+          `SELECT count(*)::int AS n FROM webhook_event
+            WHERE tenant_id = 'demo' AND type = 'credential.issued'`,
+        )
+      )[0].n;
+    const eventsBefore = await events();
+    const statements: string[] = [];
+    const entry = await dataSource.transaction((manager) => {
+      const counted = Object.create(manager) as EntityManager;
+      counted.query = (sql: string, parameters?: unknown[]) => {
+        statements.push(sql);
+        return manager.query(sql, parameters);
+      };
+      return allocate(counted, 'urn:example:one-statement');
+    });
+    expect(statements).toHaveLength(1);
+    const [stored] = await dataSource.query<{ list_index: number }[]>(
+      `SELECT list_index FROM credential_status_entry WHERE credential_id = 'urn:example:one-statement'`,
+    );
+    expect(String(stored?.list_index)).toBe(entry.statusListIndex);
+    expect(await events()).toBe(eventsBefore + 1);
+  });
+
   it('frees an index whose issue rolls back', async () => {
     const count = async () =>
       (

@@ -58,9 +58,10 @@ export abstract class EventOutbox {
    * For the one statement that writes its event itself, the issue statement
    * (credentials/issuing/issued-credential.repository.ts): runs `statement` with the event's row as one
    * JSON object (`id`, `tenant_id`, `type`, `body`, as `jsonb_to_record` reads it), which the
-   * statement inserts into `webhook_event` with one `webhook_delivery` per enabled subscription that
-   * wants it (the rule of webhooks/webhook-event.repository.ts). The event counts as written when the
-   * statement answered a row.
+   * statement passes to `enqueue_webhook_event`, the function webhooks publishes for it: the event with
+   * one delivery per enabled subscription that wants it, by the rule of its own statements
+   * (webhooks/webhook-event.repository.ts). The event counts as written when the statement answered a
+   * row.
    */
   abstract inStatement<Row>(
     event: DomainEvent,

@@ -32,15 +32,14 @@ export class WebhookEventRepository {
     event: EventRow,
   ): Promise<Row[]> {
     // The change's parameters come first: the event is one jsonb parameter after them, so that its
-    // number is the one computed part and the event's statements are a constant.
+    // number is the one computed part and the event's part is a constant. `event` is one row when the
+    // change touched any, none otherwise: naming it in FROM runs it, once.
     const eventParameter = change.parameters.length + 1;
     return runner.query<Row[]>(
       `WITH change AS (${change.sql}),
-            input AS (SELECT * FROM jsonb_to_record($${eventParameter}::jsonb)
-                                 AS e(id uuid, tenant_id varchar, type varchar, body text)
-                       WHERE EXISTS (SELECT 1 FROM change)),
-            ${eventAndDeliveries}
-       SELECT * FROM change`,
+            event AS (SELECT enqueue_webhook_event($${eventParameter}::jsonb)
+                       WHERE EXISTS (SELECT 1 FROM change))
+       SELECT change.* FROM change, event`,
       [...change.parameters, JSON.stringify(event)],
     );
   }
@@ -84,24 +83,10 @@ export class WebhookEventRepository {
 }
 
 /**
- * The event's row (from the `input` row, if any) and one delivery per enabled subscription that wants
- * it: the tenant's and the all-tenant ones, all or a list of event types (docs/webhooks.md). The issue
- * statement writes its event by the same rule (`EventOutbox.inStatement`): change both together.
+ * The event (EventRow as one jsonb, $1) and one delivery per enabled subscription that wants it: the
+ * tenant's and the all-tenant ones, all or a list of event types (docs/webhooks.md). That rule is
+ * `enqueue_webhook_event`'s (migrations/1795799200000-published-statements.ts), which webhooks
+ * publishes to the statements of other folders that write an event with their change (the issue
+ * statement, credentials/issuing/issued-credential.repository.ts): it is written once, there.
  */
-const eventAndDeliveries = `
-  event AS (
-    INSERT INTO webhook_event (id, tenant_id, type, body)
-    SELECT id, tenant_id, type, body FROM input
-    RETURNING id, tenant_id, type),
-  deliveries AS (
-    INSERT INTO webhook_delivery (id, subscription_id, event_id)
-    SELECT gen_random_uuid(), s.id, event.id FROM webhook_subscription s, event
-     WHERE s.enabled AND (s.tenant_id = event.tenant_id OR s.tenant_id IS NULL)
-       AND (cardinality(s.events) = 0 OR event.type = ANY (s.events)))`;
-
-/** The event (EventRow as one jsonb, $1) and its deliveries. */
-const emitStatement = `
-  WITH input AS (SELECT * FROM jsonb_to_record($1::jsonb)
-                           AS e(id uuid, tenant_id varchar, type varchar, body text)),
-  ${eventAndDeliveries}
-  SELECT 1`;
+const emitStatement = `SELECT enqueue_webhook_event($1::jsonb)`;

@@ -91,17 +91,15 @@ const recordSql = `INSERT INTO issued_credential
 
 /*
  * An issue with status entries, one statement (one round trip, docs/performance.md): the issuance
- * record, the credential.issued event with its deliveries, and for each status purpose the entry at
- * the first free of its random candidates in the tenant's open list. An entry is an insert under its
- * primary key (list, index), which a concurrent issue's same pick makes a no-op; no open list, all
- * candidates taken or a lost pick leave the purpose out, and the allocator takes it the slow way
- * (status/status-index-allocator.ts). A scalar subquery per candidate is an index probe each, stopped
- * at the first free one; as NOT EXISTS the planner may join all the list's entries instead.
+ * record, for each status purpose an entry at the first free of its random candidates in the tenant's
+ * open list, and the credential.issued event with its deliveries. A purpose the entries' function
+ * could not take (no open list, all candidates taken, a lost pick) is absent from `taken`, and the
+ * allocator takes it the slow way (status/status-index-allocator.ts).
  *
- * Three features' tables, one owner: issuing writes this statement whole. The entries are status/'s
- * (the allocator reads what they took), the event's row and its fan-out webhooks' (the row comes from
- * `EventOutbox.inStatement`; the deliveries follow the rule of webhooks/webhook-event.repository.ts,
- * tested by test/webhooks-delivery.e2e-spec.ts through this path).
+ * Issuing names its own table only: the entries are status/'s (`allocate_status_entries`), the event
+ * and its fan-out webhooks' (`enqueue_webhook_event`, the rule of its own statements, the row from
+ * `EventOutbox.inStatement`), each a function its owner publishes (docs/architecture.md). Naming
+ * `taken` and `event` in FROM runs them, once each: a CTE that is not data-modifying runs only when read.
  */
 const issueStatement = new NamedStatement<{
   tenantId: string;
@@ -115,68 +113,40 @@ const issueStatement = new NamedStatement<{
   purposes: StatusPurpose[];
   candidates: number[][];
   event: string;
-}>(`WITH status_entry AS (
-    INSERT INTO credential_status_entry (list_id, list_index, tenant_id, credential_id, purpose)
-    SELECT l.id, c.i, l.tenant_id, :id::text, l.purpose
-      FROM unnest(:purposes::varchar[]) WITH ORDINALITY p(purpose, n)
-      JOIN credential_status_list l
-        ON l.tenant_id = :tenantId AND l.purpose = p.purpose AND l.filled_at IS NULL
-     CROSS JOIN LATERAL (
-       SELECT i FROM unnest((:candidates::int[][])[p.n : p.n]) i
-        WHERE (SELECT true FROM credential_status_entry e
-                WHERE e.list_id = l.id AND e.list_index = i) IS NULL
-        LIMIT 1) c
-     ORDER BY p.n
-    ON CONFLICT (list_id, list_index) DO NOTHING
-    RETURNING purpose, list_id, list_index),
-  record AS (
+}>(`WITH record AS (
     INSERT INTO issued_credential
         (tenant_id, id, types, cryptosuite, issued_by, format, offer_id, configuration_id)
     VALUES (:tenantId, :id, :types::text[], :cryptosuite, :issuedBy, :format, :offerId::uuid,
             :configurationId)
     RETURNING id),
-  event AS (
-    INSERT INTO webhook_event (id, tenant_id, type, body)
-    SELECT id, tenant_id, type, body FROM jsonb_to_record(:event::jsonb)
-        AS e(id uuid, tenant_id varchar, type varchar, body text)
-    RETURNING id, tenant_id, type),
-  deliveries AS (
-    INSERT INTO webhook_delivery (id, subscription_id, event_id)
-    SELECT gen_random_uuid(), s.id, event.id FROM webhook_subscription s, event
-     WHERE s.enabled AND (s.tenant_id = event.tenant_id OR s.tenant_id IS NULL)
-       AND (cardinality(s.events) = 0 OR event.type = ANY (s.events)))
-  SELECT (SELECT json_object_agg(purpose, json_build_object('list_id', list_id,
-                                                              'list_index', list_index))
-            FROM status_entry) AS taken
-    FROM record`);
+  taken AS (
+    SELECT json_object_agg(purpose, json_build_object('list_id', list_id,
+                                                      'list_index', list_index)) AS taken
+      FROM allocate_status_entries(:tenantId, :id, :purposes::varchar[], :candidates::int[][])),
+  event AS (SELECT enqueue_webhook_event(:event::jsonb))
+  SELECT taken.taken FROM record, taken, event`);
 
 /*
  * Tenant $1's records, newest first, filtered by type $2, state $3 and id $4 and after the cursor
  * ($5, $6) when given (a null parameter filters nothing: PostgreSQL folds it away when planning),
- * limit $7, offset $8. The state is revoked over suspended over active, from the entries' bits. The
- * status tables are status/'s, read here in the same statement (docs/architecture.md): a page filtered
- * by state is cut after the filter, which a second statement for the page's entries could not do.
- * get_bit counts a byte's bits from the least significant, the list from the most (Bitstring Status
- * List §2.1).
+ * limit $7, offset $8. The state is revoked over suspended over active, from the entries' bits, read
+ * in the same statement through the view status/ publishes (`credential_status`, docs/architecture.md):
+ * a page filtered by state is cut after the filter, which a second statement for the page's entries
+ * could not do.
  */
 const recordsSql = `SELECT c.id, c.types, c.cryptosuite, c.format, c.offer_id, c.configuration_id,
        c.created_at,
        CASE
-         WHEN bool_or(e.purpose = 'revocation'
-                      AND get_bit(l.bits, (e.list_index / 8) * 8 + 7 - e.list_index % 8) = 1)
-           THEN 'revoked'
-         WHEN bool_or(e.purpose = 'suspension'
-                      AND get_bit(l.bits, (e.list_index / 8) * 8 + 7 - e.list_index % 8) = 1)
-           THEN 'suspended'
+         WHEN bool_or(s.purpose = 'revocation' AND s.is_set) THEN 'revoked'
+         WHEN bool_or(s.purpose = 'suspension' AND s.is_set) THEN 'suspended'
          ELSE 'active' END AS state,
        to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at,
        coalesce(json_agg(json_build_object(
-         'statusPurpose', e.purpose, 'listId', e.list_id, 'statusListIndex', e.list_index,
-         'set', get_bit(l.bits, (e.list_index / 8) * 8 + 7 - e.list_index % 8) = 1
-       ) ORDER BY e.purpose) FILTER (WHERE e.list_id IS NOT NULL), '[]') AS status
+         'statusPurpose', s.purpose, 'listId', s.list_id, 'statusListIndex', s.list_index,
+         'set', s.is_set
+       ) ORDER BY s.purpose) FILTER (WHERE s.list_id IS NOT NULL), '[]') AS status
   FROM issued_credential c
-  LEFT JOIN credential_status_entry e ON e.tenant_id = c.tenant_id AND e.credential_id = c.id
-  LEFT JOIN credential_status_list l ON l.id = e.list_id
+  LEFT JOIN credential_status s ON s.tenant_id = c.tenant_id AND s.credential_id = c.id
  WHERE c.tenant_id = $1
    AND ($2::text IS NULL OR $2::text = ANY(c.types))
    AND ($4::text IS NULL OR c.id = $4::text)
@@ -184,12 +154,8 @@ const recordsSql = `SELECT c.id, c.types, c.cryptosuite, c.format, c.offer_id, c
         OR (c.created_at = $5::timestamptz AND c.id > $6::text))
  GROUP BY c.tenant_id, c.id
 HAVING $3::text IS NULL OR $3::text = CASE
-         WHEN bool_or(e.purpose = 'revocation'
-                      AND get_bit(l.bits, (e.list_index / 8) * 8 + 7 - e.list_index % 8) = 1)
-           THEN 'revoked'
-         WHEN bool_or(e.purpose = 'suspension'
-                      AND get_bit(l.bits, (e.list_index / 8) * 8 + 7 - e.list_index % 8) = 1)
-           THEN 'suspended'
+         WHEN bool_or(s.purpose = 'revocation' AND s.is_set) THEN 'revoked'
+         WHEN bool_or(s.purpose = 'suspension' AND s.is_set) THEN 'suspended'
          ELSE 'active' END
  ORDER BY c.created_at DESC, c.id
  LIMIT $7 OFFSET $8`;
@@ -198,18 +164,13 @@ HAVING $3::text IS NULL OR $3::text = CASE
 const countSql = `SELECT count(*)::int AS total FROM (
   SELECT c.id
     FROM issued_credential c
-    LEFT JOIN credential_status_entry e ON e.tenant_id = c.tenant_id AND e.credential_id = c.id
-    LEFT JOIN credential_status_list l ON l.id = e.list_id
+    LEFT JOIN credential_status s ON s.tenant_id = c.tenant_id AND s.credential_id = c.id
    WHERE c.tenant_id = $1
      AND ($2::text IS NULL OR $2::text = ANY(c.types))
    GROUP BY c.tenant_id, c.id
   HAVING $3::text IS NULL OR $3::text = CASE
-           WHEN bool_or(e.purpose = 'revocation'
-                        AND get_bit(l.bits, (e.list_index / 8) * 8 + 7 - e.list_index % 8) = 1)
-             THEN 'revoked'
-           WHEN bool_or(e.purpose = 'suspension'
-                        AND get_bit(l.bits, (e.list_index / 8) * 8 + 7 - e.list_index % 8) = 1)
-             THEN 'suspended'
+           WHEN bool_or(s.purpose = 'revocation' AND s.is_set) THEN 'revoked'
+           WHEN bool_or(s.purpose = 'suspension' AND s.is_set) THEN 'suspended'
            ELSE 'active' END) matching`;
 
 /** The issuance records of each tenant: written with the credential, read for listing. */

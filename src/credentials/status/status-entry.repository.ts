@@ -31,9 +31,17 @@ const searchFreeSql = `SELECT i FROM generate_series(0, $2::int - 1) i
 
 /**
  * The indices credentials hold in their tenant's status lists: an index is taken by inserting its
- * entry, whose primary key (list, index) makes it unique. Each query runs in the caller's transaction.
- * The usual take is part of the issue statement (issuing/issued-credential.repository.ts); these are
- * the slow way's.
+ * entry, whose primary key (list, index) makes it unique. Each query runs in the caller's transaction;
+ * these are the slow way's.
+ *
+ * What status/ publishes to other folders' statements (migrations/1795799200000-published-statements.ts,
+ * docs/architecture.md), a change of which changes them:
+ * - `allocate_status_entries(for_tenant, for_credential, purposes varchar[], candidates int[][])`
+ *   returns `(purpose, list_id, list_index)` for each purpose it took: the usual take, as
+ *   `takeCandidate` in the open list, called by the issue statement
+ *   (issuing/issued-credential.repository.ts). A purpose left out is taken the slow way.
+ * - the view `credential_status`: `(tenant_id, credential_id, purpose, list_id, list_index, is_set)`,
+ *   each entry with its bit, read by the records page (the same repository).
  */
 @Injectable()
 export class StatusEntryRepository {
