@@ -281,9 +281,16 @@ describe(AgentClient.name, () => {
         { idempotencyKey: 'vp-badge' },
       );
       expect(created).toMatchObject({ status: 'pending', responseMode: 'direct_post' });
+      // A tenant with a certificate (the development authority's) is an x509_hash client by default.
       expect(created.authorizationRequestUri).toMatch(
-        /^openid4vp:\/\/\?client_id=decentralized_identifier%3Adid%3Akey%3A/,
+        /^openid4vp:\/\/\?client_id=x509_hash%3A[A-Za-z0-9_-]{43}&/,
       );
+      const byDid = await admin.createPresentationRequest('verifier-co', {
+        ...request,
+        clientIdPrefix: 'decentralized_identifier',
+      });
+      expect(byDid.clientId).toMatch(/^decentralized_identifier:did:key:/);
+      await admin.deletePresentationRequest('verifier-co', byDid.id);
       expect(
         await admin.createPresentationRequest('verifier-co', request, {
           idempotencyKey: 'vp-badge',

@@ -1,5 +1,8 @@
+import 'reflect-metadata';
 import { type SdJwtVcIssuer, type SdJwtVcRecord } from '@credo-ts/core';
 import { calculateJwkThumbprint, type JWK } from 'jose';
+import { CertificateAuthorityService } from '../src/certificates/certificate-authority.service.js';
+import { pemOf } from '../src/x509/certificate.js';
 import { createCredoIssuerCa } from './support/credo-ca.js';
 import {
   credoDidIssuer,
@@ -65,6 +68,13 @@ describe('Credo 0.6 as wallet and as a second issuer', () => {
     });
     expect(created.status).toBe(201);
     return { id: created.body.id as string, link: created.body.authorizationRequestUri as string };
+  }
+
+  /** The development authority's root (PEM), which a wallet must trust for shop's x509 client ids. */
+  async function authorityRoot(): Promise<string> {
+    const root = (await service.app.get(CertificateAuthorityService).current())?.root;
+    if (root === undefined) throw new Error('the test service has no development authority');
+    return pemOf([root]);
   }
 
   const readRequest = async (id: string) => {
@@ -176,6 +186,7 @@ describe('Credo 0.6 as wallet and as a second issuer', () => {
           dcqlQuery: queryFor(vct),
           responseMode,
           trustedIssuers: [did],
+          clientIdPrefix: 'decentralized_identifier',
         });
 
         const { resolved, answer } = await presentWithCredo(credo, request.link);
@@ -209,6 +220,50 @@ describe('Credo 0.6 as wallet and as a second issuer', () => {
         expect(entry.claims).not.toHaveProperty('family_name');
       },
     );
+
+    it.each([
+      ['x509_hash', 'direct_post'],
+      ['x509_hash', 'direct_post.jwt'],
+      ['x509_san_dns', 'direct_post'],
+      ['x509_san_dns', 'direct_post.jwt'],
+    ])(
+      'verifies shop’s %s request object through the authority’s root, and answers it by %s',
+      async (clientIdPrefix, responseMode) => {
+        const wallet = await startCredoAgent({ trustedCertificates: [await authorityRoot()] });
+        try {
+          const own = await credoDidIssuer(wallet);
+          const vct = `${identityVct}/${clientIdPrefix}/${responseMode}`;
+          const did = (own as { didUrl: string }).didUrl.split('#')[0];
+          await issueWithCredo(wallet, own, { vct, iss: did, given_name: 'Erika' }, ['given_name']);
+          const request = await openRequest({
+            dcqlQuery: queryFor(vct),
+            clientIdPrefix,
+            responseMode,
+          });
+          const { resolved, answer } = await presentWithCredo(wallet, request.link);
+          expect(resolved.verifier.clientIdPrefix).toBe(clientIdPrefix);
+          expect(resolved.signedAuthorizationRequest?.signer.method).toBe('x5c');
+          expect(answer).toMatchObject({ ok: true, serverResponse: { status: 200 } });
+          expect(await readRequest(request.id)).toMatchObject({
+            status: 'verified',
+            clientId: expect.stringMatching(new RegExp(`^${clientIdPrefix}:`)),
+            presented: { identity: [{ issuer: did, vct, claims: { given_name: 'Erika' } }] },
+          });
+        } finally {
+          await wallet.shutdown();
+        }
+      },
+    );
+
+    it('will not answer an x509_hash request whose chain it cannot trust', async () => {
+      const request = await openRequest({
+        dcqlQuery: queryFor(identityVct),
+        clientIdPrefix: 'x509_hash',
+      });
+      // The file's agent trusts no root.
+      await expect(presentWithCredo(credo, request.link)).rejects.toThrow();
+      expect(await readRequest(request.id)).toMatchObject({ status: 'pending', refusedAnswers: 0 });
+    });
   });
 
   it('signs an x5c SD-JWT VC that a Credo trusting its root verifies; shop’s verifier takes it without trust anchors, and refuses it once its anchor is another root', async () => {
@@ -242,8 +297,11 @@ describe('Credo 0.6 as wallet and as a second issuer', () => {
       await untrusting.shutdown();
     }
 
-    // Without trust anchors shop takes any chain that holds together and names iss (docs/trust-anchors.md).
-    const taken = await openRequest({ dcqlQuery: queryFor(vct) });
+    // The file's agent trusts no X.509 root: it knows shop by its DID. Without trust anchors shop takes any chain that holds together and names iss (docs/trust-anchors.md).
+    const taken = await openRequest({
+      dcqlQuery: queryFor(vct),
+      clientIdPrefix: 'decentralized_identifier',
+    });
     expect((await presentWithCredo(credo, taken.link)).answer).toMatchObject({
       ok: true,
       serverResponse: { status: 200 },
@@ -258,7 +316,10 @@ describe('Credo 0.6 as wallet and as a second issuer', () => {
       body: { certificate: other.rootPem },
     });
     expect(anchored.status).toBe(201);
-    const request = await openRequest({ dcqlQuery: queryFor(vct) });
+    const request = await openRequest({
+      dcqlQuery: queryFor(vct),
+      clientIdPrefix: 'decentralized_identifier',
+    });
     const { answer } = await presentWithCredo(credo, request.link);
 
     // Refused as not bound (OpenID4VP 1.0 §8.2): the issuer's trust did not verify.

@@ -61,7 +61,13 @@ describe('OpenID4VP, HAIP 1.0 without X.509', () => {
     const created = await service.request<Json>(requests, {
       method: 'POST',
       headers: { 'x-tenant-id': 'acme' },
-      body: { dcqlQuery: badgeQuery, responseMode, ...more },
+      // The wallet here verifies request objects through the DID; X.509: test/oid4vp-x509.e2e-spec.ts.
+      body: {
+        dcqlQuery: badgeQuery,
+        responseMode,
+        clientIdPrefix: 'decentralized_identifier',
+        ...more,
+      },
     });
     expect(created.status).toBe(201);
     const resolved = await resolveRequest(created.body.authorizationRequestUri as string);

@@ -100,7 +100,8 @@ describe('OpenID4VP presentations, end to end through the API', () => {
     const created = await service.request<Json>('/ctrl/api/v1.0/oid4vp/requests', {
       method: 'POST',
       headers: { 'x-tenant-id': tenantId },
-      body: { dcqlQuery, ...options },
+      // The wallet here verifies request objects through the DID alone.
+      body: { dcqlQuery, clientIdPrefix: 'decentralized_identifier', ...options },
     });
     expect(created.status).toBe(201);
     const resolved = await resolveRequest(created.body.authorizationRequestUri as string);

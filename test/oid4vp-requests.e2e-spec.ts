@@ -63,7 +63,11 @@ describe('OpenID4VP presentation requests', () => {
   const create = (body: unknown, tenantId = 'demo', as: 'admin' | 'demo' = 'admin') =>
     service.request<Json>(base, { method: 'POST', as, headers: { 'x-tenant-id': tenantId }, body });
   const created = async (body: Json = {}, tenantId = 'demo'): Promise<Created> => {
-    const response = await create({ dcqlQuery, ...body }, tenantId);
+    // The DID's client id, as these tests read it; test/oid4vp-x509.e2e-spec.ts has the x509 ones.
+    const response = await create(
+      { dcqlQuery, clientIdPrefix: 'decentralized_identifier', ...body },
+      tenantId,
+    );
     expect(response.status).toBe(201);
     return response.body as unknown as Created;
   };

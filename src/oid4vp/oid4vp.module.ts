@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CertificatesModule } from '../certificates/certificates.module.js';
 import { CredentialsModule } from '../credentials/credentials.module.js';
 import { DidModule } from '../did/did.module.js';
 import { SecretsModule } from '../secrets/secrets.module.js';
@@ -13,6 +14,7 @@ import { RequestHousekeeping } from './requests/request-housekeeping.js';
 import { WalletRequests } from './requests/wallet-requests.js';
 import { RequestObjectService } from './wallet/request-object.service.js';
 import { ResponseEndpointService } from './wallet/response-endpoint.service.js';
+import { VerifierIdentity } from './verifier-identity.service.js';
 import { VerifierWalletController } from './wallet/verifier-wallet.controller.js';
 
 /** The tables this feature owns (src/entities.ts gathers every feature's list). */
@@ -26,6 +28,7 @@ export const oid4vpEntities = [PresentationRequestEntity];
     TenantsModule,
     DidModule,
     CredentialsModule,
+    CertificatesModule,
   ],
   controllers: [PresentationRequestsController, VerifierWalletController],
   providers: [
@@ -33,6 +36,7 @@ export const oid4vpEntities = [PresentationRequestEntity];
     PresentationRequestsService,
     RequestHousekeeping,
     WalletRequests,
+    VerifierIdentity,
     // The wallet's endpoints (src/oid4vp/wallet/).
     RequestObjectService,
     ResponseEndpointService,

@@ -1,9 +1,9 @@
-import { createHash, createPublicKey, randomBytes, verify } from 'node:crypto';
+import { createHash, createPublicKey, randomBytes, verify, X509Certificate } from 'node:crypto';
 import { HashAlgorithm, type Jwk } from '@openid4vc/oauth2';
 import { Openid4vpClient, type ResolvedOpenid4vpAuthorizationRequest } from '@openid4vc/openid4vp';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { base58 } from '@scure/base';
-import { CompactEncrypt, importJWK, SignJWT, type JWK } from 'jose';
+import { CompactEncrypt, compactVerify, importJWK, SignJWT, type JWK } from 'jose';
 import { independentResolver } from './independent-did-resolver.js';
 import { type WalletKey } from './oid4vci-wallet.js';
 
@@ -23,18 +23,57 @@ async function ed25519KeyOf(didUrl: string): Promise<Jwk> {
 }
 
 /**
- * A wallet built on OWF's library (@openid4vc/openid4vp): it checks a request object's signature
- * through the DID its kid names and nothing else, and encrypts direct_post.jwt answers with jose.
+ * The leaf's public key when the `x5c` chain (leaf first) is valid now and ends in a certificate issued
+ * by one of `roots` (node's X.509, not the service's code), else undefined.
  */
-export function openid4vpWallet(): Openid4vpClient {
+function trustedLeafJwk(x5c: string[], roots: readonly Buffer[]): Jwk | undefined {
+  const chain = x5c.map((der) => new X509Certificate(Buffer.from(der, 'base64')));
+  const now = Date.now();
+  const anchors = roots.map((root) => new X509Certificate(root));
+  const valid = (cert: X509Certificate) =>
+    Date.parse(cert.validFrom) <= now && now < Date.parse(cert.validTo);
+  const issued = (child: X509Certificate, parent: X509Certificate) =>
+    child.checkIssued(parent) && child.verify(parent.publicKey);
+  if (chain.length === 0 || !chain.every(valid)) return undefined;
+  for (let i = 0; i + 1 < chain.length; i++) if (!issued(chain[i], chain[i + 1])) return undefined;
+  if (!anchors.some((root) => valid(root) && issued(chain.at(-1)!, root))) return undefined;
+  return chain[0].publicKey.export({ format: 'jwk' }) as Jwk;
+}
+
+/**
+ * A wallet built on OWF's library (@openid4vc/openid4vp): it checks a request object's signature
+ * through the DID its kid names, or through its `x5c` chain up to one of `trustedRoots` (DER), and
+ * encrypts direct_post.jwt answers with jose.
+ */
+export function openid4vpWallet(trustedRoots: readonly Buffer[] = []): Openid4vpClient {
   return new Openid4vpClient({
     callbacks: {
       fetch,
+      getX509CertificateMetadata: (certificate) => {
+        // Node's reading of the SAN: "DNS:a.example, URI:https://a.example/x" (no commas in ours).
+        const names = (
+          new X509Certificate(Buffer.from(certificate, 'base64')).subjectAltName ?? ''
+        ).split(', ');
+        const of = (type: string) =>
+          names.filter((name) => name.startsWith(type)).map((name) => name.slice(type.length));
+        return { sanDnsNames: of('DNS:'), sanUriNames: of('URI:') };
+      },
       hash: (data, alg) => {
         if (alg !== HashAlgorithm.Sha256) throw new Error(`unexpected hash ${alg}`);
         return createHash('sha256').update(data).digest();
       },
       verifyJwt: async (signer, { compact }) => {
+        if (signer.method === 'x5c') {
+          const leafJwk = trustedLeafJwk(signer.x5c, trustedRoots);
+          if (leafJwk === undefined || signer.alg !== 'ES256') return { verified: false };
+          const verified = await compactVerify(compact, await importJWK(leafJwk as JWK, 'ES256'), {
+            algorithms: ['ES256'],
+          }).then(
+            () => true,
+            () => false,
+          );
+          return verified ? { verified: true, signerJwk: leafJwk } : { verified: false };
+        }
         if (signer.method !== 'did') return { verified: false };
         const jwk = await ed25519KeyOf(signer.didUrl);
         const [header, payload, signature] = compact.split('.');
@@ -68,9 +107,15 @@ export function openid4vpWallet(): Openid4vpClient {
   });
 }
 
-/** What the wallet does with the link alone: parse it, fetch the request object, verify it. */
-export async function resolveRequest(link: string): Promise<ResolvedOpenid4vpAuthorizationRequest> {
-  const wallet = openid4vpWallet();
+/**
+ * What the wallet does with the link alone: parse it, fetch the request object, verify it (an x509
+ * client's through `trustedRoots`, DER).
+ */
+export async function resolveRequest(
+  link: string,
+  trustedRoots: readonly Buffer[] = [],
+): Promise<ResolvedOpenid4vpAuthorizationRequest> {
+  const wallet = openid4vpWallet(trustedRoots);
   const parsed = wallet.parseOpenid4vpAuthorizationRequest({ authorizationRequest: link });
   return wallet.resolveOpenId4vpAuthorizationRequest({
     authorizationRequestPayload: parsed.params,

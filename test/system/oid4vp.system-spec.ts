@@ -72,6 +72,8 @@ describe('OpenID4VP through the gateway, two instances on one database', () => {
   const openRequest = async (baseUrl: string, body: Json = {}) => {
     const made = await api<Json>(baseUrl, verifierTenant, '/oid4vp/requests', {
       dcqlQuery,
+      // The wallet here verifies request objects through the DID alone.
+      clientIdPrefix: 'decentralized_identifier',
       ...body,
     });
     expect(made.status).toBe(201);

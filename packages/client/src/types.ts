@@ -123,7 +123,9 @@ export type OfferQrCodeFormat = 'svg' | 'png';
 /**
  * What `createPresentationRequest` takes: a DCQL query (formats `dc+sd-jwt`, `ldp_vc`); `responseMode`
  * defaults to `direct_post`, `requestUriMethod` to `get`, `expiresInSeconds` to 300; `redirectUri`
- * (same-device flows) is optional.
+ * (same-device flows) is optional; `clientIdPrefix` (`x509_hash`, `x509_san_dns`,
+ * `decentralized_identifier`) defaults to `x509_hash` when the tenant has an X.509 certificate, else
+ * to `decentralized_identifier`.
  */
 export type NewPresentationRequest = Defaulted<
   Schemas['CreatePresentationRequestDto'],

@@ -46,6 +46,7 @@ export const errorCatalog = {
     status: 409,
     title: 'Certificate authority not configured',
   },
+  CLIENT_ID_PREFIX_UNAVAILABLE: { status: 409, title: 'Client identifier prefix unavailable' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   CREDENTIAL_NOT_VERIFIED: { status: 422, title: 'Credential not verified' },

@@ -31,3 +31,11 @@ export function requestInvalid(errors: FieldError[]): DomainException {
     errors,
   );
 }
+
+/** The tenant's certificate cannot make the client id asked for (OpenID4VP 1.0 §5.9.3). */
+export function clientIdPrefixUnavailable(prefix: string, why: string): DomainException {
+  return new DomainException(
+    'CLIENT_ID_PREFIX_UNAVAILABLE',
+    `The tenant cannot be an ${prefix} client: ${why} Ask for decentralized_identifier, or give the tenant a certificate that fits (docs/oid4vp.md).`,
+  );
+}

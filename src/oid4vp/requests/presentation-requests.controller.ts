@@ -75,7 +75,7 @@ export class PresentationRequestsController {
   @ApiOperation({
     operationId: 'createPresentationRequest',
     summary: 'Ask a wallet to present credentials',
-    description: `Answers the link for the wallet (\`openid4vp://\`, the request object by reference, signed by the tenant’s DID). The DCQL query is checked (formats dc+sd-jwt and ldp_vc). The request waits ${requestLimits.defaultExpiresIn} seconds unless told; at most ${requestLimits.pendingPerTenant} pending requests per tenant.`,
+    description: `Answers the link for the wallet (\`openid4vp://\`, the request object by reference). The tenant is the client as \`clientIdPrefix\` says (OpenID4VP 1.0 §5.9.3): \`x509_hash\` by default when it has an active X.509 certificate (the request object signed ES256 with the chain in \`x5c\`, HAIP 1.0), else its DID (\`decentralized_identifier\`). The DCQL query is checked (formats dc+sd-jwt and ldp_vc). The request waits ${requestLimits.defaultExpiresIn} seconds unless told; at most ${requestLimits.pendingPerTenant} pending requests per tenant.`,
   })
   @ApiBody({
     type: CreatePresentationRequestDto,
@@ -101,6 +101,14 @@ export class PresentationRequestsController {
           redirectUri: 'https://shop.example/checkout/verified',
         },
       },
+      x509SanDns: {
+        summary: 'The verifier known by the DNS name its certificate names (x509_san_dns)',
+        value: { dcqlQuery: dcqlQueryExample, clientIdPrefix: 'x509_san_dns' },
+      },
+      did: {
+        summary: 'The verifier known by its DID (decentralized_identifier), no X.509',
+        value: { dcqlQuery: dcqlQueryExample, clientIdPrefix: 'decentralized_identifier' },
+      },
     },
   })
   @ApiCreatedResponse({
@@ -111,6 +119,7 @@ export class PresentationRequestsController {
   @ApiProblems(
     base,
     'PRESENTATION_REQUESTS_LIMIT_REACHED',
+    'CLIENT_ID_PREFIX_UNAVAILABLE',
     ...bodyProblems,
     ...tenantScopedProblems,
   )

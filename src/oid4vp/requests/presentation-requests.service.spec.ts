@@ -4,10 +4,13 @@ import { type DataSource, type EntityManager } from 'typeorm';
 import { type AuditLog } from '../../audit/audit-log.js';
 import { type Actor } from '../../auth/caller.js';
 import { type Settings } from '../../config/settings.js';
+import { type CertificatesService } from '../../certificates/certificates.service.js';
 import { type DidService } from '../../did/did.service.js';
+import { type TenantKeys } from '../../did/tenant-keys.service.js';
 import { KeyVault } from '../../secrets/key-vault.js';
 import { type TenantsService } from '../../tenants/tenants.service.js';
 import { type PresentationRequestRepository } from './presentation-request.repository.js';
+import { VerifierIdentity } from '../verifier-identity.service.js';
 import { PresentationRequestsService } from './presentation-requests.service.js';
 import { requestLimits } from './request-limits.js';
 import { codeOf } from '../../../test/support/service-fakes.js';
@@ -24,6 +27,7 @@ describe(PresentationRequestsService.name, () => {
   let refusal: pg.DatabaseError | undefined;
   let audited: string[];
   let service: PresentationRequestsService;
+  const settings = { PUBLIC_BASE_URL: 'https://agent.example' } as Settings;
 
   const repository = {
     lockPendingCount: () => {
@@ -55,7 +59,7 @@ describe(PresentationRequestsService.name, () => {
       } as unknown as DataSource,
       () => Date.parse('2026-01-01T00:00:00Z'),
       new KeyVault(randomBytes(32)),
-      { PUBLIC_BASE_URL: 'https://agent.example' } as Settings,
+      settings,
       { record: (action: string) => audited.push(action) } as unknown as AuditLog,
       repository,
       {
@@ -64,7 +68,13 @@ describe(PresentationRequestsService.name, () => {
           return Promise.resolve();
         },
       } as unknown as TenantsService,
-      { didsOf: () => Promise.resolve(dids) } as unknown as DidService,
+      // No certificate: the tenant's DID is its client id.
+      new VerifierIdentity(
+        settings,
+        { didsOf: () => Promise.resolve(dids) } as unknown as DidService,
+        {} as TenantKeys,
+        { activeChain: () => Promise.resolve(undefined) } as unknown as CertificatesService,
+      ),
     );
   });
 

@@ -11,17 +11,13 @@ import { pageWindow, springPage } from '../../common/page-query.js';
 import { qrCodes, type QrFormat } from '../../common/qr-code.js';
 import { Settings } from '../../config/settings.js';
 import { violates } from '../../database/constraint-violation.js';
-import { DidService } from '../../did/did.service.js';
 import { keepIdempotentAnswer } from '../../idempotency/idempotent-answer.js';
 import { KeyVault } from '../../secrets/key-vault.js';
 import { tenantNotFound } from '../../tenancy/tenant.errors.js';
 import { TenantsService } from '../../tenants/tenants.service.js';
-import {
-  authorizationRequestUriOf,
-  clientIdOf,
-  referenceHashOf,
-  requestUriOf,
-} from '../verifier-urls.js';
+import { prefixOf } from '../client-ids.js';
+import { authorizationRequestUriOf, referenceHashOf, requestUriOf } from '../verifier-urls.js';
+import { VerifierIdentity } from '../verifier-identity.service.js';
 import { checkDcqlQuery } from './dcql-query.js';
 import { type CreatePresentationRequestDto } from './dto/create-presentation-request.dto.js';
 import { type ListPresentationRequestsQuery } from './dto/list-presentation-requests.query.js';
@@ -65,7 +61,7 @@ export class PresentationRequestsService {
     private readonly audit: AuditLog,
     private readonly requests: PresentationRequestRepository,
     private readonly tenants: TenantsService,
-    private readonly dids: DidService,
+    private readonly identity: VerifierIdentity,
   ) {}
 
   /**
@@ -96,10 +92,7 @@ export class PresentationRequestsService {
       requestSecretsPurpose,
     );
     await this.tenants.requireTenant(tenantId);
-    // The DID goes with its tenant: without it, the tenant was deleted since the check.
-    const did = (await this.dids.didsOf([tenantId])).get(tenantId);
-    if (did === undefined) throw tenantNotFound(tenantId);
-    const clientId = clientIdOf(did);
+    const clientId = await this.identity.clientIdFor(tenantId, input.clientIdPrefix ?? undefined);
     const answer: CreatedPresentationRequestDto = {
       id,
       status: 'pending',
@@ -139,6 +132,7 @@ export class PresentationRequestsService {
     this.audit.record('oid4vp.request.create', actor, tenantId, {
       requestId: id,
       responseMode,
+      clientIdPrefix: prefixOf(clientId),
       credentialQueries: (checked.query.credentials as unknown[]).length,
     });
     return answer;

@@ -8,6 +8,7 @@ import {
   type PresentationRequestEntity,
   type WalletRequests,
 } from '../requests/wallet-requests.js';
+import { type VerifierIdentity } from '../verifier-identity.service.js';
 import { RequestObjectService } from './request-object.service.js';
 
 const start = Date.UTC(2026, 0, 1);
@@ -57,7 +58,10 @@ function newTestService() {
     },
   } as unknown as DidService;
   const settings = { PUBLIC_BASE_URL: 'https://agent.example' } as Settings;
-  const service = new RequestObjectService(settings, requests, dids);
+  const identity = {
+    x509SigningFor: () => Promise.reject(new Error('a DID client id signs with the DID key')),
+  } as unknown as VerifierIdentity;
+  const service = new RequestObjectService(settings, requests, dids, identity);
   return { service, time, fakes };
 }
 

@@ -2,8 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { Settings } from '../../config/settings.js';
 import { DidService } from '../../did/did.service.js';
 import { invalidRequest, OAuthError } from '../../common/oauth-error.js';
+import { prefixOf } from '../client-ids.js';
 import { responseUriOf } from '../verifier-urls.js';
-import { requestObjectClaims, signRequestObject } from './request-object.js';
+import { VerifierIdentity } from '../verifier-identity.service.js';
+import { requestObjectClaims, signRequestObject, signX509RequestObject } from './request-object.js';
 import { WalletRequests } from '../requests/wallet-requests.js';
 
 /** A `wallet_nonce` is the wallet's own random value (OpenID4VP 1.0 §5.10): short, printable. */
@@ -19,9 +21,18 @@ export const requestNotFound = () =>
     'There is no open request at this request_uri: unknown, answered or past its time.',
   );
 
+/** The tenant's certificate changed since the request was made: its client id no longer verifies. */
+const certificateChanged = () =>
+  new OAuthError(
+    404,
+    'invalid_request_uri',
+    "The verifier's certificate changed since this request was made: it must be made again.",
+  );
+
 /**
  * The request object a wallet fetches at `request_uri` (RFC 9101 §5.2, OpenID4VP 1.0 §5.10): signed
- * with the tenant's DID key, so that the wallet verifies it through the DID the client_id names.
+ * so that the wallet verifies it through what the client_id names (§5.9.3), the tenant's DID key for
+ * `decentralized_identifier`, its ES256 key with the certificate chain in `x5c` for the x509 prefixes.
  */
 @Injectable()
 export class RequestObjectService {
@@ -29,6 +40,7 @@ export class RequestObjectService {
     private readonly settings: Settings,
     private readonly requests: WalletRequests,
     private readonly dids: DidService,
+    private readonly identity: VerifierIdentity,
   ) {}
 
   /** The signed request object; `form` is the POST's parameters (GET: none). */
@@ -41,7 +53,6 @@ export class RequestObjectService {
     const open = await this.requests.findOpen(tenantId, reference);
     if (open === undefined) throw requestNotFound();
     const { request, secrets } = open;
-    const signer = await this.dids.signerFor(tenantId);
     const claims = requestObjectClaims({
       clientId: request.clientId,
       responseMode: request.responseMode,
@@ -54,6 +65,12 @@ export class RequestObjectService {
       now: this.requests.now(),
       expiresAt: request.expiresAt,
     });
+    if (prefixOf(request.clientId) !== 'decentralized_identifier') {
+      const signing = await this.identity.x509SigningFor(tenantId, request.clientId);
+      if (signing === undefined) throw certificateChanged();
+      return signX509RequestObject(claims, signing.x5c, signing.key);
+    }
+    const signer = await this.dids.signerFor(tenantId);
     return signRequestObject(claims, {
       verificationMethod: signer.verificationMethod,
       algorithm: signer.signer.algorithm,

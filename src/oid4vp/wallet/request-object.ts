@@ -1,4 +1,4 @@
-import { acceptedJwsAlgs } from '../../jose/algorithms.js';
+import { acceptedJwsAlgs, type JoseSigningKey } from '../../jose/algorithms.js';
 import { signCompactJws } from '../../jose/jws.js';
 import { type ResponseMode } from '../requests/wallet-requests.js';
 
@@ -91,4 +91,18 @@ export async function signRequestObject(
   if (signer.algorithm !== 'Ed25519') throw new Error(`No JOSE name for ${signer.algorithm}`);
   const header = { alg: 'EdDSA', typ: requestObjectType, kid: signer.verificationMethod };
   return signCompactJws(header, claims, (data) => signer.sign({ data }));
+}
+
+/**
+ * A compact JWS of the claims for an `x509_hash` or `x509_san_dns` client (OpenID4VP 1.0 §5.9.3):
+ * ES256 by the key the leaf certifies, the chain (leaf first, no root, HAIP 1.0) in `x5c`.
+ */
+export function signX509RequestObject(
+  claims: Record<string, unknown>,
+  x5c: readonly string[],
+  key: JoseSigningKey,
+): Promise<string> {
+  if (key.alg !== 'ES256') throw new Error(`An x509 client signs ES256, not ${key.alg}`);
+  const header = { alg: key.alg, typ: requestObjectType, x5c: [...x5c] };
+  return signCompactJws(header, claims, (data) => key.sign(data));
 }

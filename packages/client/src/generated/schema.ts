@@ -738,7 +738,7 @@ export interface paths {
     put?: never;
     /**
      * Ask a wallet to present credentials
-     * @description Answers the link for the wallet (`openid4vp://`, the request object by reference, signed by the tenant’s DID). The DCQL query is checked (formats dc+sd-jwt and ldp_vc). The request waits 300 seconds unless told; at most 1000 pending requests per tenant.
+     * @description Answers the link for the wallet (`openid4vp://`, the request object by reference). The tenant is the client as `clientIdPrefix` says (OpenID4VP 1.0 §5.9.3): `x509_hash` by default when it has an active X.509 certificate (the request object signed ES256 with the chain in `x5c`, HAIP 1.0), else its DID (`decentralized_identifier`). The DCQL query is checked (formats dc+sd-jwt and ldp_vc). The request waits 300 seconds unless told; at most 1000 pending requests per tenant.
      */
     post: operations['createPresentationRequest'];
     delete?: never;
@@ -1280,6 +1280,7 @@ export interface components {
         | 'TENANT_HEADER_MISSING'
         | 'TENANT_HEADER_INVALID'
         | 'IDEMPOTENCY_KEY_INVALID'
+        | 'CERTIFICATE_CHAIN_MALFORMED'
         | 'UNAUTHORIZED'
         | 'FORBIDDEN'
         | 'TENANT_NOT_FOUND'
@@ -1304,6 +1305,8 @@ export interface components {
         | 'CREDENTIAL_CONFIGURATION_ALREADY_EXISTS'
         | 'OFFER_NOT_OPEN'
         | 'PRESENTATION_REQUEST_NOT_PENDING'
+        | 'CERTIFICATE_AUTHORITY_NOT_CONFIGURED'
+        | 'CLIENT_ID_PREFIX_UNAVAILABLE'
         | 'PAYLOAD_TOO_LARGE'
         | 'UNSUPPORTED_MEDIA_TYPE'
         | 'CREDENTIAL_NOT_VERIFIED'
@@ -1313,6 +1316,11 @@ export interface components {
         | 'CREDENTIAL_CONFIGURATIONS_LIMIT_REACHED'
         | 'OFFERS_LIMIT_REACHED'
         | 'PRESENTATION_REQUESTS_LIMIT_REACHED'
+        | 'CERTIFICATE_KEY_MISMATCH'
+        | 'CERTIFICATE_SELF_SIGNED'
+        | 'CERTIFICATE_NOT_VALID_NOW'
+        | 'CERTIFICATE_CHAIN_BROKEN'
+        | 'CERTIFICATE_PROFILE_UNSUITABLE'
         | 'RATE_LIMITED'
         | 'HEADERS_TOO_LARGE'
         | 'INTERNAL_ERROR'
@@ -2384,6 +2392,12 @@ export interface components {
        */
       responseMode: 'direct_post' | 'direct_post.jwt';
       /**
+       * @description How the wallet knows the verifier (OpenID4VP 1.0 §5.9.3, HAIP 1.0 §5): `x509_hash` (the SHA-256 of the tenant’s leaf certificate) or `x509_san_dns` (a DNS name of the leaf, which must be the host of PUBLIC_BASE_URL), the request object signed ES256 with the chain in `x5c`; `decentralized_identifier` (the tenant’s DID). Default: `x509_hash` when the tenant has an active certificate, else `decentralized_identifier`. An x509 prefix the certificate cannot make is 409 `CLIENT_ID_PREFIX_UNAVAILABLE`.
+       * @example x509_hash
+       * @enum {string}
+       */
+      clientIdPrefix?: 'x509_hash' | 'x509_san_dns' | 'decentralized_identifier';
+      /**
        * @description `post` offers the wallet `request_uri_method=post` in the link (OpenID4VP 1.0 §5.10); the request object is served to GET either way.
        * @default get
        * @example get
@@ -2426,13 +2440,13 @@ export interface components {
        */
       responseMode: 'direct_post' | 'direct_post.jwt';
       /**
-       * @description The tenant as verifier (OpenID4VP 1.0 §5.9.3): `decentralized_identifier:<DID>`.
-       * @example decentralized_identifier:did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK
+       * @description The tenant as verifier (OpenID4VP 1.0 §5.9.3), as `clientIdPrefix` asked: `x509_hash:<SHA-256 of the leaf certificate>`, `x509_san_dns:<host>` or `decentralized_identifier:<DID>` (for example `decentralized_identifier:did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK`). A KB-JWT's `aud` must be all of it.
+       * @example x509_hash:Gv4qkVzrn5WkW6qBsEXdbGs6eFrzCM3b1yZ6V0BZJXo
        */
       clientId: string;
       /**
        * @description The link for the wallet (a QR code or a button): `openid4vp://?client_id=…&request_uri=…`.
-       * @example openid4vp://?client_id=decentralized_identifier%3Adid%3Akey%3Az6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK&request_uri=http%3A%2F%2Flocalhost%3A8080%2Fctrl%2Foid4vp%2Fglobex%2Frequests%2Fc2Vjb25kLXJhbmRvbS1yZWZlcmVuY2UtMzItYnl0ZXM
+       * @example openid4vp://?client_id=x509_hash%3AGv4qkVzrn5WkW6qBsEXdbGs6eFrzCM3b1yZ6V0BZJXo&request_uri=http%3A%2F%2Flocalhost%3A8080%2Fctrl%2Foid4vp%2Fglobex%2Frequests%2Fc2Vjb25kLXJhbmRvbS1yZWZlcmVuY2UtMzItYnl0ZXM
        */
       authorizationRequestUri: string;
       /** @example 2026-11-25T10:05:00.000Z */
@@ -2511,11 +2525,14 @@ export interface components {
        * @example null
        */
       responseCodeSha256: string | null;
-      /** @example decentralized_identifier:did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK */
+      /**
+       * @description The client id the request was made with, prefix included (OpenID4VP 1.0 §5.9.3).
+       * @example x509_hash:Gv4qkVzrn5WkW6qBsEXdbGs6eFrzCM3b1yZ6V0BZJXo
+       */
       clientId: string;
       /**
        * @description While pending only.
-       * @example openid4vp://?client_id=decentralized_identifier%3Adid%3Akey%3Az6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK&request_uri=http%3A%2F%2Flocalhost%3A8080%2Fctrl%2Foid4vp%2Fglobex%2Frequests%2Fc2Vjb25kLXJhbmRvbS1yZWZlcmVuY2UtMzItYnl0ZXM
+       * @example openid4vp://?client_id=x509_hash%3AGv4qkVzrn5WkW6qBsEXdbGs6eFrzCM3b1yZ6V0BZJXo&request_uri=http%3A%2F%2Flocalhost%3A8080%2Fctrl%2Foid4vp%2Fglobex%2Frequests%2Fc2Vjb25kLXJhbmRvbS1yZWZlcmVuY2UtMzItYnl0ZXM
        */
       authorizationRequestUri?: string;
       /** @example 2026-11-25T10:00:00.000Z */
@@ -2610,6 +2627,8 @@ export interface components {
         | 'oid4vci.credential.deleted'
         | 'presentation.verified'
         | 'presentation.failed'
+        | 'certificate.expiring'
+        | 'certificate.expired'
         | 'webhook.test'
       )[];
       /**
@@ -2651,6 +2670,8 @@ export interface components {
         | 'oid4vci.credential.deleted'
         | 'presentation.verified'
         | 'presentation.failed'
+        | 'certificate.expiring'
+        | 'certificate.expired'
         | 'webhook.test'
       )[];
       /** @example Our CRM */
@@ -2708,6 +2729,8 @@ export interface components {
         | 'oid4vci.credential.deleted'
         | 'presentation.verified'
         | 'presentation.failed'
+        | 'certificate.expiring'
+        | 'certificate.expired'
         | 'webhook.test'
       )[];
       /** @example Our CRM */
@@ -2778,6 +2801,8 @@ export interface components {
         | 'oid4vci.credential.deleted'
         | 'presentation.verified'
         | 'presentation.failed'
+        | 'certificate.expiring'
+        | 'certificate.expired'
         | 'webhook.test'
       )[];
       /**
@@ -7832,8 +7857,8 @@ export interface operations {
            *           "id": "5b1d7c1e-3f0a-4a57-9c4e-8e2f1d6a7b90",
            *           "status": "pending",
            *           "responseMode": "direct_post",
-           *           "clientId": "decentralized_identifier:did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK",
-           *           "authorizationRequestUri": "openid4vp://?client_id=decentralized_identifier%3Adid%3Akey%3Az6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK&request_uri=http%3A%2F%2Flocalhost%3A8080%2Fctrl%2Foid4vp%2Fglobex%2Frequests%2Fc2Vjb25kLXJhbmRvbS1yZWZlcmVuY2UtMzItYnl0ZXM",
+           *           "clientId": "x509_hash:Gv4qkVzrn5WkW6qBsEXdbGs6eFrzCM3b1yZ6V0BZJXo",
+           *           "authorizationRequestUri": "openid4vp://?client_id=x509_hash%3AGv4qkVzrn5WkW6qBsEXdbGs6eFrzCM3b1yZ6V0BZJXo&request_uri=http%3A%2F%2Flocalhost%3A8080%2Fctrl%2Foid4vp%2Fglobex%2Frequests%2Fc2Vjb25kLXJhbmRvbS1yZWZlcmVuY2UtMzItYnl0ZXM",
            *           "expiresAt": "2026-11-25T10:05:00.000Z",
            *           "requestUriMethod": "get",
            *           "dcqlQuery": {
@@ -7980,8 +8005,8 @@ export interface operations {
            *       "id": "5b1d7c1e-3f0a-4a57-9c4e-8e2f1d6a7b90",
            *       "status": "pending",
            *       "responseMode": "direct_post",
-           *       "clientId": "decentralized_identifier:did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK",
-           *       "authorizationRequestUri": "openid4vp://?client_id=decentralized_identifier%3Adid%3Akey%3Az6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK&request_uri=http%3A%2F%2Flocalhost%3A8080%2Fctrl%2Foid4vp%2Fglobex%2Frequests%2Fc2Vjb25kLXJhbmRvbS1yZWZlcmVuY2UtMzItYnl0ZXM",
+           *       "clientId": "x509_hash:Gv4qkVzrn5WkW6qBsEXdbGs6eFrzCM3b1yZ6V0BZJXo",
+           *       "authorizationRequestUri": "openid4vp://?client_id=x509_hash%3AGv4qkVzrn5WkW6qBsEXdbGs6eFrzCM3b1yZ6V0BZJXo&request_uri=http%3A%2F%2Flocalhost%3A8080%2Fctrl%2Foid4vp%2Fglobex%2Frequests%2Fc2Vjb25kLXJhbmRvbS1yZWZlcmVuY2UtMzItYnl0ZXM",
            *       "expiresAt": "2026-11-25T10:05:00.000Z"
            *     }
            */
@@ -8033,7 +8058,11 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description - `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds. */
+      /**
+       * @description - `CLIENT_ID_PREFIX_UNAVAILABLE`: Client identifier prefix unavailable
+       *
+       *     - `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds.
+       */
       409: {
         headers: {
           [name: string]: unknown;

@@ -14,6 +14,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
+import { clientIdPrefixes, type ClientIdPrefix } from '../../client-ids.js';
 import { acceptedFormats } from '../dcql-query.js';
 import { requestLimits as limits } from '../request-limits.js';
 
@@ -52,6 +53,16 @@ export class CreatePresentationRequestDto {
   @IsOptional()
   @IsIn(responseModes, { message: 'must be direct_post or direct_post.jwt' })
   responseMode?: (typeof responseModes)[number];
+
+  @ApiPropertyOptional({
+    enum: clientIdPrefixes,
+    description:
+      'How the wallet knows the verifier (OpenID4VP 1.0 §5.9.3, HAIP 1.0 §5): `x509_hash` (the SHA-256 of the tenant’s leaf certificate) or `x509_san_dns` (a DNS name of the leaf, which must be the host of PUBLIC_BASE_URL), the request object signed ES256 with the chain in `x5c`; `decentralized_identifier` (the tenant’s DID). Default: `x509_hash` when the tenant has an active certificate, else `decentralized_identifier`. An x509 prefix the certificate cannot make is 409 `CLIENT_ID_PREFIX_UNAVAILABLE`.',
+    example: 'x509_hash',
+  })
+  @IsOptional()
+  @IsIn(clientIdPrefixes, { message: `must be one of ${clientIdPrefixes.join(', ')}` })
+  clientIdPrefix?: ClientIdPrefix;
 
   @ApiPropertyOptional({
     enum: ['get', 'post'],

@@ -15,7 +15,9 @@ export const requestStatuses = [
   'expired',
 ] as const satisfies readonly PresentationRequestStatus[];
 
-const exampleClientId = clientIdOf('did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK');
+/** The default client id of a tenant with a certificate: x509_hash (OpenID4VP 1.0 §5.9.3). */
+const exampleClientId = 'x509_hash:Gv4qkVzrn5WkW6qBsEXdbGs6eFrzCM3b1yZ6V0BZJXo';
+const exampleDidClientId = clientIdOf('did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK');
 const exampleLink = authorizationRequestUriOf(
   exampleClientId,
   requestUriOf('http://localhost:8080', 'globex', 'c2Vjb25kLXJhbmRvbS1yZWZlcmVuY2UtMzItYnl0ZXM'),
@@ -85,7 +87,7 @@ export class CreatedPresentationRequestDto {
   responseMode!: ResponseMode;
 
   @ApiProperty({
-    description: 'The tenant as verifier (OpenID4VP 1.0 §5.9.3): `decentralized_identifier:<DID>`.',
+    description: `The tenant as verifier (OpenID4VP 1.0 §5.9.3), as \`clientIdPrefix\` asked: \`x509_hash:<SHA-256 of the leaf certificate>\`, \`x509_san_dns:<host>\` or \`decentralized_identifier:<DID>\` (for example \`${exampleDidClientId}\`). A KB-JWT's \`aud\` must be all of it.`,
     example: exampleClientId,
   })
   clientId!: string;
@@ -223,7 +225,10 @@ export class PresentationRequestDto {
   })
   responseCodeSha256!: string | null;
 
-  @ApiProperty({ example: exampleClientId })
+  @ApiProperty({
+    description: 'The client id the request was made with, prefix included (OpenID4VP 1.0 §5.9.3).',
+    example: exampleClientId,
+  })
   clientId!: string;
 
   @ApiPropertyOptional({ description: 'While pending only.', example: exampleLink })
