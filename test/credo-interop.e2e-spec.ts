@@ -15,7 +15,6 @@ import {
 import { sdJwtBadge } from './support/oid4vci-fixtures.js';
 import { jsonPart, signedPayload } from './support/oid4vci-holder.js';
 import { startTestService, type TestService } from './support/test-service.js';
-import { CertificateAuthorityService } from '../src/certificates/certificate-authority.service.js';
 
 type Json = Record<string, unknown>;
 
@@ -88,10 +87,6 @@ describe('Credo 0.6 as wallet and as a second issuer', () => {
   /** The RFC 7638 thumbprint (base64url) of the key a Credo SD-JWT VC is bound to. */
   const holderThumbprintOf = (compact: string) =>
     calculateJwkThumbprint((signedPayload(compact).cnf as { jwk: JWK }).jwk);
-
-  /** The root of the service's authority (base64 DER), which a wallet of univ's credentials trusts. */
-  const authorityRoot = async () =>
-    (await service.app.get(CertificateAuthorityService).current())!.root!.toString('base64');
 
   /** An offer of univ's SD-JWT VC badge for Erika. */
   async function univOffer(): Promise<Json> {
