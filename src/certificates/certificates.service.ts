@@ -102,6 +102,11 @@ export class CertificatesService {
     return { certificate: pemOf([current.root ?? current.chain.at(-1)!]) };
   }
 
+  /** The dNSName entries for a host: none for an address (RFC 5280 §4.2.1.6). */
+  dnsNamesFor(host: string): string[] {
+    return isIP(host.replace(/^\[|\]$/g, '')) === 0 ? [host] : [];
+  }
+
   /** What the tenant's leaf names (docs/certificates.md, The leaf). */
   namesOf(tenantId: string): TenantNames {
     const issuerUrl = credentialIssuerId(this.settings.PUBLIC_BASE_URL, tenantId);
@@ -179,8 +184,7 @@ export class CertificatesService {
     const issued = await this.authority.issue({
       commonName: tenantId,
       publicJwk: { kty: 'EC', crv: 'P-256', x: key.publicJwk.x, y: key.publicJwk.y },
-      // An address is no dNSName (RFC 5280 §4.2.1.6).
-      dnsNames: isIP(host.replace(/^\[|\]$/g, '')) === 0 ? [host] : [],
+      dnsNames: this.dnsNamesFor(host),
       uris: [issuerUrl],
       notBefore: new Date(now),
       notAfter: new Date(now + this.settings.CERTIFICATE_VALIDITY_DAYS * 86_400_000),
