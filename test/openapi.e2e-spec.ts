@@ -126,7 +126,7 @@ describe('The OpenAPI document', () => {
         continue;
       }
       const tenantScoped =
-        /^\/ctrl\/api\/v1\.0\/(did|credentials|presentations|webhooks|trusted-issuers|oid4vci|oid4vp)(\/|$)/.test(
+        /^\/ctrl\/api\/v1\.0\/(did|credentials|presentations|webhooks|trusted-issuers|certificates|oid4vci|oid4vp)(\/|$)/.test(
           path,
         );
       expect(requirements!.length).toBeGreaterThan(0);
@@ -169,6 +169,8 @@ describe('The OpenAPI document', () => {
       [
         'createTenant',
         'createTrustedIssuer',
+        'createCertificateSigningRequest',
+        'importCertificate',
         'createCredentialConfiguration',
         'updateCredentialConfiguration',
         'createOffer',

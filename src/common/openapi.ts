@@ -207,6 +207,10 @@ export function buildOpenApiDocument(
         'The issuers whose credentials verification accepts for the tenant named in `x-tenant-id`, when a request names none.',
       )
       .addTag(
+        'Certificates',
+        "X.509 certificates for the ES256 key of the tenant named in `x-tenant-id` (HAIP 1.0 `x5c`): from the service's certificate authority, or a CSR for the tenant's own CA and the chain it answers.",
+      )
+      .addTag(
         'OpenID4VCI',
         "Each tenant as an OpenID for Verifiable Credential Issuance 1.0 issuer: the credential configurations of the tenant named in `x-tenant-id`, and the issuer's public metadata (no token).",
       )
