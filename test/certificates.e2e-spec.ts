@@ -5,18 +5,9 @@ import { CertificatesService } from '../src/certificates/certificates.service.js
 import { TenantKeys } from '../src/did/tenant-keys.service.js';
 import { expectProblem } from './support/problems.js';
 import { startTestService, type TestService } from './support/test-service.js';
-import {
-  makeCa,
-  newKeys,
-  pemChain,
-  selfSignedLeaf,
-  signLeaf,
-  x509,
-  type Issuer,
-} from './support/x509-test-ca.js';
+import { makeCa, pemChain, signLeaf, x509, type Issuer } from './support/x509-test-ca.js';
 
 const base = '/ctrl/api/v1.0/certificates';
-const day = 86_400_000;
 
 interface Certificate {
   id: string;
@@ -142,33 +133,6 @@ describe('Certificates', () => {
       csr = answer.body.csr;
     });
 
-    it('makes a CSR the tenant’s key signed, naming its issuer URL and host by default', async () => {
-      const request = new x509.Pkcs10CertificateRequest(csr);
-      expect(await request.verify()).toBe(true);
-      expect(request.subject).toBe('CN=imports');
-      const san = request.extensions.find(
-        (extension) => extension instanceof x509.SubjectAlternativeNameExtension,
-      ) as x509.SubjectAlternativeNameExtension;
-      expect(san.names.toJSON()).toEqual([
-        { type: 'dns', value: 'localhost' },
-        { type: 'url', value: issuerUrl() },
-      ]);
-      const key = await service.app.get(TenantKeys).es256SigningKey('imports');
-      const requested = new X509Certificate(
-        (await signLeaf(root, csr)).toString('pem'),
-      ).publicKey.export({ format: 'jwk' });
-      expect(requested).toMatchObject({ x: key.publicJwk.x, y: key.publicJwk.y });
-
-      const named = await call<{ csr: string }>('/csr', 'imports', {
-        subject: 'ACME Issuing',
-        dnsNames: ['issuer.example.com'],
-        uris: ['https://issuer.example.com/x'],
-      });
-      const custom = new x509.Pkcs10CertificateRequest(named.body.csr);
-      expect(await custom.verify()).toBe(true);
-      expect(custom.subject).toBe('CN=ACME Issuing');
-    });
-
     it('imports the chain the CA signed: active, x5c without the root, the earlier one superseded', async () => {
       const before = await activeChain('imports');
       const leaf = await signLeaf(intermediate, csr);
@@ -208,193 +172,6 @@ describe('Certificates', () => {
       ]);
       expect(page.content[1].x5c).toEqual(before);
     });
-
-    describe('refuses, changing nothing', () => {
-      const expectRefused = async (
-        chain: string | Promise<string>,
-        status: number,
-        code: string,
-        says: RegExp,
-      ) => {
-        const before = await list('imports');
-        const answer = await importChain('imports', await chain);
-        const problem = expectProblem(answer, status, code, `${base}/import`);
-        expect(problem.detail).toMatch(says);
-        expect(await list('imports')).toEqual(before);
-      };
-
-      it('text that is not PEM, a PEM block that is not X.509, a private key', async () => {
-        await expectRefused('hello', 400, 'CERTIFICATE_CHAIN_MALFORMED', /no PEM CERTIFICATE/);
-        await expectRefused(
-          '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n',
-          400,
-          'CERTIFICATE_CHAIN_MALFORMED',
-          /not an X.509 certificate/,
-        );
-        await expectRefused(
-          await intermediate.keyPem(),
-          400,
-          'CERTIFICATE_CHAIN_MALFORMED',
-          /PRIVATE KEY, not a CERTIFICATE/,
-        );
-      });
-
-      it('more than 10 certificates, or more than 64 KiB', async () => {
-        const leaf = await signLeaf(intermediate, csr);
-        await expectRefused(
-          pemChain(...Array.from({ length: 11 }, () => leaf)),
-          400,
-          'CERTIFICATE_CHAIN_MALFORMED',
-          /at most 10 certificates/,
-        );
-        const huge = await importChain('imports', 'x'.repeat(64 * 1024 + 1));
-        expectProblem(huge, 400, 'VALIDATION_FAILED', `${base}/import`);
-      });
-
-      it('a leaf for another key than the tenant’s', async () => {
-        const other = await newKeys();
-        const publicKey = await x509.PublicKey.create(other.publicKey);
-        await expectRefused(
-          pemChain(await signLeaf(intermediate, csr, { publicKey }), intermediate.certificate),
-          422,
-          'CERTIFICATE_KEY_MISMATCH',
-          /another key than the tenant/,
-        );
-      });
-
-      it('a self-signed leaf', async () => {
-        await expectRefused(
-          pemChain(await selfSignedLeaf(issuerUrl())),
-          422,
-          'CERTIFICATE_SELF_SIGNED',
-          /self-signed/,
-        );
-      });
-
-      it('a leaf expired or not yet valid, an intermediate expired', async () => {
-        const expired = await signLeaf(intermediate, csr, {
-          notBefore: new Date(Date.now() - 10 * day),
-          notAfter: new Date(Date.now() - day),
-        });
-        await expectRefused(
-          pemChain(expired, intermediate.certificate),
-          422,
-          'CERTIFICATE_NOT_VALID_NOW',
-          /Certificate 1 of the chain .* not now/,
-        );
-        const early = await signLeaf(intermediate, csr, {
-          notBefore: new Date(Date.now() + day),
-          notAfter: new Date(Date.now() + 2 * day),
-        });
-        await expectRefused(pemChain(early), 422, 'CERTIFICATE_NOT_VALID_NOW', /not now/);
-      });
-
-      it('links that do not verify: the wrong issuer, or the intermediate left out before the root', async () => {
-        const stranger = await makeCa('Stranger');
-        const leaf = await signLeaf(intermediate, csr);
-        await expectRefused(
-          pemChain(leaf, stranger.certificate),
-          422,
-          'CERTIFICATE_CHAIN_BROKEN',
-          /Certificate 2 of the chain \(CN=Stranger\) is not a CA that issued certificate 1/,
-        );
-        await expectRefused(
-          pemChain(leaf, root.certificate),
-          422,
-          'CERTIFICATE_CHAIN_BROKEN',
-          /CN=Test root/,
-        );
-        // Signed by a key that is not the named issuer's.
-        const forged = await signLeaf({ ...intermediate, privateKey: stranger.privateKey }, csr);
-        await expectRefused(
-          pemChain(forged, intermediate.certificate),
-          422,
-          'CERTIFICATE_CHAIN_BROKEN',
-          /not a CA that issued/,
-        );
-      });
-
-      it('a leaf whose keyUsage lacks digitalSignature, or that has none', async () => {
-        for (const usages of [x509.KeyUsageFlags.keyAgreement, null]) {
-          await expectRefused(
-            pemChain(await signLeaf(intermediate, csr, { usages }), intermediate.certificate),
-            422,
-            'CERTIFICATE_PROFILE_UNSUITABLE',
-            /digitalSignature/,
-          );
-        }
-      });
-
-      it('a leaf naming neither the issuer URL nor its host', async () => {
-        const leaf = await signLeaf(intermediate, csr, {
-          dnsNames: ['elsewhere.example'],
-          uris: ['https://elsewhere.example/ctrl/oid4vci/imports'],
-        });
-        await expectRefused(
-          pemChain(leaf, intermediate.certificate),
-          422,
-          'CERTIFICATE_PROFILE_UNSUITABLE',
-          /names neither/,
-        );
-        // Either name is enough.
-        const byHost = await signLeaf(intermediate, csr, { uris: [] });
-        expect((await importChain('imports', pemChain(byHost))).status).toBe(201);
-      });
-    });
-
-    describe('keeps tenants apart', () => {
-      it('another tenant’s user cannot list, import, issue or ask for a CSR (403); an unknown tenant is 404', async () => {
-        const leaf = pemChain(await signLeaf(intermediate, csr));
-        for (const [path, body] of [
-          ['', undefined],
-          ['/csr', {}],
-          ['/import', { chain: leaf }],
-          ['/issue', {}],
-          ['/authority', undefined],
-        ] as const) {
-          const foreign = await call(path, 'imports', body, 'demo');
-          expectProblem(foreign, 403, 'FORBIDDEN', `${base}${path}`);
-          const unknown = await call(path, 'nobody', body);
-          expectProblem(unknown, 404, 'TENANT_NOT_FOUND', `${base}${path}`);
-        }
-        // The demo user's own tenant works.
-        expect((await call('', 'demo', undefined, 'demo')).status).toBe(200);
-      });
-
-      it('a chain for one tenant’s key is refused for another', async () => {
-        const leaf = await signLeaf(intermediate, csr, {
-          uris: [`${service.publicBaseUrl}/ctrl/oid4vci/other`],
-        });
-        const answer = await importChain('other', pemChain(leaf, intermediate.certificate));
-        expectProblem(answer, 422, 'CERTIFICATE_KEY_MISMATCH', `${base}/import`);
-        expect((await list('other')).content.every(({ source }) => source === 'authority')).toBe(
-          true,
-        );
-      });
-
-      it('refuses a missing or forged token (401) and a missing tenant header (400)', async () => {
-        const anonymous = await service.request(base, {
-          as: 'anonymous',
-          headers: { 'x-tenant-id': 'imports' },
-        });
-        expectProblem(anonymous, 401, 'UNAUTHORIZED', base);
-        const [header, payload, signature] = (await service.tokenFor('admin')).split('.');
-        const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as object;
-        const forged = [
-          header,
-          Buffer.from(JSON.stringify({ ...claims, sub: 'someone-else' })).toString('base64url'),
-          signature,
-        ].join('.');
-        const refused = await service.request(`${base}/issue`, {
-          method: 'POST',
-          token: forged,
-          headers: { 'x-tenant-id': 'imports' },
-        });
-        expectProblem(refused, 401, 'UNAUTHORIZED', `${base}/issue`);
-        const missing = await service.request(base);
-        expectProblem(missing, 400, 'TENANT_HEADER_MISSING', base);
-      });
-    });
   });
 
   describe('the service’s authority', () => {
@@ -420,6 +197,31 @@ describe('Certificates', () => {
       expect(await root.isSelfSigned()).toBe(true);
       const leaf = new x509.X509Certificate((await activeChain('acme'))![0]);
       expect(await leaf.verify({ publicKey: root.publicKey, signatureOnly: true })).toBe(true);
+    });
+  });
+
+  describe('access', () => {
+    it('refuses a missing or forged token (401) and a missing tenant header (400)', async () => {
+      const anonymous = await service.request(base, {
+        as: 'anonymous',
+        headers: { 'x-tenant-id': 'imports' },
+      });
+      expectProblem(anonymous, 401, 'UNAUTHORIZED', base);
+      const [header, payload, signature] = (await service.tokenFor('admin')).split('.');
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as object;
+      const forged = [
+        header,
+        Buffer.from(JSON.stringify({ ...claims, sub: 'someone-else' })).toString('base64url'),
+        signature,
+      ].join('.');
+      const refused = await service.request(`${base}/issue`, {
+        method: 'POST',
+        token: forged,
+        headers: { 'x-tenant-id': 'imports' },
+      });
+      expectProblem(refused, 401, 'UNAUTHORIZED', `${base}/issue`);
+      const missing = await service.request(base);
+      expectProblem(missing, 400, 'TENANT_HEADER_MISSING', base);
     });
   });
 });
