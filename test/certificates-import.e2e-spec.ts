@@ -159,7 +159,7 @@ describe('Certificates from a CA of the tenant’s own', () => {
       );
     });
 
-    it('a leaf expired or not yet valid, an intermediate expired', async () => {
+    it('a leaf expired or not yet valid', async () => {
       const expired = await signLeaf(intermediate, csr, {
         notBefore: new Date(Date.now() - 10 * day),
         notAfter: new Date(Date.now() - day),

@@ -188,6 +188,19 @@ describe('Certificates', () => {
       expect(await activeRows('acme')).toHaveLength(1);
     });
 
+    it('keeps one active certificate when two issues race', async () => {
+      const issue = () =>
+        service.request<Certificate>(`${base}/issue`, {
+          method: 'POST',
+          headers: { 'x-tenant-id': 'race' },
+        });
+      const answers = await Promise.all([issue(), issue(), issue()]);
+      expect(answers.map(({ status }) => status)).toEqual([201, 201, 201]);
+      expect(await activeRows('race')).toHaveLength(1);
+      const page = await service.client().listCertificates('race');
+      expect(page.content.filter(({ status }) => status === 'active')).toHaveLength(1);
+    });
+
     it('shows its root, which verifies the tenants’ leaves', async () => {
       const answer = await service.request<{ certificate: string }>(`${base}/authority`, {
         headers: { 'x-tenant-id': 'acme' },

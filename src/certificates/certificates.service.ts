@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
@@ -47,6 +47,8 @@ export interface ChainToActivate {
  */
 @Injectable()
 export class CertificatesService {
+  private readonly logger = new Logger('Certificates');
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -198,7 +200,17 @@ export class CertificatesService {
       kid: key.kid,
       chain: [issued.leaf, ...intermediates],
     };
-    return { activated: await this.activate(tenantId, toActivate, mode) };
+    const activated = await this.activate(tenantId, toActivate, mode);
+    if (activated !== undefined && mode === 'unless-valid') {
+      // No caller asked, so no audit line: the operator still sees which certificate appeared.
+      this.logger.log({
+        msg: `Tenant ${tenantId} had no valid certificate: the authority issued ${activated.serialNumber}`,
+        event: 'certificate.issued-on-need',
+        tenantId,
+        certificateId: activated.id,
+      });
+    }
+    return { activated };
   }
 }
 
