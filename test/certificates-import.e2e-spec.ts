@@ -95,6 +95,23 @@ describe('Certificates from a CA of the tenant’s own', () => {
     const custom = new x509.Pkcs10CertificateRequest(named.body.csr);
     expect(await custom.verify()).toBe(true);
     expect(custom.subject).toBe('CN=ACME Issuing');
+
+    // A name in any script is fine; a URI must be ASCII (IA5String), and a DNS name a DNS name.
+    const accented = await call<{ csr: string }>('/csr', 'imports', { subject: 'Müller & Søn' });
+    expect(new x509.Pkcs10CertificateRequest(accented.body.csr).subject).toContain('Müller');
+    for (const body of [{ uris: ['https://exämple.test/'] }, { dnsNames: ['not a host'] }]) {
+      const refused = await call('/csr', 'imports', body);
+      expectProblem(refused, 400, 'VALIDATION_FAILED', `${base}/csr`);
+    }
+  });
+
+  it('imports a leaf whose name holds a character PostgreSQL cannot store (U+0000), replaced', async () => {
+    const leaf = await signLeaf(intermediate, csr, { commonName: 'nul\u0000name' });
+    const answer = await call<{ subject: string }>('/import', 'imports', {
+      chain: pemChain(leaf, intermediate.certificate),
+    });
+    expect(answer.status).toBe(201);
+    expect(answer.body.subject).toBe('CN=nul\uFFFDname');
   });
 
   describe('refuses, changing nothing', () => {

@@ -133,11 +133,11 @@ export class CertificatesService {
       status: 'active',
       source: toActivate.source,
       kid: toActivate.kid,
-      subject: leaf.subject.slice(0, 1024),
-      issuer: leaf.issuer.slice(0, 1024),
+      subject: storable(leaf.subject).slice(0, 1024),
+      issuer: storable(leaf.issuer).slice(0, 1024),
       serialNumber: leaf.serialNumber.slice(0, 64),
-      dnsNames: leaf.dnsNames,
-      uris: leaf.uris,
+      dnsNames: leaf.dnsNames.map(storable),
+      uris: leaf.uris.map(storable),
       x5c: x5cOf(toActivate.chain),
       notBefore: leaf.notBefore,
       notAfter: leaf.notAfter,
@@ -212,6 +212,11 @@ export class CertificatesService {
     }
     return { activated };
   }
+}
+
+/** PostgreSQL text and jsonb hold no U+0000, which a certificate's UTF8String may. */
+function storable(text: string): string {
+  return text.replaceAll('\u0000', '\uFFFD');
 }
 
 function validAt(

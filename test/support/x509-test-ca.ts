@@ -67,6 +67,8 @@ export async function makeCa(name: string, parent?: Issuer): Promise<Issuer> {
 }
 
 export interface LeafOptions {
+  /** Default: the CSR's subject. */
+  commonName?: string;
   /** Default: the key the CSR names. */
   publicKey?: x509.PublicKey;
   dnsNames?: string[];
@@ -100,7 +102,7 @@ export async function signLeaf(
   const usages =
     options.usages === undefined ? x509.KeyUsageFlags.digitalSignature : options.usages;
   return x509.X509CertificateGenerator.create({
-    subject: csr.subject,
+    subject: options.commonName === undefined ? csr.subject : [{ CN: [options.commonName] }],
     issuer: issuer.certificate.subject,
     publicKey: options.publicKey ?? csr.publicKey,
     signingKey: issuer.privateKey,
