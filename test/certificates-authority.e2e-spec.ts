@@ -2,12 +2,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { CertificateExpiry } from '../src/certificates/certificate-expiry.js';
 import { CertificatesService } from '../src/certificates/certificates.service.js';
 import { expectProblem } from './support/problems.js';
 import { startTestService, type TestService } from './support/test-service.js';
 import { makeCa, x509, type Issuer } from './support/x509-test-ca.js';
 
 const base = '/ctrl/api/v1.0/certificates';
+const day = 86_400_000;
 
 /**
  * The service's certificate authority as the operator configures it: none (issuing is 409, activeChain
@@ -66,6 +68,8 @@ describe('The certificate authority', () => {
   describe('configured from files', () => {
     let service: TestService;
     let db: Client;
+    // The service's clock: the expiry test, last, moves it a year on.
+    let now = Date.now();
 
     beforeAll(async () => {
       service = await startTestService({
@@ -73,10 +77,12 @@ describe('The certificate authority', () => {
           CERTIFICATE_AUTHORITY_CERT_FILE: join(folder, 'ca.pem'),
           CERTIFICATE_AUTHORITY_KEY_FILE: join(folder, 'ca.key'),
         },
+        clock: () => now,
       });
       db = new Client({ connectionString: service.databaseUrl });
       await db.connect();
       await service.client().createTenant({ id: 'acme', label: 'Acme' });
+      await service.client().createTenant({ id: 'expiring', label: 'Expiring' });
     });
     afterAll(async () => {
       await db?.end();
@@ -109,6 +115,61 @@ describe('The certificate authority', () => {
         'base64',
       );
       expect(rows[0].sealed.includes(pkcs8.subarray(-32))).toBe(false);
+    });
+
+    describe('expiry, on the service’s clock', () => {
+      const activeChain = (tenantId: string) =>
+        service.app.get(CertificatesService).activeChain(tenantId);
+      const activeRows = async (tenantId: string) =>
+        (
+          await db.query<{ id: string }>(
+            `SELECT id FROM tenant_certificate WHERE tenant_id = $1 AND status = 'active'`,
+            [tenantId],
+          )
+        ).rows;
+      const eventsOf = async (tenantId: string) =>
+        (
+          await db.query<{ type: string; body: string }>(
+            `SELECT type, body FROM webhook_event WHERE tenant_id = $1 AND type LIKE 'certificate.%'
+              ORDER BY created_at, id`,
+            [tenantId],
+          )
+        ).rows.map(({ type, body }) => ({
+          type,
+          data: (JSON.parse(body) as { data: Record<string, string> }).data,
+        }));
+
+      it('announces the active certificate once within 30 days, expires it once past its time, and issues anew from the configured authority on need', async () => {
+        const expiry = service.app.get(CertificateExpiry);
+        const first = await activeChain('expiring');
+        const [{ id }] = await activeRows('expiring');
+        const notAfter = new x509.X509Certificate(first![0]).notAfter.toISOString();
+
+        now += 340 * day;
+        await expiry.runOnce();
+        await expiry.runOnce();
+        expect(await eventsOf('expiring')).toEqual([
+          { type: 'certificate.expiring', data: { certificateId: id, notAfter } },
+        ]);
+
+        now += 30 * day;
+        await expiry.runOnce();
+        await expiry.runOnce();
+        expect(await eventsOf('expiring')).toEqual([
+          { type: 'certificate.expiring', data: { certificateId: id, notAfter } },
+          { type: 'certificate.expired', data: { certificateId: id, notAfter } },
+        ]);
+        const { rows } = await db.query<{ status: string }>(
+          'SELECT status FROM tenant_certificate WHERE id = $1',
+          [id],
+        );
+        expect(rows).toEqual([{ status: 'expired' }]);
+        expect(await activeRows('expiring')).toEqual([]);
+
+        const renewed = await activeChain('expiring');
+        expect(renewed).not.toEqual(first);
+        expect(await activeRows('expiring')).toHaveLength(1);
+      });
     });
   });
 
