@@ -4,6 +4,7 @@ import { CurrentActor, CurrentTenant, TenantScoped } from '../auth/access.decora
 import { type Actor } from '../auth/caller.js';
 import { ApiProblems, ApiTenantSecurity, tenantScopedProblems } from '../common/openapi.js';
 import { PageQuery } from '../common/page-query.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { CertificateRequestsService } from './certificate-requests.service.js';
 import { CertificatesService } from './certificates.service.js';
 import { certificateExamples } from './dto/certificate-examples.js';
@@ -89,6 +90,7 @@ export class CertificatesController {
   @Post('import')
   @TenantScoped()
   @HttpCode(201)
+  @Idempotent()
   @ApiOperation({
     operationId: 'importCertificate',
     summary: 'Make a chain from your CA the tenant’s active one',

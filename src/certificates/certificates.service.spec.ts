@@ -1,3 +1,5 @@
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import { type AuditLog } from '../audit/audit-log.js';
 import { type Actor } from '../auth/caller.js';
 import { type Settings } from '../config/settings.js';
@@ -38,6 +40,8 @@ describe(CertificatesService.name, () => {
       new Date(Date.UTC(2035, 0, 1)),
     );
   });
+
+  afterEach(() => jest.restoreAllMocks());
 
   function newService(options: { authority: boolean }) {
     const time = testClock(Date.UTC(2026, 0, 1));
@@ -93,7 +97,13 @@ describe(CertificatesService.name, () => {
 
     it('issues on first need: the leaf alone (the root left out), naming the issuer URL and host', async () => {
       const { service, certificates } = newService({ authority: true });
+      const logged = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
       const x5c = await service.activeChain('acme');
+      // No caller asked: a log line, not an audit line, says it appeared.
+      expect(logged).toHaveBeenCalledWith(
+        expect.objectContaining({ event: 'certificate.issued-on-need', tenantId: 'acme' }),
+      );
+      logged.mockRestore();
       expect(x5c).toHaveLength(1);
       const leaf = parseDer(Buffer.from(x5c![0], 'base64')).facts;
       expect(leaf).toMatchObject({
@@ -112,6 +122,7 @@ describe(CertificatesService.name, () => {
 
     it('replaces an active certificate past its time, marking it expired with its event', async () => {
       const { service, certificates, outbox, time } = newService({ authority: true });
+      jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
       certificates.rows.push(
         certificateRow({ id: 'old', tenantId: 'acme', notAfter: new Date(time.clock() - 1) }),
       );

@@ -11,6 +11,7 @@ import { Settings } from '../config/settings.js';
 import { violates } from '../database/constraint-violation.js';
 import { TenantKeys } from '../did/tenant-keys.service.js';
 import { EventOutbox } from '../events/event-outbox.js';
+import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
 import { credentialIssuerId } from '../tenancy/credential-issuer.js';
 import { tenantNotFound } from '../tenancy/tenant.errors.js';
 import { TenantsService } from '../tenants/tenants.service.js';
@@ -150,7 +151,11 @@ export class CertificatesService {
           if (active !== undefined && validAt(active, now)) return undefined;
         }
         await this.retire(manager, tenantId, now);
-        return this.certificates.insert(manager, row);
+        const inserted = await this.certificates.insert(manager, row);
+        // An import's answer commits with its effect (docs/api.md, Retrying safely); a first need
+        // inside another request's transaction-less path keeps nothing of its own.
+        if (mode === 'replace') await keepIdempotentAnswer(manager, viewOf(inserted));
+        return inserted;
       })
       .catch((error: unknown) => {
         // The tenant was deleted since it was checked: its foreign key refuses the row.

@@ -511,11 +511,15 @@ export class AgentClient {
   }
 
   /** Makes a PEM chain (leaf first) the tenant's active one; the earlier one is superseded. */
-  async importCertificate(tenantId: string, chain: string): Promise<Certificate> {
+  async importCertificate(
+    tenantId: string,
+    chain: string,
+    options: IdempotencyOptions = {},
+  ): Promise<Certificate> {
     return this.#result(
       'POST /ctrl/api/v1.0/certificates/import',
       await this.api.POST('/ctrl/api/v1.0/certificates/import', {
-        headers: { [tenantHeader]: tenantId },
+        headers: { [tenantHeader]: tenantId, ...keyHeader(options) },
         body: { chain },
       }),
     );

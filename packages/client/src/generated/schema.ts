@@ -4037,7 +4037,10 @@ export interface operations {
   importCertificate: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: 1-255 printable ASCII characters (a UUID is a good key), bare or quoted as the IETF draft writes it. The same key with the same request within 24 hours answers the first 2xx answer again (with `Idempotent-Replayed: true`) and does nothing more; with another request it is a 422, while the first request runs a 409. An error answer keeps nothing: fix the request and send it with the same key. Keys count per caller (the token's subject), tenant and operation. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -4084,6 +4087,8 @@ export interface operations {
        *     - `MALFORMED_JSON`: Malformed JSON body
        *     - `TENANT_HEADER_MISSING`: Tenant header missing
        *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       *
+       *     - `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice.
        */
       400: {
         headers: {
@@ -4122,6 +4127,15 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
+      /** @description - `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
       /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
       413: {
         headers: {
@@ -4146,6 +4160,8 @@ export interface operations {
        *     - `CERTIFICATE_NOT_VALID_NOW`: Certificate not valid now
        *     - `CERTIFICATE_CHAIN_BROKEN`: Certificate chain broken
        *     - `CERTIFICATE_PROFILE_UNSUITABLE`: Certificate profile unsuitable
+       *
+       *     - `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours.
        */
       422: {
         headers: {
