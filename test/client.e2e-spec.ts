@@ -16,6 +16,7 @@ import {
 import { sdJwtBadge } from './support/oid4vci-fixtures.js';
 import { openid4vciWallet, walletKey } from './support/oid4vci-wallet.js';
 import { startTestService, type TestService } from './support/test-service.js';
+import { makeCa, pemChain, signLeaf, x509 } from './support/x509-test-ca.js';
 
 /**
  * The typed client (`@agent-service/client`, from its sources) against the real service: every operation, errors
@@ -165,6 +166,29 @@ describe(AgentClient.name, () => {
         status: 404,
         code: 'TRUSTED_ISSUER_NOT_FOUND',
       });
+    });
+
+    it("certifies the tenant's key: a CSR, a chain imported with a key, the authority's chain", async () => {
+      const ca = await makeCa('Client test CA');
+      const csr = await admin.createCertificateSigningRequest('demo');
+      expect(csr).toMatch(/^-----BEGIN CERTIFICATE REQUEST-----/);
+      const chain = pemChain(await signLeaf(ca, csr), ca.certificate);
+      const imported = await admin.importCertificate('demo', chain, { idempotencyKey: 'chain-1' });
+      expect(imported).toMatchObject({ status: 'active', source: 'imported', subject: 'CN=demo' });
+      // The same key and chain again: the first answer, not a second row.
+      expect(await admin.importCertificate('demo', chain, { idempotencyKey: 'chain-1' })).toEqual(
+        imported,
+      );
+      expect((await admin.listCertificates('demo')).content).toEqual([imported]);
+      await expect(admin.importCertificate('demo', 'not pem')).rejects.toMatchObject({
+        status: 400,
+        code: 'CERTIFICATE_CHAIN_MALFORMED',
+      });
+      const issued = await admin.issueCertificate('demo');
+      const { certificate } = await admin.getCertificateAuthority('demo');
+      const root = new x509.X509Certificate(certificate);
+      const leaf = new x509.X509Certificate(issued.x5c[0]);
+      expect(await leaf.verify({ publicKey: root.publicKey, signatureOnly: true })).toBe(true);
     });
 
     it('makes, reads, lists and withdraws a credential offer, with its QR codes', async () => {

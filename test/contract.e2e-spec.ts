@@ -2,6 +2,7 @@ import { createPrivateKey, randomUUID, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { contractContext, tenants, type Case, type ContractFixtures } from './contract/context.js';
+import { certificateCases } from './contract/certificates.cases.js';
 import { credentialCases } from './contract/credentials.cases.js';
 import { didCases } from './contract/did.cases.js';
 import { healthCases } from './contract/health.cases.js';
@@ -38,6 +39,7 @@ const features = [
   webhookCases,
   trustedIssuerCases,
   trustAnchorCases,
+  certificateCases,
   oid4vciCases,
   oid4vciOfferCases,
   oid4vpRequestCases,

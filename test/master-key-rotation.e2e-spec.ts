@@ -267,6 +267,7 @@ describe('Master key rotation', () => {
         WHERE table_schema = current_schema() AND data_type = 'bytea' AND column_name LIKE '%\\_sealed'`,
     );
     expect(inSchema.map(({ label }) => label).sort()).toEqual([
+      'certificate_authority.private_key_sealed',
       'idempotency_key.answer_sealed',
       'oid4vci_offer.claims_sealed',
       'oid4vci_offer.secrets_sealed',
@@ -340,11 +341,11 @@ describe('Master key rotation', () => {
 
     await start(keyB, [keyA]);
     // Each tenant's DID key and ES256 key, the five webhook and idempotency boxes, the offer's two,
-    // the presentation request's.
+    // the presentation request's, the development certificate authority's key.
     expect(logged()).toContainEqual(
       expect.objectContaining({
         event: 'master-key.previous-in-use',
-        count: 2 * tenants.length + 8,
+        count: 2 * tenants.length + 9,
       }),
     );
     expect(await offerQrStatus()).toBe(200);
@@ -433,6 +434,7 @@ describe('Master key rotation', () => {
         'oid4vp_request.secrets_sealed': { [idA]: 1 },
         // No wallet answered: no disclosed claims are kept to re-seal.
         'oid4vp_request.claims_sealed': {},
+        'certificate_authority.private_key_sealed': { [idA]: 1 },
       });
       expect(printed.at(-1)).toBe(
         'No row is sealed under any previous key: AGENT_PREVIOUS_MASTER_KEYS can be emptied.',
@@ -478,6 +480,8 @@ describe('Master key rotation', () => {
     for (const id of [...tenants, 't-new']) expect(await issues(id)).toBe(201);
     // The re-sealed ES256 keys sign on the new key alone, and are the keys they were.
     for (const id of [...tenants, 't-new']) expect(await signsEs256(id)).toBe(es256Kids.get(id));
+    // The development certificate authority, re-sealed, still signs the tenants' certificates.
+    expect(await running().client().issueCertificate('t-0')).toMatchObject({ status: 'active' });
     // The re-sealed offer and presentation request still open: their QR codes draw the links.
     expect(await offerQrStatus()).toBe(200);
     expect(await requestQrStatus()).toBe(200);

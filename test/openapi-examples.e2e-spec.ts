@@ -9,6 +9,8 @@ import {
   type Parameter,
 } from './support/openapi-contract.js';
 import { call, passwordGrant, type ApiResponse } from './support/test-service.js';
+import { makeCa, pemChain, signLeaf, x509 } from './support/x509-test-ca.js';
+import { certificateExamples } from '../src/certificates/dto/certificate-examples.js';
 
 type Json = Record<string, unknown>;
 
@@ -24,6 +26,8 @@ const walk = [
   ...['updateCredentialStatus', 'getJwtVcIssuerMetadata'],
   ...['createTrustedIssuer', 'listTrustedIssuers', 'getTrustedIssuer', 'deleteTrustedIssuer'],
   ...['createTrustAnchor', 'listTrustAnchors', 'getTrustAnchor', 'deleteTrustAnchor'],
+  ...['listCertificates', 'createCertificateSigningRequest', 'importCertificate'],
+  ...['issueCertificate', 'getCertificateAuthority'],
   ...['createCredentialConfiguration', 'listCredentialConfigurations'],
   ...['getCredentialConfiguration', 'updateCredentialConfiguration'],
   ...['deleteCredentialConfiguration'],
@@ -47,7 +51,10 @@ const walk = [
  * example's answer gave, in a path parameter or a top-level body field; and the tenant in the path of a
  * status list or an offer reference is the one that list or offer belongs to (the demo tenant).
  */
-const assignedBy: Record<string, (answer: Json) => Record<string, string>> = {
+const assignedBy: Record<
+  string,
+  (answer: Json) => Record<string, string> | Promise<Record<string, string>>
+> = {
   issueCredential: (answer) => {
     const credential = answer.verifiableCredential as Json;
     const status = [credential.credentialStatus].flat() as { statusListCredential: string }[];
@@ -56,6 +63,13 @@ const assignedBy: Record<string, (answer: Json) => Record<string, string>> = {
   },
   createTrustedIssuer: (answer) => ({ trustedIssuerId: answer.id as string }),
   createTrustAnchor: (answer) => ({ trustAnchorId: answer.id as string }),
+  // A chain for the demo tenant's key exists only once a CA signed its CSR: a test CA signs the default one.
+  createCertificateSigningRequest: async (answer): Promise<Record<string, string>> => {
+    // The example with names of its own asks for another host than the tenant's.
+    if (new x509.Pkcs10CertificateRequest(answer.csr).subject !== 'CN=demo') return {};
+    const ca = await makeCa('Examples CA');
+    return { certificateChain: pemChain(await signLeaf(ca, answer.csr as string), ca.certificate) };
+  },
   createOffer: (answer) => {
     const uri = new URL(answer.credentialOfferUri as string).searchParams.get(
       'credential_offer_uri',
@@ -88,6 +102,7 @@ const placeholders: Record<string, string> = {
   '5b1d7c1e-3f0a-4a57-9c4e-8e2f1d6a7b90': 'requestId',
   '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f': 'webhookId',
   'a3c1e2d4-5b6f-4a7c-9d8e-1f2a3b4c5d6e': 'deliveryId',
+  [certificateExamples.chainPem]: 'certificateChain',
 };
 /** Operations whose path names a tenant and a thing of the demo tenant. */
 const demoTenantPaths = new Set([
@@ -162,7 +177,7 @@ describe('The OpenAPI examples', () => {
           continue;
         }
         const capture = assignedBy[operationId];
-        if (capture !== undefined) Object.assign(assigned, capture(response.body as Json));
+        if (capture !== undefined) Object.assign(assigned, await capture(response.body as Json));
       }
     }
     expect(failures).toEqual([]);

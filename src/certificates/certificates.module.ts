@@ -6,6 +6,9 @@ import { TenantsModule } from '../tenants/tenants.module.js';
 import { CertificateAuthorityEntity } from './certificate-authority.entity.js';
 import { CertificateAuthorityRepository } from './certificate-authority.repository.js';
 import { CertificateAuthorityService } from './certificate-authority.service.js';
+import { CertificateExpiry } from './certificate-expiry.js';
+import { CertificateRequestsService } from './certificate-requests.service.js';
+import { CertificatesController } from './certificates.controller.js';
 import { certificatesSealedColumns } from './certificates.sealed-columns.js';
 import { CertificatesService } from './certificates.service.js';
 import { TenantCertificateEntity } from './tenant-certificate.entity.js';
@@ -25,11 +28,14 @@ export const certificateEntities = [TenantCertificateEntity, CertificateAuthorit
     TenantsModule,
     DidModule,
   ],
+  controllers: [CertificatesController],
   providers: [
     TenantCertificateRepository,
     CertificateAuthorityRepository,
     CertificateAuthorityService,
     CertificatesService,
+    CertificateRequestsService,
+    CertificateExpiry,
   ],
   exports: [CertificatesService],
 })

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
@@ -11,6 +11,7 @@ import { Settings } from '../config/settings.js';
 import { violates } from '../database/constraint-violation.js';
 import { TenantKeys } from '../did/tenant-keys.service.js';
 import { EventOutbox } from '../events/event-outbox.js';
+import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
 import { credentialIssuerId } from '../tenancy/credential-issuer.js';
 import { tenantNotFound } from '../tenancy/tenant.errors.js';
 import { TenantsService } from '../tenants/tenants.service.js';
@@ -47,6 +48,8 @@ export interface ChainToActivate {
  */
 @Injectable()
 export class CertificatesService {
+  private readonly logger = new Logger('Certificates');
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -102,6 +105,11 @@ export class CertificatesService {
     return { certificate: pemOf([current.root ?? current.chain.at(-1)!]) };
   }
 
+  /** The dNSName entries for a host: none for an address (RFC 5280 §4.2.1.6). */
+  dnsNamesFor(host: string): string[] {
+    return isIP(host.replace(/^\[|\]$/g, '')) === 0 ? [host] : [];
+  }
+
   /** What the tenant's leaf names (docs/certificates.md, The leaf). */
   namesOf(tenantId: string): TenantNames {
     const issuerUrl = credentialIssuerId(this.settings.PUBLIC_BASE_URL, tenantId);
@@ -126,11 +134,11 @@ export class CertificatesService {
       status: 'active',
       source: toActivate.source,
       kid: toActivate.kid,
-      subject: leaf.subject.slice(0, 1024),
-      issuer: leaf.issuer.slice(0, 1024),
+      subject: storable(leaf.subject).slice(0, 1024),
+      issuer: storable(leaf.issuer).slice(0, 1024),
       serialNumber: leaf.serialNumber.slice(0, 64),
-      dnsNames: leaf.dnsNames,
-      uris: leaf.uris,
+      dnsNames: leaf.dnsNames.map(storable),
+      uris: leaf.uris.map(storable),
       x5c: x5cOf(toActivate.chain),
       notBefore: leaf.notBefore,
       notAfter: leaf.notAfter,
@@ -143,7 +151,11 @@ export class CertificatesService {
           if (active !== undefined && validAt(active, now)) return undefined;
         }
         await this.retire(manager, tenantId, now);
-        return this.certificates.insert(manager, row);
+        const inserted = await this.certificates.insert(manager, row);
+        // An import's answer commits with its effect (docs/api.md, Retrying safely); a first need
+        // inside another request's transaction-less path keeps nothing of its own.
+        if (mode === 'replace') await keepIdempotentAnswer(manager, viewOf(inserted));
+        return inserted;
       })
       .catch((error: unknown) => {
         // The tenant was deleted since it was checked: its foreign key refuses the row.
@@ -179,8 +191,7 @@ export class CertificatesService {
     const issued = await this.authority.issue({
       commonName: tenantId,
       publicJwk: { kty: 'EC', crv: 'P-256', x: key.publicJwk.x, y: key.publicJwk.y },
-      // An address is no dNSName (RFC 5280 §4.2.1.6).
-      dnsNames: isIP(host.replace(/^\[|\]$/g, '')) === 0 ? [host] : [],
+      dnsNames: this.dnsNamesFor(host),
       uris: [issuerUrl],
       notBefore: new Date(now),
       notAfter: new Date(now + this.settings.CERTIFICATE_VALIDITY_DAYS * 86_400_000),
@@ -194,8 +205,23 @@ export class CertificatesService {
       kid: key.kid,
       chain: [issued.leaf, ...intermediates],
     };
-    return { activated: await this.activate(tenantId, toActivate, mode) };
+    const activated = await this.activate(tenantId, toActivate, mode);
+    if (activated !== undefined && mode === 'unless-valid') {
+      // No caller asked, so no audit line: the operator still sees which certificate appeared.
+      this.logger.log({
+        msg: `Tenant ${tenantId} had no valid certificate: the authority issued ${activated.serialNumber}`,
+        event: 'certificate.issued-on-need',
+        tenantId,
+        certificateId: activated.id,
+      });
+    }
+    return { activated };
   }
+}
+
+/** PostgreSQL text and jsonb hold no U+0000, which a certificate's UTF8String may. */
+function storable(text: string): string {
+  return text.replaceAll('\u0000', '\uFFFD');
 }
 
 function validAt(

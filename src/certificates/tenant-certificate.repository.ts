@@ -27,6 +27,28 @@ const retireActiveSql = `UPDATE tenant_certificate
   WHERE tenant_id = $1 AND status = 'active'
   RETURNING id, status, not_after AS "notAfter"`;
 
+/** An active certificate the expiry job ended or announced, for its event. */
+export interface DueCertificate {
+  id: string;
+  tenantId: string;
+  notAfter: Date;
+}
+
+/** Active ones expiring before the horizon, not yet announced; instances skip each other's rows. */
+const announceExpiringSql = `UPDATE tenant_certificate SET expiring_notified_at = $1
+  WHERE id IN (SELECT id FROM tenant_certificate
+                WHERE status = 'active' AND expiring_notified_at IS NULL
+                  AND not_after > $1 AND not_after <= $2
+                ORDER BY not_after LIMIT $3 FOR UPDATE SKIP LOCKED)
+  RETURNING id, tenant_id AS "tenantId", not_after AS "notAfter"`;
+
+/** Active ones past their notAfter become expired; instances skip each other's rows. */
+const expireDueSql = `UPDATE tenant_certificate SET status = 'expired'
+  WHERE id IN (SELECT id FROM tenant_certificate
+                WHERE status = 'active' AND not_after <= $1
+                ORDER BY not_after LIMIT $2 FOR UPDATE SKIP LOCKED)
+  RETURNING id, tenant_id AS "tenantId", not_after AS "notAfter"`;
+
 /** The only reader and writer of tenant_certificate. */
 @Injectable()
 export class TenantCertificateRepository {
@@ -73,6 +95,21 @@ export class TenantCertificateRepository {
       expiringNotifiedAt: null,
       ...(generatedMaps[0] as Pick<TenantCertificateEntity, 'createdAt'>),
     };
+  }
+
+  /** Marks at most `limit` active certificates expiring by `horizon` as announced, in the caller's transaction. */
+  async announceExpiring(
+    manager: EntityManager,
+    now: Date,
+    horizon: Date,
+    limit: number,
+  ): Promise<DueCertificate[]> {
+    return rowsOf<DueCertificate>(await manager.query(announceExpiringSql, [now, horizon, limit]));
+  }
+
+  /** Marks at most `limit` active certificates past `now` as expired, in the caller's transaction. */
+  async expireDue(manager: EntityManager, now: Date, limit: number): Promise<DueCertificate[]> {
+    return rowsOf<DueCertificate>(await manager.query(expireDueSql, [now, limit]));
   }
 
   /** One page of the tenant's certificates, newest first, and how many it has in all. */

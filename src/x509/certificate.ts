@@ -1,4 +1,4 @@
-import { createPublicKey, X509Certificate as NodeCertificate } from 'node:crypto';
+import { X509Certificate as NodeCertificate } from 'node:crypto';
 import { x509 } from './x509.js';
 
 /** What one chain may hold: bounds the parse and the signature checks of one request. */
@@ -111,8 +111,7 @@ function factsOf(certificate: x509.X509Certificate): CertificateFacts {
 
 /** The certificate's public key as a JWK (`kty`, `crv`, `x`, `y` for EC), for comparing keys. */
 export function publicJwkOfCertificate(der: Buffer): Record<string, unknown> {
-  const { publicKey } = new NodeCertificate(der);
-  return createPublicKey(publicKey).export({ format: 'jwk' });
+  return new NodeCertificate(der).publicKey.export({ format: 'jwk' });
 }
 
 /** Whether `issuer` names and signed `subject` (RFC 5280 §6.1.3: name chaining and signature). */
@@ -124,7 +123,9 @@ export function issuedBy(subject: Buffer, issuer: Buffer): boolean {
 
 /** Whether the certificate names itself as issuer and its own key verifies it. */
 export function selfSigned(der: Buffer): boolean {
-  return issuedBy(der, der);
+  // Not issuedBy: OpenSSL's issuer check also asks for keyCertSign, which a self-signed leaf lacks.
+  const certificate = new NodeCertificate(der);
+  return certificate.subject === certificate.issuer && certificate.verify(certificate.publicKey);
 }
 
 /** Standard base64 of each DER encoding: a JOSE `x5c` (RFC 7515 §4.1.6). */

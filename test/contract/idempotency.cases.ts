@@ -1,4 +1,5 @@
 import { queryDatabase } from '../support/database.js';
+import { makeCa, pemChain, signLeaf } from '../support/x509-test-ca.js';
 import type { ApiRequest, ApiResponse } from '../support/test-service.js';
 import { credential, tenants, type Case, type ContractContext } from './context.js';
 import { offerClaims, offeredConfiguration } from './oid4vci-offers.cases.js';
@@ -92,6 +93,33 @@ export function idempotencyCases(context: ContractContext): Case[] {
       ],
     );
   }
+  // Two chains a test CA signed for acme's key: one request and another.
+  const chains = new Map<number, Promise<string>>();
+  const chainOf = (variant: number) => {
+    if (!chains.has(variant)) {
+      chains.set(
+        variant,
+        (async () => {
+          const ca = await makeCa(`Idempotency CA ${variant}`);
+          const request = await post('/ctrl/api/v1.0/certificates/csr', {
+            headers: { 'x-tenant-id': 'acme' },
+            body: {},
+          });
+          const leaf = await signLeaf(ca, (request.body as { csr: string }).csr);
+          return pemChain(leaf, ca.certificate);
+        })(),
+      );
+    }
+    return chains.get(variant)!;
+  };
+  operations.push([
+    'importCertificate',
+    async (key, variant) =>
+      post('/ctrl/api/v1.0/certificates/import', {
+        headers: { 'x-tenant-id': 'acme', 'Idempotency-Key': key },
+        body: { chain: await chainOf(variant) },
+      }),
+  ]);
   return operations.flatMap(([operationId, sendWith]): Case[] => [
     {
       operationId,

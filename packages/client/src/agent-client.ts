@@ -3,6 +3,9 @@ import { AgentApiError } from './agent-api-error.js';
 import { type components, type paths } from './generated/schema.js';
 import { TokenManager, type Credentials } from './token-manager.js';
 import {
+  type Certificate,
+  type CertificatePage,
+  type CertificateSigningRequestOptions,
   type CreatedOffer,
   type CreatedPresentationRequest,
   type CreatedWebhook,
@@ -21,6 +24,7 @@ import {
   type ListOffersQuery,
   type ListPresentationRequestsQuery,
   type ListTenantsQuery,
+  type ListCertificatesQuery,
   type ListTrustAnchorsQuery,
   type ListTrustedIssuersQuery,
   type ListWebhooksQuery,
@@ -526,6 +530,70 @@ export class AgentClient {
       await this.api.POST('/ctrl/api/v1.0/trust-anchors/{id}/delete', {
         headers: { [tenantHeader]: tenantId },
         params: { path: { id } },
+      }),
+    );
+  }
+
+  /** The tenant's X.509 certificate chains, newest first; at most one is `active`. */
+  async listCertificates(
+    tenantId: string,
+    query: ListCertificatesQuery = {},
+  ): Promise<CertificatePage> {
+    return this.#result(
+      'GET /ctrl/api/v1.0/certificates',
+      await this.api.GET('/ctrl/api/v1.0/certificates', {
+        headers: { [tenantHeader]: tenantId },
+        params: { query },
+      }),
+    );
+  }
+
+  /** A PKCS #10 request (PEM) for the tenant's ES256 key, signed by it, for a CA of your own. */
+  async createCertificateSigningRequest(
+    tenantId: string,
+    options: CertificateSigningRequestOptions = {},
+  ): Promise<string> {
+    const answer = this.#result(
+      'POST /ctrl/api/v1.0/certificates/csr',
+      await this.api.POST('/ctrl/api/v1.0/certificates/csr', {
+        headers: { [tenantHeader]: tenantId },
+        body: options,
+      }),
+    );
+    return answer.csr;
+  }
+
+  /** Makes a PEM chain (leaf first) the tenant's active one; the earlier one is superseded. */
+  async importCertificate(
+    tenantId: string,
+    chain: string,
+    options: IdempotencyOptions = {},
+  ): Promise<Certificate> {
+    return this.#result(
+      'POST /ctrl/api/v1.0/certificates/import',
+      await this.api.POST('/ctrl/api/v1.0/certificates/import', {
+        headers: { [tenantHeader]: tenantId, ...keyHeader(options) },
+        body: { chain },
+      }),
+    );
+  }
+
+  /** A certificate from the service's authority becomes the tenant's active one. */
+  async issueCertificate(tenantId: string): Promise<Certificate> {
+    return this.#result(
+      'POST /ctrl/api/v1.0/certificates/issue',
+      await this.api.POST('/ctrl/api/v1.0/certificates/issue', {
+        headers: { [tenantHeader]: tenantId },
+      }),
+    );
+  }
+
+  /** The root certificate (PEM) of the service's authority: the trust anchor of its chains. */
+  async getCertificateAuthority(tenantId: string): Promise<{ certificate: string }> {
+    return this.#result(
+      'GET /ctrl/api/v1.0/certificates/authority',
+      await this.api.GET('/ctrl/api/v1.0/certificates/authority', {
+        headers: { [tenantHeader]: tenantId },
       }),
     );
   }

@@ -86,6 +86,16 @@ export type TrustAnchorPage = Schemas['TrustAnchorPageDto'];
 export type ListTrustAnchorsQuery = NonNullable<
   operations['listTrustAnchors']['parameters']['query']
 >;
+/** One of a tenant's X.509 certificate chains for its ES256 key (`x5c`: leaf first, no root). */
+export type Certificate = Schemas['CertificateDto'];
+/** A page of `listCertificates`, newest first. */
+export type CertificatePage = Schemas['CertificatePageDto'];
+/** `page`, `size` of `listCertificates`. */
+export type ListCertificatesQuery = NonNullable<
+  operations['listCertificates']['parameters']['query']
+>;
+/** What `createCertificateSigningRequest` takes: names instead of the defaults. */
+export type CertificateSigningRequestOptions = Schemas['CreateCsrDto'];
 /** One of a tenant's OpenID4VCI credential configurations. */
 export type CredentialConfiguration = Schemas['CredentialConfigurationDto'];
 /** What `createCredentialConfiguration` takes. */

@@ -119,9 +119,10 @@ export class CreateCsrDto {
   @ArrayMaxSize(10)
   @IsString({ each: true })
   @MaxLength(2048, { each: true })
-  @Matches(/^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/, {
+  // IA5String (RFC 5280 §4.2.1.6): ASCII only, as URIs are once encoded (RFC 3987 §3.1).
+  @Matches(/^[a-zA-Z][a-zA-Z0-9+.-]*:[\x21-\x7e]+$/, {
     each: true,
-    message: 'each value of $property must be a URI',
+    message: 'each value of $property must be a URI in ASCII (percent-encoded)',
   })
   uris?: string[];
 }

@@ -132,6 +132,106 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ctrl/api/v1.0/certificates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The tenant’s certificate chains, newest first
+     * @description At most one is `active`: the chain the tenant’s ES256 signatures carry in `x5c` (HAIP 1.0).
+     */
+    get: operations['listCertificates'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/certificates/csr': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A certificate signing request for the tenant’s ES256 key
+     * @description PKCS #10, signed by the tenant’s key. By default it names the tenant’s credential issuer identifier (subjectAltName URI) and its host (dNSName), and asks for keyUsage digitalSignature. Give it to your CA, then import the chain it answers.
+     */
+    post: operations['createCertificateSigningRequest'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/certificates/import': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Make a chain from your CA the tenant’s active one
+     * @description PEM, the leaf first, then its intermediates; a root at the end is left out of `x5c`. The leaf must certify the tenant’s ES256 key, not be self-signed, name digitalSignature and the tenant’s credential issuer URI or host; every certificate must be valid now and each signed by the next. The earlier active chain is superseded. A refused chain changes nothing.
+     */
+    post: operations['importCertificate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/certificates/issue': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A certificate from the service’s authority for the tenant’s ES256 key
+     * @description The new chain becomes active and the earlier one superseded. 409 when the operator configured no certificate authority.
+     */
+    post: operations['issueCertificate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/certificates/authority': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The root certificate of the service’s authority
+     * @description The trust anchor of the chains `issue` makes: what wallets and verifiers configure to trust them.
+     */
+    get: operations['getCertificateAuthority'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ctrl/api/v1.0/credentials': {
     parameters: {
       query?: never;
@@ -281,7 +381,7 @@ export interface paths {
     };
     /**
      * A revocation list as a Status List Token (statuslist+jwt, no token needed)
-     * @description draft-ietf-oauth-status-list §5.1: the JWT, `typ: statuslist+jwt`, ES256 with the tenant's key (`kid` in the tenant's JWT VC Issuer Metadata), `status_list.bits` 1 (1 = INVALID, revoked). The `uri` of an SD-JWT VC's `status.status_list`. The `ETag` changes with every status change, which shows here at once; `If-None-Match` answers 304. A suspension list has no token (404).
+     * @description draft-ietf-oauth-status-list §5.1: the JWT, `typ: statuslist+jwt`, ES256 with the tenant's key (`kid` in the tenant's JWT VC Issuer Metadata; `x5c`, its certificate chain without the root, when it has a certificate), `status_list.bits` 1 (1 = INVALID, revoked). The `uri` of an SD-JWT VC's `status.status_list`. The `ETag` changes with every status change, which shows here at once; `If-None-Match` answers 304. A suspension list has no token (404).
      */
     get: operations['getStatusListToken'];
     put?: never;
@@ -1497,6 +1597,183 @@ export interface components {
       capabilityInvocation: string[];
       /** @description In the `ed25519-2020` form only. */
       keyAgreement?: components['schemas']['VerificationMethodDto'][];
+    };
+    CertificateDto: {
+      /**
+       * Format: uuid
+       * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f0e2d3c4b5a
+       */
+      id: string;
+      /**
+       * @description `active`: the chain the tenant’s ES256 signatures carry in `x5c`; `superseded`: replaced by a later one; `expired`: was active until its `notAfter`.
+       * @example active
+       * @enum {string}
+       */
+      status: 'active' | 'superseded' | 'expired';
+      /**
+       * @description `authority`: issued by the service’s certificate authority; `imported`: a chain the tenant imported.
+       * @example authority
+       * @enum {string}
+       */
+      source: 'authority' | 'imported';
+      /**
+       * @description The leaf’s subject (RFC 4514).
+       * @example CN=acme
+       */
+      subject: string;
+      /**
+       * @description The leaf’s subjectAltName dNSName entries.
+       * @example [
+       *       "localhost"
+       *     ]
+       */
+      dnsNames: string[];
+      /**
+       * @description The leaf’s subjectAltName URI entries.
+       * @example [
+       *       "http://localhost:8080/ctrl/oid4vci/acme"
+       *     ]
+       */
+      uris: string[];
+      /**
+       * @description The leaf’s issuer (RFC 4514).
+       * @example CN=Agent service development CA (localhost:8080)
+       */
+      issuer: string;
+      /**
+       * @description The leaf’s serial number, hex.
+       * @example 3f6c2a9d8e1b4c7a9e0d2f4b6a8c1e3d
+       */
+      serialNumber: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-25T10:00:00.000Z
+       */
+      notBefore: string;
+      /**
+       * Format: date-time
+       * @example 2027-11-25T10:00:00.000Z
+       */
+      notAfter: string;
+      /**
+       * @description The chain as a JOSE `x5c` (RFC 7515 §4.1.6): standard base64 DER, the leaf first, without the root (HAIP 1.0).
+       * @example [
+       *       "MIIB5TCCAYygAwIBAgIQP2wqnY4bTHqeDS9LaowePTAKBggqhkjOPQQDAjA4MTYwNAYDVQQDEy1BZ2VudCBzZXJ2aWNlIGRldmVsb3BtZW50IENBIChsb2NhbGhvc3Q6ODA4MCkwHhcNMjYxMTI1MTAwMDAwWhcNMjcxMTI1MTAwMDAwWjAPMQ0wCwYDVQQDEwRhY21lMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE59qmAWjRrN4xYiNZNAdMhzxiWoMBSjmXGfGa06fOLA6B9/Kgf1ofOR4q44vx1S93E1X8EnTIdCBV7DaJ0bfuTqOBoDCBnTAMBgNVHRMBAf8EAjAAMA4GA1UdDwEB/wQEAwIHgDA9BgNVHREENjA0gglsb2NhbGhvc3SGJ2h0dHA6Ly9sb2NhbGhvc3Q6ODA4MC9jdHJsL29pZDR2Y2kvYWNtZTAdBgNVHQ4EFgQUdkWK8mh+DGiS7/s08j21dbepcXwwHwYDVR0jBBgwFoAUhVIemnkWYqCdbA4N4RUERFFpKM4wCgYIKoZIzj0EAwIDRwAwRAIgW/3Qjbvs+Rz+Cyc9JJGPrt7ISke3KuB84ZjooT55TjYCIAGY4OA7V19Fugl8hcH4iL3e616WKxeYBgeh4lqMX8hZ"
+       *     ]
+       */
+      x5c: string[];
+      /**
+       * Format: date-time
+       * @example 2026-11-25T10:00:00.000Z
+       */
+      createdAt: string;
+    };
+    CertificatePageDto: {
+      content: components['schemas']['CertificateDto'][];
+      /**
+       * @description Page number, from 0.
+       * @example 0
+       */
+      number: number;
+      /**
+       * @description Page size asked for.
+       * @example 20
+       */
+      size: number;
+      /**
+       * @description Items matching, on all pages.
+       * @example 1
+       */
+      totalElements: number;
+      /**
+       * @description Pages of this size.
+       * @example 1
+       */
+      totalPages: number;
+    };
+    CreateCsrDto: {
+      /**
+       * @description The subject’s common name; default: the tenant id.
+       * @example acme
+       */
+      subject?: string;
+      /**
+       * @description subjectAltName dNSName entries; default: the host of the tenant’s credential issuer identifier.
+       * @example [
+       *       "issuer.example.com"
+       *     ]
+       */
+      dnsNames?: string[];
+      /**
+       * @description subjectAltName URI entries; default: the tenant’s credential issuer identifier.
+       * @example [
+       *       "https://issuer.example.com/ctrl/oid4vci/acme"
+       *     ]
+       */
+      uris?: string[];
+    };
+    CsrDto: {
+      /**
+       * @description A PKCS #10 certificate signing request (PEM) for the tenant’s ES256 key, signed by it.
+       * @example -----BEGIN CERTIFICATE REQUEST-----
+       *     MIIBGjCBwQIBADAPMQ0wCwYDVQQDEwRhY21lMFkwEwYHKoZIzj0CAQYIKoZIzj0D
+       *     AQcDQgAE59qmAWjRrN4xYiNZNAdMhzxiWoMBSjmXGfGa06fOLA6B9/Kgf1ofOR4q
+       *     44vx1S93E1X8EnTIdCBV7DaJ0bfuTqBQME4GCSqGSIb3DQEJDjFBMD8wPQYDVR0R
+       *     BDYwNIIJbG9jYWxob3N0hidodHRwOi8vbG9jYWxob3N0OjgwODAvY3RybC9vaWQ0
+       *     dmNpL2FjbWUwCgYIKoZIzj0EAwIDSAAwRQIgOOtbv3QPPTt+tzE5VoN6Awg0Mx/C
+       *     cL2XexhS+joPE6oCIQCjs064170PzRhsfTm7apmB8kwSRz50mNF3Q6h8kKwHOQ==
+       *     -----END CERTIFICATE REQUEST-----
+       */
+      csr: string;
+    };
+    ImportCertificateDto: {
+      /**
+       * @description PEM certificates, the leaf (for the tenant’s ES256 key) first, then its intermediates; a root at the end is accepted and left out of `x5c`. At most 10 certificates, 65536 characters.
+       * @example -----BEGIN CERTIFICATE-----
+       *     MIIB5TCCAYygAwIBAgIQP2wqnY4bTHqeDS9LaowePTAKBggqhkjOPQQDAjA4MTYw
+       *     NAYDVQQDEy1BZ2VudCBzZXJ2aWNlIGRldmVsb3BtZW50IENBIChsb2NhbGhvc3Q6
+       *     ODA4MCkwHhcNMjYxMTI1MTAwMDAwWhcNMjcxMTI1MTAwMDAwWjAPMQ0wCwYDVQQD
+       *     EwRhY21lMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE59qmAWjRrN4xYiNZNAdM
+       *     hzxiWoMBSjmXGfGa06fOLA6B9/Kgf1ofOR4q44vx1S93E1X8EnTIdCBV7DaJ0bfu
+       *     TqOBoDCBnTAMBgNVHRMBAf8EAjAAMA4GA1UdDwEB/wQEAwIHgDA9BgNVHREENjA0
+       *     gglsb2NhbGhvc3SGJ2h0dHA6Ly9sb2NhbGhvc3Q6ODA4MC9jdHJsL29pZDR2Y2kv
+       *     YWNtZTAdBgNVHQ4EFgQUdkWK8mh+DGiS7/s08j21dbepcXwwHwYDVR0jBBgwFoAU
+       *     hVIemnkWYqCdbA4N4RUERFFpKM4wCgYIKoZIzj0EAwIDRwAwRAIgW/3Qjbvs+Rz+
+       *     Cyc9JJGPrt7ISke3KuB84ZjooT55TjYCIAGY4OA7V19Fugl8hcH4iL3e616WKxeY
+       *     Bgeh4lqMX8hZ
+       *     -----END CERTIFICATE-----
+       *     -----BEGIN CERTIFICATE-----
+       *     MIIBsjCCAVmgAwIBAgIQXRoMPpt/SiyObRsKn459bDAKBggqhkjOPQQDAjA4MTYw
+       *     NAYDVQQDEy1BZ2VudCBzZXJ2aWNlIGRldmVsb3BtZW50IENBIChsb2NhbGhvc3Q6
+       *     ODA4MCkwHhcNMjYxMTI1MDk1OTAwWhcNMzYxMTIzMTAwMDAwWjA4MTYwNAYDVQQD
+       *     Ey1BZ2VudCBzZXJ2aWNlIGRldmVsb3BtZW50IENBIChsb2NhbGhvc3Q6ODA4MCkw
+       *     WTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAASd09KsjA/18ZfrtsT9wg+xHIlMOjpa
+       *     kncJVJYEWIO53pOGJ5m9IPI2zg9CPHlhqYtOf3UxYOOQ3oEt9jDojcXvo0UwQzAS
+       *     BgNVHRMBAf8ECDAGAQH/AgEAMA4GA1UdDwEB/wQEAwIBBjAdBgNVHQ4EFgQUhVIe
+       *     mnkWYqCdbA4N4RUERFFpKM4wCgYIKoZIzj0EAwIDRwAwRAIgbsty4uBonmu7BfHd
+       *     +7Ho1BeRBFaa5SRIGacWIHG/7u0CIDVEZ0FEqdV9AsMAMsJ8Kv6JKyr4FGamxfav
+       *     F68YZKL0
+       *     -----END CERTIFICATE-----
+       */
+      chain: string;
+    };
+    AuthorityCertificateDto: {
+      /**
+       * @description The root certificate of the service’s certificate authority (PEM): the trust anchor wallets and verifiers configure.
+       * @example -----BEGIN CERTIFICATE-----
+       *     MIIBsjCCAVmgAwIBAgIQXRoMPpt/SiyObRsKn459bDAKBggqhkjOPQQDAjA4MTYw
+       *     NAYDVQQDEy1BZ2VudCBzZXJ2aWNlIGRldmVsb3BtZW50IENBIChsb2NhbGhvc3Q6
+       *     ODA4MCkwHhcNMjYxMTI1MDk1OTAwWhcNMzYxMTIzMTAwMDAwWjA4MTYwNAYDVQQD
+       *     Ey1BZ2VudCBzZXJ2aWNlIGRldmVsb3BtZW50IENBIChsb2NhbGhvc3Q6ODA4MCkw
+       *     WTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAASd09KsjA/18ZfrtsT9wg+xHIlMOjpa
+       *     kncJVJYEWIO53pOGJ5m9IPI2zg9CPHlhqYtOf3UxYOOQ3oEt9jDojcXvo0UwQzAS
+       *     BgNVHRMBAf8ECDAGAQH/AgEAMA4GA1UdDwEB/wQEAwIBBjAdBgNVHQ4EFgQUhVIe
+       *     mnkWYqCdbA4N4RUERFFpKM4wCgYIKoZIzj0EAwIDRwAwRAIgbsty4uBonmu7BfHd
+       *     +7Ho1BeRBFaa5SRIGacWIHG/7u0CIDVEZ0FEqdV9AsMAMsJ8Kv6JKyr4FGamxfav
+       *     F68YZKL0
+       *     -----END CERTIFICATE-----
+       */
+      certificate: string;
     };
     StatusStateDto: {
       /**
@@ -3678,6 +3955,654 @@ export interface operations {
       };
       /** @description - `TENANT_NOT_FOUND`: No such tenant. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  listCertificates: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 0. */
+        page?: number;
+        /** @description Page size. */
+        size?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of chains. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "content": [
+           *         {
+           *           "id": "7c1e4b2a-9d3f-4e8a-b6c5-1f0e2d3c4b5a",
+           *           "status": "active",
+           *           "source": "authority",
+           *           "subject": "CN=acme",
+           *           "dnsNames": [
+           *             "localhost"
+           *           ],
+           *           "uris": [
+           *             "http://localhost:8080/ctrl/oid4vci/acme"
+           *           ],
+           *           "issuer": "CN=Agent service development CA (localhost:8080)",
+           *           "serialNumber": "3f6c2a9d8e1b4c7a9e0d2f4b6a8c1e3d",
+           *           "notBefore": "2026-11-25T10:00:00.000Z",
+           *           "notAfter": "2027-11-25T10:00:00.000Z",
+           *           "x5c": [
+           *             "MIIB5TCCAYygAwIBAgIQP2wqnY4bTHqeDS9LaowePTAKBggqhkjOPQQDAjA4MTYwNAYDVQQDEy1BZ2VudCBzZXJ2aWNlIGRldmVsb3BtZW50IENBIChsb2NhbGhvc3Q6ODA4MCkwHhcNMjYxMTI1MTAwMDAwWhcNMjcxMTI1MTAwMDAwWjAPMQ0wCwYDVQQDEwRhY21lMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE59qmAWjRrN4xYiNZNAdMhzxiWoMBSjmXGfGa06fOLA6B9/Kgf1ofOR4q44vx1S93E1X8EnTIdCBV7DaJ0bfuTqOBoDCBnTAMBgNVHRMBAf8EAjAAMA4GA1UdDwEB/wQEAwIHgDA9BgNVHREENjA0gglsb2NhbGhvc3SGJ2h0dHA6Ly9sb2NhbGhvc3Q6ODA4MC9jdHJsL29pZDR2Y2kvYWNtZTAdBgNVHQ4EFgQUdkWK8mh+DGiS7/s08j21dbepcXwwHwYDVR0jBBgwFoAUhVIemnkWYqCdbA4N4RUERFFpKM4wCgYIKoZIzj0EAwIDRwAwRAIgW/3Qjbvs+Rz+Cyc9JJGPrt7ISke3KuB84ZjooT55TjYCIAGY4OA7V19Fugl8hcH4iL3e616WKxeYBgeh4lqMX8hZ"
+           *           ],
+           *           "createdAt": "2026-11-25T10:00:00.000Z"
+           *         }
+           *       ],
+           *       "number": 0,
+           *       "size": 20,
+           *       "totalElements": 1,
+           *       "totalPages": 1
+           *     }
+           */
+          'application/json': components['schemas']['CertificatePageDto'];
+        };
+      };
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  createCertificateSigningRequest: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateCsrDto'];
+      };
+    };
+    responses: {
+      /** @description The request. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "csr": "-----BEGIN CERTIFICATE REQUEST-----\nMIIBGjCBwQIBADAPMQ0wCwYDVQQDEwRhY21lMFkwEwYHKoZIzj0CAQYIKoZIzj0D\nAQcDQgAE59qmAWjRrN4xYiNZNAdMhzxiWoMBSjmXGfGa06fOLA6B9/Kgf1ofOR4q\n44vx1S93E1X8EnTIdCBV7DaJ0bfuTqBQME4GCSqGSIb3DQEJDjFBMD8wPQYDVR0R\nBDYwNIIJbG9jYWxob3N0hidodHRwOi8vbG9jYWxob3N0OjgwODAvY3RybC9vaWQ0\ndmNpL2FjbWUwCgYIKoZIzj0EAwIDSAAwRQIgOOtbv3QPPTt+tzE5VoN6Awg0Mx/C\ncL2XexhS+joPE6oCIQCjs064170PzRhsfTm7apmB8kwSRz50mNF3Q6h8kKwHOQ==\n-----END CERTIFICATE REQUEST-----"
+           *     }
+           */
+          'application/json': components['schemas']['CsrDto'];
+        };
+      };
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  importCertificate: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: 1-255 printable ASCII characters (a UUID is a good key), bare or quoted as the IETF draft writes it. The same key with the same request within 24 hours answers the first 2xx answer again (with `Idempotent-Replayed: true`) and does nothing more; with another request it is a 422, while the first request runs a 409. An error answer keeps nothing: fix the request and send it with the same key. Keys count per caller (the token's subject), tenant and operation. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ImportCertificateDto'];
+      };
+    };
+    responses: {
+      /** @description The chain, now active. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "7c1e4b2a-9d3f-4e8a-b6c5-1f0e2d3c4b5a",
+           *       "status": "active",
+           *       "source": "imported",
+           *       "subject": "CN=acme",
+           *       "dnsNames": [
+           *         "localhost"
+           *       ],
+           *       "uris": [
+           *         "http://localhost:8080/ctrl/oid4vci/acme"
+           *       ],
+           *       "issuer": "CN=Agent service development CA (localhost:8080)",
+           *       "serialNumber": "3f6c2a9d8e1b4c7a9e0d2f4b6a8c1e3d",
+           *       "notBefore": "2026-11-25T10:00:00.000Z",
+           *       "notAfter": "2027-11-25T10:00:00.000Z",
+           *       "x5c": [
+           *         "MIIB5TCCAYygAwIBAgIQP2wqnY4bTHqeDS9LaowePTAKBggqhkjOPQQDAjA4MTYwNAYDVQQDEy1BZ2VudCBzZXJ2aWNlIGRldmVsb3BtZW50IENBIChsb2NhbGhvc3Q6ODA4MCkwHhcNMjYxMTI1MTAwMDAwWhcNMjcxMTI1MTAwMDAwWjAPMQ0wCwYDVQQDEwRhY21lMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE59qmAWjRrN4xYiNZNAdMhzxiWoMBSjmXGfGa06fOLA6B9/Kgf1ofOR4q44vx1S93E1X8EnTIdCBV7DaJ0bfuTqOBoDCBnTAMBgNVHRMBAf8EAjAAMA4GA1UdDwEB/wQEAwIHgDA9BgNVHREENjA0gglsb2NhbGhvc3SGJ2h0dHA6Ly9sb2NhbGhvc3Q6ODA4MC9jdHJsL29pZDR2Y2kvYWNtZTAdBgNVHQ4EFgQUdkWK8mh+DGiS7/s08j21dbepcXwwHwYDVR0jBBgwFoAUhVIemnkWYqCdbA4N4RUERFFpKM4wCgYIKoZIzj0EAwIDRwAwRAIgW/3Qjbvs+Rz+Cyc9JJGPrt7ISke3KuB84ZjooT55TjYCIAGY4OA7V19Fugl8hcH4iL3e616WKxeYBgeh4lqMX8hZ"
+           *       ],
+           *       "createdAt": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['CertificateDto'];
+        };
+      };
+      /**
+       * @description - `CERTIFICATE_CHAIN_MALFORMED`: Certificate chain malformed
+       *     - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       *
+       *     - `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice.
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `CERTIFICATE_KEY_MISMATCH`: Certificate for another key
+       *     - `CERTIFICATE_SELF_SIGNED`: Certificate self-signed
+       *     - `CERTIFICATE_NOT_VALID_NOW`: Certificate not valid now
+       *     - `CERTIFICATE_CHAIN_BROKEN`: Certificate chain broken
+       *     - `CERTIFICATE_PROFILE_UNSUITABLE`: Certificate profile unsuitable
+       *
+       *     - `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours.
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  issueCertificate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The chain, now active. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "7c1e4b2a-9d3f-4e8a-b6c5-1f0e2d3c4b5a",
+           *       "status": "active",
+           *       "source": "authority",
+           *       "subject": "CN=acme",
+           *       "dnsNames": [
+           *         "localhost"
+           *       ],
+           *       "uris": [
+           *         "http://localhost:8080/ctrl/oid4vci/acme"
+           *       ],
+           *       "issuer": "CN=Agent service development CA (localhost:8080)",
+           *       "serialNumber": "3f6c2a9d8e1b4c7a9e0d2f4b6a8c1e3d",
+           *       "notBefore": "2026-11-25T10:00:00.000Z",
+           *       "notAfter": "2027-11-25T10:00:00.000Z",
+           *       "x5c": [
+           *         "MIIB5TCCAYygAwIBAgIQP2wqnY4bTHqeDS9LaowePTAKBggqhkjOPQQDAjA4MTYwNAYDVQQDEy1BZ2VudCBzZXJ2aWNlIGRldmVsb3BtZW50IENBIChsb2NhbGhvc3Q6ODA4MCkwHhcNMjYxMTI1MTAwMDAwWhcNMjcxMTI1MTAwMDAwWjAPMQ0wCwYDVQQDEwRhY21lMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE59qmAWjRrN4xYiNZNAdMhzxiWoMBSjmXGfGa06fOLA6B9/Kgf1ofOR4q44vx1S93E1X8EnTIdCBV7DaJ0bfuTqOBoDCBnTAMBgNVHRMBAf8EAjAAMA4GA1UdDwEB/wQEAwIHgDA9BgNVHREENjA0gglsb2NhbGhvc3SGJ2h0dHA6Ly9sb2NhbGhvc3Q6ODA4MC9jdHJsL29pZDR2Y2kvYWNtZTAdBgNVHQ4EFgQUdkWK8mh+DGiS7/s08j21dbepcXwwHwYDVR0jBBgwFoAUhVIemnkWYqCdbA4N4RUERFFpKM4wCgYIKoZIzj0EAwIDRwAwRAIgW/3Qjbvs+Rz+Cyc9JJGPrt7ISke3KuB84ZjooT55TjYCIAGY4OA7V19Fugl8hcH4iL3e616WKxeYBgeh4lqMX8hZ"
+           *       ],
+           *       "createdAt": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['CertificateDto'];
+        };
+      };
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `CERTIFICATE_AUTHORITY_NOT_CONFIGURED`: Certificate authority not configured */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  getCertificateAuthority: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The root (PEM). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "certificate": "-----BEGIN CERTIFICATE-----\nMIIBsjCCAVmgAwIBAgIQXRoMPpt/SiyObRsKn459bDAKBggqhkjOPQQDAjA4MTYw\nNAYDVQQDEy1BZ2VudCBzZXJ2aWNlIGRldmVsb3BtZW50IENBIChsb2NhbGhvc3Q6\nODA4MCkwHhcNMjYxMTI1MDk1OTAwWhcNMzYxMTIzMTAwMDAwWjA4MTYwNAYDVQQD\nEy1BZ2VudCBzZXJ2aWNlIGRldmVsb3BtZW50IENBIChsb2NhbGhvc3Q6ODA4MCkw\nWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAASd09KsjA/18ZfrtsT9wg+xHIlMOjpa\nkncJVJYEWIO53pOGJ5m9IPI2zg9CPHlhqYtOf3UxYOOQ3oEt9jDojcXvo0UwQzAS\nBgNVHRMBAf8ECDAGAQH/AgEAMA4GA1UdDwEB/wQEAwIBBjAdBgNVHQ4EFgQUhVIe\nmnkWYqCdbA4N4RUERFFpKM4wCgYIKoZIzj0EAwIDRwAwRAIgbsty4uBonmu7BfHd\n+7Ho1BeRBFaa5SRIGacWIHG/7u0CIDVEZ0FEqdV9AsMAMsJ8Kv6JKyr4FGamxfav\nF68YZKL0\n-----END CERTIFICATE-----"
+           *     }
+           */
+          'application/json': components['schemas']['AuthorityCertificateDto'];
+        };
+      };
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `CERTIFICATE_AUTHORITY_NOT_CONFIGURED`: Certificate authority not configured */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -6770,9 +7695,11 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The metadata. */
+      /** @description The metadata; with a certificate, `signed_metadata` too. With `Accept: application/jwt` and a certificate, the signed metadata alone (OpenID4VCI 1.0 §12.2.3), `typ: openidvci-issuer-metadata+jwt`, ES256, `x5c` in its header. */
       200: {
         headers: {
+          /** @description `Accept` */
+          Vary?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6851,12 +7778,15 @@ export interface operations {
            *             ]
            *           }
            *         }
-           *       }
+           *       },
+           *       "signed_metadata": "eyJ0eXAiOiJvcGVuaWR2Y2ktaXNzdWVyLW1ldGFkYXRhK2p3dCIsImFsZyI6IkVTMjU2Iiwia2lkIjoiLi4uIiwieDVjIjpbIk1JSUIuLi4iXX0.eyJjcmVkZW50aWFsX2lzc3VlciI6Ii4uLiJ9.c2ln"
            *     }
            */
           'application/json': {
             [key: string]: unknown;
           };
+          /** @example eyJ0eXAiOiJvcGVuaWR2Y2ktaXNzdWVyLW1ldGFkYXRhK2p3dCIsImFsZyI6IkVTMjU2Iiwia2lkIjoiLi4uIiwieDVjIjpbIk1JSUIuLi4iXX0.eyJjcmVkZW50aWFsX2lzc3VlciI6Ii4uLiJ9.c2ln */
+          'application/jwt': string;
         };
       };
       /** @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown. */
