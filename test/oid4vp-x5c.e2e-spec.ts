@@ -58,7 +58,8 @@ describe('OpenID4VP presentations signed through x5c', () => {
     const created = await service.request<Json>('/ctrl/api/v1.0/oid4vp/requests', {
       method: 'POST',
       headers: { 'x-tenant-id': tenantId },
-      body: { dcqlQuery },
+      // The wallet here knows the verifier by its DID; the credentials' x5c is what is tested.
+      body: { dcqlQuery, clientIdPrefix: 'decentralized_identifier' },
     });
     expect(created.status).toBe(201);
     const resolved = await resolveRequest(created.body.authorizationRequestUri as string);
