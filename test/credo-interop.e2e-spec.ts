@@ -261,7 +261,7 @@ describe('Credo 0.6 as wallet and as a second issuer', () => {
     });
   });
 
-  it('signs an x5c SD-JWT VC that a Credo trusting its root verifies; shop’s verifier takes it without trust anchors, and refuses it once its anchor is another root', async () => {
+  it('signs an x5c SD-JWT VC that a Credo trusting its root verifies; shop’s verifier takes it without trust anchors, refuses it once its anchor is another root, and takes it again with Credo’s root as an anchor too', async () => {
     const vct = `${identityVct}/x5c`;
     const ca = await createCredoIssuerCa(credo, 'issuer.credo.invalid');
     const { compact } = await issueWithCredo(
@@ -292,7 +292,8 @@ describe('Credo 0.6 as wallet and as a second issuer', () => {
       await untrusting.shutdown();
     }
 
-    // The file's agent trusts no X.509 root: it knows shop by its DID. Without trust anchors shop takes any chain that holds together and names iss (docs/trust-anchors.md).
+    // The file's agent trusts no X.509 root: it knows shop by its DID. Without trust anchors shop
+    // takes any chain that holds together and names iss (docs/trust-anchors.md).
     const taken = await openRequest({
       dcqlQuery: queryFor(vct),
       clientIdPrefix: 'decentralized_identifier',
@@ -303,7 +304,7 @@ describe('Credo 0.6 as wallet and as a second issuer', () => {
     });
     expect(await readRequest(taken.id)).toMatchObject({ status: 'verified' });
 
-    // With an anchor of another root (the last test of the file: shop keeps it), the chain is refused.
+    // With an anchor of another root (the last test of the file: shop keeps its anchors), refused.
     const other = await createCredoIssuerCa(credo, 'other.credo.invalid');
     const anchored = await service.request('/ctrl/api/v1.0/trust-anchors/create', {
       method: 'POST',
@@ -323,5 +324,25 @@ describe('Credo 0.6 as wallet and as a second issuer', () => {
       serverResponse: { status: 400, body: { error: 'invalid_request' } },
     });
     expect(await readRequest(request.id)).toMatchObject({ status: 'pending', refusedAnswers: 1 });
+
+    // Credo's root as one more anchor: the same credential verifies, through the chain it names.
+    const own = await service.request('/ctrl/api/v1.0/trust-anchors/create', {
+      method: 'POST',
+      headers: { 'x-tenant-id': 'shop' },
+      body: { certificate: ca.rootPem, label: 'Credo test issuer' },
+    });
+    expect(own.status).toBe(201);
+    const trusted = await openRequest({
+      dcqlQuery: queryFor(vct),
+      clientIdPrefix: 'decentralized_identifier',
+    });
+    expect((await presentWithCredo(credo, trusted.link)).answer).toMatchObject({
+      ok: true,
+      serverResponse: { status: 200 },
+    });
+    const verified = await readRequest(trusted.id);
+    expect(verified).toMatchObject({ status: 'verified' });
+    // The outcome names the anchor the chain ended at (docs/trust-anchors.md).
+    expect(JSON.stringify(verified.presented)).toMatch(/"anchorSubject":"[^"]+"/);
   });
 });
