@@ -35,8 +35,8 @@ const queryFor = (vct: string) => ({
  * Credo 0.6 (OWF's agent framework, keys and records in memory) against the service: as the wallet of
  * a tenant's OpenID4VCI issuer (its SD-JWT VCs verified through their x5c chain, HAIP 1.0), and as a
  * second issuer whose SD-JWT VCs (did:key, x5c) its holder presents to another tenant's OpenID4VP
- * verifier. What waits for X.509 on the service's side is in
- * test/support/credo-pending.md. One service and one Credo agent for the file.
+ * verifier under the DID and both X.509 client identifiers, trusted through a trust anchor or refused
+ * for another. One service and one Credo agent for the file.
  */
 describe('Credo 0.6 as wallet and as a second issuer', () => {
   let service: TestService;
