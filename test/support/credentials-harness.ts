@@ -156,11 +156,13 @@ export function selfSignedPresentation(
   return makeHolder().present(credentials, challenge);
 }
 
-/** What a request took while an attack ran: the probes' slowest round trip and how many were made. */
+/**
+ * An attack's result and how many probe rounds were answered while it ran. How long the attack may hold
+ * the event loop is measured by `npm run bench:verification-hold` (docs/performance.md, Bounded
+ * verification), not asserted here: a test must pass on a busy machine.
+ */
 export interface ProbedAttack<T> {
   result: T;
-  /** The slowest round trip of `GET /ctrl/health/live` with another tenant's `GET /did`, in ms. */
-  slowestProbeMs: number;
   probes: number;
 }
 
@@ -177,21 +179,18 @@ export async function probeDuring<T>(
   const running = attack().finally(() => {
     settled = true;
   });
-  let slowestProbeMs = 0;
   let probes = 0;
   do {
-    const started = performance.now();
     const [live, did] = await Promise.all([
       service.request('/ctrl/health/live', { as: 'anonymous' }),
       service.request('/ctrl/api/v1.0/did', { headers: { 'x-tenant-id': probeTenant } }),
     ]);
     expect([live.status, did.status]).toEqual([200, 200]);
-    slowestProbeMs = Math.max(slowestProbeMs, performance.now() - started);
     probes++;
     // Pacing, not waiting for anything: the next round starts on the next turn of the loop.
     await new Promise((resolve) => setTimeout(resolve, 10));
   } while (!settled);
-  return { result: await running, slowestProbeMs, probes };
+  return { result: await running, probes };
 }
 
 /** A fresh did:key and its signer: a key that is nobody's issuer key. */
