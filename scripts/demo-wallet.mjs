@@ -4,18 +4,21 @@
  * over OpenID4VP with nothing but the links, through OWF's wallet libraries (@openid4vc/openid4vci and
  * @openid4vc/openid4vp, the ones Credo uses) and @sd-jwt/core. Its key and credentials lie in a plain
  * JSON file ($WALLET_FILE, default /tmp/agent-service-demo-wallet.json): for trying the service, never
- * for real credentials.
+ * for real credentials. With `--trust <root PEM>` it checks X.509 `x5c` chains (HAIP 1.0) up to that
+ * root: the issuer's of a credential it receives, the verifier's of an x509_hash or x509_san_dns request.
  *
- *   npm run --silent wallet -- receive 'openid-credential-offer://...' [--tx-code 493021]
- *   npm run --silent wallet -- present 'openid4vp://...'
+ *   npm run --silent wallet -- receive 'openid-credential-offer://...' [--tx-code 493021] [--trust root.pem]
+ *   npm run --silent wallet -- present 'openid4vp://...' [--trust root.pem]
  *   npm run --silent wallet -- list
  */
-import { createHash, createPrivateKey, randomBytes, sign } from 'node:crypto';
+import 'reflect-metadata';
+import { createHash, createPrivateKey, randomBytes, sign, webcrypto } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { clientAuthenticationAnonymous, HashAlgorithm, setGlobalConfig } from '@openid4vc/oauth2';
 import { Openid4vciClient } from '@openid4vc/openid4vci';
 import { Openid4vpClient } from '@openid4vc/openid4vp';
 import { SDJwtInstance } from '@sd-jwt/core';
+import * as x509 from '@peculiar/x509';
 import { base58 } from '@scure/base';
 import {
   CompactEncrypt,
@@ -24,11 +27,13 @@ import {
   exportJWK,
   generateKeyPair,
   importJWK,
+  importX509,
 } from 'jose';
 
 const walletFile = process.env.WALLET_FILE ?? '/tmp/agent-service-demo-wallet.json';
 // Local mode serves plain http on localhost; a real wallet insists on https.
 setGlobalConfig({ allowInsecureUrls: true });
+x509.cryptoProvider.set(/** @type {any} */ (webcrypto));
 
 /** @typedef {{ privateJwk: import('jose').JWK, credentials: { issuer: string, vct: string, credential: string }[] }} WalletState */
 
@@ -55,10 +60,15 @@ const sha256 = (data) =>
     .update(typeof data === 'string' ? data : new Uint8Array(data))
     .digest();
 
-/** @param {WalletState} state */
-function callbacks(state) {
+/** @param {WalletState} state @param {string} [trust] the root's PEM file */
+function callbacks(state, trust) {
   return {
     fetch,
+    /** The leaf's names, for an x509_san_dns client id (OpenID4VP 1.0 §5.9.3). @param {string} der */
+    getX509CertificateMetadata: (der) => ({
+      sanDnsNames: sanNames(certificateOf(der), 'dns'),
+      sanUriNames: sanNames(certificateOf(der), 'url'),
+    }),
     /** @param {Uint8Array} data @param {string} alg */
     hash: (data, alg) => {
       if (alg !== HashAlgorithm.Sha256) throw new Error(`unexpected hash ${alg}`);
@@ -75,12 +85,19 @@ function callbacks(state) {
         .sign(key);
       return { jwt, signerJwk: /** @type {any} */ (publicOf(state.privateJwk)) };
     },
-    /** The request object of a `decentralized_identifier:` client, verified through its did:key alone. */
+    /**
+     * A request object: an x509_hash or x509_san_dns client's through its `x5c` chain up to the trusted
+     * root (the library then matches the client id to the leaf), a `decentralized_identifier:` client's
+     * through its did:key alone.
+     */
     verifyJwt: async (/** @type {any} */ signer, /** @type {any} */ jwt) => {
-      if (signer.method !== 'did') return { verified: false };
-      const jwk = didKeyJwk(signer.didUrl.split('#')[0]);
+      if (signer.method !== 'x5c' && signer.method !== 'did') return { verified: false };
+      const [alg, jwk] =
+        signer.method === 'x5c'
+          ? ['ES256', await leafJwk(await trustedLeaf(signer.x5c, trust))]
+          : ['EdDSA', didKeyJwk(signer.didUrl.split('#')[0])];
       try {
-        await compactVerify(jwt.compact, await importJWK(jwk, 'EdDSA'));
+        await compactVerify(jwt.compact, await importJWK(jwk, alg), { algorithms: [alg] });
         return { verified: true, signerJwk: /** @type {any} */ (jwk) };
       } catch {
         return { verified: false };
@@ -108,11 +125,65 @@ function didKeyJwk(did) {
   return { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(bytes.subarray(2)).toString('base64url') };
 }
 
+/** @param {string} der standard base64, as in `x5c` */
+const certificateOf = (der) => new x509.X509Certificate(Buffer.from(der, 'base64'));
+
+/** @param {x509.X509Certificate} leaf @param {'dns' | 'url'} type */
+const sanNames = (leaf, type) =>
+  (leaf.getExtension(x509.SubjectAlternativeNameExtension)?.names.items ?? [])
+    .filter((name) => name.type === type)
+    .map((name) => name.value);
+
+/**
+ * The leaf of an `x5c` chain (leaf first, the root left out: HAIP 1.0) once each certificate is valid
+ * now and signed by the next one, the last by the root in `trust` (a PEM file); else it throws. The
+ * file is read only here, when there is a chain to check.
+ * @param {string[]} x5c @param {string | undefined} trust
+ */
+async function trustedLeaf(x5c, trust) {
+  if (trust === undefined) throw new Error('an x5c chain to check: give --trust <root PEM file>');
+  const root = new x509.X509Certificate(readFileSync(trust, 'utf8'));
+  const chain = x5c.map(certificateOf);
+  const issuers = [...chain.slice(1), root];
+  for (const [index, certificate] of chain.entries()) {
+    const issuer = issuers[index];
+    const signed = await certificate.verify({ publicKey: issuer.publicKey }); // and valid now
+    if (certificate.issuer !== issuer.subject || !signed)
+      throw new Error(
+        `x5c: ${certificate.subject} is not valid now or not issued by ${issuer.subject}`,
+      );
+  }
+  if (!(await root.verify())) throw new Error(`the trusted root ${root.subject} is not valid now`);
+  return chain[0];
+}
+
+/** @param {x509.X509Certificate} leaf */
+const leafJwk = async (leaf) => exportJWK(await importX509(leaf.toString('pem'), 'ES256'));
+
+/**
+ * What the wallet can say of a credential's signer: its `x5c` leaf, checked (chain to the root, the
+ * leaf naming `iss` as a SAN URI, the signature by the leaf's key) when the wallet trusts a root.
+ * @param {string} credential @param {string} iss @param {string | undefined} trust
+ */
+async function signerOf(credential, iss, trust) {
+  const jws = credential.split('~')[0];
+  const { x5c } = JSON.parse(Buffer.from(jws.split('.')[0], 'base64url').toString('utf8'));
+  if (!Array.isArray(x5c)) return 'no x5c in its header (the issuer key is found by kid)';
+  if (trust === undefined)
+    return `signed by ${certificateOf(x5c[0]).subject} through x5c (not checked: no --trust root)`;
+  const leaf = await trustedLeaf(x5c, trust);
+  if (!sanNames(leaf, 'url').includes(iss)) throw new Error(`the x5c leaf does not name ${iss}`);
+  await compactVerify(jws, await importJWK(await leafJwk(leaf), 'ES256'), {
+    algorithms: ['ES256'],
+  });
+  return `signed by ${leaf.subject} through x5c (chain to the trusted root verified)`;
+}
+
 /** @param {string} credential */
 const payloadOf = (credential) =>
   JSON.parse(Buffer.from(credential.split('~')[0].split('.')[1], 'base64url').toString('utf8'));
 
-async function receive(link, txCode) {
+async function receive(link, txCode, trust) {
   const state = await openWallet();
   const client = new Openid4vciClient({ callbacks: /** @type {any} */ (callbacks(state)) });
   const credentialOffer = await client.resolveCredentialOffer(link);
@@ -147,8 +218,10 @@ async function receive(link, txCode) {
       continue;
     }
     const { iss, vct } = payloadOf(credential);
+    const signer = await signerOf(credential, iss, trust); // throws, keeping nothing, if it fails
     state.credentials.push({ issuer: iss, vct, credential });
     console.log(`received an SD-JWT VC: ${vct} from ${iss}`);
+    console.log(signer);
   }
   saveWallet(state);
 }
@@ -168,9 +241,9 @@ function frameOf(query, claims) {
   return frame;
 }
 
-async function present(link) {
+async function present(link, trust) {
   const state = await openWallet();
-  const all = /** @type {any} */ (callbacks(state));
+  const all = /** @type {any} */ (callbacks(state, trust));
   const client = new Openid4vpClient({ callbacks: all });
   const parsed = client.parseOpenid4vpAuthorizationRequest({ authorizationRequest: link });
   const resolved = await client.resolveOpenId4vpAuthorizationRequest({
@@ -180,6 +253,12 @@ async function present(link) {
   const query = /** @type {any} */ (resolved.dcql?.query);
   console.log(
     `${request.client_id} asks for ${JSON.stringify(query.credentials.map((q) => q.id))}`,
+  );
+  const signer = /** @type {any} */ (resolved.jar?.signer);
+  console.log(
+    signer?.method === 'x5c'
+      ? `request signed by ${certificateOf(signer.x5c[0]).subject} through x5c (chain to the trusted root verified)`
+      : `request signed by ${signer?.didUrl} (its did:key)`,
   );
   const sdJwt = new SDJwtInstance({
     hasher: (data) => new Uint8Array(sha256(data)),
@@ -234,18 +313,19 @@ async function present(link) {
 }
 
 const [command, link, ...rest] = process.argv.slice(2);
+/** @param {string} name */
+const option = (name) => (rest.includes(name) ? rest[rest.indexOf(name) + 1] : undefined);
 try {
   if (command === 'receive' && link !== undefined) {
-    const at = rest.indexOf('--tx-code');
-    await receive(link, at === -1 ? undefined : rest[at + 1]);
+    await receive(link, option('--tx-code'), option('--trust'));
   } else if (command === 'present' && link !== undefined) {
-    await present(link);
+    await present(link, option('--trust'));
   } else if (command === 'list') {
     const { credentials } = await openWallet();
     for (const { vct, issuer } of credentials) console.log(`${vct} from ${issuer}`);
   } else {
     console.error(
-      'usage: demo-wallet receive <offer link> [--tx-code CODE] | present <request link> | list',
+      'usage: demo-wallet receive <offer link> [--tx-code CODE] [--trust ROOT_PEM] | present <request link> [--trust ROOT_PEM] | list',
     );
     process.exitCode = 2;
   }
