@@ -11,14 +11,12 @@
  *   npm run --silent wallet -- present 'openid4vp://...' [--trust root.pem]
  *   npm run --silent wallet -- list
  */
-import 'reflect-metadata';
-import { createHash, createPrivateKey, randomBytes, sign, webcrypto } from 'node:crypto';
+import { createHash, createPrivateKey, randomBytes, sign } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { clientAuthenticationAnonymous, HashAlgorithm, setGlobalConfig } from '@openid4vc/oauth2';
 import { Openid4vciClient } from '@openid4vc/openid4vci';
 import { Openid4vpClient } from '@openid4vc/openid4vp';
 import { SDJwtInstance } from '@sd-jwt/core';
-import * as x509 from '@peculiar/x509';
 import { base58 } from '@scure/base';
 import {
   CompactEncrypt,
@@ -27,13 +25,12 @@ import {
   exportJWK,
   generateKeyPair,
   importJWK,
-  importX509,
 } from 'jose';
+import { certificateOf, leafJwk, sanNames, signerOf, trustedLeaf } from './demo-wallet-x509.mjs';
 
 const walletFile = process.env.WALLET_FILE ?? '/tmp/agent-service-demo-wallet.json';
 // Local mode serves plain http on localhost; a real wallet insists on https.
 setGlobalConfig({ allowInsecureUrls: true });
-x509.cryptoProvider.set(/** @type {any} */ (webcrypto));
 
 /** @typedef {{ privateJwk: import('jose').JWK, credentials: { issuer: string, vct: string, credential: string }[] }} WalletState */
 
@@ -125,60 +122,6 @@ function didKeyJwk(did) {
   return { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(bytes.subarray(2)).toString('base64url') };
 }
 
-/** @param {string} der standard base64, as in `x5c` */
-const certificateOf = (der) => new x509.X509Certificate(Buffer.from(der, 'base64'));
-
-/** @param {x509.X509Certificate} leaf @param {'dns' | 'url'} type */
-const sanNames = (leaf, type) =>
-  (leaf.getExtension(x509.SubjectAlternativeNameExtension)?.names.items ?? [])
-    .filter((name) => name.type === type)
-    .map((name) => name.value);
-
-/**
- * The leaf of an `x5c` chain (leaf first, the root left out: HAIP 1.0) once each certificate is valid
- * now and signed by the next one, the last by the root in `trust` (a PEM file); else it throws. The
- * file is read only here, when there is a chain to check.
- * @param {string[]} x5c @param {string | undefined} trust
- */
-async function trustedLeaf(x5c, trust) {
-  if (trust === undefined) throw new Error('an x5c chain to check: give --trust <root PEM file>');
-  const root = new x509.X509Certificate(readFileSync(trust, 'utf8'));
-  const chain = x5c.map(certificateOf);
-  const issuers = [...chain.slice(1), root];
-  for (const [index, certificate] of chain.entries()) {
-    const issuer = issuers[index];
-    const signed = await certificate.verify({ publicKey: issuer.publicKey }); // and valid now
-    if (certificate.issuer !== issuer.subject || !signed)
-      throw new Error(
-        `x5c: ${certificate.subject} is not valid now or not issued by ${issuer.subject}`,
-      );
-  }
-  if (!(await root.verify())) throw new Error(`the trusted root ${root.subject} is not valid now`);
-  return chain[0];
-}
-
-/** @param {x509.X509Certificate} leaf */
-const leafJwk = async (leaf) => exportJWK(await importX509(leaf.toString('pem'), 'ES256'));
-
-/**
- * What the wallet can say of a credential's signer: its `x5c` leaf, checked (chain to the root, the
- * leaf naming `iss` as a SAN URI, the signature by the leaf's key) when the wallet trusts a root.
- * @param {string} credential @param {string} iss @param {string | undefined} trust
- */
-async function signerOf(credential, iss, trust) {
-  const jws = credential.split('~')[0];
-  const { x5c } = JSON.parse(Buffer.from(jws.split('.')[0], 'base64url').toString('utf8'));
-  if (!Array.isArray(x5c)) return 'no x5c in its header (the issuer key is found by kid)';
-  if (trust === undefined)
-    return `signed by ${certificateOf(x5c[0]).subject} through x5c (not checked: no --trust root)`;
-  const leaf = await trustedLeaf(x5c, trust);
-  if (!sanNames(leaf, 'url').includes(iss)) throw new Error(`the x5c leaf does not name ${iss}`);
-  await compactVerify(jws, await importJWK(await leafJwk(leaf), 'ES256'), {
-    algorithms: ['ES256'],
-  });
-  return `signed by ${leaf.subject} through x5c (chain to the trusted root verified)`;
-}
-
 /** @param {string} credential */
 const payloadOf = (credential) =>
   JSON.parse(Buffer.from(credential.split('~')[0].split('.')[1], 'base64url').toString('utf8'));
@@ -258,7 +201,7 @@ async function present(link, trust) {
   console.log(
     signer?.method === 'x5c'
       ? `request signed by ${certificateOf(signer.x5c[0]).subject} through x5c (chain to the trusted root verified)`
-      : `request signed by ${signer?.didUrl} (its did:key)`,
+      : `request signed by ${signer?.didUrl.split('#')[0]} (verified through the did:key alone)`,
   );
   const sdJwt = new SDJwtInstance({
     hasher: (data) => new Uint8Array(sha256(data)),
