@@ -4,10 +4,11 @@
  * over OpenID4VP with nothing but the links, through OWF's wallet libraries (@openid4vc/openid4vci and
  * @openid4vc/openid4vp, the ones Credo uses) and @sd-jwt/core. Its key and credentials lie in a plain
  * JSON file ($WALLET_FILE, default /tmp/agent-service-demo-wallet.json): for trying the service, never
- * for real credentials.
+ * for real credentials. With `--trust <root PEM>` it checks X.509 `x5c` chains (HAIP 1.0) up to that
+ * root: the issuer's of a credential it receives, the verifier's of an x509_hash or x509_san_dns request.
  *
- *   npm run --silent wallet -- receive 'openid-credential-offer://...' [--tx-code 493021]
- *   npm run --silent wallet -- present 'openid4vp://...'
+ *   npm run --silent wallet -- receive 'openid-credential-offer://...' [--tx-code 493021] [--trust root.pem]
+ *   npm run --silent wallet -- present 'openid4vp://...' [--trust root.pem]
  *   npm run --silent wallet -- list
  */
 import { createHash, createPrivateKey, randomBytes, sign } from 'node:crypto';
@@ -25,6 +26,7 @@ import {
   generateKeyPair,
   importJWK,
 } from 'jose';
+import { certificateOf, leafJwk, sanNames, signerOf, trustedLeaf } from './demo-wallet-x509.mjs';
 
 const walletFile = process.env.WALLET_FILE ?? '/tmp/agent-service-demo-wallet.json';
 // Local mode serves plain http on localhost; a real wallet insists on https.
@@ -55,10 +57,15 @@ const sha256 = (data) =>
     .update(typeof data === 'string' ? data : new Uint8Array(data))
     .digest();
 
-/** @param {WalletState} state */
-function callbacks(state) {
+/** @param {WalletState} state @param {string} [trust] the root's PEM file */
+function callbacks(state, trust) {
   return {
     fetch,
+    /** The leaf's names, for an x509_san_dns client id (OpenID4VP 1.0 §5.9.3). @param {string} der */
+    getX509CertificateMetadata: (der) => ({
+      sanDnsNames: sanNames(certificateOf(der), 'dns'),
+      sanUriNames: sanNames(certificateOf(der), 'url'),
+    }),
     /** @param {Uint8Array} data @param {string} alg */
     hash: (data, alg) => {
       if (alg !== HashAlgorithm.Sha256) throw new Error(`unexpected hash ${alg}`);
@@ -75,12 +82,19 @@ function callbacks(state) {
         .sign(key);
       return { jwt, signerJwk: /** @type {any} */ (publicOf(state.privateJwk)) };
     },
-    /** The request object of a `decentralized_identifier:` client, verified through its did:key alone. */
+    /**
+     * A request object: an x509_hash or x509_san_dns client's through its `x5c` chain up to the trusted
+     * root (the library then matches the client id to the leaf), a `decentralized_identifier:` client's
+     * through its did:key alone.
+     */
     verifyJwt: async (/** @type {any} */ signer, /** @type {any} */ jwt) => {
-      if (signer.method !== 'did') return { verified: false };
-      const jwk = didKeyJwk(signer.didUrl.split('#')[0]);
+      if (signer.method !== 'x5c' && signer.method !== 'did') return { verified: false };
+      const [alg, jwk] =
+        signer.method === 'x5c'
+          ? ['ES256', await leafJwk(await trustedLeaf(signer.x5c, trust))]
+          : ['EdDSA', didKeyJwk(signer.didUrl.split('#')[0])];
       try {
-        await compactVerify(jwt.compact, await importJWK(jwk, 'EdDSA'));
+        await compactVerify(jwt.compact, await importJWK(jwk, alg), { algorithms: [alg] });
         return { verified: true, signerJwk: /** @type {any} */ (jwk) };
       } catch {
         return { verified: false };
@@ -112,7 +126,7 @@ function didKeyJwk(did) {
 const payloadOf = (credential) =>
   JSON.parse(Buffer.from(credential.split('~')[0].split('.')[1], 'base64url').toString('utf8'));
 
-async function receive(link, txCode) {
+async function receive(link, txCode, trust) {
   const state = await openWallet();
   const client = new Openid4vciClient({ callbacks: /** @type {any} */ (callbacks(state)) });
   const credentialOffer = await client.resolveCredentialOffer(link);
@@ -147,8 +161,10 @@ async function receive(link, txCode) {
       continue;
     }
     const { iss, vct } = payloadOf(credential);
+    const signer = await signerOf(credential, iss, trust); // throws, keeping nothing, if it fails
     state.credentials.push({ issuer: iss, vct, credential });
     console.log(`received an SD-JWT VC: ${vct} from ${iss}`);
+    console.log(signer);
   }
   saveWallet(state);
 }
@@ -168,9 +184,9 @@ function frameOf(query, claims) {
   return frame;
 }
 
-async function present(link) {
+async function present(link, trust) {
   const state = await openWallet();
-  const all = /** @type {any} */ (callbacks(state));
+  const all = /** @type {any} */ (callbacks(state, trust));
   const client = new Openid4vpClient({ callbacks: all });
   const parsed = client.parseOpenid4vpAuthorizationRequest({ authorizationRequest: link });
   const resolved = await client.resolveOpenId4vpAuthorizationRequest({
@@ -180,6 +196,12 @@ async function present(link) {
   const query = /** @type {any} */ (resolved.dcql?.query);
   console.log(
     `${request.client_id} asks for ${JSON.stringify(query.credentials.map((q) => q.id))}`,
+  );
+  const signer = /** @type {any} */ (resolved.jar?.signer);
+  console.log(
+    signer?.method === 'x5c'
+      ? `request signed by ${certificateOf(signer.x5c[0]).subject} through x5c (chain to the trusted root verified)`
+      : `request signed by ${signer?.didUrl.split('#')[0]} (verified through the did:key alone)`,
   );
   const sdJwt = new SDJwtInstance({
     hasher: (data) => new Uint8Array(sha256(data)),
@@ -234,18 +256,19 @@ async function present(link) {
 }
 
 const [command, link, ...rest] = process.argv.slice(2);
+/** @param {string} name */
+const option = (name) => (rest.includes(name) ? rest[rest.indexOf(name) + 1] : undefined);
 try {
   if (command === 'receive' && link !== undefined) {
-    const at = rest.indexOf('--tx-code');
-    await receive(link, at === -1 ? undefined : rest[at + 1]);
+    await receive(link, option('--tx-code'), option('--trust'));
   } else if (command === 'present' && link !== undefined) {
-    await present(link);
+    await present(link, option('--trust'));
   } else if (command === 'list') {
     const { credentials } = await openWallet();
     for (const { vct, issuer } of credentials) console.log(`${vct} from ${issuer}`);
   } else {
     console.error(
-      'usage: demo-wallet receive <offer link> [--tx-code CODE] | present <request link> | list',
+      'usage: demo-wallet receive <offer link> [--tx-code CODE] [--trust ROOT_PEM] | present <request link> [--trust ROOT_PEM] | list',
     );
     process.exitCode = 2;
   }

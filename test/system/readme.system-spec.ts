@@ -113,6 +113,14 @@ describe('the README walk-through', () => {
     expect(output).toContain(
       'received an SD-JWT VC: https://globex.example/credentials/alumni from http://',
     );
+    // The wallet checked the credential's x5c chain up to the authority root the walk-through fetched.
+    expect(output).toMatch(
+      /^signed by CN=globex through x5c \(chain to the trusted root verified\)$/m,
+    );
+    expect(readFileSync('/tmp/authority.pem', 'utf8')).toMatch(
+      /^-----BEGIN CERTIFICATE-----\n[\s\S]+\n-----END CERTIFICATE-----\n/,
+    );
+    rmSync('/tmp/authority.pem');
     expect(output).toMatch(
       /"status":"issued","credentialConfigurationId":"Alumni","credentialIds":\["urn:uuid:/,
     );
@@ -120,9 +128,13 @@ describe('the README walk-through', () => {
       Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     );
     rmSync('/tmp/alumni-offer.png');
-    // The OpenID4VP step: the request's link, its QR code, the demo wallet's answer, the outcome.
+    // The OpenID4VP step: an x509_hash request, its QR code, the wallet's check and answer, the outcome.
+    expect(output).toMatch(/"clientId":"x509_hash:[\w-]{43}"/);
     expect(output).toMatch(
-      /"authorizationRequestUri":"openid4vp:\/\/\?client_id=decentralized_identifier%3Adid%3Akey%3Az6Mk\w+&request_uri=/,
+      /"authorizationRequestUri":"openid4vp:\/\/\?client_id=x509_hash%3A[\w-]{43}&request_uri=/,
+    );
+    expect(output).toMatch(
+      /^request signed by CN=globex through x5c \(chain to the trusted root verified\)$/m,
     );
     expect(output).toContain('the verifier answered 200: {}');
     expect(output).toMatch(/"status":"verified"/);
