@@ -237,6 +237,33 @@ describe.each(renderings())('the Kubernetes manifests: %s', (name, objects) => {
     expect(config.authIssuerEmbedded).toBe(false);
   });
 
+  it('mounts the certificate authority’s optional Secret read-only where the ConfigMap’s commented paths point, and configures none', () => {
+    // The operator uncomments the two paths once the Secret exists (docs/kubernetes.md, Secrets).
+    const commented = [
+      ...readFileSync(join(manifestsDirectory, 'base/configmap.yaml'), 'utf8').matchAll(
+        /^ {2}# (CERTIFICATE_AUTHORITY_(?:CERT|KEY)_FILE): (\S+)$/gm,
+      ),
+    ].map((match) => [match[1], match[2]]);
+    expect(commented.map(([variable]) => variable)).toEqual([
+      'CERTIFICATE_AUTHORITY_CERT_FILE',
+      'CERTIFICATE_AUTHORITY_KEY_FILE',
+    ]);
+    for (const [, path] of commented) {
+      const mount = app.volumeMounts?.find((candidate) =>
+        path.startsWith(`${candidate.mountPath}/`),
+      );
+      expect(mount?.readOnly).toBe(true);
+      const volume = podSpec?.volumes?.find((candidate) => candidate.name === mount?.name);
+      expect(volume?.secret).toMatchObject({ secretName: 'agent-service-ca', optional: true });
+      expect(volume?.secret?.defaultMode).toBe(0o440);
+      expect(volume?.secret?.items).toBeUndefined();
+    }
+    // None by default: the service starts without an authority (docs/certificates.md).
+    const { env } = environmentOf(app, objects);
+    expect(env).not.toHaveProperty('CERTIFICATE_AUTHORITY_CERT_FILE');
+    expect(env).not.toHaveProperty('CERTIFICATE_AUTHORITY_KEY_FILE');
+  });
+
   it('probes the health routes on the port the app listens on', () => {
     const config = loadSettings(environmentOf(app, objects).env);
     const http = app.ports?.find((port) => port.name === 'http');

@@ -83,6 +83,12 @@ function sampleValue(name: string): string {
       return '600';
     case 'OTEL_EXPORTER_OTLP_ENDPOINT':
       return 'http://otel-collector:4318';
+    case 'CERTIFICATE_AUTHORITY_DIR':
+      return '/srv/agent-ca';
+    case 'CERTIFICATE_AUTHORITY_CERT_FILE':
+      return '/etc/agent/ca/ca.pem';
+    case 'CERTIFICATE_AUTHORITY_KEY_FILE':
+      return '/etc/agent/ca/ca.key';
     default:
       // Passwords and secrets: distinct, so that a test can tell which went where.
       return `sample-${name.toLowerCase().replaceAll('_', '-')}-${randomBytes(4).toString('hex')}`;
@@ -302,6 +308,34 @@ describe('docker-compose stack', () => {
       TRUST_PROXY: 'uniquelocal',
     });
     expect(app.environment?.PORT).toBe('8080');
+  });
+
+  it('gives the app the operator’s certificate authority as files mounted read-only, and none by default', () => {
+    const mountOf = (app: ComposeService) =>
+      app.volumes?.find((volume) => volume.split(':')[1] === '/etc/agent/ca');
+    const app = service('app');
+    expect(app.environment).toMatchObject({
+      CERTIFICATE_AUTHORITY_CERT_FILE: '/etc/agent/ca/ca.pem',
+      CERTIFICATE_AUTHORITY_KEY_FILE: '/etc/agent/ca/ca.key',
+    });
+    expect(mountOf(app)).toBe('/srv/agent-ca:/etc/agent/ca:ro');
+    // With only what is required: blank paths, which the service reads as unset, and the checkout's
+    // empty certificate-authority/ mounted.
+    const bare = composeConfig(
+      Object.fromEntries(requiredVariables.map((name) => [name, sample[name]])),
+    );
+    expect(bare.status).toBe(0);
+    const bareApp = parseYaml(bare.stdout).services.app;
+    expect(bareApp.environment).toMatchObject({
+      CERTIFICATE_AUTHORITY_CERT_FILE: '',
+      CERTIFICATE_AUTHORITY_KEY_FILE: '',
+    });
+    expect(mountOf(bareApp)).toBe(
+      `${join(repositoryRoot, 'certificate-authority')}:/etc/agent/ca:ro`,
+    );
+    expect(
+      readFileSync(join(repositoryRoot, 'certificate-authority', '.gitignore'), 'utf8'),
+    ).toMatch(/^\*$/m);
   });
 
   it('gives postgres the init script that creates both databases and both passwords', () => {

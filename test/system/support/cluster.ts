@@ -7,6 +7,8 @@ import { freePort } from './ports.js';
 
 /** Two app processes on one database behind nginx, as a scaled-out deployment runs them. */
 export interface Cluster {
+  /** PUBLIC_BASE_URL: the gateway's origin, on the host the options name. */
+  origin: string;
   databaseUrl: string;
   gateway: Gateway;
   instances: AppProcess[];
@@ -14,7 +16,21 @@ export interface Cluster {
   restart(index: number): Promise<AppProcess>;
 }
 
-export async function startCluster(cleanup: Cleanup, name: string): Promise<Cluster> {
+export interface ClusterOptions {
+  /** Added to both instances' environment. */
+  env?: Record<string, string>;
+  /**
+   * The host of PUBLIC_BASE_URL in place of 127.0.0.1 (nginx listens there either way): `localhost`
+   * gives a DNS name, which an x509_san_dns client id needs.
+   */
+  publicHost?: string;
+}
+
+export async function startCluster(
+  cleanup: Cleanup,
+  name: string,
+  options: ClusterOptions = {},
+): Promise<Cluster> {
   const databaseUrl = await createTestDatabase();
   const ports = [await freePort()];
   while (ports.length < 2) {
@@ -26,9 +42,14 @@ export async function startCluster(cleanup: Cleanup, name: string): Promise<Clus
     { app: upstreams, auth: upstreams, directory: cleanup.tempDir(`${name}-nginx`) },
     cleanup,
   );
+  const origin =
+    options.publicHost === undefined
+      ? gateway.origin
+      : `http://${options.publicHost}:${gateway.port}`;
   // One configuration for both: the same database, DATA_DIR (issuer keys) and master key.
   const env = {
-    PUBLIC_BASE_URL: gateway.origin,
+    ...options.env,
+    PUBLIC_BASE_URL: origin,
     DATABASE_URL: databaseUrl,
     DATA_DIR: cleanup.tempDir(`${name}-data`),
     AGENT_MASTER_KEY: randomBytes(32).toString('base64'),
@@ -45,5 +66,5 @@ export async function startCluster(cleanup: Cleanup, name: string): Promise<Clus
     instances[index] = await start(index);
     return instances[index];
   };
-  return { databaseUrl, gateway, instances, restart };
+  return { origin, databaseUrl, gateway, instances, restart };
 }
