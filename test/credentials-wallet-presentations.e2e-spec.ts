@@ -126,6 +126,8 @@ describe('Wallet presentations, verified by the service', () => {
         holderKeyThumbprint: await thumbprintOf(holder),
         holderBinding: true,
         status: 'valid',
+        // Signed ES256 with the tenant's certificate (HAIP 1.0): the chain it verified through.
+        x5c: expect.objectContaining({ leafSubject: 'CN=univ', anchorSubject: null }),
       },
     });
     const { claims } = (check as { presentation: { claims: Json } }).presentation;

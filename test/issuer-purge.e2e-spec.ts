@@ -36,8 +36,13 @@ describe('Purge of expired issuer rows', () => {
       realm.ssoSessionMaxLifespan = 3000;
     });
     service = await startTestService({ env: { AUTH_REALM_FILE: file }, clock: () => now });
+    // The same master key: the instances share the sealed keys (the certificate authority's among them).
     other = await startTestService({
-      env: { AUTH_REALM_FILE: file, DATABASE_URL: service.databaseUrl },
+      env: {
+        AUTH_REALM_FILE: file,
+        DATABASE_URL: service.databaseUrl,
+        AGENT_MASTER_KEY: service.masterKey,
+      },
       clock: () => now,
     });
   });
