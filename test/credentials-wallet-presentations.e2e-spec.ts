@@ -126,6 +126,8 @@ describe('Wallet presentations, verified by the service', () => {
         holderKeyThumbprint: await thumbprintOf(holder),
         holderBinding: true,
         status: 'valid',
+        // The issuing tenant's certificate, which its SD-JWT VCs carry (HAIP 1.0).
+        x5c: expect.objectContaining({ leafSubject: 'CN=univ' }),
       },
     });
     const { claims } = (check as { presentation: { claims: Json } }).presentation;
