@@ -179,6 +179,9 @@ describe('RemoteTokenStatusLists', () => {
       rows.get(listId)!.bits[0] = 0b1001_0000;
       expect(await status(0)).toBe(1);
       expect(fetched).toBe(0);
+      // Not our path's shape (a query): fetched over HTTP as any other URL, as before.
+      expect(await status(0, `${uri}?x`)).toBe(`the status list ${uri}?x answered HTTP 500`);
+      expect([fetched, reads.length]).toEqual([1, 7]);
     } finally {
       await new Promise<void>((resolve) => ownServer.close(() => resolve()));
     }
