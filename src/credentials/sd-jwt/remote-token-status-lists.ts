@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { guardedRequest, OutboundError, type OutboundPolicy } from '../../common/outbound.js';
-import { DomainException } from '../../common/problem/domain.exception.js';
 import { Settings } from '../../config/settings.js';
 import { StatusListsService } from '../status/status-lists.service.js';
 import { remoteStatusListLimits } from '../verification-limits.js';
@@ -25,11 +26,22 @@ interface TokenList {
   bytes: Uint8Array;
 }
 
+/** A token verified once: its list, and what its next use checks again (`exp`, the issuer's key). */
+interface VerifiedToken {
+  list: TokenList;
+  header: Json;
+  key: string;
+  ttl: unknown;
+  exp: number | undefined;
+}
+
 /**
  * Token Status Lists (draft-ietf-oauth-status-list §5, §8): the JWT at a credential's
- * `status.status_list.uri`, fetched through the outbound guard (our own tenants' read in process),
- * signed by the credential's issuer (found as for the credential), its `sub` that URI. A verified list
- * is remembered within its `ttl` and `exp` in a bounded LRU; concurrent reads share one fetch.
+ * `status.status_list.uri`, fetched through the outbound guard, signed by the credential's issuer
+ * (found as for the credential), its `sub` that URI. A verified list is remembered within its `ttl`
+ * and `exp` in a bounded LRU; concurrent reads share one fetch; a token fetched again unchanged is
+ * not verified and inflated again while its issuer's key is the same. Our own lists are read from
+ * their rows at each verification, with the outcomes their tokens would give (docs/credentials.md).
  */
 @Injectable()
 export class RemoteTokenStatusLists {
@@ -42,6 +54,12 @@ export class RemoteTokenStatusLists {
     failureTtlMs: remoteStatusListLimits.failureTtlMs,
     // The token, then the issuer's key for it (its metadata and jwks_uri).
     deadlineMs: remoteStatusListLimits.deadlineMs + 2 * issuerMetadataLimits.timeoutMs,
+  });
+  /** Verified tokens by issuer, URI and the token's SHA-256: bounded like the lists remembered. */
+  private readonly tokens = new LRUCache<string, VerifiedToken>({
+    max: remoteStatusListLimits.remembered,
+    maxSize: 16 * maxInflatedStatusListBytes,
+    sizeCalculation: ({ list }) => Math.max(1, list.bytes.length),
   });
 
   constructor(
@@ -73,6 +91,8 @@ export class RemoteTokenStatusLists {
     ) {
       return "the credential's status.status_list has no uri and non-negative integer idx";
     }
+    const ours = uri.endsWith('/token') ? this.statusLists.listOfUrl(uri.slice(0, -6)) : undefined;
+    if (ours !== undefined) return this.ownStatus(ours, uri, issuer, idx as number, deadline);
     const list = await this.reads.read(
       `${issuer} ${uri}`,
       // The shared read finds the issuer's key by its own deadline: this caller only stops waiting.
@@ -85,6 +105,30 @@ export class RemoteTokenStatusLists {
     return typeof status === 'string' ? `the status list ${uri}: ${status}` : status;
   }
 
+  /** One of our lists, read from its row: what its token would say, without signing or verifying it. */
+  private async ownStatus(
+    { tenantId, listId }: { tenantId: string; listId: string },
+    uri: string,
+    issuer: string,
+    idx: number,
+    deadline: AbortSignal,
+  ): Promise<number | string> {
+    if (deadline.aborted) return `the status list ${uri} was not read in the time the request has`;
+    const read = await this.statusLists.tokenStatusOf(tenantId, listId, idx);
+    // The token's own checks, in its order: a list of ours, then its iss the credential's.
+    if (read === undefined) return this.ownFailure(uri, 'is not a list of ours');
+    if (read.issuer !== issuer) {
+      return this.ownFailure(uri, "is issued by another issuer than the credential's");
+    }
+    return typeof read.status === 'string' ? `the status list ${uri}: ${read.status}` : read.status;
+  }
+
+  private ownFailure(uri: string, failure: string): string {
+    const reason = `the status list ${uri} ${failure}`;
+    this.logger.warn({ event: 'token-status-list.read-failed', uri, reason });
+    return reason;
+  }
+
   private async readList(
     uri: string,
     issuer: string,
@@ -94,7 +138,7 @@ export class RemoteTokenStatusLists {
     const read =
       typeof fetched.result === 'string'
         ? { result: fetched.result, ttlMs: 0 }
-        : await this.verified(fetched.result, uri, issuer, signal, fetched.own);
+        : await this.verified(fetched.result, uri, issuer, signal);
     if (typeof read.result === 'string') {
       read.result = `the status list ${uri} ${read.result}`;
       this.logger.warn({ event: 'token-status-list.read-failed', uri, reason: read.result });
@@ -102,20 +146,8 @@ export class RemoteTokenStatusLists {
     return read;
   }
 
-  /** The token at `uri`: one of our tenants' from the database, any other over HTTP. */
-  private async fetchToken(
-    uri: string,
-  ): Promise<{ result: string | { token: string }; own: boolean }> {
-    const ours = uri.endsWith('/token') ? this.statusLists.listOfUrl(uri.slice(0, -6)) : undefined;
-    if (ours !== undefined) {
-      try {
-        const { token } = await this.statusLists.tokenList(ours.tenantId, ours.listId);
-        return { result: { token }, own: true };
-      } catch (error) {
-        if (error instanceof DomainException) return { result: 'is not a list of ours', own: true };
-        throw error;
-      }
-    }
+  /** The token at `uri`, over HTTP. */
+  private async fetchToken(uri: string): Promise<{ result: string | { token: string } }> {
     let response;
     try {
       response = await guardedRequest(uri, this.policy, {
@@ -125,12 +157,10 @@ export class RemoteTokenStatusLists {
       });
     } catch (error) {
       if (!(error instanceof OutboundError)) throw error;
-      return { result: `could not be fetched: ${error.message}`, own: false };
+      return { result: `could not be fetched: ${error.message}` };
     }
-    if (response.status !== 200) {
-      return { result: `answered HTTP ${response.status}`, own: false };
-    }
-    return { result: { token: response.body.toString('utf8').trim() }, own: false };
+    if (response.status !== 200) return { result: `answered HTTP ${response.status}` };
+    return { result: { token: response.body.toString('utf8').trim() } };
   }
 
   private async verified(
@@ -138,9 +168,19 @@ export class RemoteTokenStatusLists {
     uri: string,
     issuer: string,
     signal: AbortSignal,
-    own: boolean,
   ): Promise<Read<TokenList>> {
     const failed = (result: string) => ({ result, ttlMs: 0 });
+    const now = this.clock() / 1000;
+    const digest = `${issuer} ${uri} ${createHash('sha256').update(token).digest('base64url')}`;
+    const known = this.tokens.get(digest);
+    if (known !== undefined) {
+      // The same bytes pass the same checks; only the time and the issuer's key may have changed.
+      if (known.exp !== undefined && known.exp <= now) return failed('has expired');
+      const key = await this.keys.keyFor(issuer, known.header, signal);
+      if (typeof key !== 'string' && JSON.stringify(key) === known.key) {
+        return { result: known.list, ttlMs: ttlMsOf(known.ttl, known.exp, now) };
+      }
+    }
     const decoded = decodeJws(token);
     if (typeof decoded === 'string') return failed(decoded);
     const { header, payload } = decoded;
@@ -151,7 +191,6 @@ export class RemoteTokenStatusLists {
       return failed("is issued by another issuer than the credential's");
     }
     if (payload.sub !== uri) return failed('names another URI as its sub');
-    const now = this.clock() / 1000;
     const { exp } = payload;
     if (exp !== undefined && (typeof exp !== 'number' || !Number.isFinite(exp))) {
       return failed('has an exp that is not a number');
@@ -168,15 +207,17 @@ export class RemoteTokenStatusLists {
     }
     const bytes = decodeLst(lst);
     if (typeof bytes === 'string') return failed(bytes);
-    // Our own lists are read at each verification: a revocation shows at once.
-    const ttl = typeof payload.ttl === 'number' && payload.ttl > 0 ? payload.ttl * 1000 : 0;
-    const ttlMs = own
-      ? 0
-      : Math.min(
-          ttl,
-          remoteStatusListLimits.maxTtlMs,
-          exp === undefined ? Infinity : (exp - now) * 1000,
-        );
-    return { result: { bits: bits as number, bytes }, ttlMs };
+    const list = { bits: bits as number, bytes };
+    this.tokens.set(digest, { list, header, key: JSON.stringify(key), ttl: payload.ttl, exp });
+    return { result: list, ttlMs: ttlMsOf(payload.ttl, exp, now) };
   }
+}
+
+/** How long a verified list may be reused: its `ttl`, never past its `exp` nor the cap. */
+function ttlMsOf(ttl: unknown, exp: number | undefined, now: number): number {
+  return Math.min(
+    typeof ttl === 'number' && ttl > 0 ? ttl * 1000 : 0,
+    remoteStatusListLimits.maxTtlMs,
+    exp === undefined ? Infinity : (exp - now) * 1000,
+  );
 }

@@ -45,6 +45,11 @@ const findListSql = `SELECT purpose, bits, version, updated_at
 const listBitsSql = `SELECT purpose, bits FROM credential_status_list
   WHERE id = $1 AND tenant_id = $2`;
 
+/** The list's purpose, length in bytes, and the one byte at $3 (null past the end): not the list. */
+const listByteSql = `SELECT purpose, octet_length(bits) AS length,
+    CASE WHEN $3 < octet_length(bits) THEN get_byte(bits, $3) END AS byte
+  FROM credential_status_list WHERE id = $1 AND tenant_id = $2`;
+
 /** The tenants' Bitstring Status Lists: one open list per tenant and purpose takes new entries. */
 @Injectable()
 export class StatusListRepository {
@@ -104,6 +109,18 @@ export class StatusListRepository {
       listId,
       tenantId,
     ]);
+    return list;
+  }
+
+  /** The list's purpose, its length in bytes and its byte at `byteIndex` (null past the end). */
+  async byteOf(
+    tenantId: string,
+    listId: string,
+    byteIndex: number,
+  ): Promise<{ purpose: StatusPurpose; length: number; byte: number | null } | undefined> {
+    const [list] = await this.dataSource.query<
+      { purpose: StatusPurpose; length: number; byte: number | null }[]
+    >(listByteSql, [listId, tenantId, Math.min(byteIndex, 2 ** 31 - 1)]);
     return list;
   }
 }

@@ -15,6 +15,7 @@ import { type Metrics } from '../../observability/metrics.js';
 import { type StatusPurpose } from './bitstring.js';
 import { type ListRow, type StatusListRepository } from './status-list.repository.js';
 import { StatusListsService } from './status-lists.service.js';
+import { decodeLst, statusAt } from './token-status-list.js';
 
 const listId = '0b9e3c56-5c3d-4f4e-9a59-3f1d1c2b7a10';
 const acmeDid = 'did:key:z6MkAcme';
@@ -59,6 +60,16 @@ function setUp(
   const dids = options.dids ?? { acme: acmeDid };
   const repository: Partial<StatusListRepository> = {
     bitsOf: (_tenantId, id) => Promise.resolve(lists.get(id)),
+    byteOf: (_tenantId, id, byteIndex) => {
+      const list = lists.get(id);
+      return Promise.resolve(
+        list && {
+          purpose: list.purpose,
+          length: list.bits.length,
+          byte: byteIndex < list.bits.length ? list.bits[byteIndex] : null,
+        },
+      );
+    },
     find: (_tenantId, id) => Promise.resolve(lists.get(id)),
     statusChange: (tenantId, credentialId, purpose, status) => ({
       sql: 'UPDATE ...',
@@ -250,5 +261,30 @@ describe('Status List Tokens', () => {
     const { service, chain } = setUp();
     await expect(codeOf(service.tokenList('acme', listId))).resolves.toBe('STATUS_LIST_NOT_FOUND');
     expect(chain.reads).toBe(0);
+  });
+
+  it('says from the row, at each index, what the signed token says, without signing one', async () => {
+    const { key, publicKey } = await es256Key();
+    const { service, lists } = setUp({ key });
+    lists.set(listId, listWithEntry3('revocation'));
+    const { token } = await service.tokenList('acme', listId);
+    const { payload } = await jwtVerify(token, publicKey, atNow);
+    const bytes = decodeLst((payload.status_list as { lst: string }).lst) as Uint8Array;
+    for (const idx of [0, 2, 3, 4, 8, 15, 16, 17, 2 ** 40]) {
+      expect(await service.tokenStatusOf('acme', listId, idx)).toEqual({
+        issuer: payload.iss,
+        status: statusAt(bytes, 1, idx),
+      });
+    }
+    expect((await service.tokenStatusOf('acme', listId, 3))?.status).toBe(1);
+  });
+
+  it('has no token status for a suspension list, an unknown list or an id that is no UUID', async () => {
+    const { service, lists } = setUp();
+    lists.set(listId, listWithEntry3('suspension'));
+    lists.set('0'.repeat(36), listWithEntry3('revocation'));
+    expect(await service.tokenStatusOf('acme', listId, 3)).toBeUndefined();
+    expect(await service.tokenStatusOf('acme', listId.replace('0b', '1b'), 3)).toBeUndefined();
+    expect(await service.tokenStatusOf('acme', '-'.repeat(36), 3)).toBeUndefined();
   });
 });

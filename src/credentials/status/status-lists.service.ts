@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
 import { CertificatesService } from '../../certificates/certificates.service.js';
 import { CLOCK, type Clock } from '../../common/clock.js';
+import { uuidPattern } from '../../common/cursor-page.js';
 import { Settings } from '../../config/settings.js';
 import { DomainException } from '../../common/problem/domain.exception.js';
 import { EventOutbox } from '../../events/event-outbox.js';
@@ -16,6 +17,7 @@ import { signCredential } from '../data-integrity.js';
 import { DOCUMENT_LOADER } from '../document-loader.js';
 import { entryBit, encodeList, type StatusPurpose } from './bitstring.js';
 import { StatusListRepository, type ListRow } from './status-list.repository.js';
+import { pastTheEnd } from './token-status-list.js';
 
 /** A tenant's DID its caller already read: that tenant's lists are then read without it. */
 export interface KnownDid {
@@ -178,6 +180,26 @@ export class StatusListsService {
   /** Where a list's Status List Token is served: the `uri` of an SD-JWT VC's status entry. */
   tokenUrl(tenantId: string, listId: string): string {
     return `${this.listUrl(tenantId, listId)}/token`;
+  }
+
+  /**
+   * What one of our revocation lists' Status List Token would say at `idx` (1 revoked, or past the
+   * end) and its `iss`, read from the row's one byte at each call: a revocation made on any instance
+   * shows at once, and no token is signed or verified. Undefined: the list has no token.
+   */
+  async tokenStatusOf(
+    tenantId: string,
+    listId: string,
+    idx: number,
+  ): Promise<{ issuer: string; status: number | string } | undefined> {
+    const list = uuidPattern.test(listId)
+      ? await this.repository.byteOf(tenantId, listId, Math.floor(idx / 8))
+      : undefined;
+    if (list === undefined || list.purpose !== 'revocation') return undefined;
+    // Bitstring order: index 0 is the most significant bit of byte 0 (Bitstring Status List §2.1).
+    const status =
+      list.byte === null ? pastTheEnd(idx, list.length * 8) : (list.byte >> (7 - (idx % 8))) & 1;
+    return { issuer: credentialIssuerId(this.settings.PUBLIC_BASE_URL, tenantId), status };
   }
 
   /**

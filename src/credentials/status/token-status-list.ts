@@ -48,7 +48,12 @@ export function decodeLst(lst: string): Uint8Array | string {
 export function statusAt(bytes: Uint8Array, bits: number, idx: number): number | string {
   const position = idx * bits;
   if (!Number.isSafeInteger(position) || position + bits > bytes.length * 8) {
-    return `the index ${idx} is past the list's end (${(bytes.length * 8) / bits} statuses)`;
+    return pastTheEnd(idx, (bytes.length * 8) / bits);
   }
   return (bytes[Math.floor(position / 8)] >> (position % 8)) & ((1 << bits) - 1);
+}
+
+/** Why a list of `statuses` statuses has none at `idx`. */
+export function pastTheEnd(idx: number, statuses: number): string {
+  return `the index ${idx} is past the list's end (${statuses} statuses)`;
 }
