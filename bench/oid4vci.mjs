@@ -155,7 +155,7 @@ export function row(context, name, processName, measured, usage, otherCpuPercent
   };
   context.rows.push(result);
   log(
-    `${name} [${processName}]: ${result.requestsPerSecond}/s, p50 ${result.latencyP50Ms} ms, ` +
+    `${name} [${processName}${size === 1 ? '' : `, ${size} tenants`}]: ${result.requestsPerSecond}/s, p50 ${result.latencyP50Ms} ms, ` +
       `p99 ${result.latencyP99Ms} ms, CPU ${result.cpuMsPerRequest ?? 'n/a'} ms each ` +
       `(PostgreSQL ${result.postgresCpuMsPerRequest ?? 'n/a'}), peak RSS ${result.peakRssMb ?? 'n/a'} MB` +
       `${result.non2xx + result.errors + result.timeouts > 0 ? ', FAILED REQUESTS' : ''}`,

@@ -55,69 +55,103 @@ function combine(parts) {
 }
 
 /**
- * Each of `sets` (prepared requests) sent once: a few unmeasured first, then in `slices` turns, so that
- * the machine's drift skews them alike.
+ * The rows of `sets` (tenant lists) in turns, so that the machine's drift skews them alike: a few
+ * requests each unmeasured, then `slices` rounds in which each sends `count` requests prepared just
+ * before (each request is sent once, and a tenant keeps at most 1,000 open offers).
  */
-async function inTurns(at, apiToken, sets, slices) {
-  const warm =
-    settings.warmup > 0
-      ? Math.min(2 * settings.connections, ...sets.map((set) => set.length / 4))
-      : 0;
-  for (const set of sets) await measureCredentialEndpoint(at, apiToken, set.slice(0, warm));
-  const parts = sets.map(() => /** @type {any[]} */ ([]));
-  const per = Math.floor((Math.min(...sets.map((set) => set.length)) - warm) / slices);
-  for (let slice = 0; slice < slices; slice++) {
-    for (const [index, set] of sets.entries()) {
-      const start = warm + slice * per;
-      parts[index].push(
-        await measureCredentialEndpoint(at, apiToken, set.slice(start, start + per)),
+async function inTurns(at, apiToken, sets, count, slices) {
+  if (settings.warmup > 0) {
+    for (const tenants of sets) {
+      const warm = await prepareCredentialRequests(
+        at.url,
+        apiToken,
+        tenants,
+        2 * settings.connections,
       );
+      await measureCredentialEndpoint(at, apiToken, warm);
+    }
+  }
+  const parts = sets.map(() => /** @type {any[]} */ ([]));
+  for (let slice = 0; slice < slices; slice++) {
+    for (const [index, tenants] of sets.entries()) {
+      const requests = await prepareCredentialRequests(at.url, apiToken, tenants, count);
+      parts[index].push(await measureCredentialEndpoint(at, apiToken, requests));
     }
   }
   return parts.map(combine);
 }
 
 /**
+ * Inserts `count` copies of the first row of `table` that `where` (a condition and an order) selects,
+ * `overrides` the expressions (over the row `c` and the number `n`) of the columns that must differ; the
+ * columns are read from the
+ * catalogue, so that a column a later migration adds is copied too.
+ * @param {import('pg').Client} database
+ * @param {string} table
+ * @param {string} where
+ * @param {Record<string, string>} overrides
+ * @param {unknown[]} parameters $1 the tenant, $2 the count, $3 a prefix unique to this run
+ */
+async function cloneRows(database, table, where, overrides, parameters) {
+  const { rows } = await database.query(
+    `SELECT column_name FROM information_schema.columns
+     WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`,
+    [table],
+  );
+  const columns = rows.map((column) => /** @type {string} */ (column.column_name));
+  const quoted = (name) => `"${name.replaceAll('"', '""')}"`;
+  const inserted = await database.query(
+    `INSERT INTO ${quoted(table)} (${columns.map(quoted).join(', ')})
+     SELECT ${columns.map((name) => overrides[name] ?? `c.${quoted(name)}`).join(', ')}
+     FROM (SELECT * FROM ${quoted(table)} WHERE ${where} LIMIT 1) AS c,
+          generate_series(1, $2::int) AS n`,
+    parameters,
+  );
+  return inserted.rowCount ?? 0;
+}
+
+/**
  * Clones one issued credential of `tenantId` and its redeemed offer `count` times in SQL, with fresh
- * keys and hashes, as `count` earlier issuances would have left them; then VACUUM ANALYZE.
+ * ids and hashes, as `count` earlier issuances would have left them; then VACUUM ANALYZE.
  */
 async function seedIssued(database, tenantId, count) {
   const started = performance.now();
-  const seed = `${runPrefix}-i`;
+  const parameters = [tenantId, count, `${runPrefix}-i`];
+  const earlier = (column) => `c.${column} - n * interval '10 milliseconds'`;
+  const hash = (kind) => `sha256(convert_to($3::text || '${kind}' || n, 'UTF8'))`;
   await database.query('BEGIN');
-  const issued = await database.query(
-    `INSERT INTO issued_credential
-     SELECT (jsonb_populate_record(NULL::issued_credential, to_jsonb(c) || jsonb_build_object(
-               'id', $3::text || n, 'created_at', c.created_at - n * interval '10 milliseconds'))).*
-     FROM (SELECT * FROM issued_credential WHERE tenant_id = $1 AND format = 'dc+sd-jwt'
-           ORDER BY created_at LIMIT 1) AS c,
-          generate_series(1, $2::int) AS n`,
-    [tenantId, count, `urn:uuid:${seed}-`],
+  const issued = await cloneRows(
+    database,
+    'issued_credential',
+    `tenant_id = $1 AND format = 'dc+sd-jwt' ORDER BY created_at`,
+    { id: `'urn:uuid:' || $3::text || n`, created_at: earlier('created_at') },
+    parameters,
   );
-  const hash = (kind) =>
-    `'\\x' || encode(sha256(convert_to($3::text || '${kind}' || n, 'UTF8')), 'hex')`;
-  const offers = await database.query(
-    `INSERT INTO oid4vci_offer
-     SELECT (jsonb_populate_record(NULL::oid4vci_offer, to_jsonb(o) || jsonb_build_object(
-               'id', md5($3::text || n)::uuid,
-               'pre_authorized_code_hash', ${hash('code')},
-               'reference_hash', ${hash('reference')},
-               'access_token_hash', ${hash('token')},
-               'notification_id', CASE WHEN o.notification_id IS NULL THEN NULL ELSE $3::text || n END,
-               'credential_ids', ARRAY[$3::text || n],
-               'created_at', o.created_at - n * interval '10 milliseconds',
-               'updated_at', o.updated_at - n * interval '10 milliseconds'))).*
-     FROM (SELECT * FROM oid4vci_offer WHERE tenant_id = $1 AND cardinality(credential_ids) > 0
-           ORDER BY updated_at DESC LIMIT 1) AS o,
-          generate_series(1, $2::int) AS n`,
-    [tenantId, count, seed],
+  const offers = await cloneRows(
+    database,
+    'oid4vci_offer',
+    `tenant_id = $1 AND cardinality(credential_ids) > 0 ORDER BY updated_at DESC`,
+    {
+      id: `md5($3::text || n)::uuid`,
+      pre_authorized_code_hash: hash('code'),
+      reference_hash: hash('reference'),
+      access_token_hash: hash('token'),
+      notification_id: `CASE WHEN c.notification_id IS NULL THEN NULL ELSE $3::text || n END`,
+      credential_ids: `ARRAY['urn:uuid:' || $3::text || n]`,
+      created_at: earlier('created_at'),
+      updated_at: earlier('updated_at'),
+    },
+    parameters,
   );
   await database.query('COMMIT');
+  const inserted = performance.now();
+  // What autovacuum would do soon after a bulk load: statistics and the visibility map.
   await database.query('VACUUM (ANALYZE) issued_credential, oid4vci_offer');
   await database.query('CHECKPOINT').catch(() => undefined);
+  const seconds = (from) => ((performance.now() - from) / 1000).toFixed(1);
   log(
-    `seeded ${issued.rowCount} issued credentials and ${offers.rowCount} redeemed offers for ` +
-      `${tenantId} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    `seeded ${issued} issued credentials and ${offers} redeemed offers for ` +
+      `${tenantId} in ${seconds(started)} s (vacuum and checkpoint ${seconds(inserted)} s)`,
   );
 }
 
@@ -143,25 +177,14 @@ export async function measureWalletScaling(context) {
     );
   }
   const count = preparedRequests();
-  const sets = [];
   let next = 0;
-  for (const tenants of tenantCounts) {
-    const own = ids.slice(next, next + tenants);
-    next += tenants;
-    log(`wallet scaling: preparing ${count} credential requests over ${tenants} tenant(s)`);
-    sets.push({
-      tenants,
-      own,
-      requests: await prepareCredentialRequests(at.url, apiToken, own, count),
-    });
-  }
-  const measured = await inTurns(
-    at,
-    apiToken,
-    sets.map((set) => set.requests),
-    settings.slices,
+  const sets = tenantCounts.map((tenants) => ids.slice(next, (next += tenants)));
+  log(
+    `wallet scaling: ${tenantCounts.join(', ')} tenant(s) in turns, ${settings.slices} slice(s) of ` +
+      `${count} requests each, prepared (offer, token, nonce, proof) before each slice`,
   );
-  for (const [index, set] of sets.entries()) {
+  const measured = await inTurns(at, apiToken, sets, count, settings.slices);
+  for (const [index, tenants] of sets.entries()) {
     const one = measured[index];
     row(
       context,
@@ -170,17 +193,16 @@ export async function measureWalletScaling(context) {
       one.measured,
       one.usage,
       one.otherCpuPercent,
-      set.tenants,
+      tenants.length,
     );
   }
   if (context.database === undefined || settings.scaleCredentials === 0) {
     log('wallet scaling: no database or BENCH_SCALE_CREDENTIALS=0: no row with issued credentials');
     return;
   }
-  const tenant = sets[0].own[0];
+  const tenant = sets[0][0];
   await seedIssued(context.database, tenant, settings.scaleCredentials);
-  const requests = await prepareCredentialRequests(at.url, apiToken, [tenant], count);
-  const [after] = await inTurns(at, apiToken, [requests], settings.slices);
+  const [after] = await inTurns(at, apiToken, [[tenant]], count, settings.slices);
   row(
     context,
     issuedBeforeScenario(),
