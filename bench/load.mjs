@@ -23,7 +23,9 @@ export async function load(
   const result = await autocannon({
     url: baseUrl,
     connections,
-    ...(amount === undefined ? { duration: seconds } : { amount }),
+    // With `amount` autocannon notices the last answer at its next sample tick (every second by
+    // default), which would round the duration up to whole seconds: sample every 10 ms instead.
+    ...(amount === undefined ? { duration: seconds } : { amount, sampleInt: 10 }),
     pipelining: 1,
     timeout: 10,
     requests: [
