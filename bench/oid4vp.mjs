@@ -10,16 +10,14 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { load } from './load.mjs';
 import {
   call,
-  check,
   claims,
   configurationId,
   credentialRequest,
   proof,
   readyToRequest,
-  row,
-  sampled,
   wallet,
 } from './oid4vci.mjs';
+import { check, row, sampled } from './wallet-rows.mjs';
 import { startScript } from './processes.mjs';
 import { apiPath, log, settings } from './settings.mjs';
 
@@ -105,7 +103,7 @@ async function answerFor(url, apiToken, verifierTenant, credential) {
  * @param {any} context
  * @param {string} issuingTenant
  * @param {string} verifierTenant
- * @param {import('./oid4vci.mjs').WalletTarget} at
+ * @param {import('./wallet-rows.mjs').WalletTarget} at
  */
 export async function measureOid4vp(
   context,

@@ -50,7 +50,7 @@ import { measureOid4vp } from './oid4vp.mjs';
 import { measureWalletScaling } from './wallet-scale.mjs';
 import { measureWalletThroughNginx } from './wallet-nginx.mjs';
 import { accessTokens, createTenantsThroughApi, discover, tokenSource } from './http.mjs';
-import { serviceTarget } from './oid4vci.mjs';
+import { serviceTarget } from './wallet-rows.mjs';
 import {
   baselineProcess,
   compareProcess,

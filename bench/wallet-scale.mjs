@@ -15,9 +15,8 @@ import {
   credentialRequest,
   proof,
   call,
-  row,
-  serviceTarget,
 } from './oid4vci.mjs';
+import { row, serviceTarget } from './wallet-rows.mjs';
 import { log, runPrefix, settings } from './settings.mjs';
 
 /** The row of `tenants` tenants issuing at once (its size is that count). */
@@ -84,8 +83,7 @@ async function inTurns(at, apiToken, sets, count, slices) {
 /**
  * Inserts `count` copies of the first row of `table` that `where` (a condition and an order) selects,
  * `overrides` the expressions (over the row `c` and the number `n`) of the columns that must differ; the
- * columns are read from the
- * catalogue, so that a column a later migration adds is copied too.
+ * columns are read from the catalogue, so that a column a later migration adds is copied too.
  * @param {import('pg').Client} database
  * @param {string} table
  * @param {string} where
