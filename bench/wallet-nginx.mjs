@@ -112,6 +112,22 @@ export async function measureWalletThroughNginx(context) {
     });
     return;
   }
+  // Stopped and removed once measured, so that the rows after these run beside nothing of theirs.
+  const mark = cleanups.length;
+  try {
+    await measureThroughNginx(context);
+  } finally {
+    for (const cleanup of cleanups.splice(mark).reverse()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        log(`clean-up step failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+}
+
+async function measureThroughNginx(context) {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const firstDir = temporaryDataDir('agent-bench-nginx-one-');
