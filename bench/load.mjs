@@ -3,7 +3,7 @@
  * alike. */
 import autocannon from 'autocannon';
 import { tableScans } from './database.mjs';
-import { InterferenceMeter, ProcessSampler } from './processes.mjs';
+import { InterferenceMeter, PostgresSampler, ProcessSampler } from './processes.mjs';
 import { apiPath, log, settings } from './settings.mjs';
 
 /**
@@ -23,7 +23,9 @@ export async function load(
   const result = await autocannon({
     url: baseUrl,
     connections,
-    ...(amount === undefined ? { duration: seconds } : { amount }),
+    // With `amount` autocannon notices the last answer at its next sample tick (every second by
+    // default), which would round the duration up to whole seconds: sample every 10 ms instead.
+    ...(amount === undefined ? { duration: seconds } : { amount, sampleInt: 10 }),
     pipelining: 1,
     timeout: 10,
     requests: [
@@ -100,6 +102,9 @@ export async function interleaved(context, specs, slices) {
     const cpuSeconds = measured.some((part) => part.cpuSeconds === undefined)
       ? undefined
       : sum('cpuSeconds');
+    const postgresCpuSeconds = measured.some((part) => part.postgresCpuSeconds === undefined)
+      ? undefined
+      : sum('postgresCpuSeconds');
     const row = {
       name: spec.name,
       size: spec.size,
@@ -117,6 +122,10 @@ export async function interleaved(context, specs, slices) {
         cpuSeconds === undefined || requests === 0
           ? undefined
           : Math.round(((cpuSeconds * 1000) / requests) * 1000) / 1000,
+      postgresCpuMsPerRequest:
+        postgresCpuSeconds === undefined || requests === 0
+          ? undefined
+          : Math.round(((postgresCpuSeconds * 1000) / requests) * 1000) / 1000,
       // Counted in this checkout's database: nothing to say about BENCH_COMPARE's.
       seqScans:
         measured[0].seqScans === undefined || spec.process === compareProcess
@@ -130,7 +139,7 @@ export async function interleaved(context, specs, slices) {
     log(
       `${row.name} [${row.process}, ${row.size} tenants${slices > 1 ? `, ${slices} slices` : ''}]: ` +
         `${row.requestsPerSecond} req/s, p50 ${row.latencyP50Ms} ms, p99 ${row.latencyP99Ms} ms, ` +
-        `CPU ${row.cpuMsPerRequest ?? 'n/a'} ms/request, peak RSS ${row.peakRssMb ?? 'n/a'} MB` +
+        `CPU ${row.cpuMsPerRequest ?? 'n/a'} ms/request (PostgreSQL ${row.postgresCpuMsPerRequest ?? 'n/a'}), peak RSS ${row.peakRssMb ?? 'n/a'} MB` +
         `${row.otherCpuPercent === undefined ? '' : `, other processes ${row.otherCpuPercent}% CPU`}` +
         `${problems > 0 ? `, ${problems} FAILED REQUESTS` : ''}`,
     );
@@ -151,11 +160,17 @@ async function measureSlice(context, run, seconds, before) {
   const { spec } = run;
   const sampler = spec.pid === undefined ? undefined : new ProcessSampler(spec.pid);
   const interference = context.local ? new InterferenceMeter() : undefined;
+  // The baselines share the service's database; BENCH_COMPARE's service has its own.
+  const postgresPid =
+    spec.process === compareProcess ? context.compare?.postgresPid : context.service.postgresPid;
+  const postgres = postgresPid === undefined ? undefined : new PostgresSampler(postgresPid);
   const started = performance.now();
   sampler?.start();
+  postgres?.start();
   interference?.start();
   const measured = await load(spec.url, run.token, seconds, spec.requestFor, run.state);
   const otherCpuPercent = interference?.stop();
+  const postgresCpuSeconds = postgres?.stop();
   const usage = sampler?.stop();
   let seqScans;
   let scansAfter;
@@ -170,6 +185,7 @@ async function measureSlice(context, run, seconds, before) {
     seconds: measured.seconds ?? (performance.now() - started) / 1000,
     peakRssMb: usage?.peakRssMb,
     cpuSeconds: usage?.cpuSeconds,
+    postgresCpuSeconds,
     seqScans,
     scansAfter,
     otherCpuPercent,

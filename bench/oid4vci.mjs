@@ -7,16 +7,19 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { load } from './load.mjs';
-import { InterferenceMeter, ProcessSampler, startSdJwtBaseline } from './processes.mjs';
+import { startSdJwtBaseline } from './processes.mjs';
+import { check, row, sampled } from './wallet-rows.mjs';
 import { apiPath, log, settings } from './settings.mjs';
 
-export const issuanceScenario = 'OpenID4VCI issuance (offer, token, nonce, credential)';
-export const credentialEndpointScenario = 'POST {issuer}/credential';
+// HAIP 1.0: the service signs its ES256 SD-JWT VCs with an x5c header; the run checks that it did.
+export const issuanceScenario = 'OpenID4VCI issuance (offer, token, nonce, credential), with x5c';
+export const credentialEndpointScenario = 'POST {issuer}/credential, with x5c';
 export const sdJwtBaselineProcess = 'SD-JWT baseline';
 export const configurationId = 'bench-identity';
 export const claims = { given_name: 'Erika', family_name: 'Mustermann', birthdate: '1964-08-12' };
 /** Requests the credential endpoint is measured with: each needs its own offer, token and nonce. */
-const prepared = () => Math.min(900, Math.max(200, Math.round(settings.duration * 150)));
+export const preparedRequests = () =>
+  Math.min(900, Math.max(200, Math.round(settings.duration * 150)));
 
 /** The wallet's key and a proof of possession for `audience` with `nonce` (OpenID4VCI 1.0 App. F.1). */
 export const wallet = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -107,129 +110,140 @@ async function loops(seconds, connections, iteration) {
   return { completed: latencies.length, errors, p50: at(0.5), p99: at(0.99) };
 }
 
-export function row(context, name, processName, measured, usage, otherCpuPercent) {
-  const result = {
-    name,
-    size: 1,
-    process: processName,
-    requestsPerSecond: Math.round((measured.requests / measured.seconds) * 10) / 10,
-    latencyP50Ms: measured.latencyP50Ms,
-    latencyP99Ms: measured.latencyP99Ms,
-    requests: measured.requests,
-    non2xx: measured.non2xx ?? 0,
-    errors: measured.errors ?? 0,
-    timeouts: measured.timeouts ?? 0,
-    peakRssMb: usage?.peakRssMb,
-    cpuMsPerRequest:
-      usage === undefined || measured.requests === 0
-        ? undefined
-        : Math.round(((usage.cpuSeconds * 1000) / measured.requests) * 1000) / 1000,
-    otherCpuPercent,
-  };
-  context.rows.push(result);
-  log(
-    `${name} [${processName}]: ${result.requestsPerSecond}/s, p50 ${result.latencyP50Ms} ms, ` +
-      `p99 ${result.latencyP99Ms} ms, CPU ${result.cpuMsPerRequest ?? 'n/a'} ms each, ` +
-      `peak RSS ${result.peakRssMb ?? 'n/a'} MB`,
-  );
-}
-
-/** Measures `run` with the process's CPU and RSS sampled and other processes' CPU metered. */
-export async function sampled(pid, run) {
-  const sampler = pid === undefined ? undefined : new ProcessSampler(pid);
-  const interference = new InterferenceMeter();
-  sampler?.start();
-  interference.start();
-  const measured = await run();
-  const otherCpuPercent = interference.stop();
-  return { measured, usage: sampler?.stop(), otherCpuPercent };
-}
-
-export async function measureOid4vci(context, tenantId) {
-  const { service, token } = context;
-  const apiToken = await token();
-  await call(service.url, `${apiPath}/oid4vci/credential-configurations/create`, {
-    token: apiToken,
-    tenantId,
-    json: {
+/** The identity configuration the wallet rows issue, made for `tenantId` unless it has it already. */
+export async function ensureConfiguration(url, apiToken, tenantId) {
+  const response = await fetch(`${url}${apiPath}/oid4vci/credential-configurations/create`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${apiToken}`,
+      'x-tenant-id': tenantId,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({
       id: configurationId,
       format: 'dc+sd-jwt',
       vct: 'https://credentials.example.com/identity_credential',
       claims: Object.keys(claims).map((name) => ({ path: [name], mandatory: true })),
-    },
+    }),
   });
+  if (!response.ok && response.status !== 409) {
+    throw new Error(`configuration for ${tenantId}: ${response.status} ${await response.text()}`);
+  }
+}
+
+/**
+ * `count` credential requests ready to send (offer, token, nonce and proof each), over `tenantIds` in
+ * turn, a batch of `settings.connections` at a time: preparation, not measurement.
+ */
+export async function prepareCredentialRequests(url, apiToken, tenantIds, count) {
+  const requests = [];
+  for (let n = 0; n < count; n += settings.connections) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(settings.connections, count - n) }, async (_, index) => {
+        const ready = await readyToRequest(
+          url,
+          apiToken,
+          tenantIds[(n + index) % tenantIds.length],
+        );
+        return credentialRequest(ready, await proof(ready.audience, ready.nonce));
+      }),
+    );
+    requests.push(...batch);
+  }
+  return requests;
+}
+
+/** The credential endpoint answering `requests` (each sent once), sampled: a row's numbers. */
+export function measureCredentialEndpoint(at, apiToken, requests) {
+  return sampled(
+    at.pids,
+    () =>
+      load(
+        at.url,
+        apiToken,
+        settings.duration,
+        (counter) => requests[counter % requests.length],
+        { counter: 0 },
+        settings.connections,
+        requests.length,
+      ),
+    at.postgresPid,
+  );
+}
+
+/**
+ * The OpenID4VCI rows at `at` (the service, or two instances behind nginx); the SD-JWT baseline with
+ * `withBaseline`.
+ * @param {any} context
+ * @param {string} tenantId
+ * @param {import('./wallet-rows.mjs').WalletTarget} at
+ */
+export async function measureOid4vci(context, tenantId, at, withBaseline = true) {
+  const apiToken = await (at.token ?? context.token)();
+  await ensureConfiguration(at.url, apiToken, tenantId);
 
   // The credential endpoint's path with a certificate (HAIP 1.0): the first credential's header says so.
-  const first = await readyToRequest(service.url, apiToken, tenantId);
+  const first = await readyToRequest(at.url, apiToken, tenantId);
   const firstRequest = credentialRequest(first, await proof(first.audience, first.nonce));
-  const answer = await call(service.url, firstRequest.path, {
+  const answer = await call(at.url, firstRequest.path, {
     token: firstRequest.token,
     json: firstRequest.body,
   });
   const header = JSON.parse(
     Buffer.from(answer.credentials[0].credential.split('.')[0], 'base64url').toString('utf8'),
   );
+  const x5c = Array.isArray(header.x5c) ? header.x5c.length : 0;
   log(
-    `OpenID4VCI: SD-JWT VCs signed with ${header.alg}, ${
-      Array.isArray(header.x5c) ? `x5c of ${header.x5c.length} certificate(s)` : 'no x5c'
-    }`,
+    `OpenID4VCI [${at.process}]: SD-JWT VCs signed with ${header.alg}, x5c of ${x5c} certificate(s)`,
+  );
+  check(
+    context,
+    `${at.process}: the credential rows' SD-JWT VCs are ES256 with x5c`,
+    `${header.alg}, x5c of ${x5c} certificate(s)`,
+    header.alg === 'ES256' && x5c > 0,
   );
 
-  log('OpenID4VCI: complete issuances');
-  const flow = await sampled(service.pid, async () => {
-    const started = performance.now();
-    const result = await loops(settings.duration, settings.connections, async () => {
-      const ready = await readyToRequest(service.url, apiToken, tenantId);
-      const request = credentialRequest(ready, await proof(ready.audience, ready.nonce));
-      await call(service.url, request.path, { token: request.token, json: request.body });
-    });
-    return {
-      requests: result.completed,
-      seconds: (performance.now() - started) / 1000,
-      latencyP50Ms: result.p50,
-      latencyP99Ms: result.p99,
-      errors: result.errors,
-    };
-  });
-  row(context, issuanceScenario, 'service', flow.measured, flow.usage, flow.otherCpuPercent);
-
-  const count = prepared();
-  log(`OpenID4VCI: preparing ${count} credential requests (offer, token, nonce, proof each)`);
-  const requests = [];
-  for (let n = 0; n < count; n += settings.connections) {
-    const batch = await Promise.all(
-      Array.from({ length: Math.min(settings.connections, count - n) }, async () => {
-        const ready = await readyToRequest(service.url, apiToken, tenantId);
-        return credentialRequest(ready, await proof(ready.audience, ready.nonce));
-      }),
-    );
-    requests.push(...batch);
-  }
-  const alone = await sampled(service.pid, () =>
-    load(
-      service.url,
-      apiToken,
-      settings.duration,
-      (counter) => requests[counter % requests.length],
-      {
-        counter: 0,
-      },
-      settings.connections,
-      count,
-    ),
+  log(`OpenID4VCI [${at.process}]: complete issuances`);
+  const flow = await sampled(
+    at.pids,
+    async () => {
+      const started = performance.now();
+      const result = await loops(settings.duration, settings.connections, async () => {
+        const ready = await readyToRequest(at.url, apiToken, tenantId);
+        const request = credentialRequest(ready, await proof(ready.audience, ready.nonce));
+        await call(at.url, request.path, { token: request.token, json: request.body });
+      });
+      return {
+        requests: result.completed,
+        seconds: (performance.now() - started) / 1000,
+        latencyP50Ms: result.p50,
+        latencyP99Ms: result.p99,
+        errors: result.errors,
+      };
+    },
+    at.postgresPid,
   );
+  row(context, issuanceScenario, at.process, flow.measured, flow.usage, flow.otherCpuPercent);
+
+  const count = preparedRequests();
+  log(
+    `OpenID4VCI [${at.process}]: preparing ${count} credential requests (offer, token, nonce, proof each)`,
+  );
+  const requests = await prepareCredentialRequests(at.url, apiToken, [tenantId], count);
+  const alone = await measureCredentialEndpoint(at, apiToken, requests);
   row(
     context,
     credentialEndpointScenario,
-    'service',
+    at.process,
     alone.measured,
     alone.usage,
     alone.otherCpuPercent,
   );
+  if (!withBaseline) return;
 
   const baselineIssuer = 'https://baseline.invalid/issuer';
   const baselineNonce = 'baseline-nonce';
-  const baseline = await startSdJwtBaseline(baselineIssuer, baselineNonce);
+  const started = await startSdJwtBaseline(baselineIssuer, baselineNonce);
   const baselineRequests = await Promise.all(
     Array.from({ length: 64 }, async () =>
       credentialRequest(
@@ -238,8 +252,8 @@ export async function measureOid4vci(context, tenantId) {
       ),
     ),
   );
-  const bare = await sampled(baseline.pid, () =>
-    load(baseline.url, 'none', settings.duration, (counter) => baselineRequests[counter % 64]),
+  const bare = await sampled(started.pid, () =>
+    load(started.url, 'none', settings.duration, (counter) => baselineRequests[counter % 64]),
   );
   row(
     context,

@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes, sign } from 'node:crypto';
 import { SDJwtInstance } from '@sd-jwt/core';
-import { decodeJwt } from 'jose';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { load } from './load.mjs';
 import {
   call,
@@ -15,14 +15,14 @@ import {
   credentialRequest,
   proof,
   readyToRequest,
-  row,
-  sampled,
   wallet,
 } from './oid4vci.mjs';
+import { check, row, sampled } from './wallet-rows.mjs';
 import { startScript } from './processes.mjs';
 import { apiPath, log, settings } from './settings.mjs';
 
-export const responseEndpointScenario = 'POST {verifier}/requests/{reference}/response';
+// HAIP 1.0: request objects signed with x5c, the client id an x509_hash one; the run checks both.
+export const responseEndpointScenario = 'POST {verifier}/requests/{reference}/response, with x5c';
 export const presentationBaselineProcess = 'SD-JWT presentation baseline';
 const vct = 'https://credentials.example.com/identity_credential';
 const queryId = 'identity';
@@ -84,61 +84,89 @@ async function answerFor(url, apiToken, verifierTenant, credential) {
   const requestUri = new URL(created.authorizationRequestUri).searchParams.get('request_uri');
   const response = await fetch(/** @type {string} */ (requestUri));
   if (!response.ok) throw new Error(`the request object answered ${response.status}`);
-  const object = decodeJwt(await response.text());
+  const requestObject = await response.text();
+  const object = decodeJwt(requestObject);
+  const x5c = decodeProtectedHeader(requestObject).x5c;
   const presentation = await present(credential, String(object.nonce), String(object.client_id));
   return {
     method: 'POST',
     path: new URL(String(object.response_uri)).pathname,
     form: { vp_token: JSON.stringify({ [queryId]: [presentation] }), state: String(object.state) },
+    clientId: String(object.client_id),
+    x5c: Array.isArray(x5c) ? x5c.length : 0,
   };
 }
 
-export async function measureOid4vp(context, issuingTenant, verifierTenant) {
-  const { service, token } = context;
-  const apiToken = await token();
-  const credential = await receiveCredential(service.url, apiToken, issuingTenant);
+/**
+ * The OpenID4VP row at `at` (the service, or two instances behind nginx); the presentation baseline
+ * with `withBaseline`.
+ * @param {any} context
+ * @param {string} issuingTenant
+ * @param {string} verifierTenant
+ * @param {import('./wallet-rows.mjs').WalletTarget} at
+ */
+export async function measureOid4vp(
+  context,
+  issuingTenant,
+  verifierTenant,
+  at,
+  withBaseline = true,
+) {
+  const apiToken = await (at.token ?? context.token)();
+  const credential = await receiveCredential(at.url, apiToken, issuingTenant);
 
   const count = prepared();
-  log(`OpenID4VP: preparing ${count} answers (request, request object, presentation each)`);
+  log(
+    `OpenID4VP [${at.process}]: preparing ${count} answers (request, request object, presentation each)`,
+  );
   const answers = [];
   for (let n = 0; n < count; n += settings.connections) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(settings.connections, count - n) }, () =>
-        answerFor(service.url, apiToken, verifierTenant, credential),
+        answerFor(at.url, apiToken, verifierTenant, credential),
       ),
     );
     answers.push(...batch);
   }
-  const verified = await sampled(service.pid, () =>
-    load(
-      service.url,
-      apiToken,
-      settings.duration,
-      (counter) => answers[counter % answers.length],
-      { counter: 0 },
-      settings.connections,
-      count,
-    ),
+  check(
+    context,
+    `${at.process}: the response row's requests are signed with x5c, x509_hash client ids`,
+    `${answers[0].clientId.split(':')[0]}, x5c of ${answers[0].x5c} certificate(s)`,
+    answers[0].clientId.startsWith('x509_hash:') && answers[0].x5c > 0,
+  );
+  const verified = await sampled(
+    at.pids,
+    () =>
+      load(
+        at.url,
+        apiToken,
+        settings.duration,
+        (counter) => answers[counter % answers.length],
+        { counter: 0 },
+        settings.connections,
+        count,
+      ),
+    at.postgresPid,
   );
   row(
     context,
     responseEndpointScenario,
-    'service',
+    at.process,
     verified.measured,
     verified.usage,
     verified.otherCpuPercent,
   );
+  if (!withBaseline) return;
 
   // The baseline verifies presentations of the same credential against the issuer's public key.
   const issuerKeys = /** @type {{ jwks: { keys: { kid: string }[] } }} */ (
-    await (
-      await fetch(`${service.url}/.well-known/jwt-vc-issuer/ctrl/oid4vci/${issuingTenant}`)
-    ).json()
+    await (await fetch(`${at.url}/.well-known/jwt-vc-issuer/ctrl/oid4vci/${issuingTenant}`)).json()
   );
   const kid = JSON.parse(Buffer.from(credential.split('.')[0], 'base64url').toString()).kid;
   const issuerJwk = issuerKeys.jwks.keys.find((key) => key.kid === kid);
   const nonce = 'baseline-nonce';
-  const aud = 'decentralized_identifier:did:example:baseline';
+  // Shaped like the service's client ids (HAIP 1.0: x509_hash, a SHA-256 of the leaf certificate).
+  const aud = `x509_hash:${createHash('sha256').update('baseline').digest('base64url')}`;
   const baseline = await startScript('bench/sd-jwt-presentation-baseline.mjs', {
     ISSUER_JWK: JSON.stringify(issuerJwk),
     NONCE: nonce,

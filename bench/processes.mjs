@@ -63,7 +63,7 @@ export async function runToTheEnd(main) {
   }
 }
 
-function freePort() {
+export function freePort() {
   return new Promise((resolvePort, reject) => {
     const probe = createServer();
     probe.on('error', reject);
@@ -75,7 +75,11 @@ function freePort() {
 }
 
 /** Sends SIGTERM and waits for the exit (SIGKILL after `graceMs`). */
-function stopProcess(child, graceMs = 30_000) {
+export function stopProcess(
+  child,
+  graceMs = 30_000,
+  signal = /** @type {NodeJS.Signals} */ ('SIGTERM'),
+) {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolveStop) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
@@ -83,7 +87,7 @@ function stopProcess(child, graceMs = 30_000) {
       clearTimeout(timer);
       resolveStop(undefined);
     });
-    child.kill('SIGTERM');
+    child.kill(signal);
   });
 }
 
@@ -113,7 +117,7 @@ function tail(file, lines = 30) {
  * request, as in production) goes to a file.
  */
 export async function startLocalService(dataDir, checkout = root, extraEnv = {}) {
-  const port = await freePort();
+  const port = extraEnv.PORT === undefined ? await freePort() : Number(extraEnv.PORT);
   const url = `http://127.0.0.1:${port}`;
   const logFile = join(dataDir, 'service.log');
   const logFd = openSync(logFile, 'a');
@@ -170,7 +174,8 @@ export async function startLocalService(dataDir, checkout = root, extraEnv = {})
     await sleep(250);
   }
   const databaseUrl = extraEnv.DATABASE_URL ?? embeddedDatabaseUrl(dataDir);
-  return { url, pid: child.pid, child, logFile, databaseUrl };
+  const postgresPid = extraEnv.DATABASE_URL === undefined ? postmasterPid(dataDir) : undefined;
+  return { url, pid: child.pid, child, logFile, databaseUrl, postgresPid };
 }
 
 /**
@@ -182,6 +187,15 @@ function startFlags(checkout) {
   const words = typeof start === 'string' ? start.trim().split(/\s+/) : [];
   if (words[0] !== 'node') throw new Error(`${checkout}: npm start is not "node <flags> <script>"`);
   return words.slice(1).filter((word) => word.startsWith('--'));
+}
+
+/** The embedded PostgreSQL's postmaster: line 1 of postmaster.pid (PostgreSQL's documented layout). */
+function postmasterPid(dataDir) {
+  try {
+    return Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The URL of the service's embedded PostgreSQL: its password file and PostgreSQL's postmaster.pid. */
@@ -317,6 +331,8 @@ function processTicks() {
       processes.set(Number(name), {
         parent: Number(fields[1]),
         ticks: Number(fields[11]) + Number(fields[12]),
+        // cutime + cstime: children it waited for (PostgreSQL's backends that ended meanwhile).
+        reaped: Number(fields[13]) + Number(fields[14]),
       });
     } catch {
       // Gone meanwhile.
@@ -325,12 +341,55 @@ function processTicks() {
   return processes;
 }
 
+/** CPU seconds of a process and all its descendants, with the children it reaped, from /proc. */
+function treeCpuSeconds(rootPid) {
+  const processes = processTicks();
+  const tree = new Set([rootPid]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, { parent }] of processes) {
+      if (!tree.has(pid) && tree.has(parent)) {
+        tree.add(pid);
+        grew = true;
+      }
+    }
+  }
+  let ticks = processes.get(rootPid)?.reaped ?? 0;
+  for (const pid of tree) ticks += processes.get(pid)?.ticks ?? 0;
+  return ticks / 100;
+}
+
+/**
+ * CPU time of PostgreSQL during a scenario: its postmaster and every backend and helper under it (the
+ * embedded server's processes; backends that ended meanwhile count through the postmaster's reaped time).
+ */
+export class PostgresSampler {
+  /** @param {number} pid the postmaster */
+  constructor(pid) {
+    this.pid = pid;
+    this.atStart = 0;
+  }
+
+  start() {
+    this.atStart = treeCpuSeconds(this.pid);
+  }
+
+  /** CPU seconds since start(), or undefined where /proc cannot tell. */
+  stop() {
+    try {
+      return treeCpuSeconds(this.pid) - this.atStart;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
 /**
  * The share of all CPUs that processes outside this benchmark (not the bench, the service, its
  * PostgreSQL or the baseline) used during a scenario: other work on the machine skews every number.
  */
 export class InterferenceMeter {
-  /** @type {Map<number, { ticks: number, parent: number }>} */
+  /** @type {Map<number, { ticks: number, parent: number, reaped: number }>} */
   before = new Map();
   startedAt = 0;
 

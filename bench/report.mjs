@@ -19,8 +19,28 @@ import {
 } from './credentials.mjs';
 import { settings, targets } from './settings.mjs';
 import { webhookScenario } from './webhooks.mjs';
-import { credentialEndpointScenario, sdJwtBaselineProcess } from './oid4vci.mjs';
+import { credentialEndpointScenario, issuanceScenario, sdJwtBaselineProcess } from './oid4vci.mjs';
 import { presentationBaselineProcess, responseEndpointScenario } from './oid4vp.mjs';
+import { nginxProcess } from './wallet-nginx.mjs';
+import { issuedBeforeScenario, tenantCounts, tenantsAtOnceScenario } from './wallet-scale.mjs';
+
+/** The wallet endpoints judged against their bare baselines: throughput ratio and p99 bound each. */
+const walletJudged = [
+  {
+    name: credentialEndpointScenario,
+    baseline: sdJwtBaselineProcess,
+    throughput: targets.credentialEndpointRatio,
+    p99: targets.credentialEndpointP99Ratio,
+  },
+  {
+    name: responseEndpointScenario,
+    baseline: presentationBaselineProcess,
+    throughput: targets.responseEndpointRatio,
+    p99: targets.responseEndpointP99Ratio,
+  },
+];
+/** Judged directly; through nginx in front of two instances the same ratios are INFO. */
+const walletProcesses = ['service', nginxProcess];
 
 /** The credential scenarios judged against the credential baseline. */
 const credentialJudged = [...cryptosuites.map(issueScenario), verifyScenario];
@@ -140,27 +160,60 @@ export function evaluate(rows) {
       pass: throughput !== undefined && throughput >= targets.deepPageRatio,
     });
   }
-  const credentialEndpoint = find(credentialEndpointScenario, 1, 'service');
-  const sdJwtBaseline = find(credentialEndpointScenario, 1, sdJwtBaselineProcess);
-  if (credentialEndpoint !== undefined && sdJwtBaseline !== undefined) {
-    const throughput = ratio(credentialEndpoint.requestsPerSecond, sdJwtBaseline.requestsPerSecond);
+  for (const judgedRow of walletJudged) {
+    const baseline = find(judgedRow.name, 1, judgedRow.baseline);
+    for (const processName of walletProcesses) {
+      const service = find(judgedRow.name, 1, processName);
+      if (service === undefined || baseline === undefined) continue;
+      const judged = processName === 'service';
+      const throughput = ratio(service.requestsPerSecond, baseline.requestsPerSecond);
+      const p99 = ratio(service.latencyP99Ms, baseline.latencyP99Ms);
+      verdicts.push({
+        target: `${judgedRow.name} [${processName}] >= ${judgedRow.throughput}x ${judgedRow.baseline}`,
+        value: `${throughput}x (${service.requestsPerSecond} vs ${baseline.requestsPerSecond} req/s)`,
+        pass: judged ? throughput !== undefined && throughput >= judgedRow.throughput : null,
+      });
+      verdicts.push({
+        target: `${judgedRow.name} [${processName}] p99 <= ${judgedRow.p99}x ${judgedRow.baseline}`,
+        value: `${p99}x (${service.latencyP99Ms} vs ${baseline.latencyP99Ms} ms)`,
+        pass: judged ? p99 !== undefined && p99 <= judgedRow.p99 : null,
+      });
+    }
+  }
+  for (const processName of walletProcesses) {
+    const issuances = find(issuanceScenario, 1, processName);
+    if (issuances === undefined) continue;
     verdicts.push({
-      target: `${credentialEndpointScenario} >= ${targets.credentialEndpointRatio}x ${sdJwtBaselineProcess}`,
-      value: `${throughput}x (${credentialEndpoint.requestsPerSecond} vs ${sdJwtBaseline.requestsPerSecond} req/s)`,
-      pass: throughput !== undefined && throughput >= targets.credentialEndpointRatio,
+      target: `complete issuances [${processName}] >= ${targets.issuancesPerSecond}/s`,
+      value: `${issuances.requestsPerSecond}/s (p99 ${issuances.latencyP99Ms} ms)`,
+      pass:
+        processName === 'service'
+          ? issuances.requestsPerSecond >= targets.issuancesPerSecond
+          : null,
+    });
+    verdicts.push({
+      target: `CPU per complete issuance [${processName}]`,
+      value: `service ${issuances.cpuMsPerRequest ?? 'n/a'} ms, PostgreSQL ${issuances.postgresCpuMsPerRequest ?? 'n/a'} ms`,
+      pass: null,
     });
   }
-  const responseEndpoint = find(responseEndpointScenario, 1, 'service');
-  const presentationBaseline = find(responseEndpointScenario, 1, presentationBaselineProcess);
-  if (responseEndpoint !== undefined && presentationBaseline !== undefined) {
-    const throughput = ratio(
-      responseEndpoint.requestsPerSecond,
-      presentationBaseline.requestsPerSecond,
-    );
+  // The credential endpoint as tenants and issued credentials grow, against its one-tenant row.
+  const oneTenant = find(tenantsAtOnceScenario, 1, 'service');
+  for (const [label, grown] of [
+    ...tenantCounts
+      .filter((count) => count > 1)
+      .map((count) => [`${count} tenants at once`, find(tenantsAtOnceScenario, count, 'service')]),
+    [
+      `one tenant, ${settings.scaleCredentials.toLocaleString('en')} issued before`,
+      find(issuedBeforeScenario(), 1, 'service'),
+    ],
+  ]) {
+    if (oneTenant === undefined || grown === undefined) continue;
+    const throughput = ratio(grown.requestsPerSecond, oneTenant.requestsPerSecond);
     verdicts.push({
-      target: `${responseEndpointScenario} >= ${targets.responseEndpointRatio}x ${presentationBaselineProcess}`,
-      value: `${throughput}x (${responseEndpoint.requestsPerSecond} vs ${presentationBaseline.requestsPerSecond} req/s)`,
-      pass: throughput !== undefined && throughput >= targets.responseEndpointRatio,
+      target: `${credentialEndpointScenario}, ${label} >= ${targets.walletScalingRatio}x one tenant`,
+      value: `${throughput}x (${grown.requestsPerSecond} vs ${oneTenant.requestsPerSecond} req/s)`,
+      pass: throughput !== undefined && throughput >= targets.walletScalingRatio,
     });
   }
   const burst = rows.find((row) => row.name === webhookScenario);
@@ -231,6 +284,9 @@ export function report(result) {
             service.cpuMsPerRequest === undefined
               ? 'n/a'
               : `${ratio(service.cpuMsPerRequest, other.cpuMsPerRequest)}x`,
+            service.postgresCpuMsPerRequest === undefined || !other.postgresCpuMsPerRequest
+              ? 'n/a'
+              : `${ratio(service.postgresCpuMsPerRequest, other.postgresCpuMsPerRequest)}x`,
             service.peakRssMb === undefined
               ? 'n/a'
               : `${ratio(service.peakRssMb, other.peakRssMb)}x`,
@@ -294,6 +350,7 @@ export function report(result) {
         'p50 ms',
         'p99 ms',
         'CPU ms/req',
+        'PG CPU ms/req',
         'peak RSS MB',
         'seq scans',
         'others CPU %',
@@ -307,6 +364,7 @@ export function report(result) {
           row.latencyP50Ms,
           row.latencyP99Ms,
           row.cpuMsPerRequest ?? 'n/a',
+          row.postgresCpuMsPerRequest ?? 'n/a',
           row.peakRssMb ?? 'n/a',
           row.seqScans === undefined
             ? 'n/a'
@@ -325,6 +383,35 @@ export function report(result) {
             ),
           ),
         ),
+        ...walletJudged.flatMap((judgedRow) =>
+          walletProcesses.flatMap((processName) =>
+            ratioRow(
+              judgedRow.name,
+              1,
+              `${processName}/${judgedRow.baseline}`,
+              find(judgedRow.name, 1, processName),
+              find(judgedRow.name, 1, judgedRow.baseline),
+            ),
+          ),
+        ),
+        ...tenantCounts
+          .filter((count) => count > 1)
+          .flatMap((count) =>
+            ratioRow(
+              tenantsAtOnceScenario,
+              count,
+              `${count} tenants/1 tenant`,
+              find(tenantsAtOnceScenario, count, 'service'),
+              find(tenantsAtOnceScenario, 1, 'service'),
+            ),
+          ),
+        ...ratioRow(
+          issuedBeforeScenario(),
+          1,
+          'service/before seeding',
+          find(issuedBeforeScenario(), 1, 'service'),
+          find(tenantsAtOnceScenario, 1, 'service'),
+        ),
       ],
     ),
     '',
@@ -333,7 +420,9 @@ export function report(result) {
           'Measured in turns: throughput and CPU time over all slices; p50 and p99 the highest of the slices.',
         ]
       : []),
-    'CPU ms/req: CPU time of that process per request. seq scans: sequential scans of tenant/tenant_did',
+    'CPU ms/req: CPU time of that process per request (two instances: both). PG CPU ms/req: CPU time of',
+    'the embedded PostgreSQL (postmaster, backends, helpers) per request, where the run knows its process.',
+    'Tenants: of the "tenants at once" rows, how many tenants issued at once. seq scans: sequential scans of tenant/tenant_did',
     'counted by PostgreSQL during the scenario. others CPU %: share of all CPUs used by processes outside',
     'this benchmark during the scenario (local mode only).',
     ...(result.machineBusyPercent > 15 || rows.some((row) => row.otherCpuPercent > 10)
@@ -344,7 +433,8 @@ export function report(result) {
         ]
       : []),
     '',
-    'Targets (INFO: the same ratio against the prepared or the bare credential baseline, or of BENCH_COMPARE, not judged):',
+    'Targets (INFO: the same ratio against the prepared or the bare credential baseline, of BENCH_COMPARE, or',
+    'through nginx in front of two instances, not judged):',
     ...verdicts.map(
       (verdict) =>
         `  ${verdict.pass === null ? 'INFO' : verdict.pass ? 'PASS' : 'MISS'}  ${verdict.target}: ${verdict.value}`,

@@ -3,7 +3,8 @@
 // and duration, at 100 and at 100,000 tenants, and reports requests/s, p50/p99 latency and peak RSS per
 // process (docs/performance.md); credential issue, verify and status update beside a baseline that calls
 // the same credential libraries without framework or database (bench/credential-baseline.mjs); a burst
-// of 10,000 webhook events drained to a receiver on this machine. The baseline runs twice: with a plain parameterized query, which the
+// of 10,000 webhook events drained to a receiver on this machine; the OpenID4VC wallet rows (with x5c,
+// HAIP 1.0) directly, as tenants and issued credentials grow, and through nginx in front of two instances. The baseline runs twice: with a plain parameterized query, which the
 // targets are judged against, and with the service's prepared statement, for information. ESM checked
 // by TypeScript (// @ts-check, tsconfig.bench.json) on the compiled service (`npm run bench` builds first).
 //
@@ -29,6 +30,15 @@
 //   BENCH_COMPARE=dir        local mode: also start the built checkout in dir (its own database and
 //                            issuer) and measure its GET /did rows in turns with these, at the small size
 //                            (rows "compare", ratios service/compare): before and after a change
+//   BENCH_ONLY=wallet        only these scenario groups (comma-separated; unset: all): did (GET /did and
+//                            its baselines), tenants (GET /tenants page 0, POST /tenants/create),
+//                            credentials, webhooks, wallet-endpoints (OpenID4VCI issuances, the
+//                            credential and the OpenID4VP response endpoint beside their baselines),
+//                            wallet-scale (the credential endpoint with 1, 10, 100 tenants at once, and
+//                            after BENCH_SCALE_CREDENTIALS issued), wallet-nginx (the wallet rows through
+//                            nginx in front of two instances), scale (the rows at BENCH_SCALE_TENANTS);
+//                            "wallet" is the three wallet groups
+//   BENCH_SCALE_CREDENTIALS=100000  issued credentials seeded in SQL for the wallet-scale row; 0 skips it
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -37,11 +47,15 @@ import { seedTenants } from './database.mjs';
 import { measureWebhooks } from './webhooks.mjs';
 import { measureOid4vci } from './oid4vci.mjs';
 import { measureOid4vp } from './oid4vp.mjs';
+import { measureWalletScaling } from './wallet-scale.mjs';
+import { measureWalletThroughNginx } from './wallet-nginx.mjs';
 import { accessTokens, createTenantsThroughApi, discover, tokenSource } from './http.mjs';
+import { serviceTarget } from './wallet-rows.mjs';
 import {
   baselineProcess,
   compareProcess,
   interleaved,
+  measurePages,
   measureSize,
   preparedBaselineProcess,
   scenario,
@@ -57,13 +71,14 @@ import {
   startLocalService,
 } from './processes.mjs';
 import { evaluate, machine, report } from './report.mjs';
-import { apiPath, env, log, root, runPrefix, settings, target } from './settings.mjs';
+import { apiPath, env, log, root, runPrefix, selected, settings, target } from './settings.mjs';
 
 async function main() {
   if (env.BENCH_COMPARE && target !== undefined) {
     throw new Error('BENCH_COMPARE works in local mode only (without BENCH_TARGET)');
   }
   const started = performance.now();
+  log(`scenario groups: ${[...settings.only].join(', ')}`);
   const busy = await machineBusyPercent();
   if (busy !== undefined && busy > 15)
     log(`the machine is already ${busy}% busy: results will be low`);
@@ -94,10 +109,14 @@ async function main() {
     cleanups.push(() => database.end());
     // The plain baseline, and the same with the service's prepared statement, so that
     // a saving of database work is not mistaken for one of framework overhead.
-    for (const [processName, prepared] of /** @type {[string, boolean][]} */ ([
-      [baselineProcess, false],
-      [preparedBaselineProcess, true],
-    ])) {
+    for (const [processName, prepared] of /** @type {[string, boolean][]} */ (
+      selected('did') || selected('scale')
+        ? [
+            [baselineProcess, false],
+            [preparedBaselineProcess, true],
+          ]
+        : []
+    )) {
       const started = await startBaseline({
         databaseUrl,
         jwksUrl: openIdConfiguration.jwks_uri,
@@ -147,6 +166,8 @@ async function main() {
     baselines,
     database,
     rows,
+    /** Checks beside the targets: that the rows measured what their labels say, skipped rows. */
+    checks: [],
     token,
     freshTokens: (count) => accessTokens(openIdConfiguration.token_endpoint, count),
     local: target === undefined,
@@ -161,7 +182,11 @@ async function main() {
   await createTenantsThroughApi(service.url, await token(), smallIds);
   if (compare !== undefined)
     await createTenantsThroughApi(compare.url, await compare.token(), smallIds);
-  await measureSize(context, settings.tenants, smallIds);
+  if (selected('did')) {
+    await measureSize(context, settings.tenants, smallIds, selected('tenants') ? [0] : []);
+  } else if (selected('tenants')) {
+    await measurePages(context, settings.tenants, [0], compare);
+  }
   // Creation comes last at this size: it adds tenants. One counter per service: every request creates
   // a new tenant in its own database.
   const creating = (processName, url, pid, token) => {
@@ -179,33 +204,43 @@ async function main() {
       },
     };
   };
-  await interleaved(
-    context,
-    [
-      creating('service', service.url, service.pid),
-      ...(compare === undefined
-        ? []
-        : [creating(compareProcess, compare.url, compare.pid, compare.token)]),
-    ],
-    compare === undefined ? 1 : settings.slices,
-  );
+  if (selected('tenants'))
+    await interleaved(
+      context,
+      [
+        creating('service', service.url, service.pid),
+        ...(compare === undefined
+          ? []
+          : [creating(compareProcess, compare.url, compare.pid, compare.token)]),
+      ],
+      compare === undefined ? 1 : settings.slices,
+    );
 
-  log('starting the credential baselines');
-  const fairBaseline =
-    databaseUrl === undefined
-      ? undefined
-      : await startCredentialBaseline({
-          databaseUrl,
-          jwksUrl: openIdConfiguration.jwks_uri,
-          issuer: openIdConfiguration.issuer,
-        });
-  await measureCredentials(context, smallIds, await startCredentialBaseline(), fairBaseline);
-  await measureWebhooks(context, smallIds[1]);
-  await measureOid4vci(context, smallIds[2]);
-  await measureOid4vp(context, smallIds[2], smallIds[3]);
+  if (selected('credentials')) {
+    log('starting the credential baselines');
+    const fairBaseline =
+      databaseUrl === undefined
+        ? undefined
+        : await startCredentialBaseline({
+            databaseUrl,
+            jwksUrl: openIdConfiguration.jwks_uri,
+            issuer: openIdConfiguration.issuer,
+          });
+    await measureCredentials(context, smallIds, await startCredentialBaseline(), fairBaseline);
+  }
+  if (selected('webhooks')) await measureWebhooks(context, smallIds[1]);
+  if (selected('wallet-endpoints')) {
+    await measureOid4vci(context, smallIds[2], serviceTarget(context));
+    await measureOid4vp(context, smallIds[2], smallIds[3], serviceTarget(context));
+  }
+  if (selected('wallet-scale')) await measureWalletScaling(context);
+  if (selected('wallet-nginx')) {
+    if (target === undefined) await measureWalletThroughNginx(context);
+    else log('NOTE: the wallet rows through nginx start their own instances: local mode only');
+  }
 
   // The large size: seeded in SQL.
-  if (database !== undefined && settings.scaleTenants > settings.tenants) {
+  if (selected('scale') && database !== undefined && settings.scaleTenants > settings.tenants) {
     log(`seeding the database up to ${settings.scaleTenants} tenants`);
     await seedTenants(database, settings.scaleTenants);
     const size = (await database.query('SELECT count(*)::int AS count FROM tenant')).rows[0].count;
@@ -254,7 +289,7 @@ async function main() {
         compare === undefined ? undefined : { checkout: compare.checkout, commit: compare.commit },
     },
     rows,
-    verdicts: evaluate(rows),
+    verdicts: [...evaluate(rows), ...context.checks],
   };
   report(result);
   const resultsDir = join(root, 'bench/results');

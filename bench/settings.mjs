@@ -5,6 +5,21 @@ import { fileURLToPath } from 'node:url';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const env = process.env;
+/**
+ * The scenario groups a run measures (BENCH_ONLY, comma-separated; unset: all). A name selects the
+ * groups it names or that start with it and a dash: `wallet` is the three wallet groups.
+ */
+export const groups = [
+  'did',
+  'tenants',
+  'credentials',
+  'webhooks',
+  'wallet-endpoints',
+  'wallet-scale',
+  'wallet-nginx',
+  'scale',
+];
+
 export const settings = {
   duration: positive('BENCH_DURATION', 10),
   warmup: positive('BENCH_WARMUP', 2, true),
@@ -14,7 +29,9 @@ export const settings = {
   freshTokens: positive('BENCH_FRESH_TOKENS', 1500),
   scaleTenants: positive('BENCH_SCALE_TENANTS', 100_000, true),
   deepPage: positive('BENCH_DEEP_PAGE', 4000, true),
+  scaleCredentials: positive('BENCH_SCALE_CREDENTIALS', 100_000, true),
   pageSize: 20,
+  only: only(),
 };
 export const target = env.BENCH_TARGET?.replace(/\/$/, '') || undefined;
 /** Every id this run makes starts with it, so that a run against a shared database can clean up. */
@@ -34,10 +51,35 @@ export const targets = {
   credentialEndpointRatio: 0.5,
   // The same kind of aim for the OpenID4VP response endpoint against a bare verifier.
   responseEndpointRatio: 0.5,
+  credentialEndpointP99Ratio: 3,
+  responseEndpointP99Ratio: 3,
+  /** Complete pre-authorized issuances (offer, token, nonce, credential) a second. */
+  issuancesPerSecond: 150,
+  /** The credential endpoint with more tenants issuing, or more issued, against one tenant's. */
+  walletScalingRatio: 0.9,
   webhookEventsPerSecond: 1000,
   createPerSecond: 300,
   serviceRssMb: 250,
 };
+
+function only() {
+  const raw = env.BENCH_ONLY?.trim();
+  if (!raw) return new Set(groups);
+  const chosen = new Set();
+  for (const name of raw.split(',').map((part) => part.trim())) {
+    const matching = groups.filter((group) => group === name || group.startsWith(`${name}-`));
+    if (matching.length === 0) {
+      throw new Error(`BENCH_ONLY: '${name}' is none of ${groups.join(', ')} (or 'wallet')`);
+    }
+    for (const group of matching) chosen.add(group);
+  }
+  return chosen;
+}
+
+/** @param {string} group one of `groups` */
+export function selected(group) {
+  return settings.only.has(group);
+}
 
 function positive(name, fallback, zeroAllowed = false) {
   const raw = env[name];

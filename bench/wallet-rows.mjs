@@ -1,0 +1,90 @@
+// @ts-check
+/**
+ * The wallet rows' measurement: where they are measured (the service, or two instances behind nginx),
+ * the processes' CPU and RSS and PostgreSQL's CPU sampled, a row from it, and checks of what they measured.
+ */
+import { InterferenceMeter, PostgresSampler, ProcessSampler } from './processes.mjs';
+import { log } from './settings.mjs';
+
+/**
+ * Where the wallet rows are measured: the service directly, or two instances behind nginx. `pids` are
+ * the service processes (CPU summed, RSS the highest), `postgresPid` the embedded PostgreSQL's postmaster.
+ * @typedef {{ url: string, process: string, pids: number[], postgresPid?: number, token?: () => Promise<string> }} WalletTarget
+ */
+
+/** @returns {WalletTarget} the service of the run, measured directly */
+export function serviceTarget(context) {
+  const { service } = context;
+  return {
+    url: service.url,
+    process: 'service',
+    pids: service.pid === undefined ? [] : [service.pid],
+    postgresPid: service.postgresPid,
+  };
+}
+
+const perRequestMs = (seconds, requests) =>
+  seconds === undefined || requests === 0
+    ? undefined
+    : Math.round(((seconds * 1000) / requests) * 1000) / 1000;
+
+export function row(context, name, processName, measured, usage, otherCpuPercent, size = 1) {
+  const result = {
+    name,
+    size,
+    process: processName,
+    requestsPerSecond: Math.round((measured.requests / measured.seconds) * 10) / 10,
+    latencyP50Ms: measured.latencyP50Ms,
+    latencyP99Ms: measured.latencyP99Ms,
+    requests: measured.requests,
+    non2xx: measured.non2xx ?? 0,
+    errors: measured.errors ?? 0,
+    timeouts: measured.timeouts ?? 0,
+    peakRssMb: usage?.peakRssMb,
+    cpuMsPerRequest: perRequestMs(usage?.cpuSeconds, measured.requests),
+    postgresCpuMsPerRequest: perRequestMs(usage?.postgresCpuSeconds, measured.requests),
+    otherCpuPercent,
+  };
+  context.rows.push(result);
+  log(
+    `${name} [${processName}${size === 1 ? '' : `, ${size} tenants`}]: ${result.requestsPerSecond}/s, p50 ${result.latencyP50Ms} ms, ` +
+      `p99 ${result.latencyP99Ms} ms, CPU ${result.cpuMsPerRequest ?? 'n/a'} ms each ` +
+      `(PostgreSQL ${result.postgresCpuMsPerRequest ?? 'n/a'}), peak RSS ${result.peakRssMb ?? 'n/a'} MB` +
+      `${result.non2xx + result.errors + result.timeouts > 0 ? ', FAILED REQUESTS' : ''}`,
+  );
+}
+
+/**
+ * Measures `run` with the processes' CPU (summed) and RSS (the highest) sampled, PostgreSQL's CPU when
+ * its postmaster is known, and other processes' CPU metered.
+ * @param {number | number[] | undefined} pids
+ * @param {() => Promise<any>} run
+ * @param {number} [postgresPid]
+ */
+export async function sampled(pids, run, postgresPid) {
+  const samplers = [pids ?? []].flat().map((pid) => new ProcessSampler(pid));
+  const postgres = postgresPid === undefined ? undefined : new PostgresSampler(postgresPid);
+  const interference = new InterferenceMeter();
+  for (const sampler of samplers) sampler.start();
+  postgres?.start();
+  interference.start();
+  const measured = await run();
+  const otherCpuPercent = interference.stop();
+  const postgresCpuSeconds = postgres?.stop();
+  const usages = samplers.map((sampler) => sampler.stop());
+  const usage =
+    usages.length === 0
+      ? undefined
+      : {
+          peakRssMb: Math.max(...usages.map((one) => one.peakRssMb)),
+          cpuSeconds: usages.reduce((total, one) => total + one.cpuSeconds, 0),
+          postgresCpuSeconds,
+        };
+  return { measured, usage, otherCpuPercent };
+}
+
+/** A check the run reports beside the targets: here that the rows measured what their labels say. */
+export function check(context, target, value, pass) {
+  context.checks.push({ target, value, pass });
+  if (!pass) log(`CHECK FAILED: ${target}: ${value}`);
+}
