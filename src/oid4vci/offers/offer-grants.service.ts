@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { type EntityManager } from 'typeorm';
 import { type ChangeStatement } from '../../events/event-outbox.js';
 import {
   OfferRepository,
@@ -14,7 +13,8 @@ export type { OfferStatus } from './offer.entity.js';
 
 /**
  * The offer's steps the wallet's endpoints drive (src/oid4vci/wallet/): the pre-authorized code, the
- * transaction-code tries, the access token, the one issue and the notification. The offers folder owns
+ * transaction-code tries, the access token and the notification (the one issue is the function
+ * `take_offer_for_issue`, which the credential request's statement calls). The offers folder owns
  * the table; this is its door for the wallet side, each step exactly the repository's one statement
  * (the wallet paths are measured, docs/performance.md), transactional ones in the caller's manager.
  */
@@ -45,23 +45,6 @@ export class OfferGrantsService {
   /** The offer an access token was made for, by the token's hash. */
   findByAccessToken(tokenHash: Buffer): Promise<TokenOffer | undefined> {
     return this.offers.findByAccessToken(tokenHash);
-  }
-
-  /**
-   * Takes the accepted offer for its one credential request and marks it issued, in one statement in
-   * the caller's transaction; undefined when another request took it or it ended meanwhile.
-   */
-  takeForIssue(
-    manager: EntityManager,
-    take: {
-      id: string;
-      tokenHash: Buffer;
-      now: Date;
-      credentialIds: string[];
-      notificationId: string;
-    },
-  ): Promise<IssuableOffer | undefined> {
-    return this.offers.takeForIssue(manager, take);
   }
 
   /** The wallet's notification recorded, for `EventOutbox.withChange`. */

@@ -86,18 +86,14 @@ export interface AccessGrant {
 
 const openStatuses = `('offered', 'accepted')`;
 
-const takeForIssueSql = `
-  UPDATE oid4vci_offer AS offer
-     SET status = 'issued', credential_ids = $4, notification_id = $5, claims_sealed = NULL,
-         claims_master_key_id = NULL, claims_unsealed = NULL, updated_at = now()
-    FROM (SELECT id, configuration, claims_sealed, claims_master_key_id, claims_unsealed
-            FROM oid4vci_offer
-           WHERE id = $1 AND access_token_hash = $2 AND status = 'accepted' AND expires_at > $3
-             FOR UPDATE) AS taken
-   WHERE offer.id = taken.id
-  RETURNING taken.configuration, taken.claims_sealed AS "claimsSealed",
-            taken.claims_master_key_id AS "claimsMasterKeyId",
-            taken.claims_unsealed AS "claimsUnsealed"`;
+/*
+ * Published for the credential request's statement (oid4vci/wallet/, docs/architecture.md), the
+ * offer's one issue: `take_offer_for_issue(offer, token hash, now, credential ids, notification id)`
+ * takes the accepted offer, still this token's and open at `now`, under its row lock, marks it issued
+ * with the credentials' and notification's ids and drops its claims, answering what was there
+ * (`IssuableOffer`); no row once another request took it or it was withdrawn or ran out meanwhile
+ * (migrations/1795800100000-credential-request-statements.ts).
+ */
 
 /**
  * The tenants' OpenID4VCI credential offers (oid4vci_offer): the only reader and writer of the table,
@@ -281,32 +277,6 @@ export class OfferRepository {
          FROM oid4vci_offer WHERE access_token_hash = $1`,
       [tokenHash],
     );
-    return rows[0];
-  }
-
-  /**
-   * Takes the accepted offer for its one credential request, while it is still open at `now`: marks it
-   * issued with the credentials' ids and the notification id (§8.3) and drops its claims, in one
-   * statement that answers what was there. Undefined once another request took it, or the offer was
-   * withdrawn or ran out meanwhile; the caller's transaction undoes the mark if the issue fails.
-   */
-  async takeForIssue(
-    manager: EntityManager,
-    take: {
-      id: string;
-      tokenHash: Buffer;
-      now: Date;
-      credentialIds: string[];
-      notificationId: string;
-    },
-  ): Promise<IssuableOffer | undefined> {
-    const [rows] = await manager.query<[IssuableOffer[], number]>(takeForIssueSql, [
-      take.id,
-      take.tokenHash,
-      take.now,
-      take.credentialIds,
-      take.notificationId,
-    ]);
     return rows[0];
   }
 

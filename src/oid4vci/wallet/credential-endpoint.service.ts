@@ -14,7 +14,7 @@ import { secretHash } from '../offers/offer-secrets.js';
 import { batchSize } from '../issuer-metadata.js';
 import { holderRequestOf } from './holder-request.js';
 import { ProofRefusal, verifyDpopProof, verifyKeyProof } from './key-proofs.js';
-import { NoncesService } from './nonces.service.js';
+import { CredentialRequestRepository } from './credential-request.repository.js';
 import {
   OfferGrantsService,
   type OfferStatus,
@@ -67,7 +67,7 @@ export class CredentialEndpointService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly offers: OfferGrantsService,
-    private readonly nonces: NoncesService,
+    private readonly requests: CredentialRequestRepository,
     private readonly holderIssuance: HolderIssuanceService,
     private readonly outbox: EventOutbox,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -158,16 +158,21 @@ export class CredentialEndpointService {
     const credentialIds = holders.map(() => `urn:uuid:${randomUUID()}`);
     const notificationId = randomBytes(16).toString('base64url');
     return this.dataSource.transaction(async (manager) => {
-      // Checked again under the lock: the offer may have been withdrawn or used since `authorize`.
-      const issuable = await this.offers.takeForIssue(manager, {
-        id: offer.id,
+      // One statement: the nonce spent, the offer taken and the key read; the offer checked again
+      // under its lock, as it may have been withdrawn or used since `authorize`.
+      const taken = await this.requests.take(manager, {
+        tenantId: call.tenantId,
+        nonceHash: secretHash(nonce),
+        offerId: offer.id,
         tokenHash,
         now: new Date(this.clock()),
         credentialIds,
         notificationId,
+        keyAlgorithm: signsWithEs256(offer) ? 'ES256' : null,
       });
+      const issuable = taken.offer;
       if (issuable === undefined) throw invalidToken(scheme, 'The access token is not valid.');
-      if (!(await this.nonces.spend(manager, call.tenantId, nonce)))
+      if (!taken.nonceSpent)
         throw new OAuthError(400, 'invalid_nonce', 'The nonce is unknown, spent or expired.');
       const credentials = await this.holderIssuance.issue(
         manager,
@@ -183,6 +188,7 @@ export class CredentialEndpointService {
         ),
         holders.map((holder, index) => ({ ...holder, credentialId: credentialIds[index] })),
         chain,
+        taken.key,
       );
       return {
         credentials: credentials.map((issued) => ({ credential: issued.credential })),
