@@ -1,9 +1,10 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
- * What the credential endpoint's one statement after the proof checks calls of other owners' tables
- * (docs/architecture.md, "Data: one owner per table"): the offer's one issue, from oid4vci/offers/, and
- * the tenant's signing key, from did/. SQL-standard bodies, as in PublishedStatements1795799200000.
+ * What the credential endpoint's statements call of other owners' tables (docs/architecture.md, "Data:
+ * one owner per table"): the offer's one issue, from oid4vci/offers/, the tenant's signing key, from
+ * did/, and its active certificate, from certificates/, read with the token's offer. SQL-standard
+ * bodies, as in PublishedStatements1795799200000.
  */
 export class CredentialRequestStatements1795800100000 implements MigrationInterface {
   name = 'CredentialRequestStatements1795800100000';
@@ -45,9 +46,20 @@ export class CredentialRequestStatements1795800100000 implements MigrationInterf
           FROM "tenant_signing_key" k
          WHERE k.tenant_id = for_tenant AND k.algorithm = for_algorithm;
       END`);
+    // certificates/: the tenant's active certificate chain (HAIP 1.0 `x5c`) and its validity.
+    await queryRunner.query(`
+      CREATE FUNCTION "active_certificate_of"(for_tenant varchar)
+        RETURNS TABLE (x5c jsonb, not_before timestamptz, not_after timestamptz)
+        LANGUAGE sql STABLE
+      BEGIN ATOMIC
+        SELECT c.x5c, c.not_before, c.not_after
+          FROM "tenant_certificate" c
+         WHERE c.tenant_id = for_tenant AND c.status = 'active';
+      END`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP FUNCTION "active_certificate_of"(varchar)`);
     await queryRunner.query(`DROP FUNCTION "tenant_signing_key_of"(varchar, varchar)`);
     await queryRunner.query(
       `DROP FUNCTION "take_offer_for_issue"(uuid, bytea, timestamptz, text[], varchar)`,

@@ -1,7 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { type EntityManager } from 'typeorm';
-import { CertificatesService } from '../../certificates/certificates.service.js';
+import {
+  CertificatesService,
+  type ActiveCertificate,
+} from '../../certificates/certificates.service.js';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { DidService } from '../../did/did.service.js';
 import { TenantKeys, type StoredSigningKey } from '../../did/tenant-keys.service.js';
@@ -99,10 +102,11 @@ export class HolderIssuanceService {
   /**
    * The `x5c` of the tenant's ES256 key (HAIP 1.0 §6.1.1), for `issue`, to read before the caller's
    * transaction: a tenant's first certificate is made in a transaction of its own, whose connection
-   * must not be waited for while the caller's is held. Undefined without a certificate.
+   * must not be waited for while the caller's is held. Undefined without a certificate. `read`: the
+   * active certificate the caller already read, used without a read of its own while valid.
    */
-  issuerChain(tenantId: string): Promise<string[] | undefined> {
-    return this.certificates.activeChain(tenantId);
+  issuerChain(tenantId: string, read?: ActiveCertificate): Promise<string[] | undefined> {
+    return this.certificates.activeChain(tenantId, read);
   }
 
   /**

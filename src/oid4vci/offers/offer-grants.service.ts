@@ -3,12 +3,21 @@ import { type ChangeStatement } from '../../events/event-outbox.js';
 import {
   OfferRepository,
   type AccessGrant,
+  type CredentialRequestOffer,
   type GrantedOffer,
   type IssuableOffer,
+  type OfferIssuerCertificate,
   type TokenOffer,
 } from './offer.repository.js';
 
-export type { AccessGrant, GrantedOffer, IssuableOffer, TokenOffer };
+export type {
+  AccessGrant,
+  CredentialRequestOffer,
+  GrantedOffer,
+  IssuableOffer,
+  OfferIssuerCertificate,
+  TokenOffer,
+};
 export type { OfferStatus } from './offer.entity.js';
 
 /**
@@ -45,6 +54,11 @@ export class OfferGrantsService {
   /** The offer an access token was made for, by the token's hash. */
   findByAccessToken(tokenHash: Buffer): Promise<TokenOffer | undefined> {
     return this.offers.findByAccessToken(tokenHash);
+  }
+
+  /** The same, for the credential request: with the tenant's active certificate, in one read. */
+  findForCredentialRequest(tokenHash: Buffer): Promise<CredentialRequestOffer | undefined> {
+    return this.offers.findForCredentialRequest(tokenHash);
   }
 
   /** The wallet's notification recorded, for `EventOutbox.withChange`. */

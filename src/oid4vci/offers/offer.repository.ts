@@ -59,6 +59,25 @@ export interface TokenOffer {
   credentialIds: string[];
 }
 
+/** The tenant's active certificate, read with the offer for the credential request's `x5c`. */
+export interface OfferIssuerCertificate {
+  x5c: string[];
+  notBefore: Date;
+  notAfter: Date;
+}
+
+/** A credential request's offer: the token's, with the tenant's active certificate if it has one. */
+export interface CredentialRequestOffer extends TokenOffer {
+  certificate: OfferIssuerCertificate | undefined;
+}
+
+/** What `TokenOffer` reads of the offer `o`. */
+const tokenOfferColumns = `o.id, o.tenant_id AS "tenantId", o.status,
+       o.configuration_id AS "configurationId", o.configuration->>'format' AS "format",
+       o.configuration->>'signingAlgorithm' AS "signingAlgorithm", o.expires_at AS "expiresAt",
+       o.access_token_expires_at AS "accessTokenExpiresAt", o.dpop_jkt AS "dpopJkt",
+       o.notification_id AS "notificationId", o.credential_ids AS "credentialIds"`;
+
 /** The offer locked for issuance: the configuration it was made with and the subject's claims. */
 export interface IssuableOffer {
   configuration: ConfigurationDefinition;
@@ -269,15 +288,29 @@ export class OfferRepository {
 
   async findByAccessToken(tokenHash: Buffer): Promise<TokenOffer | undefined> {
     const rows: TokenOffer[] = await this.dataSource.query(
-      `SELECT id, tenant_id AS "tenantId", status, configuration_id AS "configurationId",
-              configuration->>'format' AS "format",
-              configuration->>'signingAlgorithm' AS "signingAlgorithm", expires_at AS "expiresAt",
-              access_token_expires_at AS "accessTokenExpiresAt", dpop_jkt AS "dpopJkt",
-              notification_id AS "notificationId", credential_ids AS "credentialIds"
-         FROM oid4vci_offer WHERE access_token_hash = $1`,
+      `SELECT ${tokenOfferColumns} FROM oid4vci_offer o WHERE o.access_token_hash = $1`,
       [tokenHash],
     );
     return rows[0];
+  }
+
+  /**
+   * The offer an access token was made for, with the tenant's active certificate in the same round
+   * trip (certificates/ publishes `active_certificate_of`, docs/architecture.md): the chain an ES256
+   * credential carries, read before the issuing transaction as it must be.
+   */
+  async findForCredentialRequest(tokenHash: Buffer): Promise<CredentialRequestOffer | undefined> {
+    const rows: (TokenOffer & { x5c: string[] | null; notBefore: Date; notAfter: Date })[] =
+      await this.dataSource.query(
+        `SELECT ${tokenOfferColumns}, c.x5c, c.not_before AS "notBefore", c.not_after AS "notAfter"
+           FROM oid4vci_offer o
+           LEFT JOIN active_certificate_of(o.tenant_id) c ON true
+          WHERE o.access_token_hash = $1`,
+        [tokenHash],
+      );
+    if (rows.length === 0) return undefined;
+    const { x5c, notBefore, notAfter, ...offer } = rows[0];
+    return { ...offer, certificate: x5c === null ? undefined : { x5c, notBefore, notAfter } };
   }
 
   /** The wallet's notification event recorded, for `EventOutbox.withChange` (§11). */

@@ -90,13 +90,27 @@ function newTestService() {
       storedKey: StoredSigningKey | undefined;
     }[],
     /** The tenants whose chain was read, and what the transactions log held at each read. */
-    chainReads: [] as { tenantId: string; log: string[] }[],
+    chainReads: [] as { tenantId: string; log: string[]; read: unknown }[],
+    /** The tenant's active certificate as the token's read finds it with the offer. */
+    certificate: {
+      x5c: ['leaf-der'],
+      notBefore: new Date(start),
+      notAfter: new Date(start + 86_400_000),
+    },
     lookups: [] as Buffer[],
   };
   const offers = {
     findByAccessToken: (hash: Buffer) => {
       fakes.lookups.push(hash);
       return Promise.resolve(hash.equals(secretHash(token)) ? fakes.offer : undefined);
+    },
+    findForCredentialRequest: (hash: Buffer) => {
+      fakes.lookups.push(hash);
+      return Promise.resolve(
+        hash.equals(secretHash(token))
+          ? { ...fakes.offer, certificate: fakes.certificate }
+          : undefined,
+      );
     },
     notifyStatement: (id: string, notificationId: string, event: string) => ({
       sql: 'notify',
@@ -120,8 +134,8 @@ function newTestService() {
     },
   };
   const holderIssuance = {
-    issuerChain: (tenantId: string) => {
-      fakes.chainReads.push({ tenantId, log: [...transactions.log] });
+    issuerChain: (tenantId: string, read: unknown) => {
+      fakes.chainReads.push({ tenantId, log: [...transactions.log], read });
       return Promise.resolve(['leaf-der', 'intermediate-der']);
     },
     issue: (
@@ -268,13 +282,14 @@ describe(CredentialEndpointService.name, () => {
     });
 
     it('reads the ES256 chain before the transaction and gives it to the issue', async () => {
-      const { service, transactions, issued, chainReads } = newTestService();
+      const { service, transactions, issued, chainReads, certificate } = newTestService();
       await request(service, {
         credential_configuration_id: 'Badge',
         proofs: { jwt: [await keyProof('n-1')] },
       });
       // Read with no transaction open: a first certificate is made on a connection of its own.
-      expect(chainReads).toEqual([{ tenantId: 'acme', log: [] }]);
+      // With the certificate the token's read found, which it need not read again.
+      expect(chainReads).toEqual([{ tenantId: 'acme', log: [], read: certificate }]);
       expect(transactions.log).toEqual(['begin', 'commit']);
       expect(issued[0].chain).toEqual(['leaf-der', 'intermediate-der']);
     });
