@@ -26,7 +26,8 @@ const alumni = {
 /**
  * How many statements the credential endpoint (OpenID4VCI 1.0 §8) sends PostgreSQL for one request,
  * counted on the service's pool: each is a round trip, and round trips bound the endpoint's throughput
- * (docs/performance.md). Counts, never times.
+ * (docs/performance.md). Counts, never times; and what the one statement keeps across two instances:
+ * an offer's credential issued once, a nonce spent once.
  */
 describe('OpenID4VCI credential endpoint round trips', () => {
   let service: TestService;
@@ -120,5 +121,67 @@ describe('OpenID4VCI credential endpoint round trips', () => {
     expect(result.status).toBe(200);
     expect(result.body.credentials).toHaveLength(batch);
     expect(withinBudget(sent, budget)).toBe('within budget');
+  });
+
+  describe('two instances on one database', () => {
+    let other: TestService;
+
+    beforeAll(async () => {
+      other = await startTestService({
+        env: { DATABASE_URL: service.databaseUrl, AGENT_MASTER_KEY: service.masterKey },
+      });
+    });
+    afterAll(async () => {
+      await other.close();
+    });
+
+    /** A credential request to `instance`, its proof for that instance's issuer. */
+    async function post(instance: TestService, accessToken: string, nonce: string) {
+      const issuer = `${instance.publicBaseUrl}/ctrl/oid4vci/univ`;
+      const jwt = await keyProof(await walletKey('ES256'), { aud: issuer, nonce });
+      const response = await fetch(`${issuer}/credential`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ credential_configuration_id: 'Diploma', proofs: { jwt: [jwt] } }),
+      });
+      return { status: response.status, body: (await response.json()) as Json };
+    }
+
+    const recordsOf = async (accessToken: string) =>
+      (
+        await service.dataSource.query<{ count: number }[]>(
+          `SELECT count(*)::int AS count FROM issued_credential c
+             JOIN oid4vci_offer o ON o.id = c.offer_id
+            WHERE o.access_token_hash = sha256($1::bytea)`,
+          [Buffer.from(accessToken)],
+        )
+      )[0].count;
+
+    it('issues an offer’s credential once when both take it at the same time', async () => {
+      const { accessToken, nonce } = await readyToRequest('Diploma', { given_name: 'Erika' });
+      const second = (await readyToRequest('Diploma', { given_name: 'Max' })).nonce;
+      const answers = await Promise.all([
+        post(service, accessToken, nonce),
+        post(other, accessToken, second),
+      ]);
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 401]);
+      expect(answers.find((answer) => answer.status === 401)!.body.error).toBe('invalid_token');
+      expect(await recordsOf(accessToken)).toBe(1);
+    });
+
+    it('spends a nonce once when both spend it at the same time, for two offers', async () => {
+      const first = await readyToRequest('Diploma', { given_name: 'Erika' });
+      const second = await readyToRequest('Diploma', { given_name: 'Max' });
+      const answers = await Promise.all([
+        post(service, first.accessToken, first.nonce),
+        post(other, second.accessToken, first.nonce),
+      ]);
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400]);
+      expect(answers.find((answer) => answer.status === 400)!.body.error).toBe('invalid_nonce');
+      // The loser's offer was not taken: its token still serves a request with a nonce of its own.
+      const [won, lost] = answers[0].status === 200 ? [first, second] : [second, first];
+      expect((await recordsOf(won.accessToken)) + (await recordsOf(lost.accessToken))).toBe(1);
+      expect((await post(service, lost.accessToken, lost.nonce)).status).toBe(200);
+    });
   });
 });
