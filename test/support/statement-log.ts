@@ -2,10 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type DataSource } from 'typeorm';
 
-/** One statement a request sent to PostgreSQL: its text, the first line of it. */
-export type LoggedStatement = string;
-
-/** The statements of the requests whose path a test marked, in the order they were sent. */
+/** The statements (their text, whitespace folded) of the requests a test marked, in the order sent. */
 export interface StatementLog {
   /** Runs `request`, logging the statements of every HTTP request to `path` meanwhile. */
   during<T>(path: string, request: () => Promise<T>): Promise<{ result: T; statements: string[] }>;
