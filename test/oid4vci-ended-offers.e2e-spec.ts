@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { OfferExpiry } from '../src/oid4vci/offers/offer-expiry.js';
 import { openClaims } from '../src/oid4vci/offers/offer-claims.js';
-import { OfferRepository } from '../src/oid4vci/offers/offer.repository.js';
+import { CredentialRequestRepository } from '../src/oid4vci/wallet/credential-request.repository.js';
 import { KeyVault } from '../src/secrets/key-vault.js';
 import { call } from './support/test-service.js';
 import { sdJwtBadge } from './support/oid4vci-fixtures.js';
@@ -134,19 +134,23 @@ describe('OpenID4VCI wallet endpoints refuse an ended offer', () => {
     });
 
     it('the issuing transaction checks again under its lock: a withdraw or the end racing the request', async () => {
-      const offers = suite.service.app.get(OfferRepository);
+      const requests = suite.service.app.get(CredentialRequestRepository);
       // Taken in a transaction that is rolled back: the offer stays accepted for the next try.
       const take = async (offerId: string, token: string, at: number) => {
         const runner = suite.service.dataSource.createQueryRunner();
         await runner.startTransaction();
         try {
-          return await offers.takeForIssue(runner.manager, {
-            id: offerId,
+          const taken = await requests.take(runner.manager, {
+            tenantId: 'acme',
+            nonceHash: createHash('sha256').update('no nonce').digest(),
+            offerId,
             tokenHash: createHash('sha256').update(token).digest(),
             now: new Date(at),
             credentialIds: ['urn:uuid:00000000-0000-4000-8000-000000000001'],
             notificationId: 'n',
+            keyAlgorithm: null,
           });
+          return taken.offer;
         } finally {
           await runner.rollbackTransaction();
           await runner.release();

@@ -89,6 +89,16 @@ describe(CertificatesService.name, () => {
       expect(certificates.steps).toEqual([]);
     });
 
+    it('answers the certificate its caller read while it is valid, and looks again once it is not', async () => {
+      const { service } = newService({ authority: false });
+      const read = { x5c: ['READ'], notBefore: new Date(Date.UTC(2025, 0, 1)) };
+      const valid = { ...read, notAfter: new Date(Date.UTC(2027, 0, 1)) };
+      expect(await service.activeChain('acme', valid)).toEqual(['READ']);
+      // Past its time (the clock is at 2026-01-01): not used; no stored one, no authority.
+      const past = { ...read, notAfter: new Date(Date.UTC(2025, 6, 1)) };
+      expect(await service.activeChain('acme', past)).toBeUndefined();
+    });
+
     it('answers undefined without a certificate or an authority', async () => {
       const { service, certificates } = newService({ authority: false });
       expect(await service.activeChain('acme')).toBeUndefined();

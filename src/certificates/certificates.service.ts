@@ -46,6 +46,9 @@ export interface ChainToActivate {
  * Each tenant's X.509 certificates for its ES256 key (docs/certificates.md): the one active chain the
  * issue paths put in `x5c` (HAIP 1.0), the ones it replaced, and the changes, one at a time per tenant.
  */
+/** A tenant's active certificate as the issue paths read it: its chain and validity. */
+export type ActiveCertificate = Pick<TenantCertificateEntity, 'x5c' | 'notBefore' | 'notAfter'>;
+
 @Injectable()
 export class CertificatesService {
   private readonly logger = new Logger('Certificates');
@@ -65,10 +68,12 @@ export class CertificatesService {
   /**
    * The `x5c` of the tenant's ES256 key: standard base64 DER, leaf first, never the root; undefined
    * when it has no valid certificate and the service no authority. With an authority, a tenant without
-   * one gets it here on first need; concurrent first needs, on any instance, keep one.
+   * one gets it here on first need; concurrent first needs, on any instance, keep one. `read`: the
+   * active certificate a caller's statement read (`active_certificate_of`), not read again if valid.
    */
-  async activeChain(tenantId: string): Promise<string[] | undefined> {
+  async activeChain(tenantId: string, read?: ActiveCertificate): Promise<string[] | undefined> {
     const now = new Date(this.clock());
+    if (read !== undefined && validAt(read, now)) return read.x5c;
     const active = await this.certificates.activeOf(tenantId);
     if (active !== undefined && validAt(active, now)) return active.x5c;
     const issued = await this.issueFromAuthority(tenantId, 'unless-valid');

@@ -18,6 +18,11 @@ export interface RetiredCertificate {
   notAfter: Date;
 }
 
+/*
+ * The same read is published for another feature's statement as `active_certificate_of(tenant)`
+ * (migrations/1795800100000-credential-request-statements.ts): the credential endpoint reads it with
+ * the token's offer, and `CertificatesService.activeChain` takes what it read.
+ */
 const activeX5cSql = `SELECT x5c, not_before AS "notBefore", not_after AS "notAfter"
    FROM tenant_certificate WHERE tenant_id = $1 AND status = 'active'`;
 

@@ -19,6 +19,9 @@ import {
 import { requireMasterKey } from './master-key-required.js';
 import { UnsealedKeys } from './unsealed-keys.js';
 
+/** A signing key's row as a statement of another feature read it through `tenant_signing_key_of`. */
+export type StoredSigningKey = SigningKeyRecord;
+
 /** The tenant's ES256 key (HAIP's algorithm for SD-JWT VCs): what a JWS header names, and the signer. */
 export interface Es256SigningKey extends JoseSigningKey {
   alg: 'ES256';
@@ -60,10 +63,15 @@ export class TenantKeys {
   /**
    * The tenant's ES256 key, read on each call and unsealed once (UnsealedKeys). A tenant made before
    * these keys existed gets one here; concurrent first uses keep one. A key under a master key this
-   * instance lacks is a 503.
+   * instance lacks is a 503. `stored`: the row the caller's statement already read, not read again.
    */
-  async es256SigningKey(tenantId: string, manager?: EntityManager): Promise<Es256SigningKey> {
+  async es256SigningKey(
+    tenantId: string,
+    manager?: EntityManager,
+    stored?: StoredSigningKey,
+  ): Promise<Es256SigningKey> {
     const record =
+      stored ??
       (await this.repository.keyOf(tenantId, es256, manager)) ??
       (await this.firstUse(tenantId, manager));
     const { kid, publicJwk, privateKeySealed: sealed, masterKeyId } = record;

@@ -39,7 +39,11 @@ const keyOfTenantSql = `SELECT kid, algorithm, public_jwk AS "publicJwk",
 const publicKeysOfTenantSql = `SELECT kid, algorithm, public_jwk AS "publicJwk"
    FROM tenant_signing_key WHERE tenant_id = $1 ORDER BY created_at, id`;
 
-/** The only reader and writer of tenant_signing_key (the KeyVault's re-sealing aside, secrets/). */
+/**
+ * The only reader and writer of tenant_signing_key (the KeyVault's re-sealing aside, secrets/). For
+ * another feature's statement it publishes `tenant_signing_key_of(tenant, algorithm)`, the row `keyOf`
+ * reads (migrations/1795800100000-credential-request-statements.ts), for `TenantKeys` to sign with.
+ */
 @Injectable()
 export class TenantSigningKeyRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}

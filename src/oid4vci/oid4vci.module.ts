@@ -23,6 +23,7 @@ import { CredentialEndpointService } from './wallet/credential-endpoint.service.
 import { NonceEntity } from './wallet/nonce.entity.js';
 import { NoncePurge } from './wallet/nonce-purge.js';
 import { NonceRepository } from './wallet/nonce.repository.js';
+import { CredentialRequestRepository } from './wallet/credential-request.repository.js';
 import { NoncesService } from './wallet/nonces.service.js';
 import { TokenEndpointService } from './wallet/token-endpoint.service.js';
 import { WalletController } from './wallet/wallet.controller.js';
@@ -58,6 +59,7 @@ export const oid4vciEntities = [CredentialConfigurationEntity, OfferEntity, Nonc
     OfferGrantsService,
     // The wallet's endpoints (src/oid4vci/wallet/).
     NonceRepository,
+    CredentialRequestRepository,
     NoncesService,
     NoncePurge,
     TokenEndpointService,

@@ -1,10 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { type EntityManager } from 'typeorm';
-import { CertificatesService } from '../../certificates/certificates.service.js';
+import {
+  CertificatesService,
+  type ActiveCertificate,
+} from '../../certificates/certificates.service.js';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { DidService } from '../../did/did.service.js';
-import { TenantKeys } from '../../did/tenant-keys.service.js';
+import { TenantKeys, type StoredSigningKey } from '../../did/tenant-keys.service.js';
 import { jsonLdProblem } from '../credential.errors.js';
 import { dataModelOf } from '../credential-checks.js';
 import { signCredential } from '../data-integrity.js';
@@ -99,28 +102,31 @@ export class HolderIssuanceService {
   /**
    * The `x5c` of the tenant's ES256 key (HAIP 1.0 §6.1.1), for `issue`, to read before the caller's
    * transaction: a tenant's first certificate is made in a transaction of its own, whose connection
-   * must not be waited for while the caller's is held. Undefined without a certificate.
+   * must not be waited for while the caller's is held. Undefined without a certificate. `read`: the
+   * active certificate the caller already read, used without a read of its own while valid.
    */
-  issuerChain(tenantId: string): Promise<string[] | undefined> {
-    return this.certificates.activeChain(tenantId);
+  issuerChain(tenantId: string, read?: ActiveCertificate): Promise<string[] | undefined> {
+    return this.certificates.activeChain(tenantId, read);
   }
 
   /**
    * `chain`, from `issuerChain`, goes into the header of an SD-JWT VC signed with the ES256 key; an
-   * EdDSA one (the DID's Ed25519 key) has no certificate, so no `x5c`.
+   * EdDSA one (the DID's Ed25519 key) has no certificate, so no `x5c`. `storedKey`: the tenant's
+   * ES256 key row when the caller's statement read it (`tenant_signing_key_of`), else read here.
    */
   async issue(
     manager: EntityManager,
     request: HolderIssueRequest,
     holders: HolderKey[],
     chain?: readonly string[],
+    storedKey?: StoredSigningKey,
   ): Promise<HolderCredential[]> {
     if (holders.length === 0 || holders.length > maxHolderKeys) {
       throw new Error(`between 1 and ${maxHolderKeys} holder keys per issue`);
     }
     const issued: HolderCredential[] = [];
     if (request.format === 'dc+sd-jwt') {
-      const key = await this.joseKey(request, manager, chain);
+      const key = await this.joseKey(request, manager, chain, storedKey);
       for (const holder of holders) issued.push(await this.sdJwtVc(manager, request, key, holder));
     } else {
       const tenant = await this.dids.signerFor(request.tenantId, manager);
@@ -136,11 +142,12 @@ export class HolderIssuanceService {
     request: SdJwtVcRequest,
     manager: EntityManager,
     chain: readonly string[] | undefined,
+    storedKey: StoredSigningKey | undefined,
   ): Promise<JoseSigningKey> {
     if (request.signingAlgorithm === 'EdDSA') {
       return this.keys.eddsaSigningKey(request.tenantId, manager);
     }
-    const key = await this.keys.es256SigningKey(request.tenantId, manager);
+    const key = await this.keys.es256SigningKey(request.tenantId, manager, storedKey);
     return chain === undefined ? key : { ...key, x5c: chain };
   }
 

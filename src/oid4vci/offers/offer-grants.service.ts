@@ -1,20 +1,29 @@
 import { Injectable } from '@nestjs/common';
-import { type EntityManager } from 'typeorm';
 import { type ChangeStatement } from '../../events/event-outbox.js';
 import {
   OfferRepository,
   type AccessGrant,
+  type CredentialRequestOffer,
   type GrantedOffer,
   type IssuableOffer,
+  type OfferIssuerCertificate,
   type TokenOffer,
 } from './offer.repository.js';
 
-export type { AccessGrant, GrantedOffer, IssuableOffer, TokenOffer };
+export type {
+  AccessGrant,
+  CredentialRequestOffer,
+  GrantedOffer,
+  IssuableOffer,
+  OfferIssuerCertificate,
+  TokenOffer,
+};
 export type { OfferStatus } from './offer.entity.js';
 
 /**
  * The offer's steps the wallet's endpoints drive (src/oid4vci/wallet/): the pre-authorized code, the
- * transaction-code tries, the access token, the one issue and the notification. The offers folder owns
+ * transaction-code tries, the access token and the notification (the one issue is the function
+ * `take_offer_for_issue`, which the credential request's statement calls). The offers folder owns
  * the table; this is its door for the wallet side, each step exactly the repository's one statement
  * (the wallet paths are measured, docs/performance.md), transactional ones in the caller's manager.
  */
@@ -47,21 +56,9 @@ export class OfferGrantsService {
     return this.offers.findByAccessToken(tokenHash);
   }
 
-  /**
-   * Takes the accepted offer for its one credential request and marks it issued, in one statement in
-   * the caller's transaction; undefined when another request took it or it ended meanwhile.
-   */
-  takeForIssue(
-    manager: EntityManager,
-    take: {
-      id: string;
-      tokenHash: Buffer;
-      now: Date;
-      credentialIds: string[];
-      notificationId: string;
-    },
-  ): Promise<IssuableOffer | undefined> {
-    return this.offers.takeForIssue(manager, take);
+  /** The same, for the credential request: with the tenant's active certificate, in one read. */
+  findForCredentialRequest(tokenHash: Buffer): Promise<CredentialRequestOffer | undefined> {
+    return this.offers.findForCredentialRequest(tokenHash);
   }
 
   /** The wallet's notification recorded, for `EventOutbox.withChange`. */

@@ -59,6 +59,25 @@ export interface TokenOffer {
   credentialIds: string[];
 }
 
+/** The tenant's active certificate, read with the offer for the credential request's `x5c`. */
+export interface OfferIssuerCertificate {
+  x5c: string[];
+  notBefore: Date;
+  notAfter: Date;
+}
+
+/** A credential request's offer: the token's, with the tenant's active certificate if it has one. */
+export interface CredentialRequestOffer extends TokenOffer {
+  certificate: OfferIssuerCertificate | undefined;
+}
+
+/** What `TokenOffer` reads of the offer `o`. */
+const tokenOfferColumns = `o.id, o.tenant_id AS "tenantId", o.status,
+       o.configuration_id AS "configurationId", o.configuration->>'format' AS "format",
+       o.configuration->>'signingAlgorithm' AS "signingAlgorithm", o.expires_at AS "expiresAt",
+       o.access_token_expires_at AS "accessTokenExpiresAt", o.dpop_jkt AS "dpopJkt",
+       o.notification_id AS "notificationId", o.credential_ids AS "credentialIds"`;
+
 /** The offer locked for issuance: the configuration it was made with and the subject's claims. */
 export interface IssuableOffer {
   configuration: ConfigurationDefinition;
@@ -86,18 +105,14 @@ export interface AccessGrant {
 
 const openStatuses = `('offered', 'accepted')`;
 
-const takeForIssueSql = `
-  UPDATE oid4vci_offer AS offer
-     SET status = 'issued', credential_ids = $4, notification_id = $5, claims_sealed = NULL,
-         claims_master_key_id = NULL, claims_unsealed = NULL, updated_at = now()
-    FROM (SELECT id, configuration, claims_sealed, claims_master_key_id, claims_unsealed
-            FROM oid4vci_offer
-           WHERE id = $1 AND access_token_hash = $2 AND status = 'accepted' AND expires_at > $3
-             FOR UPDATE) AS taken
-   WHERE offer.id = taken.id
-  RETURNING taken.configuration, taken.claims_sealed AS "claimsSealed",
-            taken.claims_master_key_id AS "claimsMasterKeyId",
-            taken.claims_unsealed AS "claimsUnsealed"`;
+/*
+ * Published for the credential request's statement (oid4vci/wallet/, docs/architecture.md), the
+ * offer's one issue: `take_offer_for_issue(offer, token hash, now, credential ids, notification id)`
+ * takes the accepted offer, still this token's and open at `now`, under its row lock, marks it issued
+ * with the credentials' and notification's ids and drops its claims, answering what was there
+ * (`IssuableOffer`); no row once another request took it or it was withdrawn or ran out meanwhile
+ * (migrations/1795800100000-credential-request-statements.ts).
+ */
 
 /**
  * The tenants' OpenID4VCI credential offers (oid4vci_offer): the only reader and writer of the table,
@@ -273,41 +288,29 @@ export class OfferRepository {
 
   async findByAccessToken(tokenHash: Buffer): Promise<TokenOffer | undefined> {
     const rows: TokenOffer[] = await this.dataSource.query(
-      `SELECT id, tenant_id AS "tenantId", status, configuration_id AS "configurationId",
-              configuration->>'format' AS "format",
-              configuration->>'signingAlgorithm' AS "signingAlgorithm", expires_at AS "expiresAt",
-              access_token_expires_at AS "accessTokenExpiresAt", dpop_jkt AS "dpopJkt",
-              notification_id AS "notificationId", credential_ids AS "credentialIds"
-         FROM oid4vci_offer WHERE access_token_hash = $1`,
+      `SELECT ${tokenOfferColumns} FROM oid4vci_offer o WHERE o.access_token_hash = $1`,
       [tokenHash],
     );
     return rows[0];
   }
 
   /**
-   * Takes the accepted offer for its one credential request, while it is still open at `now`: marks it
-   * issued with the credentials' ids and the notification id (§8.3) and drops its claims, in one
-   * statement that answers what was there. Undefined once another request took it, or the offer was
-   * withdrawn or ran out meanwhile; the caller's transaction undoes the mark if the issue fails.
+   * The offer an access token was made for, with the tenant's active certificate in the same round
+   * trip (certificates/ publishes `active_certificate_of`, docs/architecture.md): the chain an ES256
+   * credential carries, read before the issuing transaction as it must be.
    */
-  async takeForIssue(
-    manager: EntityManager,
-    take: {
-      id: string;
-      tokenHash: Buffer;
-      now: Date;
-      credentialIds: string[];
-      notificationId: string;
-    },
-  ): Promise<IssuableOffer | undefined> {
-    const [rows] = await manager.query<[IssuableOffer[], number]>(takeForIssueSql, [
-      take.id,
-      take.tokenHash,
-      take.now,
-      take.credentialIds,
-      take.notificationId,
-    ]);
-    return rows[0];
+  async findForCredentialRequest(tokenHash: Buffer): Promise<CredentialRequestOffer | undefined> {
+    const rows: (TokenOffer & { x5c: string[] | null; notBefore: Date; notAfter: Date })[] =
+      await this.dataSource.query(
+        `SELECT ${tokenOfferColumns}, c.x5c, c.not_before AS "notBefore", c.not_after AS "notAfter"
+           FROM oid4vci_offer o
+           LEFT JOIN active_certificate_of(o.tenant_id) c ON true
+          WHERE o.access_token_hash = $1`,
+        [tokenHash],
+      );
+    if (rows.length === 0) return undefined;
+    const { x5c, notBefore, notAfter, ...offer } = rows[0];
+    return { ...offer, certificate: x5c === null ? undefined : { x5c, notBefore, notAfter } };
   }
 
   /** The wallet's notification event recorded, for `EventOutbox.withChange` (§11). */

@@ -7,6 +7,7 @@ import {
   type HolderIssueRequest,
   type HolderKey,
 } from '../../credentials/issuing/holder-issuance.service.js';
+import { type StoredSigningKey } from '../../did/tenant-keys.service.js';
 import { KeyVault } from '../../secrets/key-vault.js';
 import { fakeOutbox, fakeTransactions, testClock } from '../../../test/support/service-fakes.js';
 import { type ConfigurationDefinition } from '../credential-configuration.rules.js';
@@ -17,7 +18,10 @@ import {
   type TokenOffer,
 } from '../offers/offer-grants.service.js';
 import { secretHash } from '../offers/offer-secrets.js';
-import { type NoncesService } from './nonces.service.js';
+import {
+  type CredentialRequestRepository,
+  type CredentialRequestTake,
+} from './credential-request.repository.js';
 import {
   CredentialEndpointService,
   type Authorized,
@@ -74,21 +78,25 @@ function newTestService() {
       claimsMasterKeyId: vault.masterKeyId,
       claimsUnsealed: null,
     } as IssuableOffer | undefined,
-    taken: [] as {
-      manager: EntityManager;
-      id: string;
-      credentialIds: string[];
-      notificationId: string;
-    }[],
+    /** The ES256 key row the statement reads with the offer, when asked for one. */
+    key: { kid: 'es256-kid' } as unknown as StoredSigningKey,
+    taken: [] as (CredentialRequestTake & { manager: EntityManager })[],
     spendable: new Set<string>(['n-1']),
     spent: [] as string[],
     issued: [] as {
       request: HolderIssueRequest;
       holders: HolderKey[];
       chain: readonly string[] | undefined;
+      storedKey: StoredSigningKey | undefined;
     }[],
     /** The tenants whose chain was read, and what the transactions log held at each read. */
-    chainReads: [] as { tenantId: string; log: string[] }[],
+    chainReads: [] as { tenantId: string; log: string[]; read: unknown }[],
+    /** The tenant's active certificate as the token's read finds it with the offer. */
+    certificate: {
+      x5c: ['leaf-der'],
+      notBefore: new Date(start),
+      notAfter: new Date(start + 86_400_000),
+    },
     lookups: [] as Buffer[],
   };
   const offers = {
@@ -96,27 +104,38 @@ function newTestService() {
       fakes.lookups.push(hash);
       return Promise.resolve(hash.equals(secretHash(token)) ? fakes.offer : undefined);
     },
-    takeForIssue: (
-      manager: EntityManager,
-      take: { id: string; credentialIds: string[]; notificationId: string },
-    ) => {
-      fakes.taken.push({ manager, ...take });
-      return Promise.resolve(fakes.issuable);
+    findForCredentialRequest: (hash: Buffer) => {
+      fakes.lookups.push(hash);
+      return Promise.resolve(
+        hash.equals(secretHash(token))
+          ? { ...fakes.offer, certificate: fakes.certificate }
+          : undefined,
+      );
     },
     notifyStatement: (id: string, notificationId: string, event: string) => ({
       sql: 'notify',
       parameters: [id, notificationId, event],
     }),
   } as unknown as OfferGrantsService;
-  const nonces = {
-    spend: (_manager: EntityManager, _tenantId: string, nonce: string) => {
-      fakes.spent.push(nonce);
-      return Promise.resolve(fakes.spendable.delete(nonce));
+  // One statement: the nonce spent and the offer taken, each answered as the fakes say.
+  const requests: CredentialRequestRepository = {
+    take: (manager: EntityManager, take: CredentialRequestTake) => {
+      fakes.taken.push({ manager, ...take });
+      const nonce = [...fakes.spendable].find((n) => secretHash(n).equals(take.nonceHash));
+      if (nonce !== undefined) {
+        fakes.spendable.delete(nonce);
+        fakes.spent.push(nonce);
+      }
+      return Promise.resolve({
+        nonceSpent: nonce !== undefined,
+        offer: fakes.issuable,
+        key: take.keyAlgorithm === 'ES256' ? fakes.key : undefined,
+      });
     },
-  } as unknown as NoncesService;
+  };
   const holderIssuance = {
-    issuerChain: (tenantId: string) => {
-      fakes.chainReads.push({ tenantId, log: [...transactions.log] });
+    issuerChain: (tenantId: string, read: unknown) => {
+      fakes.chainReads.push({ tenantId, log: [...transactions.log], read });
       return Promise.resolve(['leaf-der', 'intermediate-der']);
     },
     issue: (
@@ -124,8 +143,9 @@ function newTestService() {
       request: HolderIssueRequest,
       holders: HolderKey[],
       chain?: readonly string[],
+      storedKey?: StoredSigningKey,
     ) => {
-      fakes.issued.push({ request, holders, chain });
+      fakes.issued.push({ request, holders, chain, storedKey });
       return Promise.resolve(
         holders.map((holder) => ({ credentialId: holder.credentialId, credential: 'sd-jwt~' })),
       );
@@ -134,7 +154,7 @@ function newTestService() {
   const service = new CredentialEndpointService(
     transactions.dataSource,
     offers,
-    nonces,
+    requests,
     holderIssuance,
     outbox.outbox,
     time.clock,
@@ -224,8 +244,8 @@ describe(CredentialEndpointService.name, () => {
     const request = async (service: CredentialEndpointService, body: Record<string, unknown>) =>
       service.credential(call, await service.authorize(call, 'accepted'), body);
 
-    it('takes the offer, spends the nonce and issues one credential per key, in one transaction', async () => {
-      const { service, transactions, taken, issued, spent } = newTestService();
+    it('takes the offer, spends the nonce and reads the key in one statement, and issues one credential per key, in one transaction', async () => {
+      const { service, transactions, taken, issued, spent, key } = newTestService();
       const proofs = [await keyProof('n-1'), await keyProof('n-1')];
       const answer = await request(service, {
         credential_configuration_id: 'Badge',
@@ -233,8 +253,17 @@ describe(CredentialEndpointService.name, () => {
       });
       expect(transactions.log).toEqual(['begin', 'commit']);
       expect(taken).toHaveLength(1);
-      expect(taken[0].manager).toBe(transactions.manager);
+      expect(taken[0]).toMatchObject({
+        manager: transactions.manager,
+        tenantId: 'acme',
+        offerId: 'offer-1',
+        tokenHash: secretHash(token),
+        now: new Date(start),
+        keyAlgorithm: 'ES256',
+      });
       expect(spent).toEqual(['n-1']);
+      // The key the statement read is the one signing: not read again in the issue.
+      expect(issued[0].storedKey).toBe(key);
       // The ids marked on the offer are those of the credentials issued, and the notification id too.
       expect(issued).toHaveLength(1);
       expect(issued[0].holders.map((holder) => holder.credentialId)).toEqual(
@@ -253,13 +282,14 @@ describe(CredentialEndpointService.name, () => {
     });
 
     it('reads the ES256 chain before the transaction and gives it to the issue', async () => {
-      const { service, transactions, issued, chainReads } = newTestService();
+      const { service, transactions, issued, chainReads, certificate } = newTestService();
       await request(service, {
         credential_configuration_id: 'Badge',
         proofs: { jwt: [await keyProof('n-1')] },
       });
       // Read with no transaction open: a first certificate is made on a connection of its own.
-      expect(chainReads).toEqual([{ tenantId: 'acme', log: [] }]);
+      // With the certificate the token's read found, which it need not read again.
+      expect(chainReads).toEqual([{ tenantId: 'acme', log: [], read: certificate }]);
       expect(transactions.log).toEqual(['begin', 'commit']);
       expect(issued[0].chain).toEqual(['leaf-der', 'intermediate-der']);
     });
@@ -267,8 +297,8 @@ describe(CredentialEndpointService.name, () => {
     it.each([
       ['an EdDSA SD-JWT VC', 'dc+sd-jwt', 'EdDSA'],
       ['a Data Integrity credential', 'ldp_vc', null],
-    ])('reads no chain for %s', async (_, format, signingAlgorithm) => {
-      const { service, fakes, issued, chainReads } = newTestService();
+    ])('reads no chain nor ES256 key for %s', async (_, format, signingAlgorithm) => {
+      const { service, fakes, issued, chainReads, taken } = newTestService();
       fakes.offer = { ...fakes.offer, format, signingAlgorithm };
       await request(service, {
         credential_configuration_id: 'Badge',
@@ -276,10 +306,12 @@ describe(CredentialEndpointService.name, () => {
       });
       expect(chainReads).toEqual([]);
       expect(issued[0].chain).toBeUndefined();
+      expect(taken[0].keyAlgorithm).toBeNull();
+      expect(issued[0].storedKey).toBeUndefined();
     });
 
-    it('issues nothing when another request took the offer first: the repository’s answer decides', async () => {
-      const { service, fakes, issued, spent } = newTestService();
+    it('issues nothing when another request took the offer first: the statement’s answer decides, its nonce spend rolled back', async () => {
+      const { service, fakes, issued, taken } = newTestService();
       fakes.issuable = undefined;
       const body = {
         credential_configuration_id: 'Badge',
@@ -287,7 +319,7 @@ describe(CredentialEndpointService.name, () => {
       };
       expect(await oauthError(request(service, body))).toBe('invalid_token');
       expect(issued).toEqual([]);
-      expect(spent).toEqual([]);
+      expect(taken).toHaveLength(1);
       expect(fakes.transactions.log).toEqual(['begin', 'rollback']);
     });
 

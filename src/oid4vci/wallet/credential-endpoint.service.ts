@@ -14,9 +14,11 @@ import { secretHash } from '../offers/offer-secrets.js';
 import { batchSize } from '../issuer-metadata.js';
 import { holderRequestOf } from './holder-request.js';
 import { ProofRefusal, verifyDpopProof, verifyKeyProof } from './key-proofs.js';
-import { NoncesService } from './nonces.service.js';
+import { CredentialRequestRepository } from './credential-request.repository.js';
 import {
   OfferGrantsService,
+  type CredentialRequestOffer,
+  type OfferIssuerCertificate,
   type OfferStatus,
   type TokenOffer,
 } from '../offers/offer-grants.service.js';
@@ -43,6 +45,8 @@ export interface Authorized {
   offer: TokenOffer;
   tokenHash: Buffer;
   scheme: 'Bearer' | 'DPoP';
+  /** For a credential request: the tenant's active certificate, read with the offer. */
+  certificate?: OfferIssuerCertificate;
 }
 
 export interface CredentialResponse {
@@ -67,7 +71,7 @@ export class CredentialEndpointService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly offers: OfferGrantsService,
-    private readonly nonces: NoncesService,
+    private readonly requests: CredentialRequestRepository,
     private readonly holderIssuance: HolderIssuanceService,
     private readonly outbox: EventOutbox,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -86,7 +90,11 @@ export class CredentialEndpointService {
     const refuse = () => invalidToken(scheme, 'The access token is not valid.');
     if (token.length > maxTokenChars) throw refuse();
     const tokenHash = secretHash(token);
-    const offer = await this.offers.findByAccessToken(tokenHash);
+    // A credential request reads the certificate its ES256 credential carries in the same round trip.
+    const offer: TokenOffer | CredentialRequestOffer | undefined =
+      status === 'accepted'
+        ? await this.offers.findForCredentialRequest(tokenHash)
+        : await this.offers.findByAccessToken(tokenHash);
     const now = this.clock();
     if (
       offer === undefined ||
@@ -97,10 +105,13 @@ export class CredentialEndpointService {
       (status === 'accepted' && offer.expiresAt.getTime() <= now)
     )
       throw refuse();
+    const authorized: Authorized = { offer, tokenHash, scheme };
+    const { certificate } = offer as Partial<CredentialRequestOffer>;
+    if (certificate !== undefined) authorized.certificate = certificate;
     if (offer.dpopJkt === null) {
       // A Bearer token presented as DPoP would let a proof stand in for the binding it never had.
       if (scheme !== 'Bearer') throw refuse();
-      return { offer, tokenHash, scheme };
+      return authorized;
     }
     if (scheme !== 'DPoP') throw refuse();
     if (call.dpop === undefined)
@@ -119,13 +130,13 @@ export class CredentialEndpointService {
     }
     if (jkt !== offer.dpopJkt)
       throw invalidToken('DPoP', 'The DPoP proof is not made with the key the token is bound to.');
-    return { offer, tokenHash, scheme };
+    return authorized;
   }
 
   /** The credential request (§8.2): one credential per proved key, in one transaction. */
   async credential(
     call: ProtectedCall,
-    { offer, tokenHash, scheme }: Authorized,
+    { offer, tokenHash, scheme, certificate }: Authorized,
     body: Record<string, unknown>,
   ): Promise<CredentialResponse> {
     const jwts = requestedProofs(body, offer.configurationId);
@@ -152,22 +163,27 @@ export class CredentialEndpointService {
 
     // Before the transaction: a tenant's first certificate is made on a connection of its own.
     const chain = signsWithEs256(offer)
-      ? await this.holderIssuance.issuerChain(call.tenantId)
+      ? await this.holderIssuance.issuerChain(call.tenantId, certificate)
       : undefined;
     // Chosen first, so that taking the offer and marking it issued is one statement.
     const credentialIds = holders.map(() => `urn:uuid:${randomUUID()}`);
     const notificationId = randomBytes(16).toString('base64url');
     return this.dataSource.transaction(async (manager) => {
-      // Checked again under the lock: the offer may have been withdrawn or used since `authorize`.
-      const issuable = await this.offers.takeForIssue(manager, {
-        id: offer.id,
+      // One statement: the nonce spent, the offer taken and the key read; the offer checked again
+      // under its lock, as it may have been withdrawn or used since `authorize`.
+      const taken = await this.requests.take(manager, {
+        tenantId: call.tenantId,
+        nonceHash: secretHash(nonce),
+        offerId: offer.id,
         tokenHash,
         now: new Date(this.clock()),
         credentialIds,
         notificationId,
+        keyAlgorithm: signsWithEs256(offer) ? 'ES256' : null,
       });
+      const issuable = taken.offer;
       if (issuable === undefined) throw invalidToken(scheme, 'The access token is not valid.');
-      if (!(await this.nonces.spend(manager, call.tenantId, nonce)))
+      if (!taken.nonceSpent)
         throw new OAuthError(400, 'invalid_nonce', 'The nonce is unknown, spent or expired.');
       const credentials = await this.holderIssuance.issue(
         manager,
@@ -183,6 +199,7 @@ export class CredentialEndpointService {
         ),
         holders.map((holder, index) => ({ ...holder, credentialId: credentialIds[index] })),
         chain,
+        taken.key,
       );
       return {
         credentials: credentials.map((issued) => ({ credential: issued.credential })),

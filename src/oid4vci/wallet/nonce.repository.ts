@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource, type EntityManager } from 'typeorm';
+import { type DataSource } from 'typeorm';
 
 /** The `c_nonce` values given out (oid4vci_nonce), by their hash. */
 @Injectable()
@@ -16,24 +16,6 @@ export class NonceRepository {
       `INSERT INTO oid4vci_nonce (nonce_hash, tenant_id, expires_at) VALUES ($1, $2, $3)`,
       [nonceHash, tenantId, expiresAt],
     );
-  }
-
-  /**
-   * Spends the nonce: deleted, so that of two requests with it one finds it (the other waits on the
-   * row and then finds nothing). False when it is unknown, the tenant's not, spent or expired.
-   */
-  async spend(
-    manager: EntityManager,
-    tenantId: string,
-    nonceHash: Buffer,
-    now: Date,
-  ): Promise<boolean> {
-    const [rows] = await manager.query<[unknown[], number]>(
-      `DELETE FROM oid4vci_nonce WHERE nonce_hash = $1 AND tenant_id = $2 AND expires_at > $3
-       RETURNING 1`,
-      [nonceHash, tenantId, now],
-    );
-    return rows.length === 1;
   }
 
   /** Deletes up to `limit` expired nonces; answers how many. */

@@ -16,7 +16,6 @@ function newTestService() {
   const fakes = {
     stored: new Map<string, { tenantId: string; expiresAt: Date }>(),
     refusal: undefined as Error | undefined,
-    spends: [] as { tenantId: string; hash: Buffer; now: Date }[],
     batches: [] as number[],
   };
   const repository = {
@@ -24,13 +23,6 @@ function newTestService() {
       if (fakes.refusal !== undefined) return Promise.reject(fakes.refusal);
       fakes.stored.set(hash.toString('hex'), { tenantId, expiresAt });
       return Promise.resolve();
-    },
-    spend: (_manager: unknown, tenantId: string, hash: Buffer, now: Date) => {
-      fakes.spends.push({ tenantId, hash, now });
-      const row = fakes.stored.get(hash.toString('hex'));
-      const spendable = row !== undefined && row.tenantId === tenantId && row.expiresAt > now;
-      if (spendable) fakes.stored.delete(hash.toString('hex'));
-      return Promise.resolve(spendable);
     },
     deleteExpiredBatch: (_now: Date, limit: number) =>
       Promise.resolve(Math.min(limit, fakes.batches.shift() ?? 0)),
@@ -40,8 +32,6 @@ function newTestService() {
 }
 
 describe(NoncesService.name, () => {
-  const manager = {} as never;
-
   it('stores a nonce by its hash only, good for its lifetime from the clock', async () => {
     const { service, stored } = newTestService();
     const nonce = await service.issue('acme');
@@ -67,31 +57,6 @@ describe(NoncesService.name, () => {
     await expect(service.issue('acme')).rejects.toBe(fakes.refusal);
     fakes.refusal = databaseError('23503', 'some_other_fkey');
     await expect(service.issue('acme')).rejects.toBe(fakes.refusal);
-  });
-
-  it('spends a nonce once, for its tenant, while it is in time', async () => {
-    const { service, time } = newTestService();
-    const nonce = await service.issue('acme');
-    expect(await service.spend(manager, 'other', nonce)).toBe(false);
-    const again = await service.issue('acme');
-    expect(await service.spend(manager, 'acme', again)).toBe(true);
-    expect(await service.spend(manager, 'acme', again)).toBe(false);
-    const late = await service.issue('acme');
-    time.advance(nonceLifetimeSeconds * 1000);
-    expect(await service.spend(manager, 'acme', late)).toBe(false);
-  });
-
-  it('asks the repository with the hash and the clock’s time, never the nonce itself', async () => {
-    const { service, time, spends } = newTestService();
-    time.advance(42_000);
-    await service.spend(manager, 'acme', 'the-nonce');
-    expect(spends).toEqual([
-      {
-        tenantId: 'acme',
-        hash: secretHash('the-nonce'),
-        now: new Date(Date.UTC(2026, 0, 1) + 42_000),
-      },
-    ]);
   });
 
   it('purges in batches until one comes back short, and answers the total', async () => {

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { type EntityManager } from 'typeorm';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { violates } from '../../database/constraint-violation.js';
 import { tenantNotFound } from '../../tenancy/tenant.errors.js';
@@ -12,7 +11,10 @@ export const nonceLifetimeSeconds = 300;
 /** The foreign key that refuses a nonce of an unknown tenant (nonce.entity.ts). */
 const nonceTenantKey = 'oid4vci_nonce_tenant_id_fkey';
 
-/** The `c_nonce` values of the nonce endpoint (OpenID4VCI 1.0 §7): random, stored by hash, spent once. */
+/**
+ * The `c_nonce` values of the nonce endpoint (OpenID4VCI 1.0 §7): random, stored by hash, spent once by
+ * the credential request's statement (CredentialRequestRepository).
+ */
 @Injectable()
 export class NoncesService {
   constructor(
@@ -33,11 +35,6 @@ export class NoncesService {
       throw error;
     });
     return nonce;
-  }
-
-  /** Spends the nonce in the caller's transaction; false when it is not one to spend. */
-  spend(manager: EntityManager, tenantId: string, nonce: string): Promise<boolean> {
-    return this.nonces.spend(manager, tenantId, secretHash(nonce), new Date(this.clock()));
   }
 
   /** Deletes the expired nonces in batches; answers how many. */
