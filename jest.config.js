@@ -14,5 +14,6 @@ export default {
   globalSetup: '<rootDir>/test/support/global-setup.mjs',
   globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
   testTimeout: 60000,
-  maxWorkers: 2,
+  // Three on two cores: the e2e files wait on PostgreSQL, child processes and sockets much of their time.
+  maxWorkers: 3,
 };
