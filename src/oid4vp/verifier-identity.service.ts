@@ -4,8 +4,7 @@ import { Settings } from '../config/settings.js';
 import { DidService } from '../did/did.service.js';
 import { TenantKeys, type Es256SigningKey } from '../did/tenant-keys.service.js';
 import { tenantNotFound } from '../tenancy/tenant.errors.js';
-import { parseDer } from '../x509/certificate.js';
-import { certifiedPublicJwk } from '../x509/certified-key.js';
+import { parseDer, publicJwkOfCertificate } from '../x509/certificate.js';
 import {
   leafFitsClientId,
   maxClientIdChars,
@@ -69,7 +68,7 @@ export class VerifierIdentity {
     const leaf = Buffer.from(x5c[0], 'base64');
     if (!leafFitsClientId(clientId, leaf, parseDer(leaf).facts.dnsNames)) return undefined;
     const key = await this.keys.es256SigningKey(tenantId);
-    const certified = certifiedPublicJwk(leaf);
+    const certified = publicJwkOfCertificate(leaf);
     if (certified.x !== key.publicJwk.x || certified.y !== key.publicJwk.y) return undefined;
     return { x5c, key };
   }
