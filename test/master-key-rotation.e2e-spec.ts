@@ -269,6 +269,7 @@ describe('Master key rotation', () => {
     expect(inSchema.map(({ label }) => label).sort()).toEqual([
       'certificate_authority.private_key_sealed',
       'idempotency_key.answer_sealed',
+      'oid4vci_login_provider.client_secret_sealed',
       'oid4vci_offer.claims_sealed',
       'oid4vci_offer.secrets_sealed',
       'oid4vp_request.claims_sealed',

@@ -88,6 +88,7 @@ describe('OpenID4VCI: the login provider', () => {
     const answer = await get('demo', 'demo');
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual(defaultView('demo'));
+    expect(await service.client('demo').getLoginProvider('demo')).toEqual(defaultView('demo'));
   });
 
   it('sets a provider whose discovery document is usable, answers it without the secret, and goes back to the default', async () => {
@@ -121,7 +122,7 @@ describe('OpenID4VCI: the login provider', () => {
       scopes: ['openid', 'profile', 'email'],
     });
 
-    expect((await remove('demo', 'demo')).status).toBe(204);
+    await service.client('demo').deleteLoginProvider('demo');
     expect((await get()).body).toEqual(defaultView('demo'));
     expect((await remove()).status).toBe(204);
   });
