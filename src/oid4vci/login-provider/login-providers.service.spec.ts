@@ -150,6 +150,9 @@ describe(LoginProvidersService.name, () => {
     // Sealed for this tenant: the row under another tenant does not open.
     rows.set('other', { ...row, tenantId: 'other' });
     await expect(service.resolve('other')).rejects.toThrow();
+    // Under a master key this service lacks: the provider is away until the operator adds it.
+    rows.set('acme', { ...row, masterKeyId: 'f'.repeat(32) });
+    await expect(service.resolve('acme')).rejects.toMatchObject({ reason: 'unreachable' });
   });
 
   it('stores nothing when discovery fails (422) or the issuer cannot be one (400)', async () => {

@@ -7,7 +7,7 @@ import { type Actor } from '../../auth/caller.js';
 import { type OutboundPolicy, urlProblem } from '../../common/outbound.js';
 import { Settings } from '../../config/settings.js';
 import { violates } from '../../database/constraint-violation.js';
-import { KeyVault } from '../../secrets/key-vault.js';
+import { KeyVault, UnknownMasterKeyError } from '../../secrets/key-vault.js';
 import { tenantNotFound } from '../../tenancy/tenant.errors.js';
 import { TenantsService } from '../../tenants/tenants.service.js';
 import {
@@ -130,12 +130,7 @@ export class LoginProvidersService {
         metadata: () => Promise.resolve(metadata),
       };
     }
-    const secret = this.vault.open(
-      tenantId,
-      row.clientSecretSealed,
-      loginProviderSecretPurpose,
-      row.masterKeyId ?? undefined,
-    );
+    const secret = this.openSecret(row);
     return {
       issuer: row.issuer,
       clientId: row.clientId,
@@ -150,6 +145,24 @@ export class LoginProvidersService {
   /** Stable per tenant: the route the authorization code flow's callback listens on. */
   redirectUri(tenantId: string): string {
     return `${this.settings.PUBLIC_BASE_URL}/ctrl/oid4vci/${encodeURIComponent(tenantId)}/login/callback`;
+  }
+
+  /** A secret sealed under a master key this instance lacks is the operator's to fix: the provider is away. */
+  private openSecret(row: LoginProviderEntity): Buffer {
+    try {
+      return this.vault.open(
+        row.tenantId,
+        row.clientSecretSealed,
+        loginProviderSecretPurpose,
+        row.masterKeyId ?? undefined,
+      );
+    } catch (error) {
+      if (!(error instanceof UnknownMasterKeyError)) throw error;
+      throw new LoginProviderError(
+        'unreachable',
+        `the client secret is sealed under master key ${error.masterKeyId}, which this service lacks`,
+      );
+    }
   }
 
   private checkedIssuer(issuer: string): string {
