@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { generateKeyPair } from 'jose';
+import { generateKeyPair, SignJWT } from 'jose';
 import { LoginProviderError } from '../src/oid4vci/login-provider/login-provider.error.js';
 import { PersonLoginService } from '../src/oid4vci/login-provider/person-login.service.js';
 import {
@@ -169,6 +169,7 @@ describe('OpenID4VCI: the person login', () => {
       ['from another issuer', 'iss'],
       ['expired', 'exp'],
       ['naming the client among others without azp', 'aud-list'],
+      ['authorized for another party (azp)', 'azp'],
     ])('refuses one %s', async (_name, change) => {
       const other = (await generateKeyPair('ES256')).privateKey;
       forging.answer((issuer) => {
@@ -178,11 +179,39 @@ describe('OpenID4VCI: the person login', () => {
         if (change === 'iss') forged.iss = 'https://evil.example';
         if (change === 'exp') forged.exp = Math.floor(Date.now() / 1000) - 60;
         if (change === 'aud-list') forged.aud = ['acme-issuance', 'someone-else'];
+        if (change === 'azp') forged.azp = 'someone-else';
         return signIdToken(change === 'other-key' ? other : forging.publishedKey, forged);
       });
       const failure = await finish();
       expect(failure).toBeInstanceOf(LoginProviderError);
       expect(failure).toMatchObject({ reason: 'id_token_refused' });
+    });
+
+    it('refuses one with a MAC keyed with the client secret (HS256), as no provider key signs that', async () => {
+      forging.answer((issuer) =>
+        new SignJWT(claims(issuer))
+          .setProtectedHeader({ alg: 'HS256', kid: 'published' })
+          .sign(new TextEncoder().encode('acme-secret-4711')),
+      );
+      expect(await finish()).toMatchObject({ reason: 'id_token_refused' });
+    });
+
+    it('refuses userinfo that names another person than the ID token', async () => {
+      forging.answer((issuer) => signIdToken(forging.publishedKey, claims(issuer)));
+      forging.answerUserinfo({ sub: 'somebody-else', given_name: 'Eve' });
+      expect(await finish()).toMatchObject({ reason: 'id_token_refused' });
+      forging.answerUserinfo({
+        sub: 'mallory',
+        given_name: 'Mallory',
+        iss: 'https://evil.example',
+      });
+      // The signed ID token's iss wins over userinfo's.
+      expect(await finish()).toEqual({
+        iss: forging.issuer,
+        sub: 'mallory',
+        given_name: 'Mallory',
+      });
+      forging.answerUserinfo({ sub: 'mallory' });
     });
 
     it('refuses an unsigned ID token (alg none)', async () => {

@@ -121,6 +121,8 @@ export interface ForgingProvider extends RunningProvider {
   readonly publishedKey: SigningKey;
   /** What its token endpoint answers as `id_token` next. */
   answer(idToken: (issuer: string) => Promise<string>): void;
+  /** What its userinfo endpoint answers next (default `{sub: 'mallory'}`). */
+  answerUserinfo(claims: Record<string, unknown>): void;
 }
 
 /** Signs `claims` as an ES256 ID token naming the published key's kid. */
@@ -133,6 +135,7 @@ export async function startForgingProvider(): Promise<ForgingProvider> {
   const { privateKey, publicKey } = await generateKeyPair('ES256');
   const jwk: JWK = { ...(await exportJWK(publicKey)), kid: 'published', alg: 'ES256' };
   let idToken: (issuer: string) => Promise<string> = () => Promise.resolve('none');
+  let userinfo: Record<string, unknown> = { sub: 'mallory' };
   let issuer = '';
   const server: Server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', issuer).pathname;
@@ -147,10 +150,13 @@ export async function startForgingProvider(): Promise<ForgingProvider> {
         authorization_endpoint: `${issuer}/authorize`,
         token_endpoint: `${issuer}/token`,
         jwks_uri: `${issuer}/jwks`,
+        userinfo_endpoint: `${issuer}/userinfo`,
         response_types_supported: ['code'],
       });
     } else if (path === '/jwks') {
       json({ keys: [jwk] });
+    } else if (path === '/userinfo') {
+      json(userinfo);
     } else if (path === '/token') {
       void idToken(issuer).then((token) =>
         json({ access_token: 'opaque', token_type: 'Bearer', id_token: token }),
@@ -167,6 +173,9 @@ export async function startForgingProvider(): Promise<ForgingProvider> {
     publishedKey: privateKey,
     answer: (next) => {
       idToken = next;
+    },
+    answerUserinfo: (claims) => {
+      userinfo = claims;
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
