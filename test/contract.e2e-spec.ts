@@ -7,6 +7,7 @@ import { credentialCases } from './contract/credentials.cases.js';
 import { didCases } from './contract/did.cases.js';
 import { healthCases } from './contract/health.cases.js';
 import { idempotencyCases } from './contract/idempotency.cases.js';
+import { loginProviderCases } from './contract/login-provider.cases.js';
 import { oid4vciCases } from './contract/oid4vci.cases.js';
 import { oid4vciOfferCases } from './contract/oid4vci-offers.cases.js';
 import { oid4vpRequestCases } from './contract/oid4vp-requests.cases.js';
@@ -42,6 +43,7 @@ const features = [
   certificateCases,
   oid4vciCases,
   oid4vciOfferCases,
+  loginProviderCases,
   oid4vpRequestCases,
   idempotencyCases,
   healthCases,
@@ -54,7 +56,10 @@ describe('The API against its OpenAPI document', () => {
   let contract: OpenApiContract;
 
   beforeAll(async () => {
-    service = fixtures.service = await startTestService();
+    // The login provider's cases run a discovery server on loopback over http.
+    service = fixtures.service = await startTestService({
+      env: { STATUS_LIST_ALLOW_PRIVATE_TARGETS: 'true' },
+    });
     const document = await call<OpenApiDocument>(service.url, '/ctrl/v3/api-docs');
     contract = new OpenApiContract(document.body);
     for (const [id, label] of [

@@ -12,6 +12,7 @@ import { offerClaimsPurpose } from '../src/oid4vci/offers/offer-claims.js';
 import { KeyVault } from '../src/secrets/key-vault.js';
 import { rewrap } from '../src/secrets/rewrap.js';
 import { labelOf, registeredSealedColumns } from '../src/secrets/sealed-columns.js';
+import { startForgingProvider } from './support/login-providers.js';
 import { ConfigError } from '../src/config/load-settings.js';
 import { alumniCredential, issue, verifyCredential } from './support/credentials-harness.js';
 import { createEmptyDatabase, createTestDatabase, queryDatabase } from './support/database.js';
@@ -83,6 +84,8 @@ describe('Master key rotation', () => {
         AGENT_MASTER_KEY: current,
         ...(previous.length > 0 ? { AGENT_PREVIOUS_MASTER_KEYS: previous.join(',') } : {}),
         WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        // t-0's login provider answers its discovery on loopback over http.
+        STATUS_LIST_ALLOW_PRIVATE_TARGETS: 'true',
         WEBHOOK_RETRY_DELAYS_MS: '60000',
         ...extra,
       },
@@ -269,6 +272,7 @@ describe('Master key rotation', () => {
     expect(inSchema.map(({ label }) => label).sort()).toEqual([
       'certificate_authority.private_key_sealed',
       'idempotency_key.answer_sealed',
+      'oid4vci_login_provider.client_secret_sealed',
       'oid4vci_offer.claims_sealed',
       'oid4vci_offer.secrets_sealed',
       'oid4vp_request.claims_sealed',
@@ -330,6 +334,12 @@ describe('Master key rotation', () => {
         })
     ).id;
     expect(await requestQrStatus()).toBe(200);
+    // t-0's people log in at a provider of its own: its client secret is sealed under A.
+    const provider = await startForgingProvider();
+    await running()
+      .client()
+      .setLoginProvider('t-0', { issuer: provider.issuer, clientId: 't-0', clientSecret: 's' });
+    await provider.close();
     expect((await keyIds()).map((row) => row.master_key_id)).toEqual(tenants.map(() => idA));
     expect((await signingKeyIds()).map((row) => row.master_key_id)).toEqual(tenants.map(() => idA));
     expect(await secretKeyIds()).toEqual(
@@ -341,11 +351,11 @@ describe('Master key rotation', () => {
 
     await start(keyB, [keyA]);
     // Each tenant's DID key and ES256 key, the five webhook and idempotency boxes, the offer's two,
-    // the presentation request's, the development certificate authority's key.
+    // the presentation request's, the development certificate authority's key, the login provider's secret.
     expect(logged()).toContainEqual(
       expect.objectContaining({
         event: 'master-key.previous-in-use',
-        count: 2 * tenants.length + 9,
+        count: 2 * tenants.length + 10,
       }),
     );
     expect(await offerQrStatus()).toBe(200);
@@ -435,6 +445,7 @@ describe('Master key rotation', () => {
         // No wallet answered: no disclosed claims are kept to re-seal.
         'oid4vp_request.claims_sealed': {},
         'certificate_authority.private_key_sealed': { [idA]: 1 },
+        'oid4vci_login_provider.client_secret_sealed': { [idA]: 1 },
       });
       expect(printed.at(-1)).toBe(
         'No row is sealed under any previous key: AGENT_PREVIOUS_MASTER_KEYS can be emptied.',

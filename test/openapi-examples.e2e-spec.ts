@@ -11,6 +11,8 @@ import {
 import { call, passwordGrant, type ApiResponse } from './support/test-service.js';
 import { makeCa, pemChain, signLeaf, x509 } from './support/x509-test-ca.js';
 import { certificateExamples } from '../src/certificates/dto/certificate-examples.js';
+import { loginProviderExample } from '../src/oid4vci/login-provider/dto/login-provider.dto.js';
+import { startForgingProvider, type ForgingProvider } from './support/login-providers.js';
 
 type Json = Record<string, unknown>;
 
@@ -31,6 +33,7 @@ const walk = [
   ...['createCredentialConfiguration', 'listCredentialConfigurations'],
   ...['getCredentialConfiguration', 'updateCredentialConfiguration'],
   ...['deleteCredentialConfiguration'],
+  ...['getLoginProvider', 'setLoginProvider', 'deleteLoginProvider'],
   ...['getCredentialIssuerMetadata', 'getAuthorizationServerMetadata'],
   ...['createOffer', 'listOffers', 'getOffer', 'getOfferQrSvg', 'getOfferQrPng'],
   ...['getCredentialOffer', 'withdrawOffer'],
@@ -103,6 +106,8 @@ const placeholders: Record<string, string> = {
   '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f': 'webhookId',
   'a3c1e2d4-5b6f-4a7c-9d8e-1f2a3b4c5d6e': 'deliveryId',
   [certificateExamples.chainPem]: 'certificateChain',
+  // No provider answers at the example's issuer here: one on loopback stands in for it.
+  [loginProviderExample.issuer]: 'loginProviderIssuer',
 };
 /** Operations whose path names a tenant and a thing of the demo tenant. */
 const demoTenantPaths = new Set([
@@ -132,6 +137,7 @@ describe('The OpenAPI examples', () => {
   chmodSync(dataDir, 0o755);
   let service: RunningService;
   let document: OpenApiDocument;
+  let loginProvider: ForgingProvider;
   const tokens: Record<'admin' | 'demo', string> = { admin: '', demo: '' };
 
   beforeAll(async () => {
@@ -149,9 +155,11 @@ describe('The OpenAPI examples', () => {
     document = (await call<OpenApiDocument>(service.url, '/ctrl/v3/api-docs')).body;
     for (const user of ['admin', 'demo'] as const)
       tokens[user] = (await passwordGrant(service.url, user, user)).access_token;
+    loginProvider = await startForgingProvider();
   }, 60_000);
   afterAll(async () => {
     await service?.close();
+    await loginProvider?.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -162,7 +170,7 @@ describe('The OpenAPI examples', () => {
 
   it('answers every example, in order, with its documented success status', async () => {
     const byId = new Map(operationsOf(document).map((op) => [op.operation.operationId!, op]));
-    const assigned: Record<string, string> = {};
+    const assigned: Record<string, string> = { loginProviderIssuer: loginProvider.issuer };
     const failures: string[] = [];
     for (const operationId of walk) {
       const located = byId.get(operationId)!;

@@ -179,6 +179,7 @@ describe('The OpenAPI document', () => {
         'createWebhook',
         'createAdminWebhook',
         'issueCredential',
+        'setLoginProvider',
         'updateTenant',
         'updateWebhook',
         'updateAdminWebhook',

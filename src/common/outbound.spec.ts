@@ -126,6 +126,9 @@ describe(urlProblem.name, () => {
       }
       // Production reaches no address of this machine anyway; a public receiver may use any port.
       expect(urlProblem('https://receiver.example:5433/', strict)).toBeUndefined();
+      // A target the operator configured (the bundled realm in local mode) may be this process.
+      const configured = { allowPrivate: true, ownPortsAllowed: true } as const;
+      expect(urlProblem('http://127.0.0.1:5433/', configured)).toBeUndefined();
     } finally {
       release();
     }

@@ -14,6 +14,11 @@ export interface OutboundPolicy {
   readonly allowPrivate: boolean | 'loopback';
   /** The certificate authorities https trusts (PEM), in place of Node's default; undefined: the default. */
   readonly ca?: readonly string[];
+  /**
+   * This process's own ports may be requested: only for a target the operator configured (the bundled
+   * realm's back channel, which in local mode is this process), never for one a tenant or a document names.
+   */
+  readonly ownPortsAllowed?: boolean;
 }
 
 export interface OutboundRequest {
@@ -136,7 +141,7 @@ export function urlProblem(url: string, policy: OutboundPolicy): string | undefi
   if (parsed.username !== '' || parsed.password !== '') return 'a URL with credentials is refused';
   // Whatever the host: a name can resolve to loopback, and the lookup does not see the port.
   const port = Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80));
-  if (policy.allowPrivate !== false && ownPorts.has(port)) {
+  if (policy.allowPrivate !== false && policy.ownPortsAllowed !== true && ownPorts.has(port)) {
     return `port ${port} is this service's own (its HTTP, metrics or database port), which it never requests`;
   }
   const host = hostOf(parsed);

@@ -47,7 +47,7 @@ export class FeatureSettings extends ServiceSettings {
 
   @Setting({
     description:
-      '`true` lets credential verification fetch status lists from loopback and private addresses and over plain http, and did:web documents (always https) from loopback and private addresses (not link-local, metadata or its own ports); development only',
+      "`true` lets credential verification fetch status lists (also over plain http) and did:web documents (https), and tenants' login providers be reached, at loopback and private addresses (not link-local, metadata or its own ports); development only",
     default: 'local mode (embedded database and issuer): loopback only; else `false`',
   })
   @Parsed(trueOrFalse)

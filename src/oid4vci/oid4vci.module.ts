@@ -11,6 +11,10 @@ import { CredentialConfigurationsController } from './credential-configurations.
 import { CredentialConfigurationsService } from './credential-configurations.service.js';
 import { IssuerMetadataController } from './issuer-metadata.controller.js';
 import { IssuerMetadataService } from './issuer-metadata.service.js';
+import {
+  loginProviderEntities,
+  LoginProviderModule,
+} from './login-provider/login-provider.module.js';
 import { CredentialOfferController } from './offers/credential-offer.controller.js';
 import { OfferEntity } from './offers/offer.entity.js';
 import { OfferExpiry } from './offers/offer-expiry.js';
@@ -29,7 +33,12 @@ import { TokenEndpointService } from './wallet/token-endpoint.service.js';
 import { WalletController } from './wallet/wallet.controller.js';
 
 /** The tables this feature owns (src/entities.ts gathers every feature's list). */
-export const oid4vciEntities = [CredentialConfigurationEntity, OfferEntity, NonceEntity];
+export const oid4vciEntities = [
+  CredentialConfigurationEntity,
+  OfferEntity,
+  NonceEntity,
+  ...loginProviderEntities,
+];
 
 /** Each tenant as an OpenID4VCI 1.0 credential issuer (docs/oid4vci.md). */
 @Module({
@@ -41,6 +50,8 @@ export const oid4vciEntities = [CredentialConfigurationEntity, OfferEntity, Nonc
     // The signed metadata: the tenant's ES256 key and its certificate chain.
     DidModule,
     CertificatesModule,
+    // The person's login for the authorization code flow (PersonLoginService).
+    LoginProviderModule,
   ],
   controllers: [
     CredentialConfigurationsController,

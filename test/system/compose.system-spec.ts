@@ -267,6 +267,7 @@ describe('docker-compose stack', () => {
       PUBLIC_BASE_URL: publicOrigin,
       AGENT_ADMIN_PASSWORD: sample.AGENT_ADMIN_PASSWORD,
       AGENT_DEMO_PASSWORD: sample.AGENT_DEMO_PASSWORD,
+      AGENT_DEMO_PERSON_PASSWORD: sample.AGENT_DEMO_PERSON_PASSWORD,
       AGENT_SERVICE_CLIENT_SECRET: sample.AGENT_SERVICE_CLIENT_SECRET,
     });
     // Health lives on the management port 9000 under the relative path.

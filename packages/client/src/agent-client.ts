@@ -26,9 +26,11 @@ import {
   type ListTenantsQuery,
   type ListCertificatesQuery,
   type ListTrustAnchorsQuery,
+  type LoginProvider,
   type ListTrustedIssuersQuery,
   type ListWebhooksQuery,
   type NewCredentialConfiguration,
+  type NewLoginProvider,
   type NewOffer,
   type NewPresentationRequest,
   type NewTenant,
@@ -659,6 +661,36 @@ export class AgentClient {
       await this.api.POST('/ctrl/api/v1.0/oid4vci/credential-configurations/{id}/delete', {
         headers: { [tenantHeader]: tenantId },
         params: { path: { id } },
+      }),
+    );
+  }
+  /** Sets the OpenID provider the tenant's people log in at, replacing any (docs/login-provider.md). */
+  async setLoginProvider(tenantId: string, provider: NewLoginProvider): Promise<LoginProvider> {
+    return this.#result(
+      'POST /ctrl/api/v1.0/oid4vci/login-provider',
+      await this.api.POST('/ctrl/api/v1.0/oid4vci/login-provider', {
+        headers: { [tenantHeader]: tenantId },
+        body: provider,
+      }),
+    );
+  }
+
+  /** The tenant's login provider, or the default (`default: true`). */
+  async getLoginProvider(tenantId: string): Promise<LoginProvider> {
+    return this.#result(
+      'GET /ctrl/api/v1.0/oid4vci/login-provider',
+      await this.api.GET('/ctrl/api/v1.0/oid4vci/login-provider', {
+        headers: { [tenantHeader]: tenantId },
+      }),
+    );
+  }
+
+  /** Back to the default login provider. */
+  async deleteLoginProvider(tenantId: string): Promise<void> {
+    this.#result(
+      'POST /ctrl/api/v1.0/oid4vci/login-provider/delete',
+      await this.api.POST('/ctrl/api/v1.0/oid4vci/login-provider/delete', {
+        headers: { [tenantHeader]: tenantId },
       }),
     );
   }

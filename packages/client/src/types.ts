@@ -100,6 +100,10 @@ export type CertificateSigningRequestOptions = Schemas['CreateCsrDto'];
 export type CredentialConfiguration = Schemas['CredentialConfigurationDto'];
 /** What `createCredentialConfiguration` takes. */
 export type NewCredentialConfiguration = Schemas['CreateCredentialConfigurationDto'];
+/** Where the tenant's people log in for credentials of their claims, without its secret. */
+export type LoginProvider = Schemas['LoginProviderDto'];
+/** What `setLoginProvider` takes: the issuer, the tenant's client and its secret, the scopes. */
+export type NewLoginProvider = Schemas['SetLoginProviderDto'];
 /** What `updateCredentialConfiguration` takes: the whole definition but the id. */
 export type CredentialConfigurationDefinition = Schemas['CredentialConfigurationBodyDto'];
 /** A page of `listCredentialConfigurations`. */

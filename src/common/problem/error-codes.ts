@@ -58,6 +58,7 @@ export const errorCatalog = {
     title: 'Credential configurations limit reached',
   },
   OFFERS_LIMIT_REACHED: { status: 422, title: 'Credential offers limit reached' },
+  LOGIN_PROVIDER_DISCOVERY_FAILED: { status: 422, title: 'Login provider discovery failed' },
   PRESENTATION_REQUESTS_LIMIT_REACHED: {
     status: 422,
     title: 'Presentation requests limit reached',
