@@ -36,6 +36,6 @@ export function useTestPersonLogin(service: TestService) {
     },
   };
   // The module's default refuses every login: the test's takes its place in the running service.
-  Object.assign(service.app.get(PERSON_LOGIN, { strict: false }) as object, testLogin);
+  Object.assign(service.app.get<object>(PERSON_LOGIN, { strict: false }), testLogin);
   return login;
 }
