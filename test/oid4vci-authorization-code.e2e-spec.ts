@@ -304,4 +304,60 @@ describe('OpenID4VCI authorization code flow', () => {
     expect(again.status).toBe(400);
     expect(((await again.json()) as Json).error).toBe('invalid_grant');
   });
+
+  /** PAR, authorize and login by hand (wallet-initiated): the code and its verifier. */
+  async function rawCode(tenant = 'univ') {
+    const verifier = randomBytes(32).toString('base64url');
+    const par = await fetch(`${service.publicBaseUrl}/ctrl/oid4vci/${tenant}/par`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+        code_challenge_method: 'S256',
+        scope: 'Card',
+        state: 'wallet-state',
+      }),
+    });
+    expect(par.status).toBe(201);
+    const { request_uri: requestUri } = (await par.json()) as { request_uri: string };
+    const back = await browse(
+      `${service.publicBaseUrl}/ctrl/oid4vci/${tenant}/authorize?client_id=${encodeURIComponent(clientId)}&request_uri=${encodeURIComponent(requestUri)}`,
+    );
+    expect(back.searchParams.get('state')).toBe('wallet-state');
+    return { code: back.searchParams.get('code')!, verifier };
+  }
+
+  const redeem = (code: string, verifier: string, tenant = 'univ') =>
+    fetch(`${service.publicBaseUrl}/ctrl/oid4vci/${tenant}/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: redirectUri,
+        client_id: clientId,
+      }),
+    });
+
+  it('gives one code one token when two requests redeem it at once', async () => {
+    login.claims = { sub: 'u-6', preferred_username: 'jan', given_name: 'Jan' };
+    const { code, verifier } = await rawCode();
+    const answers = await Promise.all([redeem(code, verifier), redeem(code, verifier)]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400]);
+  });
+
+  it('refuses a wrong verifier, and another tenant’s code', async () => {
+    await service.client().createTenant({ id: 'other', label: 'Other' });
+    login.claims = { sub: 'u-7', preferred_username: 'ida', given_name: 'Ida' };
+    const first = await rawCode();
+    const wrong = await redeem(first.code, randomBytes(32).toString('base64url'));
+    expect(wrong.status).toBe(400);
+    expect(((await wrong.json()) as Json).error).toBe('invalid_grant');
+    const second = await rawCode();
+    const elsewhere = await redeem(second.code, second.verifier, 'other');
+    expect(elsewhere.status).toBe(400);
+    expect(((await elsewhere.json()) as Json).error).toBe('invalid_grant');
+  });
 });
