@@ -97,6 +97,7 @@ export const visitorPassExamples = {
     ],
     display: [{ name: 'Visitor pass', locale: 'en', description: 'Lets a visitor in for a day.' }],
     expiresInSeconds: 86_400,
+    claimsFromLogin: { given_name: 'given_name' },
   },
   ldpVc: {
     id: 'VisitorPass_ldp_vc',

@@ -2306,6 +2306,16 @@ export interface components {
        */
       cryptosuite?: 'eddsa-rdfc-2022' | 'eddsa-jcs-2022';
       /**
+       * @description The credential claims the person's login gives in the authorization code flow, `{credentialClaim: loginClaim}` (top-level claims; ldp_vc: of credentialSubject). A wallet may start issuance itself (scope or authorization_details without an offer) only when every claim comes from the login. Default: none.
+       * @example {
+       *       "given_name": "given_name",
+       *       "employee_id": "preferred_username"
+       *     }
+       */
+      claimsFromLogin?: {
+        [key: string]: string;
+      };
+      /**
        * @description The credential configuration id wallets see (`credential_configuration_id`), unique in the tenant.
        * @example EmployeeBadge_sd_jwt
        */
@@ -2345,6 +2355,16 @@ export interface components {
        * @enum {string|null}
        */
       cryptosuite: 'eddsa-rdfc-2022' | 'eddsa-jcs-2022' | null;
+      /**
+       * @description The credential claims the person's login gives (authorization code flow), or null for none.
+       * @example {
+       *       "given_name": "given_name",
+       *       "employee_id": "preferred_username"
+       *     }
+       */
+      claimsFromLogin: {
+        [key: string]: string;
+      } | null;
       /** @example 2026-11-25T10:00:00.000Z */
       createdAt: string;
       /** @example 2026-11-25T10:00:00.000Z */
@@ -2419,6 +2439,16 @@ export interface components {
        * @enum {string}
        */
       cryptosuite?: 'eddsa-rdfc-2022' | 'eddsa-jcs-2022';
+      /**
+       * @description The credential claims the person's login gives in the authorization code flow, `{credentialClaim: loginClaim}` (top-level claims; ldp_vc: of credentialSubject). A wallet may start issuance itself (scope or authorization_details without an offer) only when every claim comes from the login. Default: none.
+       * @example {
+       *       "given_name": "given_name",
+       *       "employee_id": "preferred_username"
+       *     }
+       */
+      claimsFromLogin?: {
+        [key: string]: string;
+      };
     };
     TxCodeRequestDto: {
       /**
@@ -2468,6 +2498,18 @@ export interface components {
        * @example false
        */
       byValue: boolean;
+      /**
+       * @description How the wallet redeems the offer: the pre-authorized code, or `authorization_code`, where the person logs in first (OpenID4VCI 1.0 §5; the offer carries `issuer_state`). An authorization_code offer needs a configuration with `claimsFromLogin`; its `claims` are then what the login does not give (the login's win on a claim both set), and it takes no `txCode`.
+       * @default pre-authorized_code
+       * @example pre-authorized_code
+       * @enum {string}
+       */
+      grant: 'pre-authorized_code' | 'authorization_code';
+      /**
+       * @description authorization_code only: the person the offer is for, as the login names them (`sub` or `preferred_username`); another person's login is refused.
+       * @example erika.mustermann
+       */
+      subject?: string;
     };
     CreatedOfferDto: {
       /**
@@ -2535,6 +2577,11 @@ export interface components {
       credentialIds: string[];
       /** @example true */
       txCodeRequired: boolean;
+      /**
+       * @example pre-authorized_code
+       * @enum {string}
+       */
+      grant: 'pre-authorized_code' | 'authorization_code';
       /**
        * @description The wallet’s last notification event (`credential_accepted`, …).
        * @example null
@@ -2899,6 +2946,7 @@ export interface components {
         | 'credential.status.changed'
         | 'oid4vci.offer.accepted'
         | 'oid4vci.offer.expired'
+        | 'oid4vci.authorization.denied'
         | 'oid4vci.credential.accepted'
         | 'oid4vci.credential.failed'
         | 'oid4vci.credential.deleted'
@@ -2942,6 +2990,7 @@ export interface components {
         | 'credential.status.changed'
         | 'oid4vci.offer.accepted'
         | 'oid4vci.offer.expired'
+        | 'oid4vci.authorization.denied'
         | 'oid4vci.credential.accepted'
         | 'oid4vci.credential.failed'
         | 'oid4vci.credential.deleted'
@@ -3001,6 +3050,7 @@ export interface components {
         | 'credential.status.changed'
         | 'oid4vci.offer.accepted'
         | 'oid4vci.offer.expired'
+        | 'oid4vci.authorization.denied'
         | 'oid4vci.credential.accepted'
         | 'oid4vci.credential.failed'
         | 'oid4vci.credential.deleted'
@@ -3073,6 +3123,7 @@ export interface components {
         | 'credential.status.changed'
         | 'oid4vci.offer.accepted'
         | 'oid4vci.offer.expired'
+        | 'oid4vci.authorization.denied'
         | 'oid4vci.credential.accepted'
         | 'oid4vci.credential.failed'
         | 'oid4vci.credential.deleted'
@@ -6944,6 +6995,10 @@ export interface operations {
            *       "revocable": true,
            *       "signingAlgorithm": "ES256",
            *       "cryptosuite": null,
+           *       "claimsFromLogin": {
+           *         "given_name": "given_name",
+           *         "employee_id": "preferred_username"
+           *       },
            *       "createdAt": "2026-11-25T10:00:00.000Z",
            *       "updatedAt": "2026-11-25T10:00:00.000Z"
            *     }
@@ -7155,6 +7210,10 @@ export interface operations {
            *           "revocable": true,
            *           "signingAlgorithm": "ES256",
            *           "cryptosuite": null,
+           *           "claimsFromLogin": {
+           *             "given_name": "given_name",
+           *             "employee_id": "preferred_username"
+           *           },
            *           "createdAt": "2026-11-25T10:00:00.000Z",
            *           "updatedAt": "2026-11-25T10:00:00.000Z"
            *         }
@@ -7319,6 +7378,10 @@ export interface operations {
            *       "revocable": true,
            *       "signingAlgorithm": "ES256",
            *       "cryptosuite": null,
+           *       "claimsFromLogin": {
+           *         "given_name": "given_name",
+           *         "employee_id": "preferred_username"
+           *       },
            *       "createdAt": "2026-11-25T10:00:00.000Z",
            *       "updatedAt": "2026-11-25T10:00:00.000Z"
            *     }
@@ -7483,6 +7546,10 @@ export interface operations {
            *       "revocable": true,
            *       "signingAlgorithm": "ES256",
            *       "cryptosuite": null,
+           *       "claimsFromLogin": {
+           *         "given_name": "given_name",
+           *         "employee_id": "preferred_username"
+           *       },
            *       "createdAt": "2026-11-25T10:00:00.000Z",
            *       "updatedAt": "2026-11-25T10:00:00.000Z"
            *     }
@@ -7861,9 +7928,20 @@ export interface operations {
           /**
            * @example {
            *       "issuer": "http://localhost:8080/ctrl/oid4vci/acme",
+           *       "authorization_endpoint": "http://localhost:8080/ctrl/oid4vci/acme/authorize",
            *       "token_endpoint": "http://localhost:8080/ctrl/oid4vci/acme/token",
+           *       "pushed_authorization_request_endpoint": "http://localhost:8080/ctrl/oid4vci/acme/par",
+           *       "require_pushed_authorization_requests": true,
+           *       "response_types_supported": [
+           *         "code"
+           *       ],
+           *       "code_challenge_methods_supported": [
+           *         "S256"
+           *       ],
+           *       "authorization_response_iss_parameter_supported": true,
            *       "pre-authorized_grant_anonymous_access_supported": true,
            *       "grant_types_supported": [
+           *         "authorization_code",
            *         "urn:ietf:params:oauth:grant-type:pre-authorized_code"
            *       ],
            *       "dpop_signing_alg_values_supported": [
@@ -7958,6 +8036,7 @@ export interface operations {
            *           "credentialConfigurationId": "EmployeeBadge_sd_jwt",
            *           "credentialIds": [],
            *           "txCodeRequired": true,
+           *           "grant": "pre-authorized_code",
            *           "notification": null,
            *           "expiresAt": "2026-11-25T10:10:00.000Z",
            *           "createdAt": "2026-11-25T10:00:00.000Z",
@@ -8243,6 +8322,7 @@ export interface operations {
            *       "credentialConfigurationId": "EmployeeBadge_sd_jwt",
            *       "credentialIds": [],
            *       "txCodeRequired": true,
+           *       "grant": "pre-authorized_code",
            *       "notification": null,
            *       "expiresAt": "2026-11-25T10:10:00.000Z",
            *       "createdAt": "2026-11-25T10:00:00.000Z",
@@ -8354,6 +8434,7 @@ export interface operations {
            *       "credentialConfigurationId": "EmployeeBadge_sd_jwt",
            *       "credentialIds": [],
            *       "txCodeRequired": true,
+           *       "grant": "pre-authorized_code",
            *       "notification": null,
            *       "expiresAt": "2026-11-25T10:10:00.000Z",
            *       "createdAt": "2026-11-25T10:00:00.000Z",
