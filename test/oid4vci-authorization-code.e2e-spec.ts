@@ -1,15 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  clientAuthenticationNone,
-  HashAlgorithm,
-  setGlobalConfig as setOauth2Config,
-} from '@openid4vc/oauth2';
-import { Openid4vciClient, setGlobalConfig as setOid4vciConfig } from '@openid4vc/openid4vci';
-import { CompactSign } from 'jose';
+import { clientAuthenticationNone, setGlobalConfig as setOauth2Config } from '@openid4vc/oauth2';
+import { setGlobalConfig as setOid4vciConfig } from '@openid4vc/openid4vci';
 import { startTestService, type TestService } from './support/test-service.js';
 import { signedPayload } from './support/oid4vci-holder.js';
 import { useTestPersonLogin } from './support/test-person-login.js';
-import { walletKey, type WalletKey } from './support/oid4vci-wallet.js';
+import { openid4vciWallet, walletKey, type WalletKey } from './support/oid4vci-wallet.js';
 
 type Json = Record<string, unknown>;
 
@@ -36,27 +31,8 @@ const clientId = 'https://wallet.example';
 const redirectUri = 'https://wallet.example/callback';
 
 /** OWF's wallet (@openid4vc/openid4vci + oauth2 0.4) as a public client with its client_id. */
-function wallet(keys: WalletKey[]) {
-  return new Openid4vciClient({
-    callbacks: {
-      fetch,
-      hash: (data, alg) => {
-        if (alg !== HashAlgorithm.Sha256) throw new Error(`unexpected hash ${alg}`);
-        return createHash('sha256').update(data).digest();
-      },
-      generateRandom: (length) => randomBytes(length),
-      clientAuthentication: clientAuthenticationNone({ clientId }),
-      signJwt: async (signer, { header, payload }) => {
-        const jwk = (signer as { publicJwk?: { x?: string } }).publicJwk;
-        const key = keys.find((candidate) => candidate.publicJwk.x === jwk?.x)!;
-        const jwt = await new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
-          .setProtectedHeader(header)
-          .sign(key.privateKey);
-        return { jwt, signerJwk: key.publicJwk as never };
-      },
-    },
-  });
-}
+const wallet = (keys: WalletKey[]) =>
+  openid4vciWallet(keys, {}, undefined, clientAuthenticationNone({ clientId }));
 
 /**
  * The authorization code flow (OpenID4VCI 1.0 §5, §6) end to end over HTTP with a wallet built on OWF's

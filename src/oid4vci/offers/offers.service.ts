@@ -106,21 +106,10 @@ export class OffersService {
       expiresAt: expiresAt.toISOString(),
     };
     const row: NewOffer = {
-      id,
-      tenantId,
+      ...this.sealed(tenantId, id, secrets, input.claims),
       configurationId: configuration.id,
       configuration: definition,
-      claimsSealed: sealClaims(this.vault, id, input.claims),
-      claimsMasterKeyId: this.vault.masterKeyId,
       byValue,
-      secretsSealed: this.vault.seal(
-        tenantId,
-        Buffer.from(JSON.stringify(secrets)),
-        offerSecretsPurpose,
-      ),
-      masterKeyId: this.vault.masterKeyId,
-      preAuthorizedCodeHash: secretHash(secrets.preAuthorizedCode),
-      referenceHash: secretHash(secrets.reference),
       txCode: txCode?.description ?? null,
       txCodeHash: codeHash,
       grantType: grant,
@@ -164,21 +153,10 @@ export class OffersService {
     const secrets: OfferSecrets = { preAuthorizedCode: drawSecret(), reference: drawSecret() };
     const now = this.clock();
     const row: NewOffer = {
-      id,
-      tenantId,
+      ...this.sealed(tenantId, id, secrets, claims),
       configurationId: configuration.id,
       configuration: definitionOf(configuration),
-      claimsSealed: sealClaims(this.vault, id, claims),
-      claimsMasterKeyId: this.vault.masterKeyId,
       byValue: false,
-      secretsSealed: this.vault.seal(
-        tenantId,
-        Buffer.from(JSON.stringify(secrets)),
-        offerSecretsPurpose,
-      ),
-      masterKeyId: this.vault.masterKeyId,
-      preAuthorizedCodeHash: secretHash(secrets.preAuthorizedCode),
-      referenceHash: secretHash(secrets.reference),
       txCode: null,
       txCodeHash: null,
       grantType: 'authorization_code',
@@ -193,6 +171,39 @@ export class OffersService {
         await this.offers.insert(manager, row);
       }),
     );
+  }
+
+  /** A new offer's secrets and claims: hashed to be found, sealed to be served and issued. */
+  private sealed(
+    tenantId: string,
+    id: string,
+    secrets: OfferSecrets,
+    claims: Record<string, unknown>,
+  ): Pick<
+    NewOffer,
+    | 'id'
+    | 'tenantId'
+    | 'claimsSealed'
+    | 'claimsMasterKeyId'
+    | 'secretsSealed'
+    | 'masterKeyId'
+    | 'preAuthorizedCodeHash'
+    | 'referenceHash'
+  > {
+    return {
+      id,
+      tenantId,
+      claimsSealed: sealClaims(this.vault, id, claims),
+      claimsMasterKeyId: this.vault.masterKeyId,
+      secretsSealed: this.vault.seal(
+        tenantId,
+        Buffer.from(JSON.stringify(secrets)),
+        offerSecretsPurpose,
+      ),
+      masterKeyId: this.vault.masterKeyId,
+      preAuthorizedCodeHash: secretHash(secrets.preAuthorizedCode),
+      referenceHash: secretHash(secrets.reference),
+    };
   }
 
   async list(tenantId: string, query: ListOffersQuery): Promise<OfferPageDto> {
