@@ -260,7 +260,7 @@ function setup(options: { subject?: string | null; login?: Record<string, unknow
       }),
     );
   };
-  const token = (form: Record<string, string>, tenantId = 'acme') =>
+  const token = (form: Record<string, string>, tenantId = 'acme', dpopJkt?: string) =>
     grant.token(
       {
         tenantId,
@@ -274,7 +274,7 @@ function setup(options: { subject?: string | null; login?: Record<string, unknow
         dpop: undefined,
         url: `${issuer}/token`,
       },
-      undefined,
+      dpopJkt,
       now,
     );
   return { par, authorize, toCallback, token, callbacks, authorizations, events, accepted, offer };
@@ -474,6 +474,17 @@ describe('the authorization code flow', () => {
       await expect(flow.token({ code, client_id: 'other-wallet' })).rejects.toEqual(
         oauthError('invalid_grant'),
       );
+    });
+
+    it('for a code bound by dpop_jkt, redeemed without that key (invalid_dpop_proof)', async () => {
+      const flow = setup();
+      const jkt = randomBytes(32).toString('base64url');
+      const code = (await flow.toCallback({ dpop_jkt: jkt })).searchParams.get('code')!;
+      await expect(flow.token({ code }, 'acme', 'x'.repeat(43))).rejects.toEqual(
+        oauthError('invalid_dpop_proof'),
+      );
+      const again = (await flow.toCallback({ dpop_jkt: jkt })).searchParams.get('code')!;
+      expect(await flow.token({ code: again }, 'acme', jkt)).toMatchObject({ token_type: 'DPoP' });
     });
 
     it('for an expired code', async () => {
