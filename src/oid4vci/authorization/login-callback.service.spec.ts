@@ -35,6 +35,29 @@ describe('the login callback', () => {
       expect(flow.events[0].data.reason).toBe('missing_claims');
     });
 
+    it('when the login provider sends the browser back with an error, and the state is then spent', async () => {
+      const flow = setup();
+      const { request_uri: requestUri } = await flow.par();
+      const state = new URL(await flow.authorize(requestUri)).searchParams.get('state');
+      const back = new URL(
+        await flow.callbacks.callback('acme', issuer, { code: undefined, state, error: 'denied' }),
+      );
+      expect(back.searchParams.get('error')).toBe('access_denied');
+      expect(back.searchParams.get('iss')).toBe(issuer);
+      await expect(
+        flow.callbacks.callback('acme', issuer, { code: 'c', state, error: undefined }),
+      ).rejects.toEqual(page);
+    });
+
+    it('for another tenant’s login state, a page', async () => {
+      const flow = setup();
+      const { request_uri: requestUri } = await flow.par();
+      const state = new URL(await flow.authorize(requestUri)).searchParams.get('state');
+      await expect(
+        flow.callbacks.callback('other', issuer, { code: 'c', state, error: undefined }),
+      ).rejects.toEqual(page);
+    });
+
     it('accepts the pinned person by sub', async () => {
       const flow = setup({
         subject: 'u-7',
