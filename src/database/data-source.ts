@@ -27,7 +27,7 @@ import { Oid4vpRefusedAnswers1795799100000 } from '../../migrations/179579910000
 import { PublishedStatements1795799200000 } from '../../migrations/1795799200000-published-statements.js';
 import { Oid4vpRedirectUri1795799250000 } from '../../migrations/1795799250000-oid4vp-redirect-uri.js';
 import { TrustAnchors1795799350000 } from '../../migrations/1795799350000-trust-anchors.js';
-import { Oid4vciAuthorizationCode1795800200000 } from '../../migrations/1795800200000-oid4vci-authorization-code.js';
+import { Oid4vciAuthorizationCode1795800450000 } from '../../migrations/1795800450000-oid4vci-authorization-code.js';
 
 export const migrations = [
   InitialSchema1763800000000,
@@ -57,7 +57,7 @@ export const migrations = [
   TrustAnchors1795799350000,
   Certificates1795800000000,
   CredentialRequestStatements1795800100000,
-  Oid4vciAuthorizationCode1795800200000,
+  Oid4vciAuthorizationCode1795800450000,
 ];
 
 /**

@@ -5,8 +5,8 @@ import { type MigrationInterface, type QueryRunner } from 'typeorm';
  * its pushed request (RFC 9126) through the person's login to its single-use code; offers name their
  * grant and may pin the person; configurations say which credential claims come from the login.
  */
-export class Oid4vciAuthorizationCode1795800200000 implements MigrationInterface {
-  name = 'Oid4vciAuthorizationCode1795800200000';
+export class Oid4vciAuthorizationCode1795800450000 implements MigrationInterface {
+  name = 'Oid4vciAuthorizationCode1795800450000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
