@@ -88,6 +88,8 @@ export interface OfferIssuerCertificate {
 
 /** A credential request's offer: the token's, with the tenant's active certificate if it has one. */
 export interface CredentialRequestOffer extends TokenOffer {
+  /** The configuration the offer was made with, which its credentials' records name. */
+  configuration: ConfigurationDefinition;
   certificate: OfferIssuerCertificate | undefined;
 }
 
@@ -376,14 +378,19 @@ export class OfferRepository {
    * credential carries, read before the issuing transaction as it must be.
    */
   async findForCredentialRequest(tokenHash: Buffer): Promise<CredentialRequestOffer | undefined> {
-    const rows: (TokenOffer & { x5c: string[] | null; notBefore: Date; notAfter: Date })[] =
-      await this.dataSource.query(
-        `SELECT ${tokenOfferColumns}, c.x5c, c.not_before AS "notBefore", c.not_after AS "notAfter"
+    const rows: (TokenOffer & {
+      configuration: ConfigurationDefinition;
+      x5c: string[] | null;
+      notBefore: Date;
+      notAfter: Date;
+    })[] = await this.dataSource.query(
+      `SELECT ${tokenOfferColumns}, o.configuration,
+                c.x5c, c.not_before AS "notBefore", c.not_after AS "notAfter"
            FROM oid4vci_offer o
            LEFT JOIN active_certificate_of(o.tenant_id) c ON true
           WHERE o.access_token_hash = $1`,
-        [tokenHash],
-      );
+      [tokenHash],
+    );
     if (rows.length === 0) return undefined;
     const { x5c, notBefore, notAfter, ...offer } = rows[0];
     return { ...offer, certificate: x5c === null ? undefined : { x5c, notBefore, notAfter } };
