@@ -336,4 +336,33 @@ describe('OpenID4VCI authorization code flow', () => {
     expect(elsewhere.status).toBe(400);
     expect(((await elsewhere.json()) as Json).error).toBe('invalid_grant');
   });
+
+  it('refuses attestation headers it cannot verify, and another tenant’s request_uri', async () => {
+    const form = {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      code_challenge: createHash('sha256').update('v'.repeat(43)).digest('base64url'),
+      code_challenge_method: 'S256',
+      scope: 'Card',
+    };
+    const attested = await fetch(`${issuer()}/par`, {
+      method: 'POST',
+      headers: {
+        'OAuth-Client-Attestation': 'eyJ.forged.jwt',
+        'OAuth-Client-Attestation-PoP': 'x',
+      },
+      body: new URLSearchParams(form),
+    });
+    expect(attested.status).toBe(401);
+    expect(((await attested.json()) as Json).error).toBe('invalid_client');
+    const par = await fetch(`${issuer()}/par`, { method: 'POST', body: new URLSearchParams(form) });
+    const { request_uri: requestUri } = (await par.json()) as { request_uri: string };
+    const elsewhere = await fetch(
+      `${service.publicBaseUrl}/ctrl/oid4vci/other-univ/authorize?client_id=${encodeURIComponent(clientId)}&request_uri=${encodeURIComponent(requestUri)}`,
+      { redirect: 'manual' },
+    );
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.headers.get('location')).toBeNull();
+  });
 });

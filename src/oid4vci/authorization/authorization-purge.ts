@@ -1,10 +1,10 @@
 import {
+  Inject,
   Injectable,
   Logger,
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import { Inject } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { PeriodicJob } from '../../common/periodic-job.js';
 import { AuthorizationRepository } from './authorization.repository.js';
