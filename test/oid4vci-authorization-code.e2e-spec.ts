@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { clientAuthenticationNone, setGlobalConfig as setOauth2Config } from '@openid4vc/oauth2';
 import { setGlobalConfig as setOid4vciConfig } from '@openid4vc/openid4vci';
+import { AuthorizationPurge } from '../src/oid4vci/authorization/authorization-purge.js';
 import { startTestService, type TestService } from './support/test-service.js';
 import { signedPayload } from './support/oid4vci-holder.js';
 import { useTestPersonLogin } from './support/test-person-login.js';
@@ -364,5 +365,17 @@ describe('OpenID4VCI authorization code flow', () => {
     );
     expect(elsewhere.status).toBe(400);
     expect(elsewhere.headers.get('location')).toBeNull();
+  });
+
+  it('purges authorizations past their time, in any state', async () => {
+    const [{ count }] = await service.dataSource.query<{ count: number }[]>(
+      `SELECT count(*)::int AS count FROM oid4vci_authorization`,
+    );
+    expect(count).toBeGreaterThan(0);
+    await service.dataSource.query(
+      `UPDATE oid4vci_authorization SET expires_at = now() - interval '1 second'`,
+    );
+    expect(await service.app.get(AuthorizationPurge).purgeExpired()).toBe(count);
+    expect(await service.dataSource.query(`SELECT id FROM oid4vci_authorization`)).toEqual([]);
   });
 });
