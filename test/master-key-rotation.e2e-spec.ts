@@ -272,6 +272,8 @@ describe('Master key rotation', () => {
     expect(inSchema.map(({ label }) => label).sort()).toEqual([
       'certificate_authority.private_key_sealed',
       'idempotency_key.answer_sealed',
+      'oid4vci_authorization.claims_sealed',
+      'oid4vci_authorization.login_sealed',
       'oid4vci_login_provider.client_secret_sealed',
       'oid4vci_offer.claims_sealed',
       'oid4vci_offer.secrets_sealed',
@@ -441,6 +443,9 @@ describe('Master key rotation', () => {
         'idempotency_key.answer_sealed': { [idA]: 1 },
         'oid4vci_offer.secrets_sealed': { [idA]: 1 },
         'oid4vci_offer.claims_sealed': { [idA]: 1 },
+        // No authorization code flow ran: no login or code is kept to re-seal.
+        'oid4vci_authorization.login_sealed': {},
+        'oid4vci_authorization.claims_sealed': {},
         'oid4vp_request.secrets_sealed': { [idA]: 1 },
         // No wallet answered: no disclosed claims are kept to re-seal.
         'oid4vp_request.claims_sealed': {},

@@ -99,7 +99,7 @@ describe('The OpenID4VCI credential endpoint refuses', () => {
       expectError(
         await postCredential(token, { credential_identifier: 'x', proofs: { jwt: proofs } }),
         400,
-        'invalid_credential_request',
+        'unknown_credential_identifier',
       );
       expectError(
         await postCredential(token, { proofs: { jwt: proofs } }),

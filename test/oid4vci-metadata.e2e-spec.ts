@@ -92,7 +92,12 @@ describe('OpenID4VCI issuer metadata', () => {
         issuer,
         token_endpoint: `${issuer}/token`,
         'pre-authorized_grant_anonymous_access_supported': true,
-        grant_types_supported: ['urn:ietf:params:oauth:grant-type:pre-authorized_code'],
+        grant_types_supported: [
+          'authorization_code',
+          'urn:ietf:params:oauth:grant-type:pre-authorized_code',
+        ],
+        pushed_authorization_request_endpoint: `${issuer}/par`,
+        require_pushed_authorization_requests: true,
         dpop_signing_alg_values_supported: ['ES256'],
       }),
     ]);

@@ -214,6 +214,7 @@ describe('OpenID4VCI credential offers', () => {
       credentialConfigurationId: sdJwtBadge.id,
       credentialIds: [],
       txCodeRequired: true,
+      grant: 'pre-authorized_code',
       notification: null,
       expiresAt: offer.expiresAt,
       createdAt: expect.any(String),

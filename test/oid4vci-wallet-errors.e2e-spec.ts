@@ -25,11 +25,17 @@ describe('OpenID4VCI wallet endpoints refuse', () => {
   } = suite;
 
   describe('at the token endpoint', () => {
-    it('a grant type other than the pre-authorized code, or none', async () => {
+    it('a grant type other than the pre-authorized or authorization code, or none', async () => {
+      expectError(
+        await postToken('acme', { grant_type: 'client_credentials' }),
+        400,
+        'unsupported_grant_type',
+      );
+      // The authorization code grant, without its verifier (test/oid4vci-authorization-code.e2e-spec.ts).
       expectError(
         await postToken('acme', { grant_type: 'authorization_code', code: 'x' }),
         400,
-        'unsupported_grant_type',
+        'invalid_request',
       );
       expectError(await postToken('acme', { 'pre-authorized_code': 'x' }), 400, 'invalid_request');
     });

@@ -71,8 +71,11 @@ describe('route inventory', () => {
       // The same discovery where wallets built on the drafts look for it.
       'GET /ctrl/oid4vci/:tenantId/.well-known/oauth-authorization-server',
       'GET /ctrl/oid4vci/:tenantId/.well-known/openid-credential-issuer',
+      // The authorization code flow's browser steps: the pushed request's authorize, the login's return.
+      'GET /ctrl/oid4vci/:tenantId/authorize',
       // A wallet fetches the offer its link names (credential_offer_uri) before it holds any token.
       'GET /ctrl/oid4vci/:tenantId/credential-offers/:reference',
+      'GET /ctrl/oid4vci/:tenantId/login/callback',
       // A wallet fetches the presentation request its link names (request_uri), by GET or POST.
       'GET /ctrl/oid4vp/:tenantId/requests/:reference',
       'GET /ctrl/problems',
@@ -84,6 +87,8 @@ describe('route inventory', () => {
       'POST /ctrl/oid4vci/:tenantId/credential',
       'POST /ctrl/oid4vci/:tenantId/nonce',
       'POST /ctrl/oid4vci/:tenantId/notification',
+      // The authorization code flow's pushed authorization request (RFC 9126).
+      'POST /ctrl/oid4vci/:tenantId/par',
       'POST /ctrl/oid4vci/:tenantId/token',
       'POST /ctrl/oid4vp/:tenantId/requests/:reference',
       // The wallet's answer to a presentation request (response_uri).

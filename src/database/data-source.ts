@@ -29,6 +29,7 @@ import { PublishedStatements1795799200000 } from '../../migrations/1795799200000
 import { Oid4vpRedirectUri1795799250000 } from '../../migrations/1795799250000-oid4vp-redirect-uri.js';
 import { TrustAnchors1795799350000 } from '../../migrations/1795799350000-trust-anchors.js';
 import { Oid4vciLoginProviders1795800400000 } from '../../migrations/1795800400000-oid4vci-login-providers.js';
+import { Oid4vciAuthorizationCode1795800450000 } from '../../migrations/1795800450000-oid4vci-authorization-code.js';
 
 export const migrations = [
   InitialSchema1763800000000,
@@ -60,6 +61,7 @@ export const migrations = [
   CredentialRequestStatements1795800100000,
   RecordIssue1795800200000,
   Oid4vciLoginProviders1795800400000,
+  Oid4vciAuthorizationCode1795800450000,
 ];
 
 /**

@@ -9,6 +9,7 @@ export const eventTypes = [
   'credential.status.changed',
   'oid4vci.offer.accepted',
   'oid4vci.offer.expired',
+  'oid4vci.authorization.denied',
   'oid4vci.credential.accepted',
   'oid4vci.credential.failed',
   'oid4vci.credential.deleted',

@@ -79,6 +79,10 @@ export class CredentialConfigurationEntity {
   @Column({ type: 'varchar', length: 32, nullable: true })
   cryptosuite: Cryptosuite | null;
 
+  /** Which credential claims the person's login gives: `{credentialClaim: loginClaim}` (docs/oid4vci.md). */
+  @Column({ name: 'claims_from_login', type: 'jsonb', nullable: true })
+  claimsFromLogin: Record<string, string> | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

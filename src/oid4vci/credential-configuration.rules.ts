@@ -1,5 +1,6 @@
 import { type FieldError } from '../common/problem/problem.js';
 import { configurationInvalid } from './credential-configuration.errors.js';
+import { configurationLimits } from './credential-configuration-limits.js';
 import { type ClaimPathElement } from './dto/credential-display.dto.js';
 import { type CredentialConfigurationBodyDto } from './dto/credential-configuration.dto.js';
 import { type CredentialConfigurationEntity } from './credential-configuration.entity.js';
@@ -17,6 +18,7 @@ export type ConfigurationDefinition = Pick<
   | 'revocable'
   | 'signingAlgorithm'
   | 'cryptosuite'
+  | 'claimsFromLogin'
 >;
 
 const samePath = (a: ClaimPathElement[], b: ClaimPathElement[]) =>
@@ -63,6 +65,7 @@ export function definitionOf(body: CredentialConfigurationBodyDto): Configuratio
       refuse(`selectivelyDisclosable.${index}`, 'must be the path of one of claims');
     }
   });
+  checkClaimsFromLogin(body, refuse);
   if (errors.length > 0) throw configurationInvalid(errors);
   return {
     format: body.format,
@@ -77,5 +80,34 @@ export function definitionOf(body: CredentialConfigurationBodyDto): Configuratio
     revocable: body.revocable ?? true,
     signingAlgorithm: sdJwt ? (body.signingAlgorithm ?? 'ES256') : null,
     cryptosuite: sdJwt ? null : (body.cryptosuite ?? 'eddsa-rdfc-2022'),
+    claimsFromLogin: body.claimsFromLogin ?? null,
   };
+}
+
+const claimName = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/**
+ * `claimsFromLogin` (docs/oid4vci.md): top-level credential claims (ldp_vc: of credentialSubject), each
+ * one of `claims` when the configuration describes claims, each taken from one login claim by name.
+ */
+function checkClaimsFromLogin(
+  body: CredentialConfigurationBodyDto,
+  refuse: (field: string, message: string) => void,
+): void {
+  const mapping = body.claimsFromLogin;
+  if (mapping === undefined) return;
+  const claims = body.claims ?? [];
+  const offset = body.format === 'ldp_vc' ? 1 : 0;
+  const entries = Object.entries(mapping);
+  if (entries.length === 0) refuse('claimsFromLogin', 'must map at least one claim');
+  if (entries.length > configurationLimits.claims)
+    refuse('claimsFromLogin', `must map at most ${configurationLimits.claims} claims`);
+  for (const [credentialClaim, loginClaim] of entries.slice(0, configurationLimits.claims)) {
+    const field = `claimsFromLogin.${credentialClaim.slice(0, 64)}`;
+    if (!claimName.test(credentialClaim)) refuse(field, 'must name a top-level claim');
+    else if (typeof loginClaim !== 'string' || !claimName.test(loginClaim))
+      refuse(field, 'must be the name of a login claim (1-64 of A-Z a-z 0-9 _ . : -)');
+    else if (claims.length > 0 && !claims.some((claim) => claim.path[offset] === credentialClaim))
+      refuse(field, 'must be a claim of claims');
+  }
 }

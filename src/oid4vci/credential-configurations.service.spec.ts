@@ -145,6 +145,24 @@ describe(CredentialConfigurationsService.name, () => {
     expect(rows).toEqual([]);
   });
 
+  it('keeps claimsFromLogin of described top-level claims, refusing others', async () => {
+    const created = await service.create(
+      'acme',
+      { ...sdJwt('Login'), claimsFromLogin: { given_name: 'given_name' } },
+      actor,
+    );
+    expect(created.claimsFromLogin).toEqual({ given_name: 'given_name' });
+    const bad = {
+      ...sdJwt('Bad'),
+      claimsFromLogin: { nickname: 'nickname', given_name: 'no spaces allowed' },
+    };
+    const error = await service.create('acme', bad, actor).catch((thrown: unknown) => thrown);
+    expect((error as DomainException).errors?.map((entry) => entry.field).sort()).toEqual([
+      'claimsFromLogin.given_name',
+      'claimsFromLogin.nickname',
+    ]);
+  });
+
   it('refuses a configuration past the cap', async () => {
     for (let index = 0; index < configurationLimits.perTenant; index++) {
       await service.create('acme', sdJwt(`Badge_${index}`), actor);

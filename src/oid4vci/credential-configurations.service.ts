@@ -158,6 +158,7 @@ function viewOf(row: CredentialConfigurationEntity): CredentialConfigurationDto 
     revocable: row.revocable,
     signingAlgorithm: row.signingAlgorithm,
     cryptosuite: row.cryptosuite,
+    claimsFromLogin: row.claimsFromLogin ?? null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

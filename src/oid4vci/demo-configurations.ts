@@ -25,6 +25,7 @@ export const demoConfigurations: readonly CreateCredentialConfigurationDto[] = [
     expiresInSeconds: configurationExample.expiresInSeconds,
     revocable: configurationExample.revocable,
     signingAlgorithm: configurationExample.signingAlgorithm,
+    claimsFromLogin: configurationExample.claimsFromLogin ?? undefined,
   },
   {
     id: 'EmployeeBadge_ldp_vc',

@@ -87,13 +87,25 @@ export function signedMetadata(
   );
 }
 
-/** OAuth 2.0 Authorization Server Metadata (RFC 8414) for the pre-authorized code flow (§12.3). */
+/**
+ * OAuth 2.0 Authorization Server Metadata (RFC 8414) for the pre-authorized and authorization code
+ * flows (§12.3): PAR only (RFC 9126 §5), PKCE S256 only (RFC 7636), `iss` in the response (RFC 9207).
+ */
 export function authorizationServerMetadata(issuer: string): Record<string, unknown> {
   return {
     issuer,
+    authorization_endpoint: `${issuer}/authorize`,
     token_endpoint: `${issuer}/token`,
+    pushed_authorization_request_endpoint: `${issuer}/par`,
+    require_pushed_authorization_requests: true,
+    response_types_supported: ['code'],
+    code_challenge_methods_supported: ['S256'],
+    authorization_response_iss_parameter_supported: true,
     'pre-authorized_grant_anonymous_access_supported': true,
-    grant_types_supported: ['urn:ietf:params:oauth:grant-type:pre-authorized_code'],
+    grant_types_supported: [
+      'authorization_code',
+      'urn:ietf:params:oauth:grant-type:pre-authorized_code',
+    ],
     dpop_signing_alg_values_supported: ['ES256'],
   };
 }

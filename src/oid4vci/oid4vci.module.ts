@@ -5,6 +5,19 @@ import { CredentialsModule } from '../credentials/credentials.module.js';
 import { DidModule } from '../did/did.module.js';
 import { SecretsModule } from '../secrets/secrets.module.js';
 import { TenantsModule } from '../tenants/tenants.module.js';
+import { AuthorizationCodeGrantService } from './authorization/authorization-code-grant.js';
+import { AuthorizationController } from './authorization/authorization.controller.js';
+import { AuthorizationEntity } from './authorization/authorization.entity.js';
+import { AuthorizationPurge } from './authorization/authorization-purge.js';
+import { AuthorizationRepository } from './authorization/authorization.repository.js';
+import { authorizationSealedColumns } from './authorization/authorization.sealed-columns.js';
+import { AuthorizationService } from './authorization/authorization.service.js';
+import {
+  CLIENT_AUTHENTICATION,
+  PublicClientAuthentication,
+} from './authorization/client-authentication.js';
+import { LoginCallbackService } from './authorization/login-callback.service.js';
+import { PERSON_LOGIN, UnconfiguredPersonLogin } from './authorization/person-login.js';
 import { CredentialConfigurationEntity } from './credential-configuration.entity.js';
 import { CredentialConfigurationRepository } from './credential-configuration.repository.js';
 import { CredentialConfigurationsController } from './credential-configurations.controller.js';
@@ -29,7 +42,7 @@ import { NoncePurge } from './wallet/nonce-purge.js';
 import { NonceRepository } from './wallet/nonce.repository.js';
 import { CredentialRequestRepository } from './wallet/credential-request.repository.js';
 import { NoncesService } from './wallet/nonces.service.js';
-import { TokenEndpointService } from './wallet/token-endpoint.service.js';
+import { AUTHORIZATION_CODE_GRANT, TokenEndpointService } from './wallet/token-endpoint.service.js';
 import { WalletController } from './wallet/wallet.controller.js';
 
 /** The tables this feature owns (src/entities.ts gathers every feature's list). */
@@ -38,6 +51,7 @@ export const oid4vciEntities = [
   OfferEntity,
   NonceEntity,
   ...loginProviderEntities,
+  AuthorizationEntity,
 ];
 
 /** Each tenant as an OpenID4VCI 1.0 credential issuer (docs/oid4vci.md). */
@@ -45,6 +59,7 @@ export const oid4vciEntities = [
   imports: [
     TypeOrmModule.forFeature(oid4vciEntities),
     SecretsModule.forFeature(offerSealedColumns),
+    SecretsModule.forFeature(authorizationSealedColumns),
     TenantsModule,
     CredentialsModule,
     // The signed metadata: the tenant's ES256 key and its certificate chain.
@@ -59,6 +74,7 @@ export const oid4vciEntities = [
     OffersController,
     CredentialOfferController,
     WalletController,
+    AuthorizationController,
   ],
   providers: [
     CredentialConfigurationRepository,
@@ -75,6 +91,14 @@ export const oid4vciEntities = [
     NoncePurge,
     TokenEndpointService,
     CredentialEndpointService,
+    // The authorization code flow (src/oid4vci/authorization/); its two seams default to refusing.
+    AuthorizationRepository,
+    AuthorizationService,
+    LoginCallbackService,
+    AuthorizationPurge,
+    { provide: AUTHORIZATION_CODE_GRANT, useClass: AuthorizationCodeGrantService },
+    { provide: PERSON_LOGIN, useClass: UnconfiguredPersonLogin },
+    { provide: CLIENT_AUTHENTICATION, useClass: PublicClientAuthentication },
   ],
 })
 export class Oid4vciModule {}

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import {
   clientAuthenticationAnonymous,
+  type ClientAuthenticationCallback,
   HashAlgorithm,
   type VerifyJwtCallback,
 } from '@openid4vc/oauth2';
@@ -48,11 +49,13 @@ export function didKeyOf(key: WalletKey): string {
  * also asks for signed issuer metadata (the library takes it but sends no Accept of its own: the
  * wallet's GETs say `application/jwt, application/json`) and verifies it with that callback; the
  * client's type leaves the callback out, but 0.4.6 resolves metadata with it when it is there.
+ * Anonymous unless told (the authorization code flow's public client sends its `client_id`).
  */
 export function openid4vciWallet(
   keys: WalletKey[],
   dids: Record<string, WalletKey> = {},
   verifyJwt?: VerifyJwtCallback,
+  clientAuthentication: ClientAuthenticationCallback = clientAuthenticationAnonymous(),
 ) {
   const keyOf = (signer: { method: string; publicJwk?: JWK; didUrl?: string }): WalletKey => {
     const key =
@@ -70,7 +73,7 @@ export function openid4vciWallet(
         return createHash('sha256').update(data).digest();
       },
       generateRandom: (length) => randomBytes(length),
-      clientAuthentication: clientAuthenticationAnonymous(),
+      clientAuthentication,
       signJwt: async (signer, { header, payload }) => {
         const key = keyOf(signer);
         const jwt = await new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))

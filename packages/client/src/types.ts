@@ -116,9 +116,9 @@ export type ListCredentialConfigurationsQuery = NonNullable<
 type Defaulted<T, Keys extends keyof T> = Omit<T, Keys> & Partial<Pick<T, Keys>>;
 /** A transaction code to ask for: `length` 4-8 (default 6), `inputMode` (default `numeric`), `description`. */
 export type OfferTxCode = Defaulted<Schemas['TxCodeRequestDto'], 'length' | 'inputMode'>;
-/** What `createOffer` takes: `expiresInSeconds` defaults to 600, `byValue` to false. */
+/** What `createOffer` takes: `expiresInSeconds` defaults to 600, `byValue` to false, `grant` to pre-authorized_code. */
 export type NewOffer = Omit<
-  Defaulted<Schemas['CreateOfferDto'], 'expiresInSeconds' | 'byValue'>,
+  Defaulted<Schemas['CreateOfferDto'], 'expiresInSeconds' | 'byValue' | 'grant'>,
   'txCode'
 > & {
   /** `true` for six digits, or its length, input mode and description. */

@@ -79,6 +79,16 @@ export class CredentialConfigurationDto {
   })
   cryptosuite!: Cryptosuite | null;
 
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    nullable: true,
+    example: configurationExample.claimsFromLogin,
+    description:
+      "The credential claims the person's login gives (authorization code flow), or null for none.",
+  })
+  claimsFromLogin!: Record<string, string> | null;
+
   @ApiProperty({ example: configurationExample.createdAt })
   createdAt!: string;
 

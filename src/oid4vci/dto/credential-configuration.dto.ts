@@ -32,6 +32,12 @@ export const cryptosuites = ['eddsa-rdfc-2022', 'eddsa-jcs-2022'] as const;
 export type Cryptosuite = (typeof cryptosuites)[number];
 export const configurationIdPattern = /^[A-Za-z0-9_.-]{1,64}$/;
 
+/** The employee badge's claims from the login: what makes it issuable by the authorization code flow. */
+export const claimsFromLoginExample = {
+  given_name: 'given_name',
+  employee_id: 'preferred_username',
+};
+
 export const configurationExample = {
   id: 'EmployeeBadge_sd_jwt',
   tenantId: 'acme',
@@ -57,6 +63,7 @@ export const configurationExample = {
   revocable: true,
   signingAlgorithm: 'ES256' as SigningAlgorithm,
   cryptosuite: null,
+  claimsFromLogin: claimsFromLoginExample as Record<string, string> | null,
   createdAt: '2026-11-25T10:00:00.000Z',
   updatedAt: '2026-11-25T10:00:00.000Z',
 };
@@ -90,6 +97,7 @@ export const visitorPassExamples = {
     ],
     display: [{ name: 'Visitor pass', locale: 'en', description: 'Lets a visitor in for a day.' }],
     expiresInSeconds: 86_400,
+    claimsFromLogin: { given_name: 'given_name' },
   },
   ldpVc: {
     id: 'VisitorPass_ldp_vc',
@@ -207,6 +215,18 @@ export class CredentialConfigurationBodyDto {
   @IsOptional()
   @IsIn(cryptosuites, { message: `must be one of ${cryptosuites.join(', ')}` })
   cryptosuite?: Cryptosuite;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    maxProperties: limits.claims,
+    description:
+      "The credential claims the person's login gives in the authorization code flow, `{credentialClaim: loginClaim}` (top-level claims; ldp_vc: of credentialSubject). A wallet may start issuance itself (scope or authorization_details without an offer) only when every claim comes from the login. Default: none.",
+    example: claimsFromLoginExample,
+  })
+  @IsOptional()
+  @IsObject({ message: 'must be an object of claim names' })
+  claimsFromLogin?: Record<string, string>;
 }
 
 export class CreateCredentialConfigurationDto extends CredentialConfigurationBodyDto {

@@ -3,19 +3,23 @@ import { type ChangeStatement } from '../../events/event-outbox.js';
 import {
   OfferRepository,
   type AccessGrant,
+  type AuthorizationOffer,
   type CredentialRequestOffer,
   type GrantedOffer,
   type IssuableOffer,
   type OfferIssuerCertificate,
+  type SealedClaims,
   type TokenOffer,
 } from './offer.repository.js';
 
 export type {
   AccessGrant,
+  AuthorizationOffer,
   CredentialRequestOffer,
   GrantedOffer,
   IssuableOffer,
   OfferIssuerCertificate,
+  SealedClaims,
   TokenOffer,
 };
 export type { OfferStatus } from './offer.entity.js';
@@ -49,6 +53,21 @@ export class OfferGrantsService {
   /** The code's single use, for `EventOutbox.withChange`. */
   acceptStatement(id: string, grant: AccessGrant): ChangeStatement {
     return this.offers.acceptStatement(id, grant);
+  }
+
+  /** The tenant's authorization code offer an `issuer_state` names, by its hash. */
+  findByIssuerState(tenantId: string, hash: Buffer): Promise<AuthorizationOffer | undefined> {
+    return this.offers.findByIssuerState(tenantId, hash);
+  }
+
+  /** The same by the offer's id. */
+  findById(tenantId: string, id: string): Promise<AuthorizationOffer | undefined> {
+    return this.offers.findAuthorizationOffer(tenantId, id);
+  }
+
+  /** The authorization code's single use of its offer, with the login's claims. */
+  acceptWithClaimsStatement(id: string, grant: AccessGrant, claims: SealedClaims): ChangeStatement {
+    return this.offers.acceptWithClaimsStatement(id, grant, claims);
   }
 
   /** The offer an access token was made for, by the token's hash. */

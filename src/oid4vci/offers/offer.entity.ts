@@ -13,6 +13,9 @@ import { type ConfigurationDefinition } from '../credential-configuration.rules.
 /** Where an offer is: `expired` once its time passed before it was issued (docs/oid4vci.md). */
 export type OfferStatus = 'offered' | 'accepted' | 'issued' | 'expired' | 'failed' | 'withdrawn';
 
+/** The grant an offer carries (OpenID4VCI 1.0 §4.1.1): the pre-authorized code, or the person's login. */
+export type OfferGrant = 'pre-authorized_code' | 'authorization_code';
+
 /** The transaction code a wallet asks its user for, as the offer describes it (never its value). */
 export interface TxCodeDescription {
   length: number;
@@ -88,8 +91,19 @@ export class OfferEntity {
   @Column({ name: 'master_key_id', type: 'varchar', length: 64, nullable: true })
   masterKeyId: string | null;
 
+  /**
+   * The hash of the offer's grant secret: its pre-authorized code, or for `authorization_code` its
+   * `issuer_state` (a wallet-initiated offer's is drawn and never shown); `grantType` tells which.
+   */
   @Column({ name: 'pre_authorized_code_hash', type: 'bytea' })
   preAuthorizedCodeHash: Buffer;
+
+  @Column({ name: 'grant_type', type: 'varchar', length: 24, default: 'pre-authorized_code' })
+  grantType: OfferGrant;
+
+  /** The person the offer is for (`authorization_code`): the login's `sub` or `preferred_username`. */
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  subject: string | null;
 
   /** The random part of `credential_offer_uri`. */
   @Column({ name: 'reference_hash', type: 'bytea' })

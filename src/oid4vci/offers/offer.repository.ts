@@ -22,6 +22,8 @@ export type NewOffer = Pick<
   | 'referenceHash'
   | 'txCode'
   | 'txCodeHash'
+  | 'grantType'
+  | 'subject'
   | 'expiresAt'
 >;
 
@@ -39,6 +41,24 @@ export interface GrantedOffer {
   configurationId: string;
   expiresAt: Date;
   txCodeHash: Buffer | null;
+}
+
+/** What the authorization code flow reads of the offer an `issuer_state` names. */
+export interface AuthorizationOffer {
+  id: string;
+  status: OfferStatus;
+  configurationId: string;
+  configuration: ConfigurationDefinition;
+  expiresAt: Date;
+  subject: string | null;
+  claimsSealed: Buffer | null;
+  claimsMasterKeyId: string | null;
+}
+
+/** Claims sealed for an offer (offer-claims.ts) under a master key. */
+export interface SealedClaims {
+  sealed: Buffer;
+  masterKeyId: string;
 }
 
 /** What the credential and notification endpoints read of the offer an access token names. */
@@ -238,7 +258,9 @@ export class OfferRepository {
     const rows: GrantedOffer[] = await this.dataSource.query(
       `SELECT id, status, configuration_id AS "configurationId", expires_at AS "expiresAt",
               tx_code_hash AS "txCodeHash"
-         FROM oid4vci_offer WHERE pre_authorized_code_hash = $1 AND tenant_id = $2`,
+         FROM oid4vci_offer
+        WHERE pre_authorized_code_hash = $1 AND tenant_id = $2
+          AND grant_type = 'pre-authorized_code'`,
       [codeHash, tenantId],
     );
     return rows[0];
@@ -283,6 +305,60 @@ export class OfferRepository {
         grant.expiresAt,
         grant.dpopJkt,
         grant.refundedTries,
+        grant.now,
+      ],
+    };
+  }
+
+  /** The tenant's authorization code offer an `issuer_state` names, with its sealed claims. */
+  findByIssuerState(
+    tenantId: string,
+    issuerStateHash: Buffer,
+  ): Promise<AuthorizationOffer | undefined> {
+    return this.authorizationOffer('pre_authorized_code_hash', tenantId, issuerStateHash);
+  }
+
+  /** The same by the offer's id, once the authorization holds it. */
+  findAuthorizationOffer(tenantId: string, id: string): Promise<AuthorizationOffer | undefined> {
+    return this.authorizationOffer('id', tenantId, id);
+  }
+
+  private async authorizationOffer(
+    by: 'id' | 'pre_authorized_code_hash',
+    tenantId: string,
+    value: string | Buffer,
+  ): Promise<AuthorizationOffer | undefined> {
+    const rows: AuthorizationOffer[] = await this.dataSource.query(
+      `SELECT id, status, configuration_id AS "configurationId", configuration,
+              expires_at AS "expiresAt", subject, claims_sealed AS "claimsSealed",
+              claims_master_key_id AS "claimsMasterKeyId"
+         FROM oid4vci_offer
+        WHERE ${by} = $1 AND tenant_id = $2 AND grant_type = 'authorization_code'`,
+      [value, tenantId],
+    );
+    return rows[0];
+  }
+
+  /**
+   * The authorization code's single use of its offer: `offered` to `accepted` with the token and the
+   * claims of the login, for `EventOutbox.withChange`.
+   */
+  acceptWithClaimsStatement(id: string, grant: AccessGrant, claims: SealedClaims): ChangeStatement {
+    return {
+      sql: `UPDATE oid4vci_offer
+               SET status = 'accepted', access_token_hash = $2, access_token_expires_at = $3,
+                   dpop_jkt = $4, claims_sealed = $5, claims_master_key_id = $6,
+                   claims_unsealed = NULL, updated_at = now()
+             WHERE id = $1 AND status = 'offered' AND expires_at > $7
+               AND grant_type = 'authorization_code'
+             RETURNING id`,
+      parameters: [
+        id,
+        grant.accessTokenHash,
+        grant.expiresAt,
+        grant.dpopJkt,
+        claims.sealed,
+        claims.masterKeyId,
         grant.now,
       ],
     };

@@ -16,6 +16,7 @@ const definition = (
   revocable: true,
   signingAlgorithm: null,
   cryptosuite: null,
+  claimsFromLogin: null,
 });
 
 /** The fields a refusal names, or [] when the claims pass. */

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { type FieldError } from '../../common/problem/problem.js';
 import { type ConfigurationDefinition } from '../credential-configuration.rules.js';
 import { type ClaimPathElement } from '../dto/credential-display.dto.js';
-import { type TxCodeDescription } from './offer.entity.js';
+import { type OfferGrant, type TxCodeDescription } from './offer.entity.js';
 import { offerInvalid } from './offer.errors.js';
 import { offerLimits as limits } from './offer-limits.js';
 
@@ -67,6 +67,8 @@ function depthOf(value: unknown, most: number): number {
 export function checkClaims(
   claims: Record<string, unknown>,
   configuration: ConfigurationDefinition,
+  /** Top-level claims the person's login gives later (an authorization code offer): not mandatory here. */
+  fromLogin: readonly string[] = [],
 ): void {
   const bytes = Buffer.byteLength(JSON.stringify(claims));
   if (bytes > limits.claimsBytes) {
@@ -113,7 +115,8 @@ export function checkClaims(
     };
     walk(claims, []);
     configuration.claims.forEach((claim, index) => {
-      if (claim.mandatory === true && !present(claims, described[index])) {
+      const later = fromLogin.includes(String(described[index][0]));
+      if (claim.mandatory === true && !later && !present(claims, described[index])) {
         const shown = described[index].map((element) => element ?? '*');
         errors.push({
           field: fieldOf(shown),
@@ -171,13 +174,23 @@ export function drawTxCode(
 
 export const preAuthorizedGrant = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
 
-/** The Credential Offer object (OpenID4VCI 1.0 §4.1.1) of the pre-authorized code flow. */
+/**
+ * The Credential Offer object (OpenID4VCI 1.0 §4.1.1): of the pre-authorized code flow, or of the
+ * authorization code flow, whose secret is then the `issuer_state` the wallet passes back (§5.1.3).
+ */
 export function credentialOfferOf(
   issuer: string,
   configurationId: string,
   preAuthorizedCode: string,
   txCode: TxCodeDescription | null,
+  grant: OfferGrant = 'pre-authorized_code',
 ): Record<string, unknown> {
+  if (grant === 'authorization_code')
+    return {
+      credential_issuer: issuer,
+      credential_configuration_ids: [configurationId],
+      grants: { authorization_code: { issuer_state: preAuthorizedCode } },
+    };
   return {
     credential_issuer: issuer,
     credential_configuration_ids: [configurationId],

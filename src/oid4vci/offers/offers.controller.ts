@@ -91,6 +91,15 @@ export class OffersController {
           byValue: true,
         },
       },
+      authorizationCode: {
+        summary: 'For a person who logs in first (authorization code flow), pinned by login name',
+        value: {
+          credentialConfigurationId: configurationExample.id,
+          grant: 'authorization_code',
+          subject: 'erika.mustermann',
+          claims: {},
+        },
+      },
     },
   })
   @ApiCreatedResponse({

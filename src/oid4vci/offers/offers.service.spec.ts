@@ -1,3 +1,4 @@
+import { type DomainException } from '../../common/problem/domain.exception.js';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { type DataSource, type EntityManager } from 'typeorm';
@@ -38,6 +39,14 @@ describe(OffersService.name, () => {
     revocable: true,
     signingAlgorithm: 'ES256',
     cryptosuite: null,
+    claimsFromLogin: null,
+  } as unknown as CredentialConfigurationDto;
+  /** given_name from the login, mandatory; employee_id from the offer. */
+  const fromLogin = {
+    ...configuration,
+    id: 'Login',
+    claims: [{ path: ['given_name'], mandatory: true }, { path: ['employee_id'] }],
+    claimsFromLogin: { given_name: 'given_name' },
   } as unknown as CredentialConfigurationDto;
   const repository = {
     lockOpenCount: () => {
@@ -74,7 +83,10 @@ describe(OffersService.name, () => {
       { PUBLIC_BASE_URL: 'https://agent.example' } as Settings,
       { record: (action: string) => audited.push(action) } as unknown as AuditLog,
       repository,
-      { get: () => Promise.resolve(configuration) } as unknown as CredentialConfigurationsService,
+      {
+        get: (_tenantId: string, id: string) =>
+          Promise.resolve(id === 'Login' ? fromLogin : configuration),
+      } as unknown as CredentialConfigurationsService,
       {
         requireTenant: (_tenantId: string, options?: { lock?: boolean }) => {
           if (options?.lock === true) steps.push('tenant row locked');
@@ -116,5 +128,44 @@ describe(OffersService.name, () => {
     refusal.code = '23503';
     expect(await codeOf(create())).toBe('TENANT_NOT_FOUND');
     expect(audited).toEqual([]);
+  });
+
+  describe('an authorization_code offer', () => {
+    const login = (input: Record<string, unknown>) =>
+      service.create(
+        'acme',
+        { credentialConfigurationId: 'Login', grant: 'authorization_code', claims: {}, ...input },
+        actor,
+      );
+
+    it('carries issuer_state, pins its subject, and leaves the login’s claims to the login', async () => {
+      const created = await login({ subject: 'erika', claims: { employee_id: 'E-1' } });
+      const grants = created.credentialOffer.grants as Record<string, { issuer_state?: string }>;
+      expect(Object.keys(grants)).toEqual(['authorization_code']);
+      expect(grants.authorization_code.issuer_state).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(inserted[0]).toMatchObject({ grantType: 'authorization_code', subject: 'erika' });
+      expect(created.txCode).toBeUndefined();
+    });
+
+    it.each([
+      ['a transaction code', { txCode: true }, 'txCode'],
+      ['a configuration without claimsFromLogin', { credentialConfigurationId: 'Badge' }, 'grant'],
+      [
+        'a claim the configuration does not describe',
+        { claims: { nickname: 'E' } },
+        'claims.nickname',
+      ],
+    ])('refuses %s', async (_case, input, field) => {
+      const error = await login(input).catch((thrown: unknown) => thrown);
+      expect((error as DomainException).errors?.map((entry) => entry.field)).toEqual([field]);
+      expect(inserted).toEqual([]);
+    });
+
+    it('is the only offer that takes a subject', async () => {
+      const error = await service
+        .create('acme', { credentialConfigurationId: 'Badge', claims, subject: 'erika' }, actor)
+        .catch((thrown: unknown) => thrown);
+      expect((error as DomainException).errors?.map((entry) => entry.field)).toEqual(['subject']);
+    });
   });
 });

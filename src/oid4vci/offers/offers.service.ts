@@ -22,7 +22,13 @@ import { type ListOffersQuery } from './dto/list-offers.query.js';
 import { type CreatedOfferDto, type OfferDto, type OfferPageDto } from './dto/offer-answer.dto.js';
 import { type OfferEntity, type OfferStatus } from './offer.entity.js';
 import { closedOfferDescription } from './offer-closed.js';
-import { offerNotFound, offerNotOpen, offerReferenceNotFound, offersFull } from './offer.errors.js';
+import {
+  offerInvalid,
+  offerNotFound,
+  offerNotOpen,
+  offerReferenceNotFound,
+  offersFull,
+} from './offer.errors.js';
 import { sealClaims } from './offer-claims.js';
 import { offerLimits } from './offer-limits.js';
 import { OfferRepository, type NewOffer } from './offer.repository.js';
@@ -68,7 +74,9 @@ export class OffersService {
   async create(tenantId: string, input: CreateOfferDto, actor: Actor): Promise<CreatedOfferDto> {
     const configuration = await this.configurations.get(tenantId, input.credentialConfigurationId);
     const definition = definitionOf(configuration);
-    checkClaims(input.claims, definition);
+    const grant = input.grant ?? 'pre-authorized_code';
+    checkGrant(input, definition);
+    checkClaims(input.claims, definition, Object.keys(definition.claimsFromLogin ?? {}));
     const txCode = drawTxCode(input.txCode === false ? undefined : input.txCode);
     const id = randomUUID();
     const secrets: OfferSecrets = { preAuthorizedCode: drawSecret(), reference: drawSecret() };
@@ -83,6 +91,7 @@ export class OffersService {
       configuration.id,
       secrets.preAuthorizedCode,
       txCode?.description ?? null,
+      grant,
     );
     const answer: CreatedOfferDto = {
       id,
@@ -97,23 +106,14 @@ export class OffersService {
       expiresAt: expiresAt.toISOString(),
     };
     const row: NewOffer = {
-      id,
-      tenantId,
+      ...this.sealed(tenantId, id, secrets, input.claims),
       configurationId: configuration.id,
       configuration: definition,
-      claimsSealed: sealClaims(this.vault, id, input.claims),
-      claimsMasterKeyId: this.vault.masterKeyId,
       byValue,
-      secretsSealed: this.vault.seal(
-        tenantId,
-        Buffer.from(JSON.stringify(secrets)),
-        offerSecretsPurpose,
-      ),
-      masterKeyId: this.vault.masterKeyId,
-      preAuthorizedCodeHash: secretHash(secrets.preAuthorizedCode),
-      referenceHash: secretHash(secrets.reference),
       txCode: txCode?.description ?? null,
       txCodeHash: codeHash,
+      grantType: grant,
+      subject: input.subject ?? null,
       expiresAt,
     };
     await oneAtATime(`oid4vci_offer:${tenantId}`, () =>
@@ -134,8 +134,76 @@ export class OffersService {
       configurationId: configuration.id,
       txCodeRequired: txCode !== null,
       byValue,
+      grant,
     });
     return answer;
+  }
+
+  /**
+   * The offer of a wallet-initiated authorization (docs/oid4vci.md, Authorization code flow), made at
+   * the login's callback with the login's claims: counted like any open offer, its secrets drawn and
+   * never shown, so that the token and credential endpoints treat it as the offers they know.
+   */
+  async createForLogin(
+    tenantId: string,
+    id: string,
+    configuration: CredentialConfigurationDto,
+    claims: Record<string, unknown>,
+  ): Promise<void> {
+    const secrets: OfferSecrets = { preAuthorizedCode: drawSecret(), reference: drawSecret() };
+    const now = this.clock();
+    const row: NewOffer = {
+      ...this.sealed(tenantId, id, secrets, claims),
+      configurationId: configuration.id,
+      configuration: definitionOf(configuration),
+      byValue: false,
+      txCode: null,
+      txCodeHash: null,
+      grantType: 'authorization_code',
+      subject: null,
+      expiresAt: new Date(now + offerLimits.defaultExpiresIn * 1000),
+    };
+    await oneAtATime(`oid4vci_offer:${tenantId}`, () =>
+      this.dataSource.transaction(async (manager) => {
+        await this.offers.lockOpenCount(manager, tenantId);
+        const open = await this.offers.countOpen(manager, tenantId, new Date(now));
+        if (open >= offerLimits.openPerTenant) throw offersFull();
+        await this.offers.insert(manager, row);
+      }),
+    );
+  }
+
+  /** A new offer's secrets and claims: hashed to be found, sealed to be served and issued. */
+  private sealed(
+    tenantId: string,
+    id: string,
+    secrets: OfferSecrets,
+    claims: Record<string, unknown>,
+  ): Pick<
+    NewOffer,
+    | 'id'
+    | 'tenantId'
+    | 'claimsSealed'
+    | 'claimsMasterKeyId'
+    | 'secretsSealed'
+    | 'masterKeyId'
+    | 'preAuthorizedCodeHash'
+    | 'referenceHash'
+  > {
+    return {
+      id,
+      tenantId,
+      claimsSealed: sealClaims(this.vault, id, claims),
+      claimsMasterKeyId: this.vault.masterKeyId,
+      secretsSealed: this.vault.seal(
+        tenantId,
+        Buffer.from(JSON.stringify(secrets)),
+        offerSecretsPurpose,
+      ),
+      masterKeyId: this.vault.masterKeyId,
+      preAuthorizedCodeHash: secretHash(secrets.preAuthorizedCode),
+      referenceHash: secretHash(secrets.reference),
+    };
   }
 
   async list(tenantId: string, query: ListOffersQuery): Promise<OfferPageDto> {
@@ -192,6 +260,7 @@ export class OffersService {
       row.configurationId,
       preAuthorizedCode,
       row.txCode,
+      row.grantType,
     );
   }
 
@@ -210,6 +279,7 @@ export class OffersService {
       row.configurationId,
       secrets.preAuthorizedCode,
       row.txCode,
+      row.grantType,
     );
     return offerLinkOf(offer, offerUriOf(issuer, secrets.reference), row.byValue);
   }
@@ -242,11 +312,30 @@ function viewOf(row: OfferEntity, now: number): OfferDto {
     credentialConfigurationId: row.configurationId,
     credentialIds: row.credentialIds,
     txCodeRequired: row.txCode !== null,
+    grant: row.grantType,
     notification: row.notification,
     expiresAt: row.expiresAt.toISOString(),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
+}
+
+/** An authorization code offer: no transaction code (the login authenticates), claims from the login. */
+function checkGrant(input: CreateOfferDto, definition: ConfigurationDefinition): void {
+  if (input.grant !== 'authorization_code') {
+    if (input.subject !== undefined)
+      throw offerInvalid([{ field: 'subject', message: 'is for the authorization_code grant' }]);
+    return;
+  }
+  if (input.txCode !== undefined && input.txCode !== false)
+    throw offerInvalid([{ field: 'txCode', message: 'is for the pre-authorized_code grant' }]);
+  if (definition.claimsFromLogin === null)
+    throw offerInvalid([
+      {
+        field: 'grant',
+        message: 'authorization_code needs a credential configuration with claimsFromLogin',
+      },
+    ]);
 }
 
 /** The configuration's definition as the offer keeps it (what the credential endpoint issues). */
@@ -262,5 +351,6 @@ function definitionOf(configuration: CredentialConfigurationDto): ConfigurationD
     revocable: configuration.revocable,
     signingAlgorithm: configuration.signingAlgorithm,
     cryptosuite: configuration.cryptosuite,
+    claimsFromLogin: configuration.claimsFromLogin,
   };
 }

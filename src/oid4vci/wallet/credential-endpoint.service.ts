@@ -266,9 +266,18 @@ function signsWithEs256(offer: TokenOffer): boolean {
 
 /** The proofs of a credential request (§8.2), checked for shape; the configuration must be the offer's. */
 function requestedProofs(body: Record<string, unknown>, configurationId: string): string[] {
-  if (body.credential_identifier !== undefined)
-    throw invalidCredentialRequest('credential_identifier is not supported.');
-  const requested = body.credential_configuration_id;
+  // The token's credential_identifiers (§6.2) are the configuration's id: one credential per offer.
+  if (body.credential_identifier !== undefined && body.credential_configuration_id !== undefined)
+    throw invalidCredentialRequest(
+      'credential_identifier and credential_configuration_id exclude each other.',
+    );
+  if (body.credential_identifier !== undefined && body.credential_identifier !== configurationId)
+    throw new OAuthError(
+      400,
+      'unknown_credential_identifier',
+      'The credential is not the token’s.',
+    );
+  const requested = body.credential_identifier ?? body.credential_configuration_id;
   if (typeof requested !== 'string')
     throw invalidCredentialRequest('credential_configuration_id is required.');
   if (requested !== configurationId)

@@ -22,6 +22,7 @@ const ldp: ConfigurationDefinition = {
   revocable: true,
   signingAlgorithm: null,
   cryptosuite: null,
+  claimsFromLogin: null,
 };
 
 describe('holderRequestOf', () => {

@@ -12,8 +12,12 @@ describe(TokenEndpointService.name, () => {
       return Promise.resolve(undefined);
     },
   } as unknown as OfferGrantsService;
-  const service = new TokenEndpointService({} as DataSource, offers, {} as EventOutbox, () =>
-    Date.parse('2026-01-01T00:00:00Z'),
+  const service = new TokenEndpointService(
+    {} as DataSource,
+    offers,
+    {} as EventOutbox,
+    () => Date.parse('2026-01-01T00:00:00Z'),
+    { token: () => Promise.reject(new Error('not this grant')) },
   );
   const refusal = (code: string, dpop?: string) =>
     service

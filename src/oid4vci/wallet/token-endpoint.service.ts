@@ -27,16 +27,32 @@ export interface TokenRequest {
   dpop: string | undefined;
   /** The token endpoint's URL, the DPoP proof's `htu`. */
   url: string;
+  /** The `OAuth-Client-Attestation` and `-PoP` headers, when the wallet sent them. */
+  attestation?: string;
+  pop?: string;
 }
 
 export interface TokenResponse {
   access_token: string;
   token_type: 'Bearer' | 'DPoP';
   expires_in: number;
+  /** OpenID4VCI 1.0 §6.2: when the wallet asked by `authorization_details`. */
+  authorization_details?: Record<string, unknown>[];
 }
 
 /**
- * The pre-authorized code grant (OpenID4VCI 1.0 §6, RFC 6749 §5): the code once, the transaction code
+ * The authorization code grant (src/oid4vci/authorization/), provided by the module: the token endpoint
+ * hands it the request with the DPoP key it verified, without depending on that folder.
+ */
+export interface AuthorizationCodeGrant {
+  token(request: TokenRequest, dpopJkt: string | undefined, now: number): Promise<TokenResponse>;
+}
+
+export const AUTHORIZATION_CODE_GRANT = Symbol('AUTHORIZATION_CODE_GRANT');
+
+/**
+ * The token endpoint: the authorization code grant handed on, and the pre-authorized code grant
+ * (OpenID4VCI 1.0 §6, RFC 6749 §5): the code once, the transaction code
  * with a bounded number of tries, the token bound to the wallet's DPoP key when it proves one.
  */
 @Injectable()
@@ -46,16 +62,21 @@ export class TokenEndpointService {
     private readonly offers: OfferGrantsService,
     private readonly outbox: EventOutbox,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(AUTHORIZATION_CODE_GRANT) private readonly codeGrant: AuthorizationCodeGrant,
   ) {}
 
   async token(request: TokenRequest): Promise<TokenResponse> {
     const { form } = request;
     if (form.grant_type === undefined) throw invalidRequest('grant_type is missing.');
+    if (form.grant_type === 'authorization_code') {
+      const now = this.clock();
+      return this.codeGrant.token(request, await this.dpopKey(request, now), now);
+    }
     if (form.grant_type !== preAuthorizedCodeGrant)
       throw new OAuthError(
         400,
         'unsupported_grant_type',
-        `Only ${preAuthorizedCodeGrant} is supported.`,
+        `Only ${preAuthorizedCodeGrant} and authorization_code are supported.`,
       );
     const code = form['pre-authorized_code'];
     if (code === undefined || code === '') throw invalidRequest('pre-authorized_code is missing.');

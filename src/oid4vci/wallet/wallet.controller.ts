@@ -47,6 +47,8 @@ export class WalletController {
       form,
       dpop: request.headers.dpop as string | undefined,
       url: `${this.issuerOf(tenantId)}/token`,
+      attestation: request.headers['oauth-client-attestation'] as string | undefined,
+      pop: request.headers['oauth-client-attestation-pop'] as string | undefined,
     });
   }
 
@@ -109,6 +111,6 @@ export class WalletController {
 }
 
 /** Tokens, nonces and credentials are never cached (RFC 6749 §5.1, OpenID4VCI 1.0 §7.2, §8.3). */
-function noStore(response: Response): void {
+export function noStore(response: Response): void {
   response.setHeader('Cache-Control', 'no-store');
 }

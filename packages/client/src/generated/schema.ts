@@ -2351,6 +2351,16 @@ export interface components {
        */
       cryptosuite?: 'eddsa-rdfc-2022' | 'eddsa-jcs-2022';
       /**
+       * @description The credential claims the person's login gives in the authorization code flow, `{credentialClaim: loginClaim}` (top-level claims; ldp_vc: of credentialSubject). A wallet may start issuance itself (scope or authorization_details without an offer) only when every claim comes from the login. Default: none.
+       * @example {
+       *       "given_name": "given_name",
+       *       "employee_id": "preferred_username"
+       *     }
+       */
+      claimsFromLogin?: {
+        [key: string]: string;
+      };
+      /**
        * @description The credential configuration id wallets see (`credential_configuration_id`), unique in the tenant.
        * @example EmployeeBadge_sd_jwt
        */
@@ -2390,6 +2400,16 @@ export interface components {
        * @enum {string|null}
        */
       cryptosuite: 'eddsa-rdfc-2022' | 'eddsa-jcs-2022' | null;
+      /**
+       * @description The credential claims the person's login gives (authorization code flow), or null for none.
+       * @example {
+       *       "given_name": "given_name",
+       *       "employee_id": "preferred_username"
+       *     }
+       */
+      claimsFromLogin: {
+        [key: string]: string;
+      } | null;
       /** @example 2026-11-25T10:00:00.000Z */
       createdAt: string;
       /** @example 2026-11-25T10:00:00.000Z */
@@ -2464,6 +2484,16 @@ export interface components {
        * @enum {string}
        */
       cryptosuite?: 'eddsa-rdfc-2022' | 'eddsa-jcs-2022';
+      /**
+       * @description The credential claims the person's login gives in the authorization code flow, `{credentialClaim: loginClaim}` (top-level claims; ldp_vc: of credentialSubject). A wallet may start issuance itself (scope or authorization_details without an offer) only when every claim comes from the login. Default: none.
+       * @example {
+       *       "given_name": "given_name",
+       *       "employee_id": "preferred_username"
+       *     }
+       */
+      claimsFromLogin?: {
+        [key: string]: string;
+      };
     };
     TxCodeRequestDto: {
       /**
@@ -2513,6 +2543,18 @@ export interface components {
        * @example false
        */
       byValue: boolean;
+      /**
+       * @description How the wallet redeems the offer: the pre-authorized code, or `authorization_code`, where the person logs in first (OpenID4VCI 1.0 §5; the offer carries `issuer_state`). An authorization_code offer needs a configuration with `claimsFromLogin`; its `claims` are then what the login does not give (the login's win on a claim both set), and it takes no `txCode`.
+       * @default pre-authorized_code
+       * @example pre-authorized_code
+       * @enum {string}
+       */
+      grant: 'pre-authorized_code' | 'authorization_code';
+      /**
+       * @description authorization_code only: the person the offer is for, as the login names them (`sub` or `preferred_username`); another person's login is refused.
+       * @example erika.mustermann
+       */
+      subject?: string;
     };
     CreatedOfferDto: {
       /**
@@ -2580,6 +2622,11 @@ export interface components {
       credentialIds: string[];
       /** @example true */
       txCodeRequired: boolean;
+      /**
+       * @example pre-authorized_code
+       * @enum {string}
+       */
+      grant: 'pre-authorized_code' | 'authorization_code';
       /**
        * @description The wallet’s last notification event (`credential_accepted`, …).
        * @example null
@@ -2944,6 +2991,7 @@ export interface components {
         | 'credential.status.changed'
         | 'oid4vci.offer.accepted'
         | 'oid4vci.offer.expired'
+        | 'oid4vci.authorization.denied'
         | 'oid4vci.credential.accepted'
         | 'oid4vci.credential.failed'
         | 'oid4vci.credential.deleted'
@@ -2987,6 +3035,7 @@ export interface components {
         | 'credential.status.changed'
         | 'oid4vci.offer.accepted'
         | 'oid4vci.offer.expired'
+        | 'oid4vci.authorization.denied'
         | 'oid4vci.credential.accepted'
         | 'oid4vci.credential.failed'
         | 'oid4vci.credential.deleted'
@@ -3046,6 +3095,7 @@ export interface components {
         | 'credential.status.changed'
         | 'oid4vci.offer.accepted'
         | 'oid4vci.offer.expired'
+        | 'oid4vci.authorization.denied'
         | 'oid4vci.credential.accepted'
         | 'oid4vci.credential.failed'
         | 'oid4vci.credential.deleted'
@@ -3118,6 +3168,7 @@ export interface components {
         | 'credential.status.changed'
         | 'oid4vci.offer.accepted'
         | 'oid4vci.offer.expired'
+        | 'oid4vci.authorization.denied'
         | 'oid4vci.credential.accepted'
         | 'oid4vci.credential.failed'
         | 'oid4vci.credential.deleted'
@@ -7044,6 +7095,10 @@ export interface operations {
            *       "revocable": true,
            *       "signingAlgorithm": "ES256",
            *       "cryptosuite": null,
+           *       "claimsFromLogin": {
+           *         "given_name": "given_name",
+           *         "employee_id": "preferred_username"
+           *       },
            *       "createdAt": "2026-11-25T10:00:00.000Z",
            *       "updatedAt": "2026-11-25T10:00:00.000Z"
            *     }
@@ -7255,6 +7310,10 @@ export interface operations {
            *           "revocable": true,
            *           "signingAlgorithm": "ES256",
            *           "cryptosuite": null,
+           *           "claimsFromLogin": {
+           *             "given_name": "given_name",
+           *             "employee_id": "preferred_username"
+           *           },
            *           "createdAt": "2026-11-25T10:00:00.000Z",
            *           "updatedAt": "2026-11-25T10:00:00.000Z"
            *         }
@@ -7419,6 +7478,10 @@ export interface operations {
            *       "revocable": true,
            *       "signingAlgorithm": "ES256",
            *       "cryptosuite": null,
+           *       "claimsFromLogin": {
+           *         "given_name": "given_name",
+           *         "employee_id": "preferred_username"
+           *       },
            *       "createdAt": "2026-11-25T10:00:00.000Z",
            *       "updatedAt": "2026-11-25T10:00:00.000Z"
            *     }
@@ -7583,6 +7646,10 @@ export interface operations {
            *       "revocable": true,
            *       "signingAlgorithm": "ES256",
            *       "cryptosuite": null,
+           *       "claimsFromLogin": {
+           *         "given_name": "given_name",
+           *         "employee_id": "preferred_username"
+           *       },
            *       "createdAt": "2026-11-25T10:00:00.000Z",
            *       "updatedAt": "2026-11-25T10:00:00.000Z"
            *     }
@@ -7961,9 +8028,20 @@ export interface operations {
           /**
            * @example {
            *       "issuer": "http://localhost:8080/ctrl/oid4vci/acme",
+           *       "authorization_endpoint": "http://localhost:8080/ctrl/oid4vci/acme/authorize",
            *       "token_endpoint": "http://localhost:8080/ctrl/oid4vci/acme/token",
+           *       "pushed_authorization_request_endpoint": "http://localhost:8080/ctrl/oid4vci/acme/par",
+           *       "require_pushed_authorization_requests": true,
+           *       "response_types_supported": [
+           *         "code"
+           *       ],
+           *       "code_challenge_methods_supported": [
+           *         "S256"
+           *       ],
+           *       "authorization_response_iss_parameter_supported": true,
            *       "pre-authorized_grant_anonymous_access_supported": true,
            *       "grant_types_supported": [
+           *         "authorization_code",
            *         "urn:ietf:params:oauth:grant-type:pre-authorized_code"
            *       ],
            *       "dpop_signing_alg_values_supported": [
@@ -8058,6 +8136,7 @@ export interface operations {
            *           "credentialConfigurationId": "EmployeeBadge_sd_jwt",
            *           "credentialIds": [],
            *           "txCodeRequired": true,
+           *           "grant": "pre-authorized_code",
            *           "notification": null,
            *           "expiresAt": "2026-11-25T10:10:00.000Z",
            *           "createdAt": "2026-11-25T10:00:00.000Z",
@@ -8343,6 +8422,7 @@ export interface operations {
            *       "credentialConfigurationId": "EmployeeBadge_sd_jwt",
            *       "credentialIds": [],
            *       "txCodeRequired": true,
+           *       "grant": "pre-authorized_code",
            *       "notification": null,
            *       "expiresAt": "2026-11-25T10:10:00.000Z",
            *       "createdAt": "2026-11-25T10:00:00.000Z",
@@ -8454,6 +8534,7 @@ export interface operations {
            *       "credentialConfigurationId": "EmployeeBadge_sd_jwt",
            *       "credentialIds": [],
            *       "txCodeRequired": true,
+           *       "grant": "pre-authorized_code",
            *       "notification": null,
            *       "expiresAt": "2026-11-25T10:10:00.000Z",
            *       "createdAt": "2026-11-25T10:00:00.000Z",

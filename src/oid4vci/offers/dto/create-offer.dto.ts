@@ -15,7 +15,10 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { configurationExample } from '../../dto/credential-configuration.dto.js';
+import { type OfferGrant } from '../offer.entity.js';
 import { offerLimits as limits } from '../offer-limits.js';
+
+export const offerGrants = ['pre-authorized_code', 'authorization_code'] as const;
 
 /** The transaction code asked for: its length, what the user types, and what the wallet shows. */
 export class TxCodeRequestDto {
@@ -113,4 +116,26 @@ export class CreateOfferDto {
   @IsOptional()
   @IsBoolean()
   byValue?: boolean;
+
+  @ApiPropertyOptional({
+    enum: offerGrants,
+    default: 'pre-authorized_code',
+    description:
+      "How the wallet redeems the offer: the pre-authorized code, or `authorization_code`, where the person logs in first (OpenID4VCI 1.0 §5; the offer carries `issuer_state`). An authorization_code offer needs a configuration with `claimsFromLogin`; its `claims` are then what the login does not give (the login's win on a claim both set), and it takes no `txCode`.",
+    example: 'pre-authorized_code',
+  })
+  @IsOptional()
+  @IsIn(offerGrants, { message: `must be one of ${offerGrants.join(', ')}` })
+  grant?: OfferGrant;
+
+  @ApiPropertyOptional({
+    maxLength: 255,
+    description:
+      "authorization_code only: the person the offer is for, as the login names them (`sub` or `preferred_username`); another person's login is refused.",
+    example: 'erika.mustermann',
+  })
+  @IsOptional()
+  @Matches(/^[^\p{Cc}]{1,255}$/u, { message: 'must be 1-255 characters' })
+  @IsString()
+  subject?: string;
 }

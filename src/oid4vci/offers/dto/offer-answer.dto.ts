@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { NumberedPageDto } from '../../../common/page-dto.js';
 import { credentialIssuerId } from '../../../tenancy/credential-issuer.js';
 import { configurationExample } from '../../dto/credential-configuration.dto.js';
-import { type OfferStatus } from '../offer.entity.js';
+import { type OfferGrant, type OfferStatus } from '../offer.entity.js';
 import { credentialOfferOf, offerLinkOf, offerUriOf } from '../offer.rules.js';
 
 export const offerStatuses = [
@@ -28,6 +28,7 @@ export const offerExample = {
   credentialConfigurationId: configurationExample.id,
   credentialIds: [] as string[],
   txCodeRequired: true,
+  grant: 'pre-authorized_code' as OfferGrant,
   notification: null,
   expiresAt: '2026-11-25T10:10:00.000Z',
   createdAt: '2026-11-25T10:00:00.000Z',
@@ -105,6 +106,12 @@ export class OfferDto {
 
   @ApiProperty({ example: true })
   txCodeRequired!: boolean;
+
+  @ApiProperty({
+    enum: ['pre-authorized_code', 'authorization_code'],
+    example: 'pre-authorized_code',
+  })
+  grant!: OfferGrant;
 
   @ApiProperty({
     type: 'string',
