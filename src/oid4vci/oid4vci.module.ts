@@ -17,7 +17,7 @@ import {
   PublicClientAuthentication,
 } from './authorization/client-authentication.js';
 import { LoginCallbackService } from './authorization/login-callback.service.js';
-import { PERSON_LOGIN, UnconfiguredPersonLogin } from './authorization/person-login.js';
+import { PERSON_LOGIN } from './authorization/person-login.js';
 import { CredentialConfigurationEntity } from './credential-configuration.entity.js';
 import { CredentialConfigurationRepository } from './credential-configuration.repository.js';
 import { CredentialConfigurationsController } from './credential-configurations.controller.js';
@@ -28,6 +28,7 @@ import {
   loginProviderEntities,
   LoginProviderModule,
 } from './login-provider/login-provider.module.js';
+import { PersonLoginService } from './login-provider/person-login.service.js';
 import { CredentialOfferController } from './offers/credential-offer.controller.js';
 import { OfferEntity } from './offers/offer.entity.js';
 import { OfferExpiry } from './offers/offer-expiry.js';
@@ -97,7 +98,8 @@ export const oid4vciEntities = [
     LoginCallbackService,
     AuthorizationPurge,
     { provide: AUTHORIZATION_CODE_GRANT, useClass: AuthorizationCodeGrantService },
-    { provide: PERSON_LOGIN, useClass: UnconfiguredPersonLogin },
+    // The person logs in at the tenant's login provider (docs/login-provider.md).
+    { provide: PERSON_LOGIN, useExisting: PersonLoginService },
     { provide: CLIENT_AUTHENTICATION, useClass: PublicClientAuthentication },
   ],
 })

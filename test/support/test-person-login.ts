@@ -8,7 +8,8 @@ import {
 import { type TestService } from './test-service.js';
 
 /**
- * A login for tests only (the lead wires the real provider): `start` sends the browser straight back to
+ * A login for tests of the authorization server alone (the real one, PersonLoginService, is proven in
+ * test/oid4vci-authorization-login.e2e-spec.ts): `start` sends the browser straight back to
  * the issuer's callback with a fresh code, as a provider would after the person logged in; `finish`
  * checks what the issuer sends back (PKCE S256 against the challenge it was started with, the nonce)
  * and answers the claims the test set for the next login.
@@ -35,7 +36,7 @@ export function useTestPersonLogin(service: TestService) {
       return Promise.resolve(login.claims);
     },
   };
-  // The module's default refuses every login: the test's takes its place in the running service.
+  // The test's login takes the place of the tenant's login provider in the running service.
   Object.assign(service.app.get<object>(PERSON_LOGIN, { strict: false }), testLogin);
   return login;
 }

@@ -1,5 +1,3 @@
-import { Injectable } from '@nestjs/common';
-
 /** What the login is started with: our own state, nonce and PKCE challenge (never the wallet's). */
 export interface PersonLoginStart {
   state: string;
@@ -26,23 +24,3 @@ export interface PersonLogin {
 }
 
 export const PERSON_LOGIN = Symbol('PERSON_LOGIN');
-
-/** No login provider is wired: every authorization ends before the login, with an error for the wallet. */
-export class NoPersonLogin extends Error {
-  constructor() {
-    super('This issuer has no login for persons.');
-    this.name = 'NoPersonLogin';
-  }
-}
-
-/** The default until a login provider is wired: refuses, so nothing is issued without a real login. */
-@Injectable()
-export class UnconfiguredPersonLogin implements PersonLogin {
-  start(): Promise<string> {
-    return Promise.reject(new NoPersonLogin());
-  }
-
-  finish(): Promise<Record<string, unknown>> {
-    return Promise.reject(new NoPersonLogin());
-  }
-}
