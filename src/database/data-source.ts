@@ -27,6 +27,9 @@ import { Oid4vpRefusedAnswers1795799100000 } from '../../migrations/179579910000
 import { PublishedStatements1795799200000 } from '../../migrations/1795799200000-published-statements.js';
 import { Oid4vpRedirectUri1795799250000 } from '../../migrations/1795799250000-oid4vp-redirect-uri.js';
 import { TrustAnchors1795799350000 } from '../../migrations/1795799350000-trust-anchors.js';
+import { WalletProviders1795800210000 } from '../../migrations/1795800210000-wallet-providers.js';
+import { KeyAttestationsRequired1795800220000 } from '../../migrations/1795800220000-key-attestations-required.js';
+import { Oid4vciNotificationEvents1795800230000 } from '../../migrations/1795800230000-oid4vci-notification-events.js';
 
 export const migrations = [
   InitialSchema1763800000000,
@@ -56,6 +59,9 @@ export const migrations = [
   TrustAnchors1795799350000,
   Certificates1795800000000,
   CredentialRequestStatements1795800100000,
+  WalletProviders1795800210000,
+  KeyAttestationsRequired1795800220000,
+  Oid4vciNotificationEvents1795800230000,
 ];
 
 /**

@@ -158,6 +158,7 @@ function viewOf(row: CredentialConfigurationEntity): CredentialConfigurationDto 
     revocable: row.revocable,
     signingAlgorithm: row.signingAlgorithm,
     cryptosuite: row.cryptosuite,
+    keyAttestationsRequired: row.keyAttestationsRequired ?? null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

@@ -5,6 +5,7 @@ import { CredentialsModule } from '../credentials/credentials.module.js';
 import { DidModule } from '../did/did.module.js';
 import { SecretsModule } from '../secrets/secrets.module.js';
 import { TenantsModule } from '../tenants/tenants.module.js';
+import { WalletProvidersModule } from '../wallet-providers/wallet-providers.module.js';
 import { CredentialConfigurationEntity } from './credential-configuration.entity.js';
 import { CredentialConfigurationRepository } from './credential-configuration.repository.js';
 import { CredentialConfigurationsController } from './credential-configurations.controller.js';
@@ -26,10 +27,19 @@ import { NonceRepository } from './wallet/nonce.repository.js';
 import { CredentialRequestRepository } from './wallet/credential-request.repository.js';
 import { NoncesService } from './wallet/nonces.service.js';
 import { TokenEndpointService } from './wallet/token-endpoint.service.js';
+import { DpopNonces } from './wallet/dpop-nonces.js';
+import { KeyProofsService } from './wallet/key-proofs.service.js';
+import { NotificationEventEntity } from './wallet/notification.entity.js';
+import { NotificationsRepository } from './wallet/notifications.repository.js';
 import { WalletController } from './wallet/wallet.controller.js';
 
 /** The tables this feature owns (src/entities.ts gathers every feature's list). */
-export const oid4vciEntities = [CredentialConfigurationEntity, OfferEntity, NonceEntity];
+export const oid4vciEntities = [
+  CredentialConfigurationEntity,
+  OfferEntity,
+  NonceEntity,
+  NotificationEventEntity,
+];
 
 /** Each tenant as an OpenID4VCI 1.0 credential issuer (docs/oid4vci.md). */
 @Module({
@@ -41,6 +51,8 @@ export const oid4vciEntities = [CredentialConfigurationEntity, OfferEntity, Nonc
     // The signed metadata: the tenant's ES256 key and its certificate chain.
     DidModule,
     CertificatesModule,
+    // Wallet and key attestations, and the spent proof ids (docs/wallet-providers.md).
+    WalletProvidersModule,
   ],
   controllers: [
     CredentialConfigurationsController,
@@ -64,6 +76,9 @@ export const oid4vciEntities = [CredentialConfigurationEntity, OfferEntity, Nonc
     NoncePurge,
     TokenEndpointService,
     CredentialEndpointService,
+    DpopNonces,
+    KeyProofsService,
+    NotificationsRepository,
   ],
 })
 export class Oid4vciModule {}

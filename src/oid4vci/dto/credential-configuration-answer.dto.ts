@@ -16,6 +16,7 @@ import {
   CredentialDisplayDto,
   type ClaimPathElement,
 } from './credential-display.dto.js';
+import { KeyAttestationsRequiredDto } from './key-attestations-required.dto.js';
 
 /** A configuration as the API answers it: every field, defaults applied, null where the format has none. */
 export class CredentialConfigurationDto {
@@ -78,6 +79,14 @@ export class CredentialConfigurationDto {
     description: 'ldp_vc: the Data Integrity cryptosuite; null for dc+sd-jwt.',
   })
   cryptosuite!: Cryptosuite | null;
+
+  @ApiProperty({
+    type: KeyAttestationsRequiredDto,
+    nullable: true,
+    description: 'The key attestations every JWT proof must carry (Appendix D); null: none.',
+    example: null,
+  })
+  keyAttestationsRequired!: KeyAttestationsRequiredDto | null;
 
   @ApiProperty({ example: configurationExample.createdAt })
   createdAt!: string;

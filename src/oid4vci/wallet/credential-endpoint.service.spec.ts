@@ -22,6 +22,11 @@ import {
   type CredentialRequestRepository,
   type CredentialRequestTake,
 } from './credential-request.repository.js';
+import { type SpentProofs, type ProofUse } from '../../wallet-providers/spent-proofs.js';
+import { type KeyAttestationsService } from '../../wallet-providers/key-attestations.service.js';
+import { type CredentialConfigurationRepository } from '../credential-configuration.repository.js';
+import { KeyProofsService } from './key-proofs.service.js';
+import { type NotificationsRepository } from './notifications.repository.js';
 import {
   CredentialEndpointService,
   type Authorized,
@@ -151,6 +156,28 @@ function newTestService() {
       );
     },
   } as unknown as HolderIssuanceService;
+  const spentIds = new Set<string>();
+  const spentProofs = {
+    spend: ({ kind, keyThumbprint, jti }: ProofUse) => {
+      const id = `${kind}:${keyThumbprint}:${jti}`;
+      const fresh = !spentIds.has(id);
+      spentIds.add(id);
+      return Promise.resolve(fresh);
+    },
+  } as unknown as SpentProofs;
+  const keyProofs = new KeyProofsService(
+    { findById: () => Promise.resolve(null) } as unknown as CredentialConfigurationRepository,
+    {} as KeyAttestationsService,
+    time.clock,
+  );
+  const recorded = new Set<string>();
+  const notifications = {
+    record: (_manager: EntityManager, offerId: string, event: string) => {
+      const fresh = !recorded.has(`${offerId}:${event}`);
+      recorded.add(`${offerId}:${event}`);
+      return Promise.resolve(fresh);
+    },
+  } as unknown as NotificationsRepository;
   const service = new CredentialEndpointService(
     transactions.dataSource,
     offers,
@@ -159,6 +186,9 @@ function newTestService() {
     outbox.outbox,
     time.clock,
     vault,
+    spentProofs,
+    keyProofs,
+    notifications,
   );
   return { service, ...fakes, fakes };
 }
@@ -404,6 +434,19 @@ describe(CredentialEndpointService.name, () => {
         'invalid_notification_id',
       );
       expect(outbox.events).toEqual([]);
+    });
+
+    it('refuses the same event a second time as invalid_notification_request, sending it once', async () => {
+      const { service, fakes, outbox } = newTestService();
+      const body = { notification_id: 'note-1', event: 'credential_accepted' };
+      await service.notify(call, issued(fakes), body);
+      expect(await oauthError(service.notify(call, issued(fakes), body))).toBe(
+        'invalid_notification_request',
+      );
+      expect(outbox.events).toHaveLength(1);
+      // Another event of the same credential is still told once.
+      await service.notify(call, issued(fakes), { ...body, event: 'credential_deleted' });
+      expect(outbox.events).toHaveLength(2);
     });
 
     it.each([

@@ -13,7 +13,10 @@ import { openClaims } from '../offers/offer-claims.js';
 import { secretHash } from '../offers/offer-secrets.js';
 import { batchSize } from '../issuer-metadata.js';
 import { holderRequestOf } from './holder-request.js';
-import { ProofRefusal, verifyDpopProof, verifyKeyProof } from './key-proofs.js';
+import { type DpopProof, ProofRefusal, verifyDpopProof } from './key-proofs.js';
+import { KeyProofsService } from './key-proofs.service.js';
+import { NotificationsRepository } from './notifications.repository.js';
+import { SpentProofs } from '../../wallet-providers/spent-proofs.js';
 import { CredentialRequestRepository } from './credential-request.repository.js';
 import {
   OfferGrantsService,
@@ -76,6 +79,9 @@ export class CredentialEndpointService {
     private readonly outbox: EventOutbox,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(KeyVault) private readonly vault: KeyVault,
+    private readonly spentProofs: SpentProofs,
+    private readonly keyProofs: KeyProofsService,
+    private readonly notifications: NotificationsRepository,
   ) {}
 
   /**
@@ -116,9 +122,9 @@ export class CredentialEndpointService {
     if (scheme !== 'DPoP') throw refuse();
     if (call.dpop === undefined)
       throw invalidToken('DPoP', 'A DPoP proof is required.', 'invalid_dpop_proof');
-    let jkt: string;
+    let proof: DpopProof;
     try {
-      jkt = await verifyDpopProof(call.dpop, {
+      proof = await verifyDpopProof(call.dpop, {
         method: 'POST',
         url: call.url,
         now,
@@ -128,8 +134,18 @@ export class CredentialEndpointService {
       if (!(error instanceof ProofRefusal)) throw error;
       throw invalidToken('DPoP', `The DPoP proof ${error.message}.`, 'invalid_dpop_proof');
     }
-    if (jkt !== offer.dpopJkt)
+    if (proof.jkt !== offer.dpopJkt)
       throw invalidToken('DPoP', 'The DPoP proof is not made with the key the token is bound to.');
+    // Spent once the rest holds, shared by every instance (RFC 9449 §11.1).
+    const fresh = await this.spentProofs.spend({
+      tenantId: call.tenantId,
+      kind: 'dpop',
+      keyThumbprint: proof.jkt,
+      jti: proof.jti,
+      issuedAt: proof.iat,
+    });
+    if (!fresh)
+      throw invalidToken('DPoP', 'The DPoP proof’s jti was used before.', 'invalid_dpop_proof');
     return authorized;
   }
 
@@ -140,26 +156,12 @@ export class CredentialEndpointService {
     body: Record<string, unknown>,
   ): Promise<CredentialResponse> {
     const jwts = requestedProofs(body, offer.configurationId);
-    const holders: HolderKey[] = [];
-    const nonces = new Set<string>();
-    for (const [index, jwt] of jwts.entries()) {
-      try {
-        const proved = await verifyKeyProof(jwt, {
-          issuer: call.issuer,
-          now: this.clock(),
-          didAllowed: offer.format === 'ldp_vc',
-        });
-        nonces.add(proved.nonce);
-        holders.push(
-          proved.did === undefined ? { jwk: proved.jwk } : { jwk: proved.jwk, did: proved.did },
-        );
-      } catch (error) {
-        if (!(error instanceof ProofRefusal)) throw error;
-        throw invalidProof(`The proof ${index} ${error.message}.`);
-      }
-    }
-    if (nonces.size !== 1) throw invalidProof('The proofs of one request must carry one nonce.');
-    const [nonce] = nonces;
+    const { holders, nonce } = await this.keyProofs.verify(jwts, {
+      tenantId: call.tenantId,
+      issuer: call.issuer,
+      configurationId: offer.configurationId,
+      didAllowed: offer.format === 'ldp_vc',
+    });
 
     // Before the transaction: a tenant's first certificate is made on a connection of its own.
     const chain = signsWithEs256(offer)
@@ -233,16 +235,21 @@ export class CredentialEndpointService {
     const invalidId = () =>
       new OAuthError(400, 'invalid_notification_id', 'The notification_id is not valid.');
     if (notificationId !== offer.notificationId) throw invalidId();
-    const changed = await this.outbox.withChange(
-      this.dataSource.manager,
-      this.offers.notifyStatement(offer.id, notificationId, event),
-      {
-        type: notificationEvents[event],
-        tenantId: call.tenantId,
-        data: { offerId: offer.id, credentialIds: offer.credentialIds },
-      },
-    );
-    if (changed.length === 0) throw invalidId();
+    await this.dataSource.transaction(async (manager) => {
+      // Once per credential and event (docs/oid4vci.md): the first holds the key, a repeat waits, then finds it.
+      if (!(await this.notifications.record(manager, offer.id, event)))
+        throw refuse(`The event ${event} was already notified for this credential.`);
+      const changed = await this.outbox.withChange(
+        manager,
+        this.offers.notifyStatement(offer.id, notificationId, event),
+        {
+          type: notificationEvents[event],
+          tenantId: call.tenantId,
+          data: { offerId: offer.id, credentialIds: offer.credentialIds },
+        },
+      );
+      if (changed.length === 0) throw invalidId();
+    });
   }
 }
 
