@@ -13,18 +13,18 @@ export type ConfigurationDefinition = Partial<
   Pick<CredentialConfigurationEntity, 'keyAttestationsRequired'>
 > &
   Pick<
-  CredentialConfigurationEntity,
-  | 'format'
-  | 'vct'
-  | 'credentialDefinition'
-  | 'claims'
-  | 'display'
-  | 'selectivelyDisclosable'
-  | 'expiresInSeconds'
-  | 'revocable'
-  | 'signingAlgorithm'
-  | 'cryptosuite'
->;
+    CredentialConfigurationEntity,
+    | 'format'
+    | 'vct'
+    | 'credentialDefinition'
+    | 'claims'
+    | 'display'
+    | 'selectivelyDisclosable'
+    | 'expiresInSeconds'
+    | 'revocable'
+    | 'signingAlgorithm'
+    | 'cryptosuite'
+  >;
 
 const samePath = (a: ClaimPathElement[], b: ClaimPathElement[]) =>
   a.length === b.length && a.every((element, index) => element === b[index]);

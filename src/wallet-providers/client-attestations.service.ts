@@ -35,8 +35,7 @@ export interface ClientAuthenticationInput {
 }
 
 export type ClientAuthentication =
-  | { clientId: string; attested: true }
-  | { attested: false; clientId?: string };
+  { clientId: string; attested: true } | { attested: false; clientId?: string };
 
 const refuse = (reason: string) => new OAuthError(401, 'invalid_client', reason);
 
@@ -109,7 +108,7 @@ export class ClientAttestationsService {
     );
     popClaimsCheck(proof, sub, now);
     if (input.clientId !== undefined && input.clientId !== sub)
-      throw new AttestationRefusal('client_id is not the client attestation’s sub.');
+      throw new AttestationRefusal('client_id is not the sub of the client attestation.');
     const spent = await this.spent.spend({
       tenantId,
       kind: 'client-attestation-pop',
@@ -117,7 +116,8 @@ export class ClientAttestationsService {
       jti: proof.jti!,
       issuedAt: proof.iat!,
     });
-    if (!spent) throw new AttestationRefusal('The client attestation PoP’s jti was used before.');
+    if (!spent)
+      throw new AttestationRefusal('The jti of the client attestation PoP was used before.');
     return sub;
   }
 }
@@ -140,5 +140,7 @@ function popClaimsCheck(proof: JWTPayload, sub: string, now: number): void {
   if (typeof proof.jti !== 'string' || proof.jti === '' || proof.jti.length > 256)
     throw new AttestationRefusal('The client attestation PoP must have a jti.');
   if (proof.iss !== undefined && proof.iss !== sub)
-    throw new AttestationRefusal('The client attestation PoP’s iss is not the attestation’s sub.');
+    throw new AttestationRefusal(
+      'The iss of the client attestation PoP is not the sub of the attestation.',
+    );
 }

@@ -41,7 +41,11 @@ export class KeyAttestationsService {
   ): Promise<string | undefined> {
     if (typeof attestation !== 'string') return 'is missing (key_attestation in the proof header)';
     try {
-      const header = headerOf(attestation, keyAttestationTyp, walletProviderLimits.attestationChars);
+      const header = headerOf(
+        attestation,
+        keyAttestationTyp,
+        walletProviderLimits.attestationChars,
+      );
       const providers = await this.certificates.of(tenantId);
       const claims = await verifiedByProvider(attestation, header, providers, check.now, [
         'iat',

@@ -15,11 +15,20 @@ export class SpentProofEntity {
   @PrimaryColumn({ type: 'varchar', length: 32, primaryKeyConstraintName: 'spent_proof_jti_pkey' })
   kind: SpentProofKind;
 
-  @PrimaryColumn({ name: 'tenant_id', type: 'varchar', length: 64 })
+  @PrimaryColumn({
+    name: 'tenant_id',
+    type: 'varchar',
+    length: 64,
+    primaryKeyConstraintName: 'spent_proof_jti_pkey',
+  })
   tenantId: string;
 
   /** SHA-256 of the key's thumbprint and the jti: one wallet cannot spend another's ids. */
-  @PrimaryColumn({ name: 'jti_hash', type: 'bytea' })
+  @PrimaryColumn({
+    name: 'jti_hash',
+    type: 'bytea',
+    primaryKeyConstraintName: 'spent_proof_jti_pkey',
+  })
   jtiHash: Buffer;
 
   @Column({ name: 'expires_at', type: 'timestamptz' })

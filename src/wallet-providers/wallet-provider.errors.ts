@@ -2,7 +2,10 @@ import { DomainException } from '../common/problem/domain.exception.js';
 import { walletProviderLimits } from './wallet-provider-limits.js';
 
 export function walletProviderNotFound(id: string): DomainException {
-  return new DomainException('WALLET_PROVIDER_NOT_FOUND', `The tenant has no wallet provider '${id}'.`);
+  return new DomainException(
+    'WALLET_PROVIDER_NOT_FOUND',
+    `The tenant has no wallet provider '${id}'.`,
+  );
 }
 
 export function walletProviderExists(subject: string): DomainException {

@@ -20,7 +20,10 @@ export class WalletProviderRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** One page of the tenant's providers and how many it has in all. */
-  page(tenantId: string, request: WalletProviderPageRequest): Promise<[WalletProviderEntity[], number]> {
+  page(
+    tenantId: string,
+    request: WalletProviderPageRequest,
+  ): Promise<[WalletProviderEntity[], number]> {
     return this.providers().findAndCount({
       where: { tenantId },
       order: { [request.by]: request.direction, id: request.direction },

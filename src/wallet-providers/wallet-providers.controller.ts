@@ -60,7 +60,10 @@ export class WalletProvidersController {
     examples: {
       provider: {
         summary: 'A wallet provider’s CA',
-        value: { certificate: walletProviderExample.certificate, label: walletProviderExample.label },
+        value: {
+          certificate: walletProviderExample.certificate,
+          label: walletProviderExample.label,
+        },
       },
     },
   })
@@ -159,7 +162,11 @@ export class WalletProvidersController {
   @TenantScoped()
   @ApiOperation({ operationId: 'getWalletProvider', summary: 'One wallet provider of the tenant' })
   @ApiParam(idParameter)
-  @ApiOkResponse({ type: WalletProviderDto, description: 'The wallet provider.', example: walletProviderExample })
+  @ApiOkResponse({
+    type: WalletProviderDto,
+    description: 'The wallet provider.',
+    example: walletProviderExample,
+  })
   @ApiProblems(
     `${base}/${walletProviderExample.id}`,
     'WALLET_PROVIDER_NOT_FOUND',

@@ -145,7 +145,11 @@ export class CredentialEndpointService {
       issuedAt: proof.iat,
     });
     if (!fresh)
-      throw invalidToken('DPoP', 'The DPoP proof’s jti was used before.', 'invalid_dpop_proof');
+      throw invalidToken(
+        'DPoP',
+        'The jti of the DPoP proof was used before.',
+        'invalid_dpop_proof',
+      );
     return authorized;
   }
 

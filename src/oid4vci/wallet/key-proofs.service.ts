@@ -50,9 +50,8 @@ export class KeyProofsService {
     const nonces = new Set(proved.map((proof) => proof.nonce));
     if (nonces.size !== 1) throw invalidProof('The proofs of one request must carry one nonce.');
     const [nonce] = nonces;
-    const required = (
-      await this.configurations.findById(context.tenantId, context.configurationId)
-    )?.keyAttestationsRequired;
+    const required = (await this.configurations.findById(context.tenantId, context.configurationId))
+      ?.keyAttestationsRequired;
     if (required !== undefined && required !== null) {
       for (const [index, proof] of proved.entries()) {
         const problem = await this.keyAttestations.problem(context.tenantId, proof.keyAttestation, {

@@ -160,7 +160,7 @@ export class TokenEndpointService {
       issuedAt: proof.iat,
     });
     if (!fresh)
-      throw new OAuthError(400, 'invalid_dpop_proof', 'The DPoP proof’s jti was used before.');
+      throw new OAuthError(400, 'invalid_dpop_proof', 'The jti of the DPoP proof was used before.');
     return proof.jkt;
   }
 }

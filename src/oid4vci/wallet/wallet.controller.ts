@@ -48,7 +48,8 @@ export class WalletController {
   ): Promise<TokenResponse> {
     noStore(response);
     // On every answer, the refusal that asks for it included (RFC 9449 §8).
-    if (this.dpopNonces.required) response.setHeader('DPoP-Nonce', this.dpopNonces.current(tenantId));
+    if (this.dpopNonces.required)
+      response.setHeader('DPoP-Nonce', this.dpopNonces.current(tenantId));
     const form = await readForm(request, response);
     const issuer = this.issuerOf(tenantId);
     return this.tokens.token({

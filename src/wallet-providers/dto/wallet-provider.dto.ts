@@ -87,8 +87,7 @@ export class WalletProviderDto {
   @ApiProperty({
     type: 'string',
     nullable: true,
-    description:
-      'The subject key identifier, base64url.',
+    description: 'The subject key identifier, base64url.',
     example: walletProviderExample.subjectKeyIdentifier,
   })
   subjectKeyIdentifier!: string | null;
