@@ -116,7 +116,7 @@ describe('Key attestations, notifications and DPoP nonces', () => {
   });
 
   it.each([
-    ['no key attestation', async () => undefined],
+    ['no key attestation', () => Promise.resolve(undefined)],
     [
       'an attestation of another key',
       async () => keyAttestation(attester, [attester], [await walletKey('ES256')]),

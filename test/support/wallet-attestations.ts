@@ -22,7 +22,7 @@ export function signJwtWith(attester: TestCertificate | undefined, keys: WalletK
     let key: CryptoKey;
     let publicJwk: JWK | undefined;
     if (signer.method === 'x5c' && attester !== undefined) {
-      key = attester.keys.privateKey as CryptoKey;
+      key = attester.keys.privateKey;
     } else if (signer.method === 'jwk') {
       const wallet = keys.find((candidate) => candidate.publicJwk.x === signer.publicJwk.x);
       if (wallet === undefined) throw new Error('no such wallet key');
@@ -108,5 +108,5 @@ export function keyAttestation(
       typ: 'key-attestation+jwt',
       x5c: chain.map((certificate) => certificate.base64),
     })
-    .sign(attester.keys.privateKey as CryptoKey);
+    .sign(attester.keys.privateKey);
 }

@@ -171,13 +171,13 @@ function newTestService() {
     time.clock,
   );
   const recorded = new Set<string>();
-  const notifications = {
+  const notifications: Pick<NotificationsRepository, 'record'> = {
     record: (_manager: EntityManager, offerId: string, event: string) => {
       const fresh = !recorded.has(`${offerId}:${event}`);
       recorded.add(`${offerId}:${event}`);
       return Promise.resolve(fresh);
     },
-  } as unknown as NotificationsRepository;
+  };
   const service = new CredentialEndpointService(
     transactions.dataSource,
     offers,

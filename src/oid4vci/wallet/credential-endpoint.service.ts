@@ -3,10 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '../../common/clock.js';
-import {
-  HolderIssuanceService,
-  type HolderKey,
-} from '../../credentials/issuing/holder-issuance.service.js';
+import { HolderIssuanceService } from '../../credentials/issuing/holder-issuance.service.js';
 import { EventOutbox, type EventType } from '../../events/event-outbox.js';
 import { KeyVault } from '../../secrets/key-vault.js';
 import { openClaims } from '../offers/offer-claims.js';
