@@ -81,9 +81,12 @@ export class CredentialConfigurationDto {
   cryptosuite!: Cryptosuite | null;
 
   @ApiProperty({
-    type: KeyAttestationsRequiredDto,
-    nullable: true,
     description: 'The key attestations every JWT proof must carry (Appendix D); null: none.',
+    // OpenAPI 3.0 has no null type: the second branch is null alone.
+    oneOf: [
+      { $ref: getSchemaPath(KeyAttestationsRequiredDto) },
+      { type: 'object', nullable: true, enum: [null] },
+    ],
     example: null,
   })
   keyAttestationsRequired!: KeyAttestationsRequiredDto | null;

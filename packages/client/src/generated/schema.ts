@@ -2588,7 +2588,7 @@ export interface components {
        * @description The key attestations every JWT proof must carry (Appendix D); null: none.
        * @example null
        */
-      keyAttestationsRequired: components['schemas']['KeyAttestationsRequiredDto'] | null;
+      keyAttestationsRequired: components['schemas']['KeyAttestationsRequiredDto'] | (never | null);
       /** @example 2026-11-25T10:00:00.000Z */
       createdAt: string;
       /** @example 2026-11-25T10:00:00.000Z */
