@@ -188,6 +188,8 @@ describe(ClientAttestationsService.name, () => {
     expect(await refusal({ attestation: early, pop: await pop() })).toMatch(/not valid yet/);
     const noExp = await attestation({ claims: { exp: undefined } });
     expect(await refusal({ attestation: noExp, pop: await pop() })).toMatch(/exp/);
+    const numericSub = await attestation({ claims: { sub: 7 } });
+    expect(await refusal({ attestation: numericSub, pop: await pop() })).toMatch(/sub/);
     const noCnf = await attestation({ claims: { cnf: { jkt: 'x' } } });
     expect(await refusal({ attestation: noCnf, pop: await pop() })).toMatch(/cnf.jwk/);
   });

@@ -96,9 +96,11 @@ export class ClientAttestationsService {
     const claims = await as('client attestation', () =>
       verifiedByProvider(attestation, header, providers, now, ['iss', 'sub', 'exp', 'cnf']),
     );
-    const sub = claims.sub!;
-    if (sub.length > walletProviderLimits.idChars)
-      throw new AttestationRefusal('The client attestation has a sub that is too long.');
+    const sub: unknown = claims.sub;
+    if (typeof sub !== 'string' || sub === '' || sub.length > walletProviderLimits.idChars)
+      throw new AttestationRefusal(
+        `The client attestation must have a sub (the client_id) of 1 to ${walletProviderLimits.idChars} characters.`,
+      );
     const cnf = claims.cnf as { jwk?: unknown } | undefined;
     if (typeof cnf !== 'object' || cnf === null || cnf.jwk === undefined)
       throw new AttestationRefusal('The client attestation has no cnf.jwk.');
