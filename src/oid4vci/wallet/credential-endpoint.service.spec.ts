@@ -24,7 +24,6 @@ import {
 } from './credential-request.repository.js';
 import { type SpentProofs, type ProofUse } from '../../wallet-providers/spent-proofs.js';
 import { type KeyAttestationsService } from '../../wallet-providers/key-attestations.service.js';
-import { type CredentialConfigurationRepository } from '../credential-configuration.repository.js';
 import { KeyProofsService } from './key-proofs.service.js';
 import { type NotificationsRepository } from './notifications.repository.js';
 import {
@@ -165,11 +164,7 @@ function newTestService() {
       return Promise.resolve(fresh);
     },
   } as unknown as SpentProofs;
-  const keyProofs = new KeyProofsService(
-    { findById: () => Promise.resolve(null) } as unknown as CredentialConfigurationRepository,
-    {} as KeyAttestationsService,
-    time.clock,
-  );
+  const keyProofs = new KeyProofsService({} as KeyAttestationsService, time.clock);
   const recorded = new Set<string>();
   const notifications: Pick<NotificationsRepository, 'record'> = {
     record: (_manager: EntityManager, offerId: string, event: string) => {

@@ -47,6 +47,8 @@ export interface Authorized {
   scheme: 'Bearer' | 'DPoP';
   /** For a credential request: the tenant's active certificate, read with the offer. */
   certificate?: OfferIssuerCertificate;
+  /** For a credential request: the configuration's key attestation requirement, read with the offer. */
+  keyAttestationsRequired?: CredentialRequestOffer['keyAttestationsRequired'];
 }
 
 export interface CredentialResponse {
@@ -109,8 +111,10 @@ export class CredentialEndpointService {
     )
       throw refuse();
     const authorized: Authorized = { offer, tokenHash, scheme };
-    const { certificate } = offer as Partial<CredentialRequestOffer>;
+    const { certificate, keyAttestationsRequired } = offer as Partial<CredentialRequestOffer>;
     if (certificate !== undefined) authorized.certificate = certificate;
+    if (keyAttestationsRequired !== undefined)
+      authorized.keyAttestationsRequired = keyAttestationsRequired;
     if (offer.dpopJkt === null) {
       // A Bearer token presented as DPoP would let a proof stand in for the binding it never had.
       if (scheme !== 'Bearer') throw refuse();
@@ -153,14 +157,14 @@ export class CredentialEndpointService {
   /** The credential request (§8.2): one credential per proved key, in one transaction. */
   async credential(
     call: ProtectedCall,
-    { offer, tokenHash, scheme, certificate }: Authorized,
+    { offer, tokenHash, scheme, certificate, keyAttestationsRequired }: Authorized,
     body: Record<string, unknown>,
   ): Promise<CredentialResponse> {
     const jwts = requestedProofs(body, offer.configurationId);
     const { holders, nonce } = await this.keyProofs.verify(jwts, {
       tenantId: call.tenantId,
       issuer: call.issuer,
-      configurationId: offer.configurationId,
+      keyAttestationsRequired: keyAttestationsRequired ?? null,
       didAllowed: offer.format === 'ldp_vc',
     });
 

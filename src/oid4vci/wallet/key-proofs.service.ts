@@ -2,15 +2,18 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { invalidProof } from '../../common/oauth-error.js';
 import { type HolderKey } from '../../credentials/issuing/holder-issuance.service.js';
-import { KeyAttestationsService } from '../../wallet-providers/key-attestations.service.js';
-import { CredentialConfigurationRepository } from '../credential-configuration.repository.js';
+import {
+  type KeyAttestationsRequired,
+  KeyAttestationsService,
+} from '../../wallet-providers/key-attestations.service.js';
 import { ProofRefusal, verifyKeyProof } from './key-proofs.js';
 
 export interface KeyProofContext {
   tenantId: string;
   /** The credential issuer identifier: the proofs' `aud`. */
   issuer: string;
-  configurationId: string;
+  /** The configuration's key attestation requirement (Appendix D.1); null: none. */
+  keyAttestationsRequired: KeyAttestationsRequired | null;
   /** Whether keys may be named by DID URLs (ldp_vc). */
   didAllowed: boolean;
 }
@@ -18,12 +21,11 @@ export interface KeyProofContext {
 /**
  * The JWT proofs of a credential request (OpenID4VCI 1.0 Appendix F.1): each verified, one nonce for
  * all, and each with a key attestation by a trusted wallet provider when the configuration requires
- * it (Appendix D.1), read from the configuration as it is now (docs/oid4vci.md).
+ * it (Appendix D.1; the requirement read with the token's offer, docs/wallet-providers.md).
  */
 @Injectable()
 export class KeyProofsService {
   constructor(
-    private readonly configurations: CredentialConfigurationRepository,
     private readonly keyAttestations: KeyAttestationsService,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -50,9 +52,8 @@ export class KeyProofsService {
     const nonces = new Set(proved.map((proof) => proof.nonce));
     if (nonces.size !== 1) throw invalidProof('The proofs of one request must carry one nonce.');
     const [nonce] = nonces;
-    const required = (await this.configurations.findById(context.tenantId, context.configurationId))
-      ?.keyAttestationsRequired;
-    if (required !== undefined && required !== null) {
+    const required = context.keyAttestationsRequired;
+    if (required !== null) {
       for (const [index, proof] of proved.entries()) {
         const problem = await this.keyAttestations.problem(context.tenantId, proof.keyAttestation, {
           provedKey: proof.jwk,
