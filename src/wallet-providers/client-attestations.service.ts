@@ -11,6 +11,7 @@ import {
   verifiedWith,
 } from './attested-jwt.js';
 import { SpentProofs } from './spent-proofs.js';
+import { settingInForce } from './wallet-attestation-policy.entity.js';
 import { WalletProviderCertificates } from './wallet-provider-certificates.js';
 import { walletProviderLimits } from './wallet-provider-limits.js';
 import { WalletProviderRepository } from './wallet-provider.repository.js';
@@ -60,7 +61,7 @@ export class ClientAttestationsService {
     const { attestation, pop } = input;
     if (attestation === undefined && pop === undefined) {
       const { setting, listed } = await this.providers.policyOf(tenantId);
-      if ((setting ?? (listed ? 'required' : 'optional')) === 'required')
+      if (settingInForce(setting, listed) === 'required')
         throw refuse('This issuer requires a wallet attestation (OAuth-Client-Attestation).');
       return input.clientId === undefined
         ? { attested: false }

@@ -3,6 +3,14 @@ import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn 
 export const walletAttestationSettings = ['required', 'optional'] as const;
 export type WalletAttestationSetting = (typeof walletAttestationSettings)[number];
 
+/** The setting in force: the tenant's choice, else required once it lists a wallet provider. */
+export function settingInForce(
+  setting: WalletAttestationSetting | null,
+  listed: boolean,
+): WalletAttestationSetting {
+  return setting ?? (listed ? 'required' : 'optional');
+}
+
 /**
  * A tenant's explicit choice of whether its token endpoint requires a wallet attestation; without a
  * row the default applies (required once it lists a wallet provider, docs/wallet-providers.md).

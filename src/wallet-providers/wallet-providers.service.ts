@@ -23,7 +23,10 @@ import {
   type SetWalletAttestationPolicyDto,
   type WalletAttestationPolicyDto,
 } from './dto/wallet-attestation-policy.dto.js';
-import { type WalletAttestationSetting } from './wallet-attestation-policy.entity.js';
+import {
+  settingInForce,
+  type WalletAttestationSetting,
+} from './wallet-attestation-policy.entity.js';
 import { type WalletProviderEntity } from './wallet-provider.entity.js';
 import {
   certificateRefused,
@@ -142,7 +145,7 @@ function policyView({
   listed: boolean;
 }): WalletAttestationPolicyDto {
   return {
-    walletAttestation: setting ?? (listed ? 'required' : 'optional'),
+    walletAttestation: settingInForce(setting, listed),
     explicit: setting !== null,
   };
 }
