@@ -9,6 +9,7 @@ import {
   owfAttestedClient,
 } from './support/wallet-attestations.js';
 import { makeCertificate, type TestCertificate } from './support/x509-test-pki.js';
+import { SpentProofs } from '../src/wallet-providers/spent-proofs.js';
 
 type Json = Record<string, unknown>;
 const preAuthorizedGrant = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
@@ -222,6 +223,41 @@ describe('Client attestation at the token endpoint', () => {
         ),
       );
       expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400]);
+    });
+
+    it('refuses at a second instance a DPoP proof the first took, and purges spent ids past their time', async () => {
+      const other = await startTestService({
+        env: { DATABASE_URL: service.databaseUrl, AGENT_MASTER_KEY: service.masterKey },
+      });
+      try {
+        const key = await walletKey('ES256');
+        const proof = await dpopProof(key, { htu: `${issuer}/token` });
+        const first = await postToken((await newOffer()).preAuthorizedCode, {
+          ...(await attested()),
+          DPoP: proof,
+        });
+        expect(first.status).toBe(200);
+        const offer = await newOffer();
+        const again = await postForm(
+          other.url,
+          '/ctrl/oid4vci/wallets/token',
+          { grant_type: preAuthorizedGrant, 'pre-authorized_code': offer.preAuthorizedCode },
+          { ...(await attested()), DPoP: proof },
+        );
+        expect((again.body as Json).error).toBe('invalid_dpop_proof');
+      } finally {
+        await other.close();
+      }
+      const spentProofs = service.app.get(SpentProofs, { strict: false });
+      await service.dataSource.query(
+        `INSERT INTO spent_proof_jti (kind, tenant_id, jti_hash, expires_at)
+         VALUES ('dpop', 'wallets', '\\x00', now() - interval '1 minute')`,
+      );
+      expect(await spentProofs.purgeExpired()).toBeGreaterThanOrEqual(1);
+      const [{ kept }] = await service.dataSource.query<{ kept: number }[]>(
+        `SELECT count(*)::int AS kept FROM spent_proof_jti WHERE expires_at <= now()`,
+      );
+      expect(kept).toBe(0);
     });
 
     it('refuses a DPoP proof replayed at the credential endpoint, also concurrently', async () => {
