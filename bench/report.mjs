@@ -318,6 +318,9 @@ export function report(result) {
       ...cryptosuites.map(issueNoStatusScenario),
       verifyScenario,
       statusScenario,
+      issuanceScenario,
+      credentialEndpointScenario,
+      responseEndpointScenario,
     ].flatMap((name) =>
       ratioRow(
         name,

@@ -28,8 +28,9 @@
 //   BENCH_CPU_PROF=dir       local mode: run the service with --cpu-prof, profiles written to dir
 //   BENCH_SERVICE_NODE_OPTIONS  local mode: NODE_OPTIONS of the service, e.g. --max-old-space-size=128
 //   BENCH_COMPARE=dir        local mode: also start the built checkout in dir (its own database and
-//                            issuer) and measure its GET /did rows in turns with these, at the small size
-//                            (rows "compare", ratios service/compare): before and after a change
+//                            issuer) and measure its GET /did, tenants and credential rows in turns with
+//                            these, its wallet rows right after these, at the small size (rows "compare",
+//                            ratios service/compare): before and after a change
 //   BENCH_ONLY=wallet        only these scenario groups (comma-separated; unset: all): did (GET /did and
 //                            its baselines), tenants (GET /tenants page 0, POST /tenants/create),
 //                            credentials, webhooks, wallet-endpoints (OpenID4VCI issuances, the
@@ -50,7 +51,7 @@ import { measureOid4vp } from './oid4vp.mjs';
 import { measureWalletScaling } from './wallet-scale.mjs';
 import { measureWalletThroughNginx } from './wallet-nginx.mjs';
 import { accessTokens, createTenantsThroughApi, discover, tokenSource } from './http.mjs';
-import { serviceTarget } from './wallet-rows.mjs';
+import { compareTarget, serviceTarget } from './wallet-rows.mjs';
 import {
   baselineProcess,
   compareProcess,
@@ -232,6 +233,11 @@ async function main() {
   if (selected('wallet-endpoints')) {
     await measureOid4vci(context, smallIds[2], serviceTarget(context));
     await measureOid4vp(context, smallIds[2], smallIds[3], serviceTarget(context));
+    // The checkout compared with: the same rows right after, on its own database (not in turns).
+    if (compare !== undefined) {
+      await measureOid4vci(context, smallIds[2], compareTarget(context), false);
+      await measureOid4vp(context, smallIds[2], smallIds[3], compareTarget(context), false);
+    }
   }
   if (selected('wallet-scale')) await measureWalletScaling(context);
   if (selected('wallet-nginx')) {

@@ -4,6 +4,7 @@
  * the processes' CPU and RSS and PostgreSQL's CPU sampled, a row from it, and checks of what they measured.
  */
 import { InterferenceMeter, PostgresSampler, ProcessSampler } from './processes.mjs';
+import { compareProcess } from './load.mjs';
 import { log } from './settings.mjs';
 
 /**
@@ -20,6 +21,18 @@ export function serviceTarget(context) {
     process: 'service',
     pids: service.pid === undefined ? [] : [service.pid],
     postgresPid: service.postgresPid,
+  };
+}
+
+/** @returns {WalletTarget} BENCH_COMPARE's service, measured right after this one without baselines */
+export function compareTarget(context) {
+  const { compare } = context;
+  return {
+    url: compare.url,
+    process: compareProcess,
+    pids: compare.pid === undefined ? [] : [compare.pid],
+    postgresPid: compare.postgresPid,
+    token: compare.token,
   };
 }
 

@@ -2,7 +2,8 @@ import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import { createHash, createPublicKey, randomUUID, verify } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { IssuedCredentialRepository } from '../src/credentials/issuing/issued-credential.repository.js';
 import {
   HolderIssuanceService,
   type HolderCredential,
@@ -87,12 +88,35 @@ describe('Credentials: SD-JWT VC and ldp_vc for holders', () => {
     ...extra,
   });
 
-  /** Issues inside a transaction of the app's own, as the credential endpoint will. */
-  function issue(request: HolderIssueRequest, holders: HolderKey[]): Promise<HolderCredential[]> {
+  /**
+   * Records the credentials with the issue statement (`record_issue`) on `manager`, then signs them
+   * with what their entries took: the credential endpoint's steps, without its offer.
+   */
+  async function recorded(
+    manager: EntityManager,
+    request: HolderIssueRequest,
+    holders: HolderKey[],
+  ) {
     const issuance = service.app.get(HolderIssuanceService);
-    return service.app
-      .get(DataSource)
-      .transaction((manager) => issuance.issue(manager, request, holders));
+    const records = service.app.get(IssuedCredentialRepository, { strict: false });
+    const prepared = issuance.prepare(request, holders);
+    const rows = await issuance.inStatement(prepared, (values) =>
+      Promise.all(values.map(async (one) => (await records.issue(manager, one))[0])),
+    );
+    return { issuance, prepared, taken: rows.map((row) => row.taken) };
+  }
+
+  /** Records, each statement committed on its own, then signs. */
+  async function issue(
+    request: HolderIssueRequest,
+    holders: HolderKey[],
+  ): Promise<HolderCredential[]> {
+    const { issuance, prepared, taken } = await recorded(
+      service.app.get(DataSource).manager,
+      request,
+      holders,
+    );
+    return issuance.sign(request, prepared, taken);
   }
 
   /** A verifier with public material only: the issuer's keys and status lists over HTTP. */
@@ -255,15 +279,16 @@ describe('Credentials: SD-JWT VC and ldp_vc for holders', () => {
     }
   });
 
-  it("writes in the caller's transaction: when it rolls back, no record, entry or event stays", async () => {
+  it("records in the caller's transaction: when it rolls back, no record, entry or event stays", async () => {
     const request = sdJwtRequest();
-    const issuance = service.app.get(HolderIssuanceService);
     let ids: string[] = [];
     await expect(
       service.app.get(DataSource).transaction(async (manager) => {
-        ids = (await issuance.issue(manager, request, [await holderKey(), await holderKey()])).map(
-          (credential) => credential.credentialId,
-        );
+        const { prepared } = await recorded(manager, request, [
+          await holderKey(),
+          await holderKey(),
+        ]);
+        ids = prepared.map(({ holder }) => holder.credentialId);
         throw new Error('the offer could not be updated');
       }),
     ).rejects.toThrow('the offer could not be updated');

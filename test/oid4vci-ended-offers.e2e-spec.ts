@@ -140,16 +140,27 @@ describe('OpenID4VCI wallet endpoints refuse an ended offer', () => {
         const runner = suite.service.dataSource.createQueryRunner();
         await runner.startTransaction();
         try {
-          const taken = await requests.take(runner.manager, {
-            tenantId: 'acme',
-            nonceHash: createHash('sha256').update('no nonce').digest(),
-            offerId,
-            tokenHash: createHash('sha256').update(token).digest(),
-            now: new Date(at),
-            credentialIds: ['urn:uuid:00000000-0000-4000-8000-000000000001'],
-            notificationId: 'n',
-            keyAlgorithm: null,
-          });
+          // A nonce good at `at`, which the statement spends with the offer it takes.
+          const nonceHash = createHash('sha256').update(`nonce ${at}`).digest();
+          await runner.manager.query(
+            'INSERT INTO oid4vci_nonce (nonce_hash, tenant_id, expires_at) VALUES ($1, $2, $3)',
+            [nonceHash, 'acme', new Date(at + 60_000)],
+          );
+          const taken = await requests.take(
+            {
+              tenantId: 'acme',
+              nonceHash,
+              offerId,
+              tokenHash: createHash('sha256').update(token).digest(),
+              now: new Date(at),
+              credentialIds: [],
+              notificationId: 'n',
+              keyAlgorithm: null,
+              records: [],
+            },
+            runner.manager,
+          );
+          expect(taken.nonceFound).toBe(true);
           return taken.offer;
         } finally {
           await runner.rollbackTransaction();

@@ -111,11 +111,11 @@ describe('OpenID4VCI credential endpoint round trips', () => {
   });
 
   it.each([
-    // The token's offer with the certificate, then BEGIN, the offer, nonce and key, the record, COMMIT.
-    ['an SD-JWT VC', 'Diploma', { given_name: 'Erika' }, 1, 5],
-    ['a batch of two SD-JWT VCs', 'Diploma', { given_name: 'Erika' }, 2, 6],
-    // No chain; the DID's key read in the transaction.
-    ['a Data Integrity VC', 'Alumni', { alumniOf: 'University of Examples' }, 1, 6],
+    // The token's offer with the certificate, then the nonce, offer, records and key in one statement.
+    ['an SD-JWT VC', 'Diploma', { given_name: 'Erika' }, 1, 2],
+    ['a batch of two SD-JWT VCs', 'Diploma', { given_name: 'Erika' }, 2, 2],
+    // No chain; the DID's key read after the statement.
+    ['a Data Integrity VC', 'Alumni', { alumniOf: 'University of Examples' }, 1, 3],
   ] as const)('issues %s within its round trips', async (_, id, claims, batch, budget) => {
     const { result, statements: sent } = await credentialRequest(id, claims, batch);
     expect(result.status).toBe(200);

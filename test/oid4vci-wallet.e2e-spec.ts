@@ -132,10 +132,10 @@ describe('OpenID4VCI wallet flow', () => {
       { credential: 'eyJhbGciOiJFUzI1NiJ9.e30.sig1~' },
     ]);
 
-    // One issuance, in the endpoint's transaction, for both proved keys (public members only).
+    // One issuance for both proved keys (public members only), signed once both records committed.
     expect(issued.length).toBe(before + 1);
     const call = issued[issued.length - 1];
-    expect(call.inTransaction).toBe(true);
+    expect(call.recordedBeforeSigning).toBe(2);
     expect(call.request).toEqual({
       tenantId: 'acme',
       offerId: offer.id,

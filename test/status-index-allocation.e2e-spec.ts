@@ -46,6 +46,7 @@ describe('Status index allocation', () => {
       new IssuedCredentialRepository(dataSource),
       allocator,
       outbox as EventOutbox,
+      dataSource,
     );
     [{ id: listId }] = await dataSource.query<{ id: string }[]>(
       `SELECT id FROM credential_status_list WHERE tenant_id = 'demo' AND purpose = 'revocation'`,

@@ -23,6 +23,7 @@ import { Oid4vpRequests1795798000000 } from '../../migrations/1795798000000-oid4
 import { OfferClaimsSealed1795799000000 } from '../../migrations/1795799000000-offer-claims-sealed.js';
 import { Certificates1795800000000 } from '../../migrations/1795800000000-certificates.js';
 import { CredentialRequestStatements1795800100000 } from '../../migrations/1795800100000-credential-request-statements.js';
+import { RecordIssue1795800200000 } from '../../migrations/1795800200000-record-issue.js';
 import { Oid4vpRefusedAnswers1795799100000 } from '../../migrations/1795799100000-oid4vp-refused-answers.js';
 import { PublishedStatements1795799200000 } from '../../migrations/1795799200000-published-statements.js';
 import { Oid4vpRedirectUri1795799250000 } from '../../migrations/1795799250000-oid4vp-redirect-uri.js';
@@ -59,6 +60,7 @@ export const migrations = [
   TrustAnchors1795799350000,
   Certificates1795800000000,
   CredentialRequestStatements1795800100000,
+  RecordIssue1795800200000,
   WalletProviders1795800210000,
   KeyAttestationsRequired1795800220000,
   Oid4vciNotificationEvents1795800230000,

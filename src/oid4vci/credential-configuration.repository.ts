@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
+import { EntityRead } from '../database/entity-read.js';
 import { lockTenantCount } from '../database/tenant-count-lock.js';
 import { CredentialConfigurationEntity } from './credential-configuration.entity.js';
 import { type ConfigurationDefinition } from './credential-configuration.rules.js';
@@ -20,7 +21,12 @@ export interface ConfigurationPageRequest {
 /** The tenants' OpenID4VCI credential configurations (oid4vci_credential_configuration). */
 @Injectable()
 export class CredentialConfigurationRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  /** Every credential request reads its configuration: a statement written once. */
+  private readonly byId: EntityRead<CredentialConfigurationEntity, 'tenantId' | 'id'>;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.byId = new EntityRead(dataSource, CredentialConfigurationEntity, ['tenantId', 'id']);
+  }
 
   /** One page of the tenant's configurations and how many it has in all. */
   page(
@@ -36,7 +42,7 @@ export class CredentialConfigurationRepository {
   }
 
   findById(tenantId: string, id: string): Promise<CredentialConfigurationEntity | null> {
-    return this.rows().findOneBy({ tenantId, id });
+    return this.byId.one({ tenantId, id });
   }
 
   /** Every configuration of the tenant, oldest first (at most the cap: one short query). */

@@ -4,7 +4,7 @@ import { Settings } from '../config/settings.js';
 import { DidService } from '../did/did.service.js';
 import { TenantKeys, type Es256SigningKey } from '../did/tenant-keys.service.js';
 import { tenantNotFound } from '../tenancy/tenant.errors.js';
-import { parseDer, publicJwkOfCertificate } from '../x509/certificate.js';
+import { parseCertificate, publicKeyJwk } from '../x509/chain.js';
 import {
   leafFitsClientId,
   maxClientIdChars,
@@ -65,11 +65,13 @@ export class VerifierIdentity {
   ): Promise<X509RequestSigning | undefined> {
     const x5c = await this.activeChain(tenantId);
     if (x5c === undefined) return undefined;
-    const leaf = Buffer.from(x5c[0], 'base64');
-    if (!leafFitsClientId(clientId, leaf, parseDer(leaf).facts.dnsNames)) return undefined;
+    // Our own certificate, parsed (and remembered) as any x5c element is.
+    const leaf = parseCertificate(x5c[0]);
+    if (typeof leaf === 'string') return undefined;
+    if (!leafFitsClientId(clientId, leaf.der, leaf.dnsNames)) return undefined;
     const key = await this.keys.es256SigningKey(tenantId);
-    const certified = publicJwkOfCertificate(leaf);
-    if (certified.x !== key.publicJwk.x || certified.y !== key.publicJwk.y) return undefined;
+    const certified = publicKeyJwk(leaf);
+    if (certified?.x !== key.publicJwk.x || certified?.y !== key.publicJwk.y) return undefined;
     return { x5c, key };
   }
 
@@ -88,7 +90,8 @@ export class VerifierIdentity {
     const leaf = Buffer.from(leafX5c, 'base64');
     if (prefix === 'x509_hash') return x509HashClientId(leaf);
     const host = new URL(this.settings.PUBLIC_BASE_URL).hostname;
-    const { dnsNames } = parseDer(leaf).facts;
+    const parsed = parseCertificate(leafX5c);
+    const dnsNames = typeof parsed === 'string' ? [] : parsed.dnsNames;
     const clientId = x509SanDnsClientId(dnsNames, host);
     if (clientId !== undefined && clientId.length <= maxClientIdChars) return clientId;
     throw clientIdPrefixUnavailable(

@@ -5,6 +5,4 @@ export const trustAnchorLimits = {
   /** Characters of one PEM certificate: 8 KiB of DER (src/x509/) in base64 lines, with room. */
   pemChars: 12_000,
   labelChars: 200,
-  /** Parsed anchors kept in memory across tenants, by fingerprint. */
-  remembered: 1_000,
 } as const;

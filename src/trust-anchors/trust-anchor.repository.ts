@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type SortedPageRequest } from '../common/page-query.js';
+import { EntityRead } from '../database/entity-read.js';
 import { lockTenantCount } from '../database/tenant-count-lock.js';
 import { TrustAnchorEntity } from './trust-anchor.entity.js';
 
@@ -13,7 +14,17 @@ export type TrustAnchorPageRequest = SortedPageRequest<'subject' | 'notAfter' | 
 /** The tenants' trust anchors (trust_anchor). */
 @Injectable()
 export class TrustAnchorRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  /** Every x5c verification reads the tenant's anchors: a statement written once. */
+  private readonly certificatesRead: EntityRead<TrustAnchorEntity, 'tenantId'>;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.certificatesRead = new EntityRead(
+      dataSource,
+      TrustAnchorEntity,
+      ['tenantId'],
+      ['fingerprint', 'certificate'],
+    );
+  }
 
   /** One page of the tenant's anchors and how many it has in all. */
   page(tenantId: string, request: TrustAnchorPageRequest): Promise<[TrustAnchorEntity[], number]> {
@@ -59,10 +70,7 @@ export class TrustAnchorRepository {
   certificatesOf(
     tenantId: string,
   ): Promise<Pick<TrustAnchorEntity, 'fingerprint' | 'certificate'>[]> {
-    return this.anchors().find({
-      select: { fingerprint: true, certificate: true },
-      where: { tenantId },
-    });
+    return this.certificatesRead.all({ tenantId });
   }
 
   private anchors() {

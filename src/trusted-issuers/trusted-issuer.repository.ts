@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type SortedPageRequest } from '../common/page-query.js';
+import { EntityRead } from '../database/entity-read.js';
 import { lockTenantCount } from '../database/tenant-count-lock.js';
 import { TrustedIssuerEntity } from './trusted-issuer.entity.js';
 
@@ -17,7 +18,12 @@ export type TrustedIssuerPageRequest = SortedPageRequest<'issuer' | 'createdAt'>
 /** The tenants' trusted issuers lists (trusted_issuer). */
 @Injectable()
 export class TrustedIssuerRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  /** Every presentation reads the tenant's list: a statement written once. */
+  private readonly issuersRead: EntityRead<TrustedIssuerEntity, 'tenantId'>;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.issuersRead = new EntityRead(dataSource, TrustedIssuerEntity, ['tenantId'], ['issuer']);
+  }
 
   /** One page of the tenant's entries and how many it has in all. */
   page(
@@ -68,7 +74,7 @@ export class TrustedIssuerRepository {
 
   /** The issuer ids of every entry of the tenant (at most the cap: one short query). */
   async issuersOf(tenantId: string): Promise<string[]> {
-    const rows = await this.entries().find({ select: { issuer: true }, where: { tenantId } });
+    const rows = await this.issuersRead.all({ tenantId });
     return rows.map((row) => row.issuer);
   }
 

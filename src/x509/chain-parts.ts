@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
+import { LRUCache } from 'lru-cache';
 import { type JsonWebKey, webcrypto, X509Certificate as NodeCertificate } from 'node:crypto';
 
 // The library's types name the DOM's Crypto, which Node's webcrypto implements.
@@ -11,6 +12,8 @@ export const certificateLimits = {
   derBytes: 8 * 1024,
   /** Certificates of one `x5c` chain (leaf first), as RFC 7515 §4.1.6 carries it. */
   chainLength: 5,
+  /** Parsed certificates remembered by their text (base64 or PEM), about 20 KiB each at most. */
+  remembered: 512,
 } as const;
 
 /** Extensions a chain check reads; any other marked critical refuses the certificate (RFC 5280 §4.2). */
@@ -44,14 +47,30 @@ export interface Certificate {
   subjectKeyIdentifier?: string;
   authorityKeyIdentifier?: string;
   /** Subject alternative names (RFC 5280 §4.2.1.6): URIs and DNS names. */
-  uris: string[];
-  dnsNames: string[];
+  readonly uris: readonly string[];
+  readonly dnsNames: readonly string[];
   /** The OID of a critical extension the checks do not read (RFC 5280 §4.2), if any. */
   unknownCritical?: string;
 }
 
+/**
+ * Certificates parsed from text, by that text: a certificate never changes, and the same issuers' and
+ * verifiers' chains come back with every presentation (docs/performance.md). Only what parsed is kept;
+ * the checks that depend on time or on trust run on every use.
+ */
+const parsedTexts = new LRUCache<string, Certificate>({ max: certificateLimits.remembered });
+
 /** A DER certificate, its base64 (an `x5c` element, RFC 7515 §4.1.6) or PEM, or why it is none. */
 export function parseCertificate(input: string | Uint8Array): Certificate | string {
+  if (typeof input !== 'string') return readCertificate(input);
+  const known = parsedTexts.get(input);
+  if (known !== undefined) return known;
+  const parsed = readCertificate(input);
+  if (typeof parsed !== 'string') parsedTexts.set(input, parsed);
+  return parsed;
+}
+
+function readCertificate(input: string | Uint8Array): Certificate | string {
   const der = derOf(input);
   if (typeof der === 'string') return der;
   if (der.length > certificateLimits.derBytes) {
@@ -141,7 +160,10 @@ export function keyIdentifiers(certificate: Certificate): {
 }
 
 /** The subject alternative names a leaf is named by: its URIs and DNS names. */
-export function alternativeNames(certificate: Certificate): { uris: string[]; dnsNames: string[] } {
+export function alternativeNames(certificate: Certificate): {
+  uris: readonly string[];
+  dnsNames: readonly string[];
+} {
   return { uris: certificate.uris, dnsNames: certificate.dnsNames };
 }
 

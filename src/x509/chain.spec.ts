@@ -166,6 +166,24 @@ describe('validateChain', () => {
     });
   });
 
+  it('remembers a parsed chain, and still checks its time and its trust at every use', async () => {
+    expect(parseCertificate(pki.leaf.base64)).toBe(parseCertificate(pki.leaf.base64));
+    const chain = x5c(pki.leaf, pki.intermediate);
+    const anchors = [parsed(pki.root)];
+    expect(validateChain(chain, anchors, now)).toMatchObject({ ok: true });
+    const later = new Date(parsed(pki.leaf).notAfter.getTime() + day);
+    expect(validateChain(chain, anchors, later)).toMatchObject({
+      ok: false,
+      reason: 'not_valid_at',
+    });
+    const other = await makePki({ uris: ['https://issuer.example/'] });
+    expect(validateChain(chain, [parsed(other.root)], now)).toMatchObject({
+      ok: false,
+      reason: 'untrusted',
+    });
+    expect(validateChain(chain, anchors, now)).toMatchObject({ ok: true });
+  });
+
   it('refuses malformed x5c values within bounds', () => {
     const anchors = [parsed(pki.root)];
     for (const value of [

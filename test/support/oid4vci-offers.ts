@@ -1,11 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { type DataSource, type EntityManager } from 'typeorm';
+import { type DataSource } from 'typeorm';
 import { type NewCredentialConfiguration } from '../../packages/client/src/index.js';
 import {
   HolderIssuanceService,
   type HolderCredential,
   type HolderIssueRequest,
   type HolderKey,
+  type PreparedHolderIssue,
 } from '../../src/credentials/issuing/holder-issuance.service.js';
 import { sealClaims } from '../../src/oid4vci/offers/offer-claims.js';
 import { secretHash, txCodeHash } from '../../src/oid4vci/offers/offer-secrets.js';
@@ -107,36 +108,35 @@ export async function offerRow(dataSource: DataSource, id: string): Promise<Json
 export interface HolderIssuanceCall {
   request: HolderIssueRequest;
   holders: HolderKey[];
-  /** Whether the call ran in the endpoint's transaction. */
-  inTransaction: boolean;
+  /** How many of the credentials' records had committed when they were to be signed. */
+  recordedBeforeSigning: number;
 }
 
 /**
- * Stands in for the credentials feature's HolderIssuanceService (built apart): the one instance the
- * app injects gets a recording `issue` that answers one fixed credential per holder.
+ * Stands in for the signing of the credentials feature's HolderIssuanceService (built apart): the one
+ * instance the app injects records as the endpoint's statement made it, then its `sign` answers one
+ * fixed credential per holder, noting what the database held at that moment.
  */
 export function fakeHolderIssuance(service: RunningService): HolderIssuanceCall[] {
   const calls: HolderIssuanceCall[] = [];
   const instance = service.app.get(HolderIssuanceService, { strict: false });
-  instance.issue = (
-    manager: EntityManager,
+  instance.sign = async (
     request: HolderIssueRequest,
-    holders: HolderKey[],
+    prepared: PreparedHolderIssue[],
   ): Promise<HolderCredential[]> => {
-    calls.push({
-      request,
-      holders,
-      inTransaction: manager.queryRunner?.isTransactionActive === true,
-    });
-    return Promise.resolve(
-      holders.map((holder, index) => ({
-        credentialId: holder.credentialId ?? randomUUID(),
-        credential:
-          request.format === 'dc+sd-jwt'
-            ? `eyJhbGciOiJFUzI1NiJ9.e30.sig${index}~`
-            : { '@context': ['https://www.w3.org/ns/credentials/v2'], index },
-      })),
+    const holders = prepared.map(({ holder }) => holder);
+    const [{ recorded }] = await service.dataSource.query<{ recorded: number }[]>(
+      'SELECT count(*)::int AS recorded FROM issued_credential WHERE id = ANY($1)',
+      [holders.map((holder) => holder.credentialId)],
     );
+    calls.push({ request, holders, recordedBeforeSigning: recorded });
+    return holders.map((holder, index) => ({
+      credentialId: holder.credentialId,
+      credential:
+        request.format === 'dc+sd-jwt'
+          ? `eyJhbGciOiJFUzI1NiJ9.e30.sig${index}~`
+          : { '@context': ['https://www.w3.org/ns/credentials/v2'], index },
+    }));
   };
   return calls;
 }

@@ -1,6 +1,5 @@
 import { decodeProtectedHeader, exportJWK, generateKeyPair } from 'jose';
 import { sign } from 'node:crypto';
-import { type EntityManager } from 'typeorm';
 import { type CertificatesService } from '../../certificates/certificates.service.js';
 import { type DidService } from '../../did/did.service.js';
 import { type TenantKeys } from '../../did/tenant-keys.service.js';
@@ -33,7 +32,10 @@ async function setUp() {
   const keys = { es256: await keyOf('ES256', 'es256-kid'), eddsa: await keyOf('EdDSA', 'ed-kid') };
   const chainReads: string[] = [];
   const service = new HolderIssuanceService(
-    { record: () => Promise.resolve([]) } as unknown as IssueRecorder,
+    {
+      prepare: (issuance: unknown) => ({ issuance }),
+      entriesAfter: () => Promise.resolve([]),
+    } as unknown as IssueRecorder,
     {
       es256SigningKey: () => Promise.resolve(keys.es256),
       eddsaSigningKey: () => Promise.resolve(keys.eddsa),
@@ -65,7 +67,16 @@ const request = (signingAlgorithm: 'ES256' | 'EdDSA'): SdJwtVcRequest => ({
   revocable: false,
 });
 const holder = { jwk: { kty: 'EC', crv: 'P-256', x: 'x', y: 'y' } } as never;
-const manager = {} as EntityManager;
+
+/** Prepares and signs, as the credential endpoint does once its statement recorded them. */
+function issue(
+  service: HolderIssuanceService,
+  issueRequest: SdJwtVcRequest,
+  chainGiven?: string[],
+) {
+  const prepared = service.prepare(issueRequest, [holder]);
+  return service.sign(issueRequest, prepared, [null], chainGiven);
+}
 const headerOf = (credential: unknown) =>
   decodeProtectedHeader((credential as string).split('~')[0]);
 
@@ -78,22 +89,22 @@ describe('HolderIssuanceService: the issuer key in an SD-JWT VC header', () => {
 
   it('puts the chain given in the header of an ES256 credential, beside its kid', async () => {
     const { service, chainReads } = await setUp();
-    const [issued] = await service.issue(manager, request('ES256'), [holder], chain);
+    const [issued] = await issue(service, request('ES256'), chain);
     expect(headerOf(issued.credential)).toEqual({
       typ: 'dc+sd-jwt',
       alg: 'ES256',
       kid: 'es256-kid',
       x5c: chain,
     });
-    // issue itself reads no chain: the transaction is the caller's.
+    // Signing reads no chain: the caller read it before its statement.
     expect(chainReads).toEqual([]);
   });
 
   it('signs without x5c when given no chain, and never puts one in an EdDSA credential', async () => {
     const { service } = await setUp();
-    const [plain] = await service.issue(manager, request('ES256'), [holder]);
+    const [plain] = await issue(service, request('ES256'));
     expect(headerOf(plain.credential)).not.toHaveProperty('x5c');
-    const [eddsa] = await service.issue(manager, request('EdDSA'), [holder], chain);
+    const [eddsa] = await issue(service, request('EdDSA'), chain);
     expect(headerOf(eddsa.credential)).toEqual({ typ: 'dc+sd-jwt', alg: 'EdDSA', kid: 'ed-kid' });
   });
 });

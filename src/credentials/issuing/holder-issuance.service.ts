@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { type EntityManager } from 'typeorm';
 import {
   CertificatesService,
   type ActiveCertificate,
@@ -12,13 +11,13 @@ import { jsonLdProblem } from '../credential.errors.js';
 import { dataModelOf } from '../credential-checks.js';
 import { signCredential } from '../data-integrity.js';
 import { DOCUMENT_LOADER } from '../document-loader.js';
-import { IssueRecorder } from './issue-recorder.js';
+import { IssueRecorder, type PreparedIssue } from './issue-recorder.js';
+import { type RecordIssueValues, type TakenOnIssue } from './record-issue.js';
 import { withStatusContext } from './issue-request-checks.js';
 import { issueSdJwtVc } from '../sd-jwt/sd-jwt-vc.js';
 import { type JoseSigningKey } from '../../jose/algorithms.js';
 import { didJwkOf } from '../../jose/did-keys.js';
 import { type PublicJwk } from '../../jose/jwk.js';
-import { type StatusPurpose } from '../status/bitstring.js';
 import { type StatusEntry } from '../status/status-index-allocator.js';
 
 type Json = Record<string, unknown>;
@@ -80,6 +79,15 @@ export interface HolderCredential {
 /** Holder keys per call: OpenID4VCI's batch (the credential endpoint's `batch_size`) at most. */
 export const maxHolderKeys = 2;
 
+/** A holder key with the id of its credential's record. */
+export type RecordedHolder = HolderKey & { credentialId: string };
+
+/** One credential's record prepared for the caller's statement, with the holder it is for. */
+export interface PreparedHolderIssue {
+  holder: RecordedHolder;
+  issue: PreparedIssue;
+}
+
 /** Who a holder issuance's record names as its issuer: the offer, as no API caller is there. */
 const issuedByOffer = (offerId: string) => `oid4vci:${offerId}`;
 
@@ -110,57 +118,95 @@ export class HolderIssuanceService {
   }
 
   /**
-   * `chain`, from `issuerChain`, goes into the header of an SD-JWT VC signed with the ES256 key; an
-   * EdDSA one (the DID's Ed25519 key) has no certificate, so no `x5c`. `storedKey`: the tenant's
-   * ES256 key row when the caller's statement read it (`tenant_signing_key_of`), else read here.
+   * The records of `request`'s credentials, one per holder, for the caller's statement (the credential
+   * endpoint's, which takes the offer in the same statement): `IssueRecorder.inStatement` runs it.
    */
-  async issue(
-    manager: EntityManager,
-    request: HolderIssueRequest,
-    holders: HolderKey[],
-    chain?: readonly string[],
-    storedKey?: StoredSigningKey,
-  ): Promise<HolderCredential[]> {
+  prepare(request: HolderIssueRequest, holders: HolderKey[]): PreparedHolderIssue[] {
     if (holders.length === 0 || holders.length > maxHolderKeys) {
       throw new Error(`between 1 and ${maxHolderKeys} holder keys per issue`);
     }
+    return holders.map((holder) => {
+      const credentialId = holder.credentialId ?? `urn:uuid:${randomUUID()}`;
+      const [types, cryptosuite] =
+        request.format === 'dc+sd-jwt'
+          ? [[request.vct], request.signingAlgorithm]
+          : [request.credentialDefinition.type, request.cryptosuite];
+      const issue = this.recorder.prepare({
+        tenantId: request.tenantId,
+        credentialId,
+        types,
+        cryptosuite,
+        issuedBy: issuedByOffer(request.offerId),
+        purposes: request.revocable ? ['revocation'] : [],
+        format: request.format,
+        origin: { offerId: request.offerId, configurationId: request.configurationId },
+      });
+      return { holder: { ...holder, credentialId }, issue };
+    });
+  }
+
+  /**
+   * Runs the caller's statement with the `record_issue` values of each prepared credential, their
+   * events' rows in them (`IssueRecorder.inStatement`).
+   */
+  inStatement<Row>(
+    prepared: readonly PreparedHolderIssue[],
+    statement: (records: RecordIssueValues[]) => Promise<Row[]>,
+  ): Promise<Row[]> {
+    return this.recorder.inStatement(
+      prepared.map(({ issue }) => issue),
+      statement,
+    );
+  }
+
+  /**
+   * Signs the credentials `prepare` recorded, once their statement committed with what its entries
+   * took (`taken`, in order). `chain`, from `issuerChain`, goes into the header of an SD-JWT VC signed
+   * with the ES256 key; an EdDSA one (the DID's Ed25519 key) has no certificate, so no `x5c`.
+   * `storedKey`: the tenant's ES256 key row when the caller's statement read it.
+   */
+  async sign(
+    request: HolderIssueRequest,
+    prepared: PreparedHolderIssue[],
+    taken: (TakenOnIssue | null)[],
+    chain?: readonly string[],
+    storedKey?: StoredSigningKey,
+  ): Promise<HolderCredential[]> {
+    const entries = await Promise.all(
+      prepared.map(({ issue }, n) => this.recorder.entriesAfter(issue, taken[n] ?? null)),
+    );
     const issued: HolderCredential[] = [];
     if (request.format === 'dc+sd-jwt') {
-      const key = await this.joseKey(request, manager, chain, storedKey);
-      for (const holder of holders) issued.push(await this.sdJwtVc(manager, request, key, holder));
+      const key = await this.joseKey(request, chain, storedKey);
+      for (const [n, { holder }] of prepared.entries())
+        issued.push(await this.sdJwtVc(request, key, holder, entries[n]));
     } else {
-      const tenant = await this.dids.signerFor(request.tenantId, manager);
-      for (const holder of holders) {
-        issued.push(await this.ldpVc(manager, request, tenant, holder));
-      }
+      const tenant = await this.dids.signerFor(request.tenantId);
+      for (const [n, { holder }] of prepared.entries())
+        issued.push(await this.ldpVc(request, tenant, holder, entries[n]));
     }
     return issued;
   }
 
-  /** Read on the caller's connection: a second one while its transaction waits could drain the pool. */
   private async joseKey(
     request: SdJwtVcRequest,
-    manager: EntityManager,
     chain: readonly string[] | undefined,
     storedKey: StoredSigningKey | undefined,
   ): Promise<JoseSigningKey> {
-    if (request.signingAlgorithm === 'EdDSA') {
-      return this.keys.eddsaSigningKey(request.tenantId, manager);
-    }
-    const key = await this.keys.es256SigningKey(request.tenantId, manager, storedKey);
+    if (request.signingAlgorithm === 'EdDSA') return this.keys.eddsaSigningKey(request.tenantId);
+    const key = await this.keys.es256SigningKey(request.tenantId, undefined, storedKey);
     return chain === undefined ? key : { ...key, x5c: chain };
   }
 
   /** RFC 9901 and the SD-JWT VC draft: `cnf` the holder's key, the status a Token Status List entry. */
   private async sdJwtVc(
-    manager: EntityManager,
     request: SdJwtVcRequest,
     key: JoseSigningKey,
-    holder: HolderKey,
+    holder: RecordedHolder,
+    entries: StatusEntry[],
   ): Promise<HolderCredential> {
     // The record's id only: an SD-JWT VC carries no jti, which would be a correlation handle.
-    const credentialId = holder.credentialId ?? `urn:uuid:${randomUUID()}`;
-    const entries = await this.record(manager, request, credentialId, [request.vct], key.alg);
+    const { credentialId } = holder;
     const iat = Math.floor(this.clock() / 1000);
     const revocation = entries[0];
     const credential = await issueSdJwtVc(
@@ -187,14 +233,13 @@ export class HolderIssuanceService {
 
   /** The credential POST /credentials/issue would make, its subject the holder's DID. */
   private async ldpVc(
-    manager: EntityManager,
     request: LdpVcRequest,
     tenant: Awaited<ReturnType<DidService['signerFor']>>,
-    holder: HolderKey,
+    holder: RecordedHolder,
+    entries: StatusEntry[],
   ): Promise<HolderCredential> {
-    const credentialId = holder.credentialId ?? `urn:uuid:${randomUUID()}`;
+    const { credentialId } = holder;
     const types = request.credentialDefinition.type;
-    const entries = await this.record(manager, request, credentialId, types, request.cryptosuite);
     const now = new Date(this.clock());
     const credential: Json = {
       '@context': [...request.credentialDefinition['@context']],
@@ -223,26 +268,5 @@ export class HolderIssuanceService {
     } catch (error) {
       throw jsonLdProblem(error, 'credential') ?? error;
     }
-  }
-
-  /** The record, its event and its revocation entry when revocable, in the caller's transaction. */
-  private record(
-    manager: EntityManager,
-    request: HolderIssueRequest,
-    credentialId: string,
-    types: string[],
-    cryptosuite: string,
-  ): Promise<StatusEntry[]> {
-    const purposes: StatusPurpose[] = request.revocable ? ['revocation'] : [];
-    return this.recorder.record(manager, {
-      tenantId: request.tenantId,
-      credentialId,
-      types,
-      cryptosuite,
-      issuedBy: issuedByOffer(request.offerId),
-      purposes,
-      format: request.format,
-      origin: { offerId: request.offerId, configurationId: request.configurationId },
-    });
   }
 }

@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { type EntityManager } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource, type EntityManager } from 'typeorm';
 import { DomainException } from '../../common/problem/domain.exception.js';
-import { EventOutbox } from '../../events/event-outbox.js';
+import { type DomainEvent, EventOutbox } from '../../events/event-outbox.js';
 import { type StatusPurpose } from '../status/bitstring.js';
 import { StatusIndexAllocator, type StatusEntry } from '../status/status-index-allocator.js';
-import { IssuedCredentialRepository, type IssuedRow } from './issued-credential.repository.js';
+import { IssuedCredentialRepository } from './issued-credential.repository.js';
+import { recordIssueValuesOf, type RecordIssueValues, type TakenOnIssue } from './record-issue.js';
 
 /** What the issuance record and its event say: never the credential's claims. */
 export interface Issuance {
@@ -21,10 +23,18 @@ export interface Issuance {
   origin?: { offerId: string; configurationId: string };
 }
 
+/** An issue ready for a statement that calls `record_issue`: its values wait for the event's row. */
+export interface PreparedIssue {
+  issuance: Issuance;
+  event: DomainEvent;
+  values: (eventRow: string) => RecordIssueValues;
+}
+
 /**
  * Every issue path's write: the issuance record, its credential.issued event and, the usual way, its
- * status entries, in one statement of the caller's transaction; an entry that statement could not take
- * is taken the slow way after it (docs/performance.md).
+ * status entries, in one statement (`record_issue`, of the caller's transaction or of the credential
+ * endpoint's own statement); an entry that statement could not take is taken the slow way after it
+ * (docs/performance.md).
  */
 @Injectable()
 export class IssueRecorder {
@@ -32,10 +42,37 @@ export class IssueRecorder {
     private readonly records: IssuedCredentialRepository,
     private readonly statusIndices: StatusIndexAllocator,
     private readonly outbox: EventOutbox,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   async record(manager: EntityManager, issuance: Issuance): Promise<StatusEntry[]> {
-    const { tenantId, credentialId, types, cryptosuite, issuedBy, purposes, origin } = issuance;
+    const prepared = this.prepare(issuance);
+    if (issuance.purposes.length === 0) {
+      // Without entries the record alone: planning the entries' part cost more than it took.
+      await this.duplicateChecked(issuance, () =>
+        this.outbox.withChange(
+          manager,
+          this.records.recordChange(recordOf(issuance)),
+          prepared.event,
+        ),
+      );
+      return [];
+    }
+    const [row] = await this.duplicateChecked(issuance, () =>
+      this.inStatement([prepared], ([values]) => this.records.issue(manager, values)),
+    );
+    return this.statusIndices.complete(
+      manager,
+      issuance.tenantId,
+      issuance.credentialId,
+      issuance.purposes,
+      takenEntries(issuance, row?.taken ?? null),
+    );
+  }
+
+  /** The issuance as `record_issue` values and its event, for a statement that records it. */
+  prepare(issuance: Issuance): PreparedIssue {
+    const { tenantId, credentialId, types, cryptosuite, purposes, origin } = issuance;
     const data =
       origin === undefined
         ? { tenantId, credentialId, types, cryptosuite, statusPurposes: purposes }
@@ -49,40 +86,69 @@ export class IssueRecorder {
             cryptosuite,
             statusPurposes: purposes,
           };
-    const record = {
-      tenantId,
-      id: credentialId,
-      types,
-      cryptosuite,
-      issuedBy,
-      format: issuance.format,
-      offerId: origin?.offerId,
-      configurationId: origin?.configurationId,
-    };
     const event = { type: 'credential.issued' as const, tenantId, data };
-    let rows: IssuedRow[];
-    try {
-      // One statement, one round trip: the issue path's budget (docs/performance.md).
-      if (purposes.length === 0) {
-        await this.outbox.withChange(manager, this.records.recordChange(record), event);
-        return [];
-      }
-      rows = await this.outbox.inStatement(event, (eventRow) =>
-        this.records.issue(manager, {
-          record,
-          takes: purposes.map((purpose) => ({
-            purpose,
-            candidates: this.statusIndices.randomCandidates(),
-          })),
-          event: eventRow,
-        }),
-      );
-    } catch (error) {
-      throw this.duplicateOf(error, credentialId) ?? error;
+    const takes = purposes.map((purpose) => ({
+      purpose,
+      candidates: this.statusIndices.randomCandidates(),
+    }));
+    return {
+      issuance,
+      event,
+      values: (eventRow) =>
+        recordIssueValuesOf({ record: recordOf(issuance), takes, event: eventRow }),
+    };
+  }
+
+  /**
+   * Runs `statement` with the values of each prepared issue, their events' rows in them: the events
+   * count as written when the statement answered a row (`EventOutbox.inStatement`).
+   */
+  inStatement<Row>(
+    prepared: readonly PreparedIssue[],
+    statement: (values: RecordIssueValues[]) => Promise<Row[]>,
+    rows: string[] = [],
+  ): Promise<Row[]> {
+    if (rows.length === prepared.length) {
+      return statement(prepared.map((issue, n) => issue.values(rows[n])));
     }
-    const taken = rows[0]?.taken ?? {};
-    const entries = purposes.map((purpose) => taken[purpose] ?? null);
-    return this.statusIndices.complete(manager, tenantId, credentialId, purposes, entries);
+    return this.outbox.inStatement(prepared[rows.length].event, (row) =>
+      this.inStatement(prepared, statement, [...rows, row]),
+    );
+  }
+
+  /**
+   * The status entries of an issue whose statement committed (the credential endpoint's): those it
+   * took, the rest taken the slow way in a transaction of their own.
+   */
+  entriesAfter(prepared: PreparedIssue, taken: TakenOnIssue | null): Promise<StatusEntry[]> {
+    const { issuance } = prepared;
+    const entries = takenEntries(issuance, taken);
+    if (entries.every((entry) => entry !== null)) {
+      return this.statusIndices.complete(
+        this.dataSource.manager,
+        issuance.tenantId,
+        issuance.credentialId,
+        issuance.purposes,
+        entries,
+      );
+    }
+    return this.dataSource.transaction((manager) =>
+      this.statusIndices.complete(
+        manager,
+        issuance.tenantId,
+        issuance.credentialId,
+        issuance.purposes,
+        entries,
+      ),
+    );
+  }
+
+  private async duplicateChecked<T>(issuance: Issuance, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      throw this.duplicateOf(error, issuance.credentialId) ?? error;
+    }
   }
 
   /**
@@ -97,4 +163,24 @@ export class IssueRecorder {
       [{ field: 'credential.id', message: 'is already taken by an issued credential' }],
     );
   }
+}
+
+/** The record of an issuance: never its claims. */
+function recordOf(issuance: Issuance) {
+  const { tenantId, credentialId, types, cryptosuite, issuedBy, origin } = issuance;
+  return {
+    tenantId,
+    id: credentialId,
+    types,
+    cryptosuite,
+    issuedBy,
+    format: issuance.format,
+    offerId: origin?.offerId,
+    configurationId: origin?.configurationId,
+  };
+}
+
+/** What the statement took for each purpose, in order; null where it took nothing. */
+function takenEntries(issuance: Issuance, taken: TakenOnIssue | null) {
+  return issuance.purposes.map((purpose) => taken?.[purpose] ?? null);
 }

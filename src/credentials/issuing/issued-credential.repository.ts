@@ -3,8 +3,13 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { violates } from '../../database/constraint-violation.js';
 import { NamedStatement } from '../../database/named-parameters.js';
-import { type StatusPurpose } from '../status/bitstring.js';
 import { type CredentialState } from '../dto/issued-credentials.dto.js';
+import {
+  type IssuanceRecord,
+  recordIssueCall,
+  type RecordIssueValues,
+  type TakenOnIssue,
+} from './record-issue.js';
 
 /** One issuance record with its status entries and their state. */
 export interface RecordRow {
@@ -21,43 +26,11 @@ export interface RecordRow {
   status: { statusPurpose: string; listId: string; statusListIndex: number; set: boolean }[];
 }
 
-/** What an issuance records: never the credential's claims. */
-export interface IssuanceRecord {
-  tenantId: string;
-  id: string;
-  types: string[];
-  cryptosuite: string;
-  issuedBy: string;
-  /** `ldp_vc` when absent. */
-  format?: string;
-  /** The OpenID4VCI offer and configuration it was issued for, if any. */
-  offerId?: string | null;
-  configurationId?: string | null;
-}
-
 /** The record alone, for `EventOutbox.withChange`: an issue without a status entry. */
 export interface RecordChange {
   sql: string;
   parameters: [string, string, string[], string, string, string, string | null, string | null];
 }
-
-/** An issue with status entries: the record, the entries' random candidates and the event's row. */
-export interface IssueStatement {
-  record: IssuanceRecord;
-  /** The status purposes to take an entry of, in order, each with its random candidate indices. */
-  takes: { purpose: StatusPurpose; candidates: number[] }[];
-  /** The credential.issued event as one jsonb row (`EventOutbox.inStatement`). */
-  event: string;
-}
-
-/** An index the issue statement took in a list: its entry's primary key. */
-export interface Taken {
-  list_id: string;
-  list_index: number;
-}
-
-/** The entries the issue statement took, by purpose; a purpose it could not take is absent. */
-export type TakenOnIssue = Partial<Record<StatusPurpose, Taken>>;
 
 /** The issue statement's one row: null for `taken` when it took no entry. */
 export interface IssuedRow {
@@ -90,41 +63,21 @@ const recordSql = `INSERT INTO issued_credential
   VALUES ($1, $2, $3::text[], $4, $5, $6, $7::uuid, $8) RETURNING id`;
 
 /*
- * An issue with status entries, one statement (one round trip, docs/performance.md): the issuance
- * record, for each status purpose an entry at the first free of its random candidates in the tenant's
- * open list, and the credential.issued event with its deliveries. A purpose the entries' function
- * could not take (no open list, all candidates taken, a lost pick) is absent from `taken`, and the
- * allocator takes it the slow way (status/status-index-allocator.ts).
+ * An issue with status entries, one statement (one round trip, docs/performance.md): `record_issue`,
+ * the function issuing publishes (RecordIssue1795800200000), writes the issuance record, for each
+ * status purpose an entry at the first free of its random candidates in the tenant's open list, and
+ * the credential.issued event with its deliveries. A purpose the entries' function could not take (no
+ * open list, all candidates taken, a lost pick) is absent from `taken`, and the allocator takes it the
+ * slow way (status/status-index-allocator.ts). The OpenID4VCI credential endpoint calls the same
+ * function in its own statement.
  *
  * Issuing names its own table only: the entries are status/'s (`allocate_status_entries`), the event
  * and its fan-out webhooks' (`enqueue_webhook_event`, the rule of its own statements, the row from
- * `EventOutbox.inStatement`), each a function its owner publishes (docs/architecture.md). Naming
- * `taken` and `event` in FROM runs them, once each: a CTE that is not data-modifying runs only when read.
+ * `EventOutbox.inStatement`), each a function its owner publishes (docs/architecture.md).
  */
-const issueStatement = new NamedStatement<{
-  tenantId: string;
-  id: string;
-  types: string[];
-  cryptosuite: string;
-  issuedBy: string;
-  format: string;
-  offerId: string | null;
-  configurationId: string | null;
-  purposes: StatusPurpose[];
-  candidates: number[][];
-  event: string;
-}>(`WITH record AS (
-    INSERT INTO issued_credential
-        (tenant_id, id, types, cryptosuite, issued_by, format, offer_id, configuration_id)
-    VALUES (:tenantId, :id, :types::text[], :cryptosuite, :issuedBy, :format, :offerId::uuid,
-            :configurationId)
-    RETURNING id),
-  taken AS (
-    SELECT json_object_agg(purpose, json_build_object('list_id', list_id,
-                                                      'list_index', list_index)) AS taken
-      FROM allocate_status_entries(:tenantId, :id, :purposes::varchar[], :candidates::int[][])),
-  event AS (SELECT enqueue_webhook_event(:event::jsonb))
-  SELECT taken.taken FROM record, taken, event`);
+const issueStatement = new NamedStatement<RecordIssueValues>(
+  `SELECT ${recordIssueCall('')} AS taken`,
+);
 
 /*
  * Tenant $1's records, newest first, filtered by type $2, state $3 and id $4 and after the cursor
@@ -196,24 +149,8 @@ export class IssuedCredentialRepository {
   }
 
   /** Writes the issue statement in the caller's transaction; its one row says what the entries took. */
-  issue(manager: EntityManager, issue: IssueStatement): Promise<IssuedRow[]> {
-    const { record, takes, event } = issue;
-    return manager.query<IssuedRow[]>(
-      issueStatement.text,
-      issueStatement.values({
-        tenantId: record.tenantId,
-        id: record.id,
-        types: record.types,
-        cryptosuite: record.cryptosuite,
-        issuedBy: record.issuedBy,
-        format: record.format ?? 'ldp_vc',
-        offerId: record.offerId ?? null,
-        configurationId: record.configurationId ?? null,
-        purposes: takes.map((take) => take.purpose),
-        candidates: takes.map((take) => take.candidates),
-        event,
-      }),
-    );
+  issue(manager: EntityManager, values: RecordIssueValues): Promise<IssuedRow[]> {
+    return manager.query<IssuedRow[]>(issueStatement.text, issueStatement.values(values));
   }
 
   /** The format of a credential the tenant issued, or undefined when it issued none with that id. */

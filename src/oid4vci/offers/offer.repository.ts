@@ -68,6 +68,8 @@ export interface OfferIssuerCertificate {
 
 /** A credential request's offer: the token's, with the tenant's active certificate if it has one. */
 export interface CredentialRequestOffer extends TokenOffer {
+  /** The configuration the offer was made with, which its credentials' records name. */
+  configuration: ConfigurationDefinition;
   certificate: OfferIssuerCertificate | undefined;
   /** The configuration's key attestation requirement as it is now (Appendix D.1); null: none. */
   keyAttestationsRequired: { key_storage?: string[]; user_authentication?: string[] } | null;
@@ -308,7 +310,8 @@ export class OfferRepository {
       notBefore: Date;
       notAfter: Date;
     })[] = await this.dataSource.query(
-      `SELECT ${tokenOfferColumns}, c.x5c, c.not_before AS "notBefore", c.not_after AS "notAfter",
+      `SELECT ${tokenOfferColumns}, o.configuration,
+              c.x5c, c.not_before AS "notBefore", c.not_after AS "notAfter",
               (SELECT k.key_attestations_required FROM oid4vci_credential_configuration k
                 WHERE k.tenant_id = o.tenant_id AND k.configuration_id = o.configuration_id)
                 AS "keyAttestationsRequired"

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { type EntityManager } from 'typeorm';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { OAuthError } from '../../common/oauth-error.js';
 import {
   type HolderIssuanceService,
@@ -84,7 +84,7 @@ function newTestService() {
     } as IssuableOffer | undefined,
     /** The ES256 key row the statement reads with the offer, when asked for one. */
     key: { kid: 'es256-kid' } as unknown as StoredSigningKey,
-    taken: [] as (CredentialRequestTake & { manager: EntityManager })[],
+    taken: [] as CredentialRequestTake[],
     spendable: new Set<string>(['n-1']),
     spent: [] as string[],
     issued: [] as {
@@ -112,7 +112,7 @@ function newTestService() {
       fakes.lookups.push(hash);
       return Promise.resolve(
         hash.equals(secretHash(token))
-          ? { ...fakes.offer, certificate: fakes.certificate }
+          ? { ...fakes.offer, configuration, certificate: fakes.certificate }
           : undefined,
       );
     },
@@ -121,34 +121,43 @@ function newTestService() {
       parameters: [id, notificationId, event],
     }),
   } as unknown as OfferGrantsService;
-  // One statement: the nonce spent and the offer taken, each answered as the fakes say.
-  const requests: CredentialRequestRepository = {
-    take: (manager: EntityManager, take: CredentialRequestTake) => {
-      fakes.taken.push({ manager, ...take });
+  // One statement: without the nonce nothing taken; the nonce spent only with the offer taken.
+  const requests = {
+    take: (take: CredentialRequestTake) => {
+      fakes.taken.push(take);
+      const key = take.keyAlgorithm === 'ES256' ? fakes.key : undefined;
       const nonce = [...fakes.spendable].find((n) => secretHash(n).equals(take.nonceHash));
-      if (nonce !== undefined) {
-        fakes.spendable.delete(nonce);
-        fakes.spent.push(nonce);
+      if (nonce === undefined || fakes.issuable === undefined) {
+        return Promise.resolve({
+          nonceFound: nonce !== undefined,
+          offer: undefined,
+          key,
+          taken: [],
+        });
       }
-      return Promise.resolve({
-        nonceSpent: nonce !== undefined,
-        offer: fakes.issuable,
-        key: take.keyAlgorithm === 'ES256' ? fakes.key : undefined,
-      });
+      fakes.spendable.delete(nonce);
+      fakes.spent.push(nonce);
+      const taken = take.records.map(() => null);
+      return Promise.resolve({ nonceFound: true, offer: fakes.issuable, key, taken });
     },
-  };
+  } as unknown as CredentialRequestRepository;
   const holderIssuance = {
     issuerChain: (tenantId: string, read: unknown) => {
       fakes.chainReads.push({ tenantId, log: [...transactions.log], read });
       return Promise.resolve(['leaf-der', 'intermediate-der']);
     },
-    issue: (
-      _manager: EntityManager,
+    prepare: (_request: HolderIssueRequest, holders: HolderKey[]) =>
+      holders.map((holder) => ({ holder, issue: {} })),
+    inStatement: (prepared: unknown[], statement: (records: unknown[]) => Promise<unknown[]>) =>
+      statement(prepared.map(() => ({}))),
+    sign: (
       request: HolderIssueRequest,
-      holders: HolderKey[],
+      prepared: { holder: HolderKey }[],
+      _taken: unknown[],
       chain?: readonly string[],
       storedKey?: StoredSigningKey,
     ) => {
+      const holders = prepared.map(({ holder }) => holder);
       fakes.issued.push({ request, holders, chain, storedKey });
       return Promise.resolve(
         holders.map((holder) => ({ credentialId: holder.credentialId, credential: 'sd-jwt~' })),
@@ -269,17 +278,18 @@ describe(CredentialEndpointService.name, () => {
     const request = async (service: CredentialEndpointService, body: Record<string, unknown>) =>
       service.credential(call, await service.authorize(call, 'accepted'), body);
 
-    it('takes the offer, spends the nonce and reads the key in one statement, and issues one credential per key, in one transaction', async () => {
+    it('takes the offer, spends the nonce, records and reads the key in one statement, then signs one credential per key', async () => {
       const { service, transactions, taken, issued, spent, key } = newTestService();
       const proofs = [await keyProof('n-1'), await keyProof('n-1')];
       const answer = await request(service, {
         credential_configuration_id: 'Badge',
         proofs: { jwt: proofs },
       });
-      expect(transactions.log).toEqual(['begin', 'commit']);
+      // No transaction around the statement: it is atomic on its own.
+      expect(transactions.log).toEqual([]);
       expect(taken).toHaveLength(1);
+      expect(taken[0].records).toHaveLength(2);
       expect(taken[0]).toMatchObject({
-        manager: transactions.manager,
         tenantId: 'acme',
         offerId: 'offer-1',
         tokenHash: secretHash(token),
@@ -306,7 +316,7 @@ describe(CredentialEndpointService.name, () => {
       });
     });
 
-    it('reads the ES256 chain before the transaction and gives it to the issue', async () => {
+    it('reads the ES256 chain before the statement and gives it to the signing', async () => {
       const { service, transactions, issued, chainReads, certificate } = newTestService();
       await request(service, {
         credential_configuration_id: 'Badge',
@@ -315,7 +325,7 @@ describe(CredentialEndpointService.name, () => {
       // Read with no transaction open: a first certificate is made on a connection of its own.
       // With the certificate the token's read found, which it need not read again.
       expect(chainReads).toEqual([{ tenantId: 'acme', log: [], read: certificate }]);
-      expect(transactions.log).toEqual(['begin', 'commit']);
+      expect(transactions.log).toEqual([]);
       expect(issued[0].chain).toEqual(['leaf-der', 'intermediate-der']);
     });
 
@@ -335,8 +345,8 @@ describe(CredentialEndpointService.name, () => {
       expect(issued[0].storedKey).toBeUndefined();
     });
 
-    it('issues nothing when another request took the offer first: the statement’s answer decides, its nonce spend rolled back', async () => {
-      const { service, fakes, issued, taken } = newTestService();
+    it('issues nothing when another request took the offer first: the statement’s answer decides, its nonce kept', async () => {
+      const { service, fakes, issued, taken, spent } = newTestService();
       fakes.issuable = undefined;
       const body = {
         credential_configuration_id: 'Badge',
@@ -345,11 +355,11 @@ describe(CredentialEndpointService.name, () => {
       expect(await oauthError(request(service, body))).toBe('invalid_token');
       expect(issued).toEqual([]);
       expect(taken).toHaveLength(1);
-      expect(fakes.transactions.log).toEqual(['begin', 'rollback']);
+      expect(spent).toEqual([]);
     });
 
-    it('issues nothing for a spent nonce, and rolls the offer’s mark back', async () => {
-      const { service, transactions, taken, issued } = newTestService();
+    it('issues nothing for a spent nonce', async () => {
+      const { service, taken, issued } = newTestService();
       const body = {
         credential_configuration_id: 'Badge',
         proofs: { jwt: [await keyProof('n-2')] },
@@ -357,7 +367,6 @@ describe(CredentialEndpointService.name, () => {
       expect(await oauthError(request(service, body))).toBe('invalid_nonce');
       expect(taken).toHaveLength(1);
       expect(issued).toEqual([]);
-      expect(transactions.log).toEqual(['begin', 'rollback']);
     });
 
     it.each([

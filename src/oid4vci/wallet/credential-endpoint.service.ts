@@ -10,6 +10,7 @@ import { openClaims } from '../offers/offer-claims.js';
 import { secretHash } from '../offers/offer-secrets.js';
 import { batchSize } from '../issuer-metadata.js';
 import { holderRequestOf } from './holder-request.js';
+import { type ConfigurationDefinition } from '../credential-configuration.rules.js';
 import { type DpopProof, ProofRefusal, verifyDpopProof } from './key-proofs.js';
 import { KeyProofsService } from './key-proofs.service.js';
 import { NotificationsRepository } from './notifications.repository.js';
@@ -47,6 +48,8 @@ export interface Authorized {
   scheme: 'Bearer' | 'DPoP';
   /** For a credential request: the tenant's active certificate, read with the offer. */
   certificate?: OfferIssuerCertificate;
+  /** For a credential request: the configuration the offer was made with. */
+  configuration?: ConfigurationDefinition;
   /** For a credential request: the configuration's key attestation requirement, read with the offer. */
   keyAttestationsRequired?: CredentialRequestOffer['keyAttestationsRequired'];
 }
@@ -111,8 +114,10 @@ export class CredentialEndpointService {
     )
       throw refuse();
     const authorized: Authorized = { offer, tokenHash, scheme };
-    const { certificate, keyAttestationsRequired } = offer as Partial<CredentialRequestOffer>;
+    const { certificate, configuration, keyAttestationsRequired } =
+      offer as Partial<CredentialRequestOffer>;
     if (certificate !== undefined) authorized.certificate = certificate;
+    if (configuration !== undefined) authorized.configuration = configuration;
     if (keyAttestationsRequired !== undefined)
       authorized.keyAttestationsRequired = keyAttestationsRequired;
     if (offer.dpopJkt === null) {
@@ -157,7 +162,7 @@ export class CredentialEndpointService {
   /** The credential request (§8.2): one credential per proved key, in one transaction. */
   async credential(
     call: ProtectedCall,
-    { offer, tokenHash, scheme, certificate, keyAttestationsRequired }: Authorized,
+    { offer, tokenHash, scheme, certificate, configuration, keyAttestationsRequired }: Authorized,
     body: Record<string, unknown>,
   ): Promise<CredentialResponse> {
     const jwts = requestedProofs(body, offer.configurationId);
@@ -168,51 +173,60 @@ export class CredentialEndpointService {
       didAllowed: offer.format === 'ldp_vc',
     });
 
-    // Before the transaction: a tenant's first certificate is made on a connection of its own.
+    // Before the statement: a tenant's first certificate is made on a connection of its own.
     const chain = signsWithEs256(offer)
       ? await this.holderIssuance.issuerChain(call.tenantId, certificate)
       : undefined;
-    // Chosen first, so that taking the offer and marking it issued is one statement.
-    const credentialIds = holders.map(() => `urn:uuid:${randomUUID()}`);
-    const notificationId = randomBytes(16).toString('base64url');
-    return this.dataSource.transaction(async (manager) => {
-      // One statement: the nonce spent, the offer taken and the key read; the offer checked again
-      // under its lock, as it may have been withdrawn or used since `authorize`.
-      const taken = await this.requests.take(manager, {
+    if (configuration === undefined) throw invalidToken(scheme, 'The access token is not valid.');
+    // The records are written with the offer's take: their ids, entries and events chosen first.
+    const request = holderRequestOf(
+      {
         tenantId: call.tenantId,
-        nonceHash: secretHash(nonce),
         offerId: offer.id,
-        tokenHash,
-        now: new Date(this.clock()),
-        credentialIds,
-        notificationId,
-        keyAlgorithm: signsWithEs256(offer) ? 'ES256' : null,
-      });
-      const issuable = taken.offer;
-      if (issuable === undefined) throw invalidToken(scheme, 'The access token is not valid.');
-      if (!taken.nonceSpent)
-        throw new OAuthError(400, 'invalid_nonce', 'The nonce is unknown, spent or expired.');
-      const credentials = await this.holderIssuance.issue(
-        manager,
-        holderRequestOf(
-          {
-            tenantId: call.tenantId,
-            offerId: offer.id,
-            configurationId: offer.configurationId,
-            credentialIssuer: call.issuer,
-          },
-          issuable.configuration,
-          openClaims(this.vault, offer.id, issuable),
-        ),
-        holders.map((holder, index) => ({ ...holder, credentialId: credentialIds[index] })),
-        chain,
-        taken.key,
-      );
-      return {
-        credentials: credentials.map((issued) => ({ credential: issued.credential })),
-        notification_id: notificationId,
-      };
-    });
+        configurationId: offer.configurationId,
+        credentialIssuer: call.issuer,
+      },
+      configuration,
+      null,
+    );
+    const prepared = this.holderIssuance.prepare(
+      request,
+      holders.map((holder) => ({ ...holder, credentialId: `urn:uuid:${randomUUID()}` })),
+    );
+    const notificationId = randomBytes(16).toString('base64url');
+    // One statement, no transaction around it: the nonce spent, the offer taken (checked again under
+    // its lock, as it may have been withdrawn or used since `authorize`), the credentials recorded.
+    const taken = await this.holderIssuance.inStatement(prepared, (records) =>
+      this.requests
+        .take({
+          tenantId: call.tenantId,
+          nonceHash: secretHash(nonce),
+          offerId: offer.id,
+          tokenHash,
+          now: new Date(this.clock()),
+          credentialIds: prepared.map(({ holder }) => holder.credentialId),
+          notificationId,
+          keyAlgorithm: signsWithEs256(offer) ? 'ES256' : null,
+          records,
+        })
+        .then((result) => [result]),
+    );
+    const [{ nonceFound, offer: issuable, key, taken: entries }] = taken;
+    if (!nonceFound)
+      throw new OAuthError(400, 'invalid_nonce', 'The nonce is unknown, spent or expired.');
+    if (issuable === undefined) throw invalidToken(scheme, 'The access token is not valid.');
+    // Signed once the records committed: what a wallet receives is always recorded.
+    const credentials = await this.holderIssuance.sign(
+      { ...request, claims: openClaims(this.vault, offer.id, issuable) ?? {} },
+      prepared,
+      entries,
+      chain,
+      key,
+    );
+    return {
+      credentials: credentials.map((issued) => ({ credential: issued.credential })),
+      notification_id: notificationId,
+    };
   }
 
   /** A notification (§11.1): recorded on the offer and emitted as an event. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager, type QueryDeepPartialEntity } from 'typeorm';
+import { EntityRead } from '../../database/entity-read.js';
 import { lockTenantCount } from '../../database/tenant-count-lock.js';
 import {
   PresentationRequestEntity,
@@ -41,7 +42,15 @@ export type NewPresentationRequest = Pick<
 /** The one repository of `oid4vp_request`: the API's statements and the wallet endpoints'. */
 @Injectable()
 export class PresentationRequestRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  /** Every wallet request reads one by its reference: a statement written once. */
+  private readonly byReference: EntityRead<PresentationRequestEntity, 'tenantId' | 'referenceHash'>;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.byReference = new EntityRead(dataSource, PresentationRequestEntity, [
+      'tenantId',
+      'referenceHash',
+    ]);
+  }
 
   private repo(manager?: EntityManager) {
     return (manager ?? this.dataSource.manager).getRepository(PresentationRequestEntity);
@@ -52,7 +61,7 @@ export class PresentationRequestRepository {
     tenantId: string,
     referenceHash: Buffer,
   ): Promise<PresentationRequestEntity | null> {
-    return this.repo().findOneBy({ tenantId, referenceHash });
+    return this.byReference.one({ tenantId, referenceHash });
   }
 
   /**
