@@ -26,6 +26,7 @@ import { ProblemsController } from './problems/problems.controller.js';
 import { TenantsModule } from './tenants/tenants.module.js';
 import { TrustedIssuersModule } from './trusted-issuers/trusted-issuers.module.js';
 import { TrustAnchorsModule } from './trust-anchors/trust-anchors.module.js';
+import { WalletProvidersModule } from './wallet-providers/wallet-providers.module.js';
 import { WebhookOutbox } from './webhooks/webhook-outbox.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
@@ -80,6 +81,7 @@ export class AppModule {
         CredentialsModule,
         TrustedIssuersModule,
         TrustAnchorsModule,
+        WalletProvidersModule,
         Oid4vciModule,
         Oid4vpModule,
         WebhooksModule,

@@ -8,6 +8,7 @@ import { oid4vpEntities } from './oid4vp/oid4vp.module.js';
 import { tenantEntities } from './tenants/tenants.module.js';
 import { trustedIssuerEntities } from './trusted-issuers/trusted-issuers.module.js';
 import { trustAnchorEntities } from './trust-anchors/trust-anchors.module.js';
+import { walletProviderEntities } from './wallet-providers/wallet-providers.module.js';
 import { webhookEntities } from './webhooks/webhooks.module.js';
 
 /**
@@ -25,6 +26,7 @@ export const entities = [
   ...idempotencyEntities,
   ...trustedIssuerEntities,
   ...trustAnchorEntities,
+  ...walletProviderEntities,
   ...oid4vciEntities,
   ...oid4vpEntities,
 ];

@@ -13,6 +13,7 @@ import { oid4vciOfferCases } from './contract/oid4vci-offers.cases.js';
 import { oid4vpRequestCases } from './contract/oid4vp-requests.cases.js';
 import { tenantCases } from './contract/tenants.cases.js';
 import { trustAnchorCases } from './contract/trust-anchors.cases.js';
+import { walletProviderCases } from './contract/wallet-providers.cases.js';
 import { trustedIssuerCases } from './contract/trusted-issuers.cases.js';
 import { webhookCases } from './contract/webhooks.cases.js';
 import { OpenApiContract, type OpenApiDocument } from './support/openapi-contract.js';
@@ -40,6 +41,7 @@ const features = [
   webhookCases,
   trustedIssuerCases,
   trustAnchorCases,
+  walletProviderCases,
   certificateCases,
   oid4vciCases,
   oid4vciOfferCases,

@@ -133,6 +133,14 @@ export class FeatureSettings extends ServiceSettings {
 
   @Setting({
     description:
+      "`true` makes every tenant's token endpoint require a DPoP server nonce (RFC 9449 §8): a DPoP proof without a fresh one is answered `use_dpop_nonce` with a `DPoP-Nonce` header",
+    default: '`false`',
+  })
+  @Parsed(trueOrFalse)
+  readonly DPOP_NONCE_REQUIRED: boolean = false;
+
+  @Setting({
+    description:
       'the claims a wallet disclosed to an OpenID4VP presentation request are erased this many seconds after the request ended (its outcome stays)',
     default: '`86400`',
   })

@@ -19,6 +19,7 @@ import {
   type Cryptosuite,
   type SigningAlgorithm,
 } from './dto/credential-configuration.dto.js';
+import { type KeyAttestationsRequiredDto } from './dto/key-attestations-required.dto.js';
 
 /** A kind of credential the tenant offers over OpenID4VCI (docs/oid4vci.md): one entry of its metadata. */
 @Entity({ name: 'oid4vci_credential_configuration' })
@@ -82,6 +83,9 @@ export class CredentialConfigurationEntity {
   /** Which credential claims the person's login gives: `{credentialClaim: loginClaim}` (docs/oid4vci.md). */
   @Column({ name: 'claims_from_login', type: 'jsonb', nullable: true })
   claimsFromLogin: Record<string, string> | null;
+  /** OpenID4VCI 1.0 Appendix D.1 `key_attestations_required`; null: no key attestation required. */
+  @Column({ name: 'key_attestations_required', type: 'jsonb', nullable: true })
+  keyAttestationsRequired: KeyAttestationsRequiredDto | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

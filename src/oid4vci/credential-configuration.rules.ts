@@ -5,21 +5,28 @@ import { type ClaimPathElement } from './dto/credential-display.dto.js';
 import { type CredentialConfigurationBodyDto } from './dto/credential-configuration.dto.js';
 import { type CredentialConfigurationEntity } from './credential-configuration.entity.js';
 
-/** What a configuration stores besides its keys and times: the body with every default applied. */
-export type ConfigurationDefinition = Pick<
-  CredentialConfigurationEntity,
-  | 'format'
-  | 'vct'
-  | 'credentialDefinition'
-  | 'claims'
-  | 'display'
-  | 'selectivelyDisclosable'
-  | 'expiresInSeconds'
-  | 'revocable'
-  | 'signingAlgorithm'
-  | 'cryptosuite'
-  | 'claimsFromLogin'
->;
+/**
+ * What a configuration stores besides its keys and times: the body with every default applied. Its
+ * key attestation requirement is read from the configuration at the credential request, not kept
+ * with offers (docs/oid4vci.md), hence optional here.
+ */
+export type ConfigurationDefinition = Partial<
+  Pick<CredentialConfigurationEntity, 'keyAttestationsRequired'>
+> &
+  Pick<
+    CredentialConfigurationEntity,
+    | 'format'
+    | 'vct'
+    | 'credentialDefinition'
+    | 'claims'
+    | 'display'
+    | 'selectivelyDisclosable'
+    | 'expiresInSeconds'
+    | 'revocable'
+    | 'signingAlgorithm'
+    | 'cryptosuite'
+    | 'claimsFromLogin'
+  >;
 
 const samePath = (a: ClaimPathElement[], b: ClaimPathElement[]) =>
   a.length === b.length && a.every((element, index) => element === b[index]);
@@ -81,6 +88,20 @@ export function definitionOf(body: CredentialConfigurationBodyDto): Configuratio
     signingAlgorithm: sdJwt ? (body.signingAlgorithm ?? 'ES256') : null,
     cryptosuite: sdJwt ? null : (body.cryptosuite ?? 'eddsa-rdfc-2022'),
     claimsFromLogin: body.claimsFromLogin ?? null,
+    keyAttestationsRequired: keyAttestationsOf(body.keyAttestationsRequired),
+  };
+}
+
+/** Only the spec's members, as given (Appendix D.1); absent: none required. */
+function keyAttestationsOf(
+  required: CredentialConfigurationBodyDto['keyAttestationsRequired'],
+): CredentialConfigurationEntity['keyAttestationsRequired'] {
+  if (required === undefined) return null;
+  return {
+    ...(required.key_storage === undefined ? {} : { key_storage: required.key_storage }),
+    ...(required.user_authentication === undefined
+      ? {}
+      : { user_authentication: required.user_authentication }),
   };
 }
 

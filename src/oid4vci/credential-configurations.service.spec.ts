@@ -64,7 +64,12 @@ describe(CredentialConfigurationsService.name, () => {
     insert: (_manager: EntityManager, configuration: NewCredentialConfiguration) => {
       steps.push('insert');
       if (refusal !== undefined) return Promise.reject(refusal);
-      const row = { ...configuration, createdAt: at, updatedAt: at };
+      const row = {
+        ...configuration,
+        keyAttestationsRequired: configuration.keyAttestationsRequired ?? null,
+        createdAt: at,
+        updatedAt: at,
+      };
       rows.push(row);
       return Promise.resolve(row);
     },

@@ -159,6 +159,7 @@ function viewOf(row: CredentialConfigurationEntity): CredentialConfigurationDto 
     signingAlgorithm: row.signingAlgorithm,
     cryptosuite: row.cryptosuite,
     claimsFromLogin: row.claimsFromLogin ?? null,
+    keyAttestationsRequired: row.keyAttestationsRequired ?? null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

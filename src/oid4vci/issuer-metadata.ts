@@ -53,7 +53,15 @@ function supported(configuration: CredentialConfigurationDto): Record<string, un
     credential_signing_alg_values_supported: [
       sdJwt ? configuration.signingAlgorithm : configuration.cryptosuite,
     ],
-    proof_types_supported: { jwt: { proof_signing_alg_values_supported: proofSigningAlgorithms } },
+    proof_types_supported: {
+      jwt: {
+        proof_signing_alg_values_supported: proofSigningAlgorithms,
+        // Appendix D.1: every proof then carries a key attestation.
+        ...(configuration.keyAttestationsRequired === null
+          ? {}
+          : { key_attestations_required: configuration.keyAttestationsRequired }),
+      },
+    },
     credential_metadata: { display: configuration.display, claims: configuration.claims },
   };
 }
@@ -107,5 +115,9 @@ export function authorizationServerMetadata(issuer: string): Record<string, unkn
       'urn:ietf:params:oauth:grant-type:pre-authorized_code',
     ],
     dpop_signing_alg_values_supported: ['ES256'],
+    // Wallet attestations (OAuth 2.0 Attestation-Based Client Authentication §10.1, HAIP 1.0 §4.4).
+    token_endpoint_auth_methods_supported: ['attest_jwt_client_auth'],
+    client_attestation_signing_alg_values_supported: ['ES256'],
+    client_attestation_pop_signing_alg_values_supported: ['ES256'],
   };
 }

@@ -12,12 +12,11 @@ import { AuthorizationPurge } from './authorization/authorization-purge.js';
 import { AuthorizationRepository } from './authorization/authorization.repository.js';
 import { authorizationSealedColumns } from './authorization/authorization.sealed-columns.js';
 import { AuthorizationService } from './authorization/authorization.service.js';
-import {
-  CLIENT_AUTHENTICATION,
-  PublicClientAuthentication,
-} from './authorization/client-authentication.js';
+import { CLIENT_AUTHENTICATION } from './authorization/client-authentication.js';
 import { LoginCallbackService } from './authorization/login-callback.service.js';
 import { PERSON_LOGIN } from './authorization/person-login.js';
+import { ClientAttestationsService } from '../wallet-providers/client-attestations.service.js';
+import { WalletProvidersModule } from '../wallet-providers/wallet-providers.module.js';
 import { CredentialConfigurationEntity } from './credential-configuration.entity.js';
 import { CredentialConfigurationRepository } from './credential-configuration.repository.js';
 import { CredentialConfigurationsController } from './credential-configurations.controller.js';
@@ -44,6 +43,10 @@ import { NonceRepository } from './wallet/nonce.repository.js';
 import { CredentialRequestRepository } from './wallet/credential-request.repository.js';
 import { NoncesService } from './wallet/nonces.service.js';
 import { AUTHORIZATION_CODE_GRANT, TokenEndpointService } from './wallet/token-endpoint.service.js';
+import { DpopNonces } from './wallet/dpop-nonces.js';
+import { KeyProofsService } from './wallet/key-proofs.service.js';
+import { NotificationEventEntity } from './wallet/notification.entity.js';
+import { NotificationsRepository } from './wallet/notifications.repository.js';
 import { WalletController } from './wallet/wallet.controller.js';
 
 /** The tables this feature owns (src/entities.ts gathers every feature's list). */
@@ -53,6 +56,7 @@ export const oid4vciEntities = [
   NonceEntity,
   ...loginProviderEntities,
   AuthorizationEntity,
+  NotificationEventEntity,
 ];
 
 /** Each tenant as an OpenID4VCI 1.0 credential issuer (docs/oid4vci.md). */
@@ -68,6 +72,8 @@ export const oid4vciEntities = [
     CertificatesModule,
     // The person's login for the authorization code flow (PersonLoginService).
     LoginProviderModule,
+    // Wallet and key attestations, and the spent proof ids (docs/wallet-providers.md).
+    WalletProvidersModule,
   ],
   controllers: [
     CredentialConfigurationsController,
@@ -92,7 +98,7 @@ export const oid4vciEntities = [
     NoncePurge,
     TokenEndpointService,
     CredentialEndpointService,
-    // The authorization code flow (src/oid4vci/authorization/); its two seams default to refusing.
+    // The authorization code flow (src/oid4vci/authorization/) and its two seams.
     AuthorizationRepository,
     AuthorizationService,
     LoginCallbackService,
@@ -100,7 +106,11 @@ export const oid4vciEntities = [
     { provide: AUTHORIZATION_CODE_GRANT, useClass: AuthorizationCodeGrantService },
     // The person logs in at the tenant's login provider (docs/login-provider.md).
     { provide: PERSON_LOGIN, useExisting: PersonLoginService },
-    { provide: CLIENT_AUTHENTICATION, useClass: PublicClientAuthentication },
+    // Wallets authenticate by wallet attestation (docs/wallet-providers.md).
+    { provide: CLIENT_AUTHENTICATION, useExisting: ClientAttestationsService },
+    DpopNonces,
+    KeyProofsService,
+    NotificationsRepository,
   ],
 })
 export class Oid4vciModule {}

@@ -336,4 +336,13 @@ describe(KeyVault.name, () => {
       expect(Object.values(vault)).toEqual([vault.masterKeyId]);
     });
   });
+  it('derives one key per purpose from the current master key, the same on every instance', () => {
+    const masterKey = randomBytes(32);
+    const vault = new KeyVault(masterKey);
+    expect(vault.derivedKey('a')).toHaveLength(32);
+    expect(vault.derivedKey('a')).toEqual(new KeyVault(masterKey).derivedKey('a'));
+    expect(vault.derivedKey('a')).not.toEqual(vault.derivedKey('b'));
+    expect(vault.derivedKey('a')).not.toEqual(new KeyVault(randomBytes(32)).derivedKey('a'));
+    expect(vault.derivedKey('a')).not.toEqual(masterKey);
+  });
 });

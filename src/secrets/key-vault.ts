@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 
 const formatVersion = 1;
 const nonceLength = 12;
@@ -98,6 +98,15 @@ export class KeyVault {
     decipher.setAAD(associatedData(owner, purpose));
     decipher.setAuthTag(tag);
     return Buffer.concat([decipher.update(box.subarray(headerLength)), decipher.final()]);
+  }
+
+  /**
+   * A 32-byte key for `purpose`, derived from the current master key (HKDF-SHA256, RFC 5869): a MAC
+   * every instance can check without storing anything; it changes when the master key is rotated.
+   */
+  derivedKey(purpose: SealPurpose): Buffer {
+    const info = `agent-service/${purpose}/derived/v1`;
+    return Buffer.from(hkdfSync('sha256', this.key(this.masterKeyId), Buffer.alloc(0), info, 32));
   }
 
   private key(masterKeyId: string): Buffer {

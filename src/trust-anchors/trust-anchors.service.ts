@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { isUUID } from 'class-validator';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { AuditLog } from '../audit/audit-log.js';
 import { type Actor } from '../auth/caller.js';
@@ -11,7 +11,7 @@ import { violates } from '../database/constraint-violation.js';
 import { keepIdempotentAnswer } from '../idempotency/idempotent-answer.js';
 import { tenantNotFound } from '../tenancy/tenant.errors.js';
 import { TenantsService } from '../tenants/tenants.service.js';
-import { anchorProblem, keyIdentifiers, parseCertificate, pemOf } from '../x509/chain.js';
+import { trustedCertificateOf } from '../x509/trusted-certificate.js';
 import {
   type CreateTrustAnchorDto,
   type ListTrustAnchorsQuery,
@@ -28,9 +28,6 @@ import {
 } from './trust-anchor.errors.js';
 import { trustAnchorLimits } from './trust-anchor-limits.js';
 import { TrustAnchorRepository, type NewTrustAnchor } from './trust-anchor.repository.js';
-
-const pemCertificate =
-  /^\s*-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\s]+-----END CERTIFICATE-----\s*$/;
 
 /** A tenant's X.509 trust anchors (HAIP 1.0, x5c): the only user of their table. */
 @Injectable()
@@ -110,28 +107,9 @@ export class TrustAnchorsService {
 
 /** The row a certificate makes, or the 400 that refuses it: nothing is stored for a refused one. */
 function anchorOf(tenantId: string, input: CreateTrustAnchorDto): NewTrustAnchor {
-  if (!pemCertificate.test(input.certificate)) {
-    throw certificateRefused('is not one PEM certificate (-----BEGIN CERTIFICATE-----)');
-  }
-  const certificate = parseCertificate(input.certificate);
-  if (typeof certificate === 'string') throw certificateRefused(certificate);
-  const problem = anchorProblem(certificate);
-  if (problem !== undefined) throw certificateRefused(problem);
-  if (certificate.notAfter.getTime() < Date.now()) {
-    throw certificateRefused(`expired on ${certificate.notAfter.toISOString()}`);
-  }
-  return {
-    id: randomUUID(),
-    tenantId,
-    label: input.label ?? null,
-    fingerprint: createHash('sha256').update(certificate.der).digest('hex'),
-    certificate: pemOf(certificate),
-    subject: certificate.subject,
-    issuer: certificate.issuer,
-    notBefore: certificate.notBefore,
-    notAfter: certificate.notAfter,
-    subjectKeyIdentifier: keyIdentifiers(certificate).subjectKeyIdentifier ?? null,
-  };
+  const facts = trustedCertificateOf(input.certificate, Date.now());
+  if (typeof facts === 'string') throw certificateRefused(facts);
+  return { id: randomUUID(), tenantId, label: input.label ?? null, ...facts };
 }
 
 function viewOf(entity: TrustAnchorEntity): TrustAnchorDto {

@@ -23,7 +23,8 @@ import {
   type PushedAuthorization,
 } from '../../src/oid4vci/authorization/authorization.repository.js';
 import { AuthorizationService } from '../../src/oid4vci/authorization/authorization.service.js';
-import { PublicClientAuthentication } from '../../src/oid4vci/authorization/client-authentication.js';
+import { type ClientAuthentication } from '../../src/oid4vci/authorization/client-authentication.js';
+import { OAuthError } from '../../src/common/oauth-error.js';
 import { LoginCallbackService } from '../../src/oid4vci/authorization/login-callback.service.js';
 import {
   type PersonLogin,
@@ -204,7 +205,13 @@ export function setup(options: { subject?: string | null; login?: Record<string,
         : Promise.reject(new Error('wrong verifier')),
   };
   const clock = () => now;
-  const clients = new PublicClientAuthentication();
+  // A tenant without wallet providers: public clients, and an attestation none can verify refused.
+  const clients: ClientAuthentication = {
+    authenticate: (_tenantId, request) =>
+      request.attestation !== undefined || request.pop !== undefined
+        ? Promise.reject(new OAuthError(401, 'invalid_client', 'No wallet provider is trusted.'))
+        : Promise.resolve({ attested: false, clientId: request.clientId }),
+  };
   const repository = authorizations as unknown as AuthorizationRepository;
   const service = new AuthorizationService(
     repository,
@@ -280,6 +287,7 @@ export function setup(options: { subject?: string | null; login?: Record<string,
         },
         dpop: undefined,
         url: `${issuer}/token`,
+        issuer,
       },
       dpopJkt,
       now,

@@ -26,6 +26,7 @@ import {
   type ListTenantsQuery,
   type ListCertificatesQuery,
   type ListTrustAnchorsQuery,
+  type ListWalletProvidersQuery,
   type LoginProvider,
   type ListTrustedIssuersQuery,
   type ListWebhooksQuery,
@@ -35,6 +36,7 @@ import {
   type NewPresentationRequest,
   type NewTenant,
   type NewTrustAnchor,
+  type NewWalletProvider,
   type NewTrustedIssuer,
   type NewWebhook,
   type Offer,
@@ -49,6 +51,9 @@ import {
   type TenantPage,
   type TrustAnchor,
   type TrustAnchorPage,
+  type WalletAttestationPolicy,
+  type WalletProvider,
+  type WalletProviderPage,
   type TrustedIssuer,
   type TrustedIssuerPage,
   type VerifiableCredential,
@@ -532,6 +537,79 @@ export class AgentClient {
       await this.api.POST('/ctrl/api/v1.0/trust-anchors/{id}/delete', {
         headers: { [tenantHeader]: tenantId },
         params: { path: { id } },
+      }),
+    );
+  }
+
+  /** Trusts a wallet provider's CA certificate (PEM): its wallet and key attestations then verify. */
+  async createWalletProvider(
+    tenantId: string,
+    provider: NewWalletProvider,
+    options: IdempotencyOptions = {},
+  ): Promise<WalletProvider> {
+    return this.#result(
+      'POST /ctrl/api/v1.0/wallet-providers/create',
+      await this.api.POST('/ctrl/api/v1.0/wallet-providers/create', {
+        headers: { [tenantHeader]: tenantId, ...keyHeader(options) },
+        body: provider,
+      }),
+    );
+  }
+
+  /** The tenant's trusted wallet providers, newest first. */
+  async listWalletProviders(
+    tenantId: string,
+    query: ListWalletProvidersQuery = {},
+  ): Promise<WalletProviderPage> {
+    return this.#result(
+      'GET /ctrl/api/v1.0/wallet-providers',
+      await this.api.GET('/ctrl/api/v1.0/wallet-providers', {
+        headers: { [tenantHeader]: tenantId },
+        params: { query },
+      }),
+    );
+  }
+
+  async getWalletProvider(tenantId: string, id: string): Promise<WalletProvider> {
+    return this.#result(
+      'GET /ctrl/api/v1.0/wallet-providers/{id}',
+      await this.api.GET('/ctrl/api/v1.0/wallet-providers/{id}', {
+        headers: { [tenantHeader]: tenantId },
+        params: { path: { id } },
+      }),
+    );
+  }
+
+  async deleteWalletProvider(tenantId: string, id: string): Promise<void> {
+    this.#result(
+      'POST /ctrl/api/v1.0/wallet-providers/{id}/delete',
+      await this.api.POST('/ctrl/api/v1.0/wallet-providers/{id}/delete', {
+        headers: { [tenantHeader]: tenantId },
+        params: { path: { id } },
+      }),
+    );
+  }
+
+  /** Whether the tenant's token endpoint requires a wallet attestation (and whether it chose so). */
+  async getWalletAttestationPolicy(tenantId: string): Promise<WalletAttestationPolicy> {
+    return this.#result(
+      'GET /ctrl/api/v1.0/wallet-providers/policy',
+      await this.api.GET('/ctrl/api/v1.0/wallet-providers/policy', {
+        headers: { [tenantHeader]: tenantId },
+      }),
+    );
+  }
+
+  /** Requires or relaxes wallet attestations; null goes back to the default. */
+  async setWalletAttestationPolicy(
+    tenantId: string,
+    walletAttestation: 'required' | 'optional' | null,
+  ): Promise<WalletAttestationPolicy> {
+    return this.#result(
+      'POST /ctrl/api/v1.0/wallet-providers/policy',
+      await this.api.POST('/ctrl/api/v1.0/wallet-providers/policy', {
+        headers: { [tenantHeader]: tenantId },
+        body: { walletAttestation },
       }),
     );
   }

@@ -86,6 +86,18 @@ export type TrustAnchorPage = Schemas['TrustAnchorPageDto'];
 export type ListTrustAnchorsQuery = NonNullable<
   operations['listTrustAnchors']['parameters']['query']
 >;
+/** One of a tenant's trusted wallet providers (its CA certificate). */
+export type WalletProvider = Schemas['WalletProviderDto'];
+/** What `createWalletProvider` takes. */
+export type NewWalletProvider = Schemas['CreateWalletProviderDto'];
+/** A page of `listWalletProviders`. */
+export type WalletProviderPage = Schemas['WalletProviderPageDto'];
+/** `page`, `size`, `sort` of `listWalletProviders`. */
+export type ListWalletProvidersQuery = NonNullable<
+  operations['listWalletProviders']['parameters']['query']
+>;
+/** Whether the tenant's token endpoint requires a wallet attestation. */
+export type WalletAttestationPolicy = Schemas['WalletAttestationPolicyDto'];
 /** One of a tenant's X.509 certificate chains for its ES256 key (`x5c`: leaf first, no root). */
 export type Certificate = Schemas['CertificateDto'];
 /** A page of `listCertificates`, newest first. */

@@ -24,6 +24,7 @@ export const errorCatalog = {
   WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, title: 'Webhook delivery not found' },
   TRUSTED_ISSUER_NOT_FOUND: { status: 404, title: 'Trusted issuer not found' },
   TRUST_ANCHOR_NOT_FOUND: { status: 404, title: 'Trust anchor not found' },
+  WALLET_PROVIDER_NOT_FOUND: { status: 404, title: 'Wallet provider not found' },
   CREDENTIAL_CONFIGURATION_NOT_FOUND: { status: 404, title: 'Credential configuration not found' },
   OFFER_NOT_FOUND: { status: 404, title: 'Credential offer not found' },
   PRESENTATION_REQUEST_NOT_FOUND: { status: 404, title: 'Presentation request not found' },
@@ -36,6 +37,7 @@ export const errorCatalog = {
   IDEMPOTENCY_KEY_IN_USE: { status: 409, title: 'Idempotency key in use' },
   TRUSTED_ISSUER_ALREADY_EXISTS: { status: 409, title: 'Trusted issuer already exists' },
   TRUST_ANCHOR_ALREADY_EXISTS: { status: 409, title: 'Trust anchor already exists' },
+  WALLET_PROVIDER_ALREADY_EXISTS: { status: 409, title: 'Wallet provider already exists' },
   CREDENTIAL_CONFIGURATION_ALREADY_EXISTS: {
     status: 409,
     title: 'Credential configuration already exists',
@@ -53,6 +55,7 @@ export const errorCatalog = {
   IDEMPOTENCY_KEY_REUSED: { status: 422, title: 'Idempotency key reused' },
   TRUSTED_ISSUERS_LIMIT_REACHED: { status: 422, title: 'Trusted issuers limit reached' },
   TRUST_ANCHORS_LIMIT_REACHED: { status: 422, title: 'Trust anchors limit reached' },
+  WALLET_PROVIDERS_LIMIT_REACHED: { status: 422, title: 'Wallet providers limit reached' },
   CREDENTIAL_CONFIGURATIONS_LIMIT_REACHED: {
     status: 422,
     title: 'Credential configurations limit reached',

@@ -50,9 +50,9 @@ export class AuthorizationCodeGrantService implements AuthorizationCodeGrant {
     if (redirectUri === undefined) throw invalidRequest('redirect_uri is missing.');
     const client = await this.clients.authenticate(tenantId, {
       attestation: request.attestation,
-      pop: request.pop,
+      pop: request.attestationPop,
       clientId: form.client_id,
-      audience: request.url.slice(0, -'/token'.length),
+      audience: request.issuer,
       now,
     });
     const clientId = client.clientId ?? form.client_id;

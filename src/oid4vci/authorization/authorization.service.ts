@@ -162,7 +162,13 @@ export class AuthorizationService {
     if (call.dpop === undefined) return given;
     let proved: string;
     try {
-      proved = await verifyDpopProof(call.dpop, { method: 'POST', url: `${call.issuer}/par`, now });
+      // The proof names the key only: its jti is spent where a token is made or used.
+      const proof = await verifyDpopProof(call.dpop, {
+        method: 'POST',
+        url: `${call.issuer}/par`,
+        now,
+      });
+      proved = proof.jkt;
     } catch (error) {
       if (!(error instanceof ProofRefusal)) throw error;
       throw new OAuthError(400, 'invalid_dpop_proof', `The DPoP proof ${error.message}.`);

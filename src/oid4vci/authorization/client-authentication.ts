@@ -1,6 +1,3 @@
-import { Injectable } from '@nestjs/common';
-import { OAuthError } from '../../common/oauth-error.js';
-
 /** What a wallet presents at the PAR and token endpoints (OAuth 2.0 Attestation-Based Client Authentication). */
 export interface ClientAuthenticationRequest {
   /** The `OAuth-Client-Attestation` header. */
@@ -29,21 +26,3 @@ export interface ClientAuthentication {
 }
 
 export const CLIENT_AUTHENTICATION = Symbol('CLIENT_AUTHENTICATION');
-
-/**
- * The default until an attestation verifier is wired: every wallet is a public client (RFC 6749 §2.1),
- * and one that presents an attestation is refused, since it cannot be verified here (deny by default).
- */
-@Injectable()
-export class PublicClientAuthentication implements ClientAuthentication {
-  authenticate(
-    _tenantId: string,
-    request: ClientAuthenticationRequest,
-  ): Promise<AuthenticatedClient> {
-    if (request.attestation !== undefined || request.pop !== undefined)
-      return Promise.reject(
-        new OAuthError(401, 'invalid_client', 'Client attestations are not accepted here.'),
-      );
-    return Promise.resolve({ attested: false, clientId: request.clientId });
-  }
-}

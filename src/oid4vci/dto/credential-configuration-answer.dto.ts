@@ -16,6 +16,7 @@ import {
   CredentialDisplayDto,
   type ClaimPathElement,
 } from './credential-display.dto.js';
+import { KeyAttestationsRequiredDto } from './key-attestations-required.dto.js';
 
 /** A configuration as the API answers it: every field, defaults applied, null where the format has none. */
 export class CredentialConfigurationDto {
@@ -88,6 +89,17 @@ export class CredentialConfigurationDto {
       "The credential claims the person's login gives (authorization code flow), or null for none.",
   })
   claimsFromLogin!: Record<string, string> | null;
+
+  @ApiProperty({
+    description: 'The key attestations every JWT proof must carry (Appendix D); null: none.',
+    // OpenAPI 3.0 has no null type: the second branch is null alone.
+    oneOf: [
+      { $ref: getSchemaPath(KeyAttestationsRequiredDto) },
+      { type: 'object', nullable: true, enum: [null] },
+    ],
+    example: null,
+  })
+  keyAttestationsRequired!: KeyAttestationsRequiredDto | null;
 
   @ApiProperty({ example: configurationExample.createdAt })
   createdAt!: string;

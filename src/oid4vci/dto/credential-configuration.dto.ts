@@ -23,6 +23,7 @@ import {
   IsClaimPath,
   type ClaimPathElement,
 } from './credential-display.dto.js';
+import { KeyAttestationsRequiredDto } from './key-attestations-required.dto.js';
 
 export const formats = ['dc+sd-jwt', 'ldp_vc'] as const;
 export type CredentialFormat = (typeof formats)[number];
@@ -64,6 +65,7 @@ export const configurationExample = {
   signingAlgorithm: 'ES256' as SigningAlgorithm,
   cryptosuite: null,
   claimsFromLogin: claimsFromLoginExample as Record<string, string> | null,
+  keyAttestationsRequired: null,
   createdAt: '2026-11-25T10:00:00.000Z',
   updatedAt: '2026-11-25T10:00:00.000Z',
 };
@@ -227,6 +229,18 @@ export class CredentialConfigurationBodyDto {
   @IsOptional()
   @IsObject({ message: 'must be an object of claim names' })
   claimsFromLogin?: Record<string, string>;
+
+  @ApiPropertyOptional({
+    type: KeyAttestationsRequiredDto,
+    description:
+      'Requires a key attestation (OpenID4VCI 1.0 Appendix D) in every JWT proof, signed by one of the tenant’s wallet providers, advertised as `key_attestations_required`. Default: none required.',
+    example: { key_storage: ['iso_18045_high'] },
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => KeyAttestationsRequiredDto)
+  keyAttestationsRequired?: KeyAttestationsRequiredDto;
 }
 
 export class CreateCredentialConfigurationDto extends CredentialConfigurationBodyDto {

@@ -91,6 +91,8 @@ export interface CredentialRequestOffer extends TokenOffer {
   /** The configuration the offer was made with, which its credentials' records name. */
   configuration: ConfigurationDefinition;
   certificate: OfferIssuerCertificate | undefined;
+  /** The configuration's key attestation requirement as it is now (Appendix D.1); null: none. */
+  keyAttestationsRequired: { key_storage?: string[]; user_authentication?: string[] } | null;
 }
 
 /** What `TokenOffer` reads of the offer `o`. */
@@ -375,20 +377,23 @@ export class OfferRepository {
   /**
    * The offer an access token was made for, with the tenant's active certificate in the same round
    * trip (certificates/ publishes `active_certificate_of`, docs/architecture.md): the chain an ES256
-   * credential carries, read before the issuing transaction as it must be.
+   * credential carries, read before the issuing transaction as it must be; and its configuration's
+   * key attestation requirement as it is now (docs/wallet-providers.md).
    */
   async findForCredentialRequest(tokenHash: Buffer): Promise<CredentialRequestOffer | undefined> {
-    const rows: (TokenOffer & {
-      configuration: ConfigurationDefinition;
+    const rows: (Omit<CredentialRequestOffer, 'certificate'> & {
       x5c: string[] | null;
       notBefore: Date;
       notAfter: Date;
     })[] = await this.dataSource.query(
       `SELECT ${tokenOfferColumns}, o.configuration,
-                c.x5c, c.not_before AS "notBefore", c.not_after AS "notAfter"
-           FROM oid4vci_offer o
-           LEFT JOIN active_certificate_of(o.tenant_id) c ON true
-          WHERE o.access_token_hash = $1`,
+              c.x5c, c.not_before AS "notBefore", c.not_after AS "notAfter",
+              (SELECT k.key_attestations_required FROM oid4vci_credential_configuration k
+                WHERE k.tenant_id = o.tenant_id AND k.configuration_id = o.configuration_id)
+                AS "keyAttestationsRequired"
+         FROM oid4vci_offer o
+         LEFT JOIN active_certificate_of(o.tenant_id) c ON true
+        WHERE o.access_token_hash = $1`,
       [tokenHash],
     );
     if (rows.length === 0) return undefined;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { type EntityManager } from 'typeorm';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { OAuthError } from '../../common/oauth-error.js';
 import {
@@ -21,6 +22,10 @@ import {
   type CredentialRequestRepository,
   type CredentialRequestTake,
 } from './credential-request.repository.js';
+import { type SpentProofs, type ProofUse } from '../../wallet-providers/spent-proofs.js';
+import { type KeyAttestationsService } from '../../wallet-providers/key-attestations.service.js';
+import { KeyProofsService } from './key-proofs.service.js';
+import { type NotificationsRepository } from './notifications.repository.js';
 import {
   CredentialEndpointService,
   type Authorized,
@@ -159,6 +164,24 @@ function newTestService() {
       );
     },
   } as unknown as HolderIssuanceService;
+  const spentIds = new Set<string>();
+  const spentProofs = {
+    spend: ({ kind, keyThumbprint, jti }: ProofUse) => {
+      const id = `${kind}:${keyThumbprint}:${jti}`;
+      const fresh = !spentIds.has(id);
+      spentIds.add(id);
+      return Promise.resolve(fresh);
+    },
+  } as unknown as SpentProofs;
+  const keyProofs = new KeyProofsService({} as KeyAttestationsService, time.clock);
+  const recorded = new Set<string>();
+  const notifications: Pick<NotificationsRepository, 'record'> = {
+    record: (_manager: EntityManager, offerId: string, event: string) => {
+      const fresh = !recorded.has(`${offerId}:${event}`);
+      recorded.add(`${offerId}:${event}`);
+      return Promise.resolve(fresh);
+    },
+  };
   const service = new CredentialEndpointService(
     transactions.dataSource,
     offers,
@@ -167,6 +190,9 @@ function newTestService() {
     outbox.outbox,
     time.clock,
     vault,
+    spentProofs,
+    keyProofs,
+    notifications,
   );
   return { service, ...fakes, fakes };
 }
@@ -412,6 +438,19 @@ describe(CredentialEndpointService.name, () => {
         'invalid_notification_id',
       );
       expect(outbox.events).toEqual([]);
+    });
+
+    it('refuses the same event a second time as invalid_notification_request, sending it once', async () => {
+      const { service, fakes, outbox } = newTestService();
+      const body = { notification_id: 'note-1', event: 'credential_accepted' };
+      await service.notify(call, issued(fakes), body);
+      expect(await oauthError(service.notify(call, issued(fakes), body))).toBe(
+        'invalid_notification_request',
+      );
+      expect(outbox.events).toHaveLength(1);
+      // Another event of the same credential is still told once.
+      await service.notify(call, issued(fakes), { ...body, event: 'credential_deleted' });
+      expect(outbox.events).toHaveLength(2);
     });
 
     it.each([

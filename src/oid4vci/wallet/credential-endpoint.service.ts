@@ -3,10 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '../../common/clock.js';
-import {
-  HolderIssuanceService,
-  type HolderKey,
-} from '../../credentials/issuing/holder-issuance.service.js';
+import { HolderIssuanceService } from '../../credentials/issuing/holder-issuance.service.js';
 import { EventOutbox, type EventType } from '../../events/event-outbox.js';
 import { KeyVault } from '../../secrets/key-vault.js';
 import { openClaims } from '../offers/offer-claims.js';
@@ -14,7 +11,10 @@ import { secretHash } from '../offers/offer-secrets.js';
 import { batchSize } from '../issuer-metadata.js';
 import { holderRequestOf } from './holder-request.js';
 import { type ConfigurationDefinition } from '../credential-configuration.rules.js';
-import { ProofRefusal, verifyDpopProof, verifyKeyProof } from './key-proofs.js';
+import { type DpopProof, ProofRefusal, verifyDpopProof } from './key-proofs.js';
+import { KeyProofsService } from './key-proofs.service.js';
+import { NotificationsRepository } from './notifications.repository.js';
+import { SpentProofs } from '../../wallet-providers/spent-proofs.js';
 import { CredentialRequestRepository } from './credential-request.repository.js';
 import {
   OfferGrantsService,
@@ -50,6 +50,8 @@ export interface Authorized {
   certificate?: OfferIssuerCertificate;
   /** For a credential request: the configuration the offer was made with. */
   configuration?: ConfigurationDefinition;
+  /** For a credential request: the configuration's key attestation requirement, read with the offer. */
+  keyAttestationsRequired?: CredentialRequestOffer['keyAttestationsRequired'];
 }
 
 export interface CredentialResponse {
@@ -79,6 +81,9 @@ export class CredentialEndpointService {
     private readonly outbox: EventOutbox,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(KeyVault) private readonly vault: KeyVault,
+    private readonly spentProofs: SpentProofs,
+    private readonly keyProofs: KeyProofsService,
+    private readonly notifications: NotificationsRepository,
   ) {}
 
   /**
@@ -109,9 +114,12 @@ export class CredentialEndpointService {
     )
       throw refuse();
     const authorized: Authorized = { offer, tokenHash, scheme };
-    const { certificate, configuration } = offer as Partial<CredentialRequestOffer>;
+    const { certificate, configuration, keyAttestationsRequired } =
+      offer as Partial<CredentialRequestOffer>;
     if (certificate !== undefined) authorized.certificate = certificate;
     if (configuration !== undefined) authorized.configuration = configuration;
+    if (keyAttestationsRequired !== undefined)
+      authorized.keyAttestationsRequired = keyAttestationsRequired;
     if (offer.dpopJkt === null) {
       // A Bearer token presented as DPoP would let a proof stand in for the binding it never had.
       if (scheme !== 'Bearer') throw refuse();
@@ -120,9 +128,9 @@ export class CredentialEndpointService {
     if (scheme !== 'DPoP') throw refuse();
     if (call.dpop === undefined)
       throw invalidToken('DPoP', 'A DPoP proof is required.', 'invalid_dpop_proof');
-    let jkt: string;
+    let proof: DpopProof;
     try {
-      jkt = await verifyDpopProof(call.dpop, {
+      proof = await verifyDpopProof(call.dpop, {
         method: 'POST',
         url: call.url,
         now,
@@ -132,38 +140,38 @@ export class CredentialEndpointService {
       if (!(error instanceof ProofRefusal)) throw error;
       throw invalidToken('DPoP', `The DPoP proof ${error.message}.`, 'invalid_dpop_proof');
     }
-    if (jkt !== offer.dpopJkt)
+    if (proof.jkt !== offer.dpopJkt)
       throw invalidToken('DPoP', 'The DPoP proof is not made with the key the token is bound to.');
+    // Spent once the rest holds, shared by every instance (RFC 9449 §11.1).
+    const fresh = await this.spentProofs.spend({
+      tenantId: call.tenantId,
+      kind: 'dpop',
+      keyThumbprint: proof.jkt,
+      jti: proof.jti,
+      issuedAt: proof.iat,
+    });
+    if (!fresh)
+      throw invalidToken(
+        'DPoP',
+        'The jti of the DPoP proof was used before.',
+        'invalid_dpop_proof',
+      );
     return authorized;
   }
 
   /** The credential request (§8.2): one credential per proved key, in one transaction. */
   async credential(
     call: ProtectedCall,
-    { offer, tokenHash, scheme, certificate, configuration }: Authorized,
+    { offer, tokenHash, scheme, certificate, configuration, keyAttestationsRequired }: Authorized,
     body: Record<string, unknown>,
   ): Promise<CredentialResponse> {
     const jwts = requestedProofs(body, offer.configurationId);
-    const holders: HolderKey[] = [];
-    const nonces = new Set<string>();
-    for (const [index, jwt] of jwts.entries()) {
-      try {
-        const proved = await verifyKeyProof(jwt, {
-          issuer: call.issuer,
-          now: this.clock(),
-          didAllowed: offer.format === 'ldp_vc',
-        });
-        nonces.add(proved.nonce);
-        holders.push(
-          proved.did === undefined ? { jwk: proved.jwk } : { jwk: proved.jwk, did: proved.did },
-        );
-      } catch (error) {
-        if (!(error instanceof ProofRefusal)) throw error;
-        throw invalidProof(`The proof ${index} ${error.message}.`);
-      }
-    }
-    if (nonces.size !== 1) throw invalidProof('The proofs of one request must carry one nonce.');
-    const [nonce] = nonces;
+    const { holders, nonce } = await this.keyProofs.verify(jwts, {
+      tenantId: call.tenantId,
+      issuer: call.issuer,
+      keyAttestationsRequired: keyAttestationsRequired ?? null,
+      didAllowed: offer.format === 'ldp_vc',
+    });
 
     // Before the statement: a tenant's first certificate is made on a connection of its own.
     const chain = signsWithEs256(offer)
@@ -246,16 +254,21 @@ export class CredentialEndpointService {
     const invalidId = () =>
       new OAuthError(400, 'invalid_notification_id', 'The notification_id is not valid.');
     if (notificationId !== offer.notificationId) throw invalidId();
-    const changed = await this.outbox.withChange(
-      this.dataSource.manager,
-      this.offers.notifyStatement(offer.id, notificationId, event),
-      {
-        type: notificationEvents[event],
-        tenantId: call.tenantId,
-        data: { offerId: offer.id, credentialIds: offer.credentialIds },
-      },
-    );
-    if (changed.length === 0) throw invalidId();
+    await this.dataSource.transaction(async (manager) => {
+      // Once per credential and event (docs/oid4vci.md): the first holds the key, a repeat waits, then finds it.
+      if (!(await this.notifications.record(manager, offer.id, event)))
+        throw refuse(`The event ${event} was already notified for this credential.`);
+      const changed = await this.outbox.withChange(
+        manager,
+        this.offers.notifyStatement(offer.id, notificationId, event),
+        {
+          type: notificationEvents[event],
+          tenantId: call.tenantId,
+          data: { offerId: offer.id, credentialIds: offer.credentialIds },
+        },
+      );
+      if (changed.length === 0) throw invalidId();
+    });
   }
 }
 

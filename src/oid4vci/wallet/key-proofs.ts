@@ -16,6 +16,8 @@ export class ProofRefusal extends Error {}
 
 /** Proofs and DPoP proofs are a header, a small payload and a signature: longer is not one. */
 export const maxProofChars = 4096;
+/** A key proof may carry a key attestation with its x5c chain in its header (Appendix D.1). */
+export const maxKeyProofChars = 24 * 1024;
 
 /** The key a proof was made with, and the DID when its header named the key by a DID URL. */
 export interface ProvedKey {
@@ -28,9 +30,14 @@ const algorithms = ['ES256', 'EdDSA'] as const satisfies readonly JwsAlgorithm[]
 type Algorithm = (typeof algorithms)[number];
 
 /** The header of a compact JWS, refused unless it is one of ours: `typ` and a supported `alg`. */
-function headerOf(jwt: string, typ: string, allowed: readonly Algorithm[]) {
-  if (jwt.length > maxProofChars || jwt.split('.').length !== 3)
-    throw new ProofRefusal(`is not a compact JWT of at most ${maxProofChars} characters`);
+function headerOf(
+  jwt: string,
+  typ: string,
+  allowed: readonly Algorithm[],
+  maxChars = maxProofChars,
+) {
+  if (jwt.length > maxChars || jwt.split('.').length !== 3)
+    throw new ProofRefusal(`is not a compact JWT of at most ${maxChars} characters`);
   let header: ProtectedHeaderParameters;
   try {
     header = decodeProtectedHeader(jwt);
@@ -100,12 +107,25 @@ export interface DpopExpectation {
   accessToken?: string;
 }
 
+/** A verified DPoP proof: its key's thumbprint, and what replay and nonce checks read. */
+export interface DpopProof {
+  /** The key's RFC 7638 thumbprint, the `jkt` a token is bound to. */
+  jkt: string;
+  jti: string;
+  iat: number;
+  /** The server nonce it carries (RFC 9449 §8), if any. */
+  nonce?: string;
+}
+
 /**
  * A DPoP proof (RFC 9449 §4.3): typ dpop+jwt, ES256 (HAIP) or EdDSA, its public key in `jwk`, the
- * request's method and URL, a fresh `iat`, a `jti`, the token's hash at a resource. Answers the key's
- * thumbprint (RFC 7638), the `jkt` a token is bound to.
+ * request's method and URL, a fresh `iat`, a `jti`, the token's hash at a resource. The caller spends
+ * its `jti` (RFC 9449 §11.1, docs/oid4vci.md).
  */
-export async function verifyDpopProof(proof: string, expected: DpopExpectation): Promise<string> {
+export async function verifyDpopProof(
+  proof: string,
+  expected: DpopExpectation,
+): Promise<DpopProof> {
   const header = headerOf(proof, 'dpop+jwt', algorithms);
   const jwk = proofJwkOf(header.jwk, header.alg);
   const payload = await verified(proof, jwk, header.alg, 'dpop+jwt', expected.now);
@@ -116,7 +136,13 @@ export async function verifyDpopProof(proof: string, expected: DpopExpectation):
     throw new ProofRefusal('must have a jti');
   if (expected.accessToken !== undefined && payload.ath !== accessTokenHashOf(expected.accessToken))
     throw new ProofRefusal('must have ath the hash of the access token');
-  return jwkThumbprint(jwk);
+  const { nonce } = payload as { nonce?: unknown };
+  return {
+    jkt: jwkThumbprint(jwk),
+    jti: payload.jti,
+    iat: payload.iat!,
+    ...(typeof nonce === 'string' && nonce.length <= 256 ? { nonce } : {}),
+  };
 }
 
 export interface KeyProofExpectation {
@@ -127,12 +153,15 @@ export interface KeyProofExpectation {
   didAllowed: boolean;
 }
 
-/** A JWT key proof (OpenID4VCI 1.0 Appendix F.1) verified; answers its key and its `nonce`. */
+/**
+ * A JWT key proof (OpenID4VCI 1.0 Appendix F.1) verified; answers its key, its `nonce` and the
+ * `key_attestation` of its header, unchecked (Appendix D.1: the caller checks it when required).
+ */
 export async function verifyKeyProof(
   jwt: string,
   expected: KeyProofExpectation,
-): Promise<ProvedKey & { nonce: string }> {
-  const header = headerOf(jwt, 'openid4vci-proof+jwt', algorithms);
+): Promise<ProvedKey & { nonce: string; keyAttestation?: unknown }> {
+  const header = headerOf(jwt, 'openid4vci-proof+jwt', algorithms, maxKeyProofChars);
   const named = [
     header.jwk,
     header.kid,
@@ -160,7 +189,8 @@ export async function verifyKeyProof(
   const nonce = (payload as { nonce?: unknown }).nonce;
   if (typeof nonce !== 'string' || nonce.length === 0 || nonce.length > 256)
     throw new ProofRefusal('must have the c_nonce as nonce');
-  return { ...key, nonce };
+  const keyAttestation = (header as { key_attestation?: unknown }).key_attestation;
+  return { ...key, nonce, ...(keyAttestation === undefined ? {} : { keyAttestation }) };
 }
 
 /** A did:key or did:jwk URL resolved here, without a network (did:key §3.1, did:jwk §2.2). */

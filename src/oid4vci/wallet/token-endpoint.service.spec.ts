@@ -2,6 +2,9 @@ import { type DataSource } from 'typeorm';
 import { OAuthError } from '../../common/oauth-error.js';
 import { type EventOutbox } from '../../events/event-outbox.js';
 import { type OfferGrantsService } from '../offers/offer-grants.service.js';
+import { type ClientAttestationsService } from '../../wallet-providers/client-attestations.service.js';
+import { type SpentProofs } from '../../wallet-providers/spent-proofs.js';
+import { type DpopNonces } from './dpop-nonces.js';
 import { preAuthorizedCodeGrant, TokenEndpointService } from './token-endpoint.service.js';
 
 describe(TokenEndpointService.name, () => {
@@ -12,10 +15,16 @@ describe(TokenEndpointService.name, () => {
       return Promise.resolve(undefined);
     },
   } as unknown as OfferGrantsService;
+  const attestations = {
+    authenticate: () => Promise.resolve({ attested: false }),
+  } as unknown as ClientAttestationsService;
   const service = new TokenEndpointService(
     {} as DataSource,
     offers,
     {} as EventOutbox,
+    attestations,
+    {} as SpentProofs,
+    { required: false } as DpopNonces,
     () => Date.parse('2026-01-01T00:00:00Z'),
     { token: () => Promise.reject(new Error('not this grant')) },
   );
@@ -26,6 +35,7 @@ describe(TokenEndpointService.name, () => {
         form: { grant_type: preAuthorizedCodeGrant, 'pre-authorized_code': code },
         dpop,
         url: 'http://localhost:8080/ctrl/oid4vci/acme/token',
+        issuer: 'http://localhost:8080/ctrl/oid4vci/acme',
       })
       .then(
         () => 'issued',

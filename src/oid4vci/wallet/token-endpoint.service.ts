@@ -5,7 +5,10 @@ import { type DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { EventOutbox } from '../../events/event-outbox.js';
 import { isTxCode, secretHash } from '../offers/offer-secrets.js';
-import { ProofRefusal, verifyDpopProof } from './key-proofs.js';
+import { ClientAttestationsService } from '../../wallet-providers/client-attestations.service.js';
+import { SpentProofs } from '../../wallet-providers/spent-proofs.js';
+import { DpopNonces } from './dpop-nonces.js';
+import { type DpopProof, ProofRefusal, verifyDpopProof } from './key-proofs.js';
 import { closedOfferDescription } from '../offers/offer-closed.js';
 import { OfferGrantsService } from '../offers/offer-grants.service.js';
 import { invalidGrant, invalidRequest, OAuthError } from '../../common/oauth-error.js';
@@ -27,9 +30,11 @@ export interface TokenRequest {
   dpop: string | undefined;
   /** The token endpoint's URL, the DPoP proof's `htu`. */
   url: string;
-  /** The `OAuth-Client-Attestation` and `-PoP` headers, when the wallet sent them. */
+  /** The credential issuer identifier: the client attestation PoP's `aud`. */
+  issuer: string;
+  /** The `OAuth-Client-Attestation` and `-PoP` headers, when sent. */
   attestation?: string;
-  pop?: string;
+  attestationPop?: string;
 }
 
 export interface TokenResponse {
@@ -61,6 +66,9 @@ export class TokenEndpointService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly offers: OfferGrantsService,
     private readonly outbox: EventOutbox,
+    private readonly clientAttestations: ClientAttestationsService,
+    private readonly spentProofs: SpentProofs,
+    private readonly dpopNonces: DpopNonces,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(AUTHORIZATION_CODE_GRANT) private readonly codeGrant: AuthorizationCodeGrant,
   ) {}
@@ -70,7 +78,10 @@ export class TokenEndpointService {
     if (form.grant_type === undefined) throw invalidRequest('grant_type is missing.');
     if (form.grant_type === 'authorization_code') {
       const now = this.clock();
-      return this.codeGrant.token(request, await this.dpopKey(request, now), now);
+      // The proof's nonce and jti as for the other grant; the client is the code grant's to check.
+      const dpop = await this.dpopProof(request, now);
+      const dpopJkt = dpop === undefined ? undefined : await this.spendDpop(request.tenantId, dpop);
+      return this.codeGrant.token(request, dpopJkt, now);
     }
     if (form.grant_type !== preAuthorizedCodeGrant)
       throw new OAuthError(
@@ -85,7 +96,16 @@ export class TokenEndpointService {
     if (!codeShape.test(code) || (txCode?.length ?? 0) > maxCodeChars)
       throw invalidGrant('The pre-authorized code or transaction code is not valid.');
     const now = this.clock();
-    const dpopJkt = await this.dpopKey(request, now);
+    const dpop = await this.dpopProof(request, now);
+    // The client before the grant (RFC 6749 §3.2.1): attested when it sends one, as the tenant requires.
+    await this.clientAttestations.authenticate(request.tenantId, {
+      ...(request.attestation === undefined ? {} : { attestation: request.attestation }),
+      ...(request.attestationPop === undefined ? {} : { pop: request.attestationPop }),
+      ...(form.client_id === undefined ? {} : { clientId: form.client_id }),
+      audience: request.issuer,
+      now,
+    });
+    const dpopJkt = dpop === undefined ? undefined : await this.spendDpop(request.tenantId, dpop);
 
     const offer = await this.offers.findByCode(request.tenantId, secretHash(code));
     if (offer === undefined) throw invalidGrant('The pre-authorized code is not valid.');
@@ -132,14 +152,36 @@ export class TokenEndpointService {
     };
   }
 
-  /** The thumbprint of the wallet's DPoP key (RFC 9449 §5), or undefined without a proof. */
-  private async dpopKey(request: TokenRequest, now: number): Promise<string | undefined> {
+  /**
+   * The wallet's DPoP proof verified (RFC 9449 §5), with a fresh server nonce when the service requires
+   * one (§8: `use_dpop_nonce`, the controller sends the `DPoP-Nonce`), or undefined without a proof
+   * (a Bearer token: the nonce setting concerns DPoP proofs only).
+   */
+  private async dpopProof(request: TokenRequest, now: number): Promise<DpopProof | undefined> {
     if (request.dpop === undefined) return undefined;
+    let proof: DpopProof;
     try {
-      return await verifyDpopProof(request.dpop, { method: 'POST', url: request.url, now });
+      proof = await verifyDpopProof(request.dpop, { method: 'POST', url: request.url, now });
     } catch (error) {
       if (!(error instanceof ProofRefusal)) throw error;
       throw new OAuthError(400, 'invalid_dpop_proof', `The DPoP proof ${error.message}.`);
     }
+    if (this.dpopNonces.required && !this.dpopNonces.isFresh(request.tenantId, proof.nonce))
+      throw new OAuthError(400, 'use_dpop_nonce', 'Make the DPoP proof with the DPoP-Nonce given.');
+    return proof;
+  }
+
+  /** The proof's `jti` spent, shared by every instance (RFC 9449 §11.1); answers the key's `jkt`. */
+  private async spendDpop(tenantId: string, proof: DpopProof): Promise<string> {
+    const fresh = await this.spentProofs.spend({
+      tenantId,
+      kind: 'dpop',
+      keyThumbprint: proof.jkt,
+      jti: proof.jti,
+      issuedAt: proof.iat,
+    });
+    if (!fresh)
+      throw new OAuthError(400, 'invalid_dpop_proof', 'The jti of the DPoP proof was used before.');
+    return proof.jkt;
   }
 }

@@ -11,6 +11,11 @@ import {
   type ProtectedCall,
 } from './credential-endpoint.service.js';
 import { NoncesService } from './nonces.service.js';
+import { DpopNonces } from './dpop-nonces.js';
+import {
+  attestationHeader,
+  attestationPopHeader,
+} from '../../wallet-providers/client-attestations.service.js';
 import { TokenEndpointService, type TokenResponse } from './token-endpoint.service.js';
 import { readForm, readJsonObject } from './wallet-body.js';
 import { OAuthErrorFilter } from '../../common/oauth-error.js';
@@ -30,6 +35,7 @@ export class WalletController {
     private readonly tokens: TokenEndpointService,
     private readonly nonces: NoncesService,
     private readonly credentials: CredentialEndpointService,
+    private readonly dpopNonces: DpopNonces,
   ) {}
 
   @Post('token')
@@ -41,14 +47,19 @@ export class WalletController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<TokenResponse> {
     noStore(response);
+    // On every answer, the refusal that asks for it included (RFC 9449 §8).
+    if (this.dpopNonces.required)
+      response.setHeader('DPoP-Nonce', this.dpopNonces.current(tenantId));
     const form = await readForm(request, response);
+    const issuer = this.issuerOf(tenantId);
     return this.tokens.token({
       tenantId,
       form,
       dpop: request.headers.dpop as string | undefined,
-      url: `${this.issuerOf(tenantId)}/token`,
-      attestation: request.headers['oauth-client-attestation'] as string | undefined,
-      pop: request.headers['oauth-client-attestation-pop'] as string | undefined,
+      url: `${issuer}/token`,
+      issuer,
+      attestation: request.headers[attestationHeader] as string | undefined,
+      attestationPop: request.headers[attestationPopHeader] as string | undefined,
     });
   }
 

@@ -580,6 +580,101 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ctrl/api/v1.0/wallet-providers/create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Trust a wallet provider’s certificate
+     * @description The certificate (a CA or a self-signed one, in PEM) that a wallet provider’s wallet attestations and key attestations chain up to through their `x5c` (HAIP 1.0 §4.4, OpenID4VCI 1.0 Appendix D, E). Once the tenant lists one, its token endpoint requires a wallet attestation unless the policy says optional. At most 50.
+     */
+    post: operations['createWalletProvider'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/wallet-providers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The tenant’s wallet providers, newest first */
+    get: operations['listWalletProviders'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/wallet-providers/policy': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Whether the tenant’s token endpoint requires a wallet attestation */
+    get: operations['getWalletAttestationPolicy'];
+    put?: never;
+    /**
+     * Require wallet attestations, make them optional, or go back to the default
+     * @description required: a token request without a valid wallet attestation is refused (invalid_client); optional: one that is sent must still verify. null: required once the tenant lists a wallet provider, optional while it lists none.
+     */
+    post: operations['setWalletAttestationPolicy'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/wallet-providers/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One wallet provider of the tenant */
+    get: operations['getWalletProvider'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/wallet-providers/{id}/delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Remove a wallet provider of the tenant
+     * @description Attestations chaining up to it are refused from then on. Removing the last one makes the default policy optional.
+     */
+    post: operations['deleteWalletProvider'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ctrl/api/v1.0/oid4vci/credential-configurations/create': {
     parameters: {
       query?: never;
@@ -1434,6 +1529,7 @@ export interface components {
         | 'WEBHOOK_DELIVERY_NOT_FOUND'
         | 'TRUSTED_ISSUER_NOT_FOUND'
         | 'TRUST_ANCHOR_NOT_FOUND'
+        | 'WALLET_PROVIDER_NOT_FOUND'
         | 'CREDENTIAL_CONFIGURATION_NOT_FOUND'
         | 'OFFER_NOT_FOUND'
         | 'PRESENTATION_REQUEST_NOT_FOUND'
@@ -1446,6 +1542,7 @@ export interface components {
         | 'IDEMPOTENCY_KEY_IN_USE'
         | 'TRUSTED_ISSUER_ALREADY_EXISTS'
         | 'TRUST_ANCHOR_ALREADY_EXISTS'
+        | 'WALLET_PROVIDER_ALREADY_EXISTS'
         | 'CREDENTIAL_CONFIGURATION_ALREADY_EXISTS'
         | 'OFFER_NOT_OPEN'
         | 'PRESENTATION_REQUEST_NOT_PENDING'
@@ -1457,6 +1554,7 @@ export interface components {
         | 'IDEMPOTENCY_KEY_REUSED'
         | 'TRUSTED_ISSUERS_LIMIT_REACHED'
         | 'TRUST_ANCHORS_LIMIT_REACHED'
+        | 'WALLET_PROVIDERS_LIMIT_REACHED'
         | 'CREDENTIAL_CONFIGURATIONS_LIMIT_REACHED'
         | 'OFFERS_LIMIT_REACHED'
         | 'LOGIN_PROVIDER_DISCOVERY_FAILED'
@@ -2245,6 +2343,121 @@ export interface components {
        */
       totalPages: number;
     };
+    CreateWalletProviderDto: {
+      /**
+       * @description The wallet provider’s X.509 certificate in PEM (RFC 7468): the CA (basicConstraints cA) or self-signed certificate its wallet attestations’ x5c chains end at, at most 8 KiB of DER.
+       * @example -----BEGIN CERTIFICATE-----
+       *     MIIBrzCCAVWgAwIBAgIEEjRWeDAKBggqhkjOPQQDAjA8MRswGQYDVQQDExJFeGFt
+       *     cGxlIElzc3VpbmcgQ0ExEDAOBgNVBAoTB0V4YW1wbGUxCzAJBgNVBAYTAk5MMB4X
+       *     DTI2MDEwMTAwMDAwMFoXDTM2MDEwMTAwMDAwMFowPDEbMBkGA1UEAxMSRXhhbXBs
+       *     ZSBJc3N1aW5nIENBMRAwDgYDVQQKEwdFeGFtcGxlMQswCQYDVQQGEwJOTDBZMBMG
+       *     ByqGSM49AgEGCCqGSM49AwEHA0IABIEL1qO1WJEQvXpxUT+JcHtJNhcNvgYbtX77
+       *     2QykWsQHFmBEHEycdiSglpbjsr9a9/DFmETMwCA8J8K51AkNXQKjRTBDMBIGA1Ud
+       *     EwEB/wQIMAYBAf8CAQAwDgYDVR0PAQH/BAQDAgEGMB0GA1UdDgQWBBRCZPpKJQil
+       *     zjiKM63tmXv5QxpXOTAKBggqhkjOPQQDAgNIADBFAiB11FC/3dIl80KAJvOn9vMo
+       *     sf+/FY85O9s0VLEHQmaAbQIhAN5MgQd2hhEX2ue0frlKJ+ePmuhkCpJ4ED8YC5mA
+       *     K3B0
+       *     -----END CERTIFICATE-----
+       */
+      certificate: string;
+      /**
+       * @description A note for people.
+       * @example Example Wallet Provider
+       */
+      label?: string;
+    };
+    WalletProviderDto: {
+      /**
+       * Format: uuid
+       * @example 7c2e9a41-0b3d-4f5e-8a6b-1c2d3e4f5a6b
+       */
+      id: string;
+      /** @example acme */
+      tenantId: string;
+      /** @example Example Wallet Provider */
+      label: string | null;
+      /**
+       * @description The certificate’s subject name.
+       * @example CN=Example Issuing CA, O=Example, C=NL
+       */
+      subject: string;
+      /**
+       * @description The certificate’s issuer name.
+       * @example CN=Example Issuing CA, O=Example, C=NL
+       */
+      issuer: string;
+      /** @example 2026-01-01T00:00:00.000Z */
+      notBefore: string;
+      /** @example 2036-01-01T00:00:00.000Z */
+      notAfter: string;
+      /**
+       * @description The subject key identifier, base64url.
+       * @example QmT6SiUIpc44ijOt7Zl7-UMaVzk
+       */
+      subjectKeyIdentifier: string | null;
+      /**
+       * @description The certificate, PEM.
+       * @example -----BEGIN CERTIFICATE-----
+       *     MIIBrzCCAVWgAwIBAgIEEjRWeDAKBggqhkjOPQQDAjA8MRswGQYDVQQDExJFeGFt
+       *     cGxlIElzc3VpbmcgQ0ExEDAOBgNVBAoTB0V4YW1wbGUxCzAJBgNVBAYTAk5MMB4X
+       *     DTI2MDEwMTAwMDAwMFoXDTM2MDEwMTAwMDAwMFowPDEbMBkGA1UEAxMSRXhhbXBs
+       *     ZSBJc3N1aW5nIENBMRAwDgYDVQQKEwdFeGFtcGxlMQswCQYDVQQGEwJOTDBZMBMG
+       *     ByqGSM49AgEGCCqGSM49AwEHA0IABIEL1qO1WJEQvXpxUT+JcHtJNhcNvgYbtX77
+       *     2QykWsQHFmBEHEycdiSglpbjsr9a9/DFmETMwCA8J8K51AkNXQKjRTBDMBIGA1Ud
+       *     EwEB/wQIMAYBAf8CAQAwDgYDVR0PAQH/BAQDAgEGMB0GA1UdDgQWBBRCZPpKJQil
+       *     zjiKM63tmXv5QxpXOTAKBggqhkjOPQQDAgNIADBFAiB11FC/3dIl80KAJvOn9vMo
+       *     sf+/FY85O9s0VLEHQmaAbQIhAN5MgQd2hhEX2ue0frlKJ+ePmuhkCpJ4ED8YC5mA
+       *     K3B0
+       *     -----END CERTIFICATE-----
+       */
+      certificate: string;
+      /** @example 2026-11-25T10:00:00.000Z */
+      createdAt: string;
+    };
+    WalletProviderPageDto: {
+      content: components['schemas']['WalletProviderDto'][];
+      /**
+       * @description Page number, from 0.
+       * @example 0
+       */
+      number: number;
+      /**
+       * @description Page size asked for.
+       * @example 20
+       */
+      size: number;
+      /**
+       * @description Items matching, on all pages.
+       * @example 1
+       */
+      totalElements: number;
+      /**
+       * @description Pages of this size.
+       * @example 1
+       */
+      totalPages: number;
+    };
+    WalletAttestationPolicyDto: {
+      /**
+       * @description Whether the token endpoint requires a wallet attestation (OAuth-Client-Attestation headers). Without an explicit choice: required once the tenant lists a wallet provider, optional while it lists none.
+       * @example required
+       * @enum {string}
+       */
+      walletAttestation: 'required' | 'optional';
+      /**
+       * @description Whether the tenant chose the setting (false: the default applies).
+       * @example false
+       */
+      explicit: boolean;
+    };
+    SetWalletAttestationPolicyDto: {
+      /**
+       * @description The setting to keep, or null to go back to the default.
+       * @example optional
+       * @enum {string|null}
+       */
+      walletAttestation: 'required' | 'optional' | null;
+    };
     CredentialDefinitionDto: {
       /**
        * @example [
@@ -2304,6 +2517,23 @@ export interface components {
        */
       text_color?: string;
     };
+    KeyAttestationsRequiredDto: {
+      /**
+       * @description Key storage levels, one of which `key_storage` must claim.
+       * @example [
+       *       "iso_18045_high",
+       *       "iso_18045_moderate"
+       *     ]
+       */
+      key_storage?: string[];
+      /**
+       * @description User authentication levels, one of which `user_authentication` must claim.
+       * @example [
+       *       "iso_18045_high"
+       *     ]
+       */
+      user_authentication?: string[];
+    };
     CreateCredentialConfigurationDto: {
       /**
        * @example dc+sd-jwt
@@ -2361,6 +2591,15 @@ export interface components {
         [key: string]: string;
       };
       /**
+       * @description Requires a key attestation (OpenID4VCI 1.0 Appendix D) in every JWT proof, signed by one of the tenant’s wallet providers, advertised as `key_attestations_required`. Default: none required.
+       * @example {
+       *       "key_storage": [
+       *         "iso_18045_high"
+       *       ]
+       *     }
+       */
+      keyAttestationsRequired?: components['schemas']['KeyAttestationsRequiredDto'];
+      /**
        * @description The credential configuration id wallets see (`credential_configuration_id`), unique in the tenant.
        * @example EmployeeBadge_sd_jwt
        */
@@ -2410,6 +2649,11 @@ export interface components {
       claimsFromLogin: {
         [key: string]: string;
       } | null;
+      /**
+       * @description The key attestations every JWT proof must carry (Appendix D); null: none.
+       * @example null
+       */
+      keyAttestationsRequired: components['schemas']['KeyAttestationsRequiredDto'] | (never | null);
       /** @example 2026-11-25T10:00:00.000Z */
       createdAt: string;
       /** @example 2026-11-25T10:00:00.000Z */
@@ -2494,6 +2738,15 @@ export interface components {
       claimsFromLogin?: {
         [key: string]: string;
       };
+      /**
+       * @description Requires a key attestation (OpenID4VCI 1.0 Appendix D) in every JWT proof, signed by one of the tenant’s wallet providers, advertised as `key_attestations_required`. Default: none required.
+       * @example {
+       *       "key_storage": [
+       *         "iso_18045_high"
+       *       ]
+       *     }
+       */
+      keyAttestationsRequired?: components['schemas']['KeyAttestationsRequiredDto'];
     };
     TxCodeRequestDto: {
       /**
@@ -7015,6 +7268,726 @@ export interface operations {
       };
     };
   };
+  createWalletProvider: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: 1-255 printable ASCII characters (a UUID is a good key), bare or quoted as the IETF draft writes it. The same key with the same request within 24 hours answers the first 2xx answer again (with `Idempotent-Replayed: true`) and does nothing more; with another request it is a 422, while the first request runs a 409. An error answer keeps nothing: fix the request and send it with the same key. Keys count per caller (the token's subject), tenant and operation. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateWalletProviderDto'];
+      };
+    };
+    responses: {
+      /** @description The wallet provider. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "7c2e9a41-0b3d-4f5e-8a6b-1c2d3e4f5a6b",
+           *       "tenantId": "acme",
+           *       "label": "Example Wallet Provider",
+           *       "subject": "CN=Example Issuing CA, O=Example, C=NL",
+           *       "issuer": "CN=Example Issuing CA, O=Example, C=NL",
+           *       "notBefore": "2026-01-01T00:00:00.000Z",
+           *       "notAfter": "2036-01-01T00:00:00.000Z",
+           *       "subjectKeyIdentifier": "QmT6SiUIpc44ijOt7Zl7-UMaVzk",
+           *       "certificate": "-----BEGIN CERTIFICATE-----\nMIIBrzCCAVWgAwIBAgIEEjRWeDAKBggqhkjOPQQDAjA8MRswGQYDVQQDExJFeGFt\ncGxlIElzc3VpbmcgQ0ExEDAOBgNVBAoTB0V4YW1wbGUxCzAJBgNVBAYTAk5MMB4X\nDTI2MDEwMTAwMDAwMFoXDTM2MDEwMTAwMDAwMFowPDEbMBkGA1UEAxMSRXhhbXBs\nZSBJc3N1aW5nIENBMRAwDgYDVQQKEwdFeGFtcGxlMQswCQYDVQQGEwJOTDBZMBMG\nByqGSM49AgEGCCqGSM49AwEHA0IABIEL1qO1WJEQvXpxUT+JcHtJNhcNvgYbtX77\n2QykWsQHFmBEHEycdiSglpbjsr9a9/DFmETMwCA8J8K51AkNXQKjRTBDMBIGA1Ud\nEwEB/wQIMAYBAf8CAQAwDgYDVR0PAQH/BAQDAgEGMB0GA1UdDgQWBBRCZPpKJQil\nzjiKM63tmXv5QxpXOTAKBggqhkjOPQQDAgNIADBFAiB11FC/3dIl80KAJvOn9vMo\nsf+/FY85O9s0VLEHQmaAbQIhAN5MgQd2hhEX2ue0frlKJ+ePmuhkCpJ4ED8YC5mA\nK3B0\n-----END CERTIFICATE-----\n",
+           *       "createdAt": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['WalletProviderDto'];
+        };
+      };
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       *
+       *     - `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key is not 1-255 printable ASCII characters, or is sent twice.
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `WALLET_PROVIDER_ALREADY_EXISTS`: Wallet provider already exists
+       *
+       *     - `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry after Retry-After seconds.
+       */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `WALLET_PROVIDERS_LIMIT_REACHED`: Wallet providers limit reached
+       *
+       *     - `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was first used with another request (path, query or body) in the last 24 hours.
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  listWalletProviders: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 0. */
+        page?: number;
+        /** @description Page size. */
+        size?: number;
+        /** @description Sort field and direction; the id breaks ties. Direction defaults to asc. */
+        sort?:
+          | 'subject'
+          | 'subject,asc'
+          | 'subject,desc'
+          | 'notAfter'
+          | 'notAfter,asc'
+          | 'notAfter,desc'
+          | 'createdAt'
+          | 'createdAt,asc'
+          | 'createdAt,desc';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of wallet providers. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "content": [
+           *         {
+           *           "id": "7c2e9a41-0b3d-4f5e-8a6b-1c2d3e4f5a6b",
+           *           "tenantId": "acme",
+           *           "label": "Example Wallet Provider",
+           *           "subject": "CN=Example Issuing CA, O=Example, C=NL",
+           *           "issuer": "CN=Example Issuing CA, O=Example, C=NL",
+           *           "notBefore": "2026-01-01T00:00:00.000Z",
+           *           "notAfter": "2036-01-01T00:00:00.000Z",
+           *           "subjectKeyIdentifier": "QmT6SiUIpc44ijOt7Zl7-UMaVzk",
+           *           "certificate": "-----BEGIN CERTIFICATE-----\nMIIBrzCCAVWgAwIBAgIEEjRWeDAKBggqhkjOPQQDAjA8MRswGQYDVQQDExJFeGFt\ncGxlIElzc3VpbmcgQ0ExEDAOBgNVBAoTB0V4YW1wbGUxCzAJBgNVBAYTAk5MMB4X\nDTI2MDEwMTAwMDAwMFoXDTM2MDEwMTAwMDAwMFowPDEbMBkGA1UEAxMSRXhhbXBs\nZSBJc3N1aW5nIENBMRAwDgYDVQQKEwdFeGFtcGxlMQswCQYDVQQGEwJOTDBZMBMG\nByqGSM49AgEGCCqGSM49AwEHA0IABIEL1qO1WJEQvXpxUT+JcHtJNhcNvgYbtX77\n2QykWsQHFmBEHEycdiSglpbjsr9a9/DFmETMwCA8J8K51AkNXQKjRTBDMBIGA1Ud\nEwEB/wQIMAYBAf8CAQAwDgYDVR0PAQH/BAQDAgEGMB0GA1UdDgQWBBRCZPpKJQil\nzjiKM63tmXv5QxpXOTAKBggqhkjOPQQDAgNIADBFAiB11FC/3dIl80KAJvOn9vMo\nsf+/FY85O9s0VLEHQmaAbQIhAN5MgQd2hhEX2ue0frlKJ+ePmuhkCpJ4ED8YC5mA\nK3B0\n-----END CERTIFICATE-----\n",
+           *           "createdAt": "2026-11-25T10:00:00.000Z"
+           *         }
+           *       ],
+           *       "number": 0,
+           *       "size": 20,
+           *       "totalElements": 1,
+           *       "totalPages": 1
+           *     }
+           */
+          'application/json': components['schemas']['WalletProviderPageDto'];
+        };
+      };
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  getWalletAttestationPolicy: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The setting in force. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "walletAttestation": "required",
+           *       "explicit": false
+           *     }
+           */
+          'application/json': components['schemas']['WalletAttestationPolicyDto'];
+        };
+      };
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  setWalletAttestationPolicy: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SetWalletAttestationPolicyDto'];
+      };
+    };
+    responses: {
+      /** @description The setting in force. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "walletAttestation": "optional",
+           *       "explicit": true
+           *     }
+           */
+          'application/json': components['schemas']['WalletAttestationPolicyDto'];
+        };
+      };
+      /**
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `TENANT_NOT_FOUND`: No such tenant. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  getWalletProvider: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The wallet provider id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The wallet provider. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "7c2e9a41-0b3d-4f5e-8a6b-1c2d3e4f5a6b",
+           *       "tenantId": "acme",
+           *       "label": "Example Wallet Provider",
+           *       "subject": "CN=Example Issuing CA, O=Example, C=NL",
+           *       "issuer": "CN=Example Issuing CA, O=Example, C=NL",
+           *       "notBefore": "2026-01-01T00:00:00.000Z",
+           *       "notAfter": "2036-01-01T00:00:00.000Z",
+           *       "subjectKeyIdentifier": "QmT6SiUIpc44ijOt7Zl7-UMaVzk",
+           *       "certificate": "-----BEGIN CERTIFICATE-----\nMIIBrzCCAVWgAwIBAgIEEjRWeDAKBggqhkjOPQQDAjA8MRswGQYDVQQDExJFeGFt\ncGxlIElzc3VpbmcgQ0ExEDAOBgNVBAoTB0V4YW1wbGUxCzAJBgNVBAYTAk5MMB4X\nDTI2MDEwMTAwMDAwMFoXDTM2MDEwMTAwMDAwMFowPDEbMBkGA1UEAxMSRXhhbXBs\nZSBJc3N1aW5nIENBMRAwDgYDVQQKEwdFeGFtcGxlMQswCQYDVQQGEwJOTDBZMBMG\nByqGSM49AgEGCCqGSM49AwEHA0IABIEL1qO1WJEQvXpxUT+JcHtJNhcNvgYbtX77\n2QykWsQHFmBEHEycdiSglpbjsr9a9/DFmETMwCA8J8K51AkNXQKjRTBDMBIGA1Ud\nEwEB/wQIMAYBAf8CAQAwDgYDVR0PAQH/BAQDAgEGMB0GA1UdDgQWBBRCZPpKJQil\nzjiKM63tmXv5QxpXOTAKBggqhkjOPQQDAgNIADBFAiB11FC/3dIl80KAJvOn9vMo\nsf+/FY85O9s0VLEHQmaAbQIhAN5MgQd2hhEX2ue0frlKJ+ePmuhkCpJ4ED8YC5mA\nK3B0\n-----END CERTIFICATE-----\n",
+           *       "createdAt": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['WalletProviderDto'];
+        };
+      };
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `WALLET_PROVIDER_NOT_FOUND`: Wallet provider not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  deleteWalletProvider: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The wallet provider id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Removed. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /**
+       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `WALLET_PROVIDER_NOT_FOUND`: Wallet provider not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
   createCredentialConfiguration: {
     parameters: {
       query?: never;
@@ -7099,6 +8072,7 @@ export interface operations {
            *         "given_name": "given_name",
            *         "employee_id": "preferred_username"
            *       },
+           *       "keyAttestationsRequired": null,
            *       "createdAt": "2026-11-25T10:00:00.000Z",
            *       "updatedAt": "2026-11-25T10:00:00.000Z"
            *     }
@@ -7314,6 +8288,7 @@ export interface operations {
            *             "given_name": "given_name",
            *             "employee_id": "preferred_username"
            *           },
+           *           "keyAttestationsRequired": null,
            *           "createdAt": "2026-11-25T10:00:00.000Z",
            *           "updatedAt": "2026-11-25T10:00:00.000Z"
            *         }
@@ -7482,6 +8457,7 @@ export interface operations {
            *         "given_name": "given_name",
            *         "employee_id": "preferred_username"
            *       },
+           *       "keyAttestationsRequired": null,
            *       "createdAt": "2026-11-25T10:00:00.000Z",
            *       "updatedAt": "2026-11-25T10:00:00.000Z"
            *     }
@@ -7650,6 +8626,7 @@ export interface operations {
            *         "given_name": "given_name",
            *         "employee_id": "preferred_username"
            *       },
+           *       "keyAttestationsRequired": null,
            *       "createdAt": "2026-11-25T10:00:00.000Z",
            *       "updatedAt": "2026-11-25T10:00:00.000Z"
            *     }
@@ -8045,6 +9022,15 @@ export interface operations {
            *         "urn:ietf:params:oauth:grant-type:pre-authorized_code"
            *       ],
            *       "dpop_signing_alg_values_supported": [
+           *         "ES256"
+           *       ],
+           *       "token_endpoint_auth_methods_supported": [
+           *         "attest_jwt_client_auth"
+           *       ],
+           *       "client_attestation_signing_alg_values_supported": [
+           *         "ES256"
+           *       ],
+           *       "client_attestation_pop_signing_alg_values_supported": [
            *         "ES256"
            *       ]
            *     }

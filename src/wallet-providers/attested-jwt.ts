@@ -1,0 +1,95 @@
+import {
+  decodeProtectedHeader,
+  jwtVerify,
+  type JWTPayload,
+  type ProtectedHeaderParameters,
+} from 'jose';
+import { issuedAtWindow } from '../jose/issued-at.js';
+import { importedPublicKey } from '../jose/jws.js';
+import { publicJwkFor, type PublicJwk } from '../jose/jwk.js';
+import { type Certificate, publicKeyJwk, validateChain } from '../x509/chain.js';
+
+/** Why an attestation or its proof is refused; the caller turns it into its OAuth error. */
+export class AttestationRefusal extends Error {}
+
+/** What attestations and their proofs may be signed with: ES256 (HAIP 1.0) or EdDSA. */
+export const attestationAlgorithms = ['ES256', 'EdDSA'] as const;
+export type AttestationAlgorithm = (typeof attestationAlgorithms)[number];
+
+export type Header = ProtectedHeaderParameters & { alg: AttestationAlgorithm };
+
+/** The header of a compact JWT of at most `maxChars`, with `typ` and an algorithm of ours. */
+export function headerOf(jwt: string, typ: string, maxChars: number): Header {
+  // Bounded before anything is decoded: a header is a few KiB at most.
+  if (jwt.length > maxChars || jwt.split('.').length !== 3)
+    throw new AttestationRefusal(`is not a compact JWT of at most ${maxChars} characters`);
+  let header: ProtectedHeaderParameters;
+  try {
+    header = decodeProtectedHeader(jwt);
+  } catch {
+    throw new AttestationRefusal('has a header that is not base64url JSON');
+  }
+  if (header.typ !== typ) throw new AttestationRefusal(`must have typ ${typ}`);
+  if (!(attestationAlgorithms as readonly unknown[]).includes(header.alg))
+    throw new AttestationRefusal(`must be signed with ${attestationAlgorithms.join(' or ')}`);
+  return header as Header;
+}
+
+/** A public key of `alg`'s type, public members only. */
+export function keyOf(value: unknown, alg: AttestationAlgorithm, what: string): PublicJwk {
+  const jwk = publicJwkFor(value, alg);
+  if (typeof jwk === 'string') throw new AttestationRefusal(`has no ${alg} public key in ${what}`);
+  return jwk;
+}
+
+/**
+ * The payload of `jwt` once its signature verifies with `jwk`; `exp` and `nbf`, when present, are
+ * checked at `now` with the proofs' clock allowance, `aud` when given.
+ */
+export async function verifiedWith(
+  jwt: string,
+  jwk: PublicJwk,
+  header: Header,
+  now: number,
+  options: { audience?: string; requiredClaims?: string[] } = {},
+): Promise<JWTPayload> {
+  try {
+    const { payload } = await jwtVerify(jwt, await importedPublicKey(jwk, header.alg), {
+      algorithms: [header.alg],
+      typ: header.typ,
+      currentDate: new Date(now),
+      clockTolerance: issuedAtWindow.futureSeconds,
+      ...options,
+    });
+    return payload;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'ERR_JWT_EXPIRED') throw new AttestationRefusal('has expired');
+    if (code === 'ERR_JWT_CLAIM_VALIDATION_FAILED') {
+      const claim = (error as { claim?: string }).claim ?? 'claim';
+      throw new AttestationRefusal(
+        claim === 'nbf' ? 'is not valid yet' : `has a missing or wrong ${claim}`,
+      );
+    }
+    throw new AttestationRefusal('has a signature that does not verify');
+  }
+}
+
+/**
+ * A JWT signed by a wallet provider (HAIP 1.0 §4.4): its header's `x5c` validates at `now` up to one
+ * of `providers` (src/x509/chain.ts; none listed trusts nothing), and the leaf's key verifies it.
+ */
+export async function verifiedByProvider(
+  jwt: string,
+  header: Header,
+  providers: readonly Certificate[],
+  now: number,
+  requiredClaims: string[],
+): Promise<JWTPayload> {
+  if (header.x5c === undefined)
+    throw new AttestationRefusal('must carry its certificate chain in x5c');
+  const chain = validateChain(header.x5c, providers, new Date(now));
+  if (!chain.ok) throw new AttestationRefusal(`has an x5c chain refused: ${chain.text}`);
+  const leafKey = keyOf(publicKeyJwk(chain.leaf), header.alg, 'its x5c leaf');
+  return verifiedWith(jwt, leafKey, header, now, { requiredClaims });
+}
