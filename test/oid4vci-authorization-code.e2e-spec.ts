@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { clientAuthenticationNone, setGlobalConfig as setOauth2Config } from '@openid4vc/oauth2';
+import { setGlobalConfig as setOauth2Config } from '@openid4vc/oauth2';
 import { setGlobalConfig as setOid4vciConfig } from '@openid4vc/openid4vci';
 import { AuthorizationPurge } from '../src/oid4vci/authorization/authorization-purge.js';
 import { startTestService, type TestService } from './support/test-service.js';
 import { signedPayload } from './support/oid4vci-holder.js';
 import { useTestPersonLogin } from './support/test-person-login.js';
-import { openid4vciWallet, walletKey, type WalletKey } from './support/oid4vci-wallet.js';
+import { type WalletKey } from './support/oid4vci-wallet.js';
+import { codeFlowClient, codeFlowKeys, issueByCode } from './support/authorization-code-wallet.js';
 
 type Json = Record<string, unknown>;
 
@@ -28,12 +29,7 @@ const card = {
   claims: [{ path: ['given_name'], mandatory: true }, { path: ['student_id'] }],
   claimsFromLogin: { given_name: 'given_name', student_id: 'preferred_username' },
 };
-const clientId = 'https://wallet.example';
-const redirectUri = 'https://wallet.example/callback';
-
-/** OWF's wallet (@openid4vc/openid4vci + oauth2 0.4) as a public client with its client_id. */
-const wallet = (keys: WalletKey[]) =>
-  openid4vciWallet(keys, {}, undefined, clientAuthenticationNone({ clientId }));
+const { clientId, redirectUri } = codeFlowClient;
 
 /**
  * The authorization code flow (OpenID4VCI 1.0 §5, §6) end to end over HTTP with a wallet built on OWF's
@@ -85,76 +81,10 @@ describe('OpenID4VCI authorization code flow', () => {
     return new URL(callback.headers.get('location')!);
   }
 
-  /** The wallet's whole flow from the offer's link, or wallet-initiated with authorization_details. */
-  async function issue(link: string | undefined, keys: { holder: WalletKey; dpop: WalletKey }) {
-    const client = wallet([keys.holder, keys.dpop]);
-    const issuerMetadata = await client.resolveIssuerMetadata(issuer());
-    const credentialOffer =
-      link === undefined
-        ? {
-            credential_issuer: issuer(),
-            credential_configuration_ids: ['Card'],
-            grants: { authorization_code: {} },
-          }
-        : await client.resolveCredentialOffer(link);
-    const dpop = {
-      signer: { method: 'jwk' as const, publicJwk: keys.dpop.publicJwk as never, alg: 'ES256' },
-    };
-    const { authorizationRequestUrl, pkce } = await client.createAuthorizationRequestUrlFromOffer({
-      clientId,
-      redirectUri,
-      credentialOffer,
-      issuerMetadata,
-      dpop,
-      ...(link === undefined
-        ? {
-            additionalRequestPayload: {
-              authorization_details: [
-                { type: 'openid_credential', credential_configuration_id: 'Card' },
-              ],
-            },
-          }
-        : { scope: 'Badge' }),
-    });
-    expect(authorizationRequestUrl).toMatch(/request_uri=urn%3Aietf%3Aparams%3Aoauth%3A/);
-    const back = await browse(authorizationRequestUrl);
-    expect(`${back.origin}${back.pathname}`).toBe(redirectUri);
-    expect(back.searchParams.get('iss')).toBe(issuer());
-    // OWF's request from an offer carries no state of its own: none comes back.
-    expect(back.searchParams.has('state')).toBe(false);
-    const code = back.searchParams.get('code');
-    if (code === null) return { error: back.searchParams.get('error') };
-    const token = await client.retrieveAuthorizationCodeAccessTokenFromOffer({
-      credentialOffer,
-      issuerMetadata,
-      authorizationCode: code,
-      pkceCodeVerifier: pkce!.codeVerifier,
-      redirectUri,
-      dpop,
-    });
-    expect(token.accessTokenResponse.token_type).toBe('DPoP');
-    const { c_nonce: nonce } = await client.requestNonce({ issuerMetadata });
-    const configurationId = credentialOffer.credential_configuration_ids[0];
-    const { jwt } = await client.createCredentialRequestJwtProof({
-      issuerMetadata,
-      credentialConfigurationId: configurationId,
-      signer: { method: 'jwk', publicJwk: keys.holder.publicJwk as never, alg: 'ES256' },
-      nonce,
-    });
-    const answer = await client.retrieveCredentials({
-      issuerMetadata,
-      // OWF's client asks by configuration id; the issuer takes it beside credential_identifier.
-      credentialConfigurationId: configurationId,
-      proofs: { jwt: [jwt] },
-      accessToken: token.accessTokenResponse.access_token,
-      dpop: token.dpop ?? dpop,
-    });
-    expect(answer.response.status).toBe(200);
-    const [entry] = answer.credentialResponse.credentials as { credential: string }[];
-    return { code, token: token.accessTokenResponse, credential: entry.credential };
-  }
-
-  const keys = async () => ({ holder: await walletKey(), dpop: await walletKey() });
+  const flow = () => ({ issuer: issuer(), browse });
+  /** The whole flow from the offer's link, or wallet-initiated for `Card`. */
+  const issue = (link: string | undefined, keys: { holder: WalletKey; dpop: WalletKey }) =>
+    issueByCode(flow(), link === undefined ? { configurationId: 'Card' } : { link }, keys);
 
   it('advertises the flow in the authorization server metadata', async () => {
     const response = await fetch(
@@ -177,7 +107,7 @@ describe('OpenID4VCI authorization code flow', () => {
     const grants = (made.credentialOffer as { grants: Record<string, Json> }).grants;
     expect(Object.keys(grants)).toEqual(['authorization_code']);
     login.claims = { sub: 'u-1', preferred_username: 'erika', given_name: 'Erika' };
-    const issued = await issue(made.credentialOfferUri as string, await keys());
+    const issued = await issue(made.credentialOfferUri as string, await codeFlowKeys());
     const payload = signedPayload(issued.credential!);
     expect(payload.iss).toBe(issuer());
     const disclosed = issued
@@ -200,7 +130,7 @@ describe('OpenID4VCI authorization code flow', () => {
 
   it('issues wallet-initiated with authorization_details and answers credential_identifiers', async () => {
     login.claims = { sub: 'u-2', preferred_username: 'max', given_name: 'Max' };
-    const issued = await issue(undefined, await keys());
+    const issued = await issue(undefined, await codeFlowKeys());
     expect(issued.token!.authorization_details).toEqual([
       {
         type: 'openid_credential',
@@ -214,7 +144,7 @@ describe('OpenID4VCI authorization code flow', () => {
   it('refuses another person than the pinned one: access_denied, no code, an event', async () => {
     const made = await offer({ subject: 'erika', claims: {} });
     login.claims = { sub: 'u-3', preferred_username: 'mallory', given_name: 'Mallory' };
-    const outcome = await issue(made.credentialOfferUri as string, await keys());
+    const outcome = await issue(made.credentialOfferUri as string, await codeFlowKeys());
     expect(outcome).toEqual({ error: 'access_denied' });
     const events = await service.dataSource.query<{ body: string }[]>(
       `SELECT body FROM webhook_event WHERE type = 'oid4vci.authorization.denied'`,
@@ -229,7 +159,7 @@ describe('OpenID4VCI authorization code flow', () => {
   it('refuses a login that lacks a required claim', async () => {
     const made = await offer({ claims: {} });
     login.claims = { sub: 'u-4', given_name: 'Nobody' };
-    expect(await issue(made.credentialOfferUri as string, await keys())).toEqual({
+    expect(await issue(made.credentialOfferUri as string, await codeFlowKeys())).toEqual({
       error: 'access_denied',
     });
   });
@@ -267,7 +197,7 @@ describe('OpenID4VCI authorization code flow', () => {
   it('refuses a code used twice at the token endpoint, and nothing more is issued', async () => {
     const made = await offer({ claims: {} });
     login.claims = { sub: 'u-5', preferred_username: 'lena', given_name: 'Lena' };
-    const issued = await issue(made.credentialOfferUri as string, await keys());
+    const issued = await issue(made.credentialOfferUri as string, await codeFlowKeys());
     const again = await fetch(`${issuer()}/token`, {
       method: 'POST',
       body: new URLSearchParams({

@@ -21,13 +21,12 @@ export interface RunningProvider {
 /**
  * panva's oidc-provider (an independent OpenID provider) on loopback over http, with one confidential
  * client whose redirect URI is `redirectUri`, and its development login (any username, any password),
- * whose accounts all carry `maxClaims`.
+ * whose accounts carry `maxClaims` unless `accounts` names other claims for their username.
  */
-export async function startOidcProvider(client: {
-  clientId: string;
-  clientSecret: string;
-  redirectUri: string;
-}): Promise<RunningProvider> {
+export async function startOidcProvider(
+  client: { clientId: string; clientSecret: string; redirectUri: string },
+  accounts: Record<string, Record<string, unknown>> = {},
+): Promise<RunningProvider> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -50,7 +49,7 @@ export async function startOidcProvider(client: {
     },
     findAccount: (_context, sub) => ({
       accountId: sub,
-      claims: () => ({ sub, ...maxClaims }),
+      claims: () => ({ sub, ...(accounts[sub] ?? maxClaims) }),
     }),
     jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: 'op-key', alg: 'RS256', use: 'sig' }] },
     cookies: { keys: ['login-provider-test-cookies'] },
@@ -78,17 +77,20 @@ export async function startOidcProvider(client: {
 /**
  * What a browser does between `start`'s URL and the redirect back: the provider's login form (and
  * its consent page, if it shows one) submitted; answers the callback URL the provider redirects to.
+ * Each URL it went to is added to `visited`, when given.
  */
 export async function browserLogin(
   startUrl: string,
   username: string,
   password: string,
   callbackPrefix: string,
+  visited: string[] = [],
 ): Promise<URL> {
   const browser = new Browser();
   let url = startUrl;
   let fields: [string, string][] | undefined;
   for (let hop = 0; hop < 12; hop += 1) {
+    visited.push(url);
     const answer = fields === undefined ? await browser.get(url) : await browser.post(url, fields);
     fields = undefined;
     if (answer.location !== null) {

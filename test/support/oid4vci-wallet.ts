@@ -3,6 +3,7 @@ import {
   clientAuthenticationAnonymous,
   type ClientAuthenticationCallback,
   HashAlgorithm,
+  type SignJwtCallback,
   type VerifyJwtCallback,
 } from '@openid4vc/oauth2';
 import { Openid4vciClient } from '@openid4vc/openid4vci';
@@ -57,6 +58,18 @@ export function openid4vciWallet(
   verifyJwt?: VerifyJwtCallback,
   clientAuthentication: ClientAuthenticationCallback = clientAuthenticationAnonymous(),
 ) {
+  return new Openid4vciClient({
+    callbacks: walletCallbacks(keys, dids, verifyJwt, clientAuthentication),
+  });
+}
+
+/** The callbacks of `openid4vciWallet`, for OWF's OAuth 2 client (`Oauth2Client`) as well. */
+export function walletCallbacks(
+  keys: WalletKey[],
+  dids: Record<string, WalletKey> = {},
+  verifyJwt?: VerifyJwtCallback,
+  clientAuthentication: ClientAuthenticationCallback = clientAuthenticationAnonymous(),
+) {
   const keyOf = (signer: { method: string; publicJwk?: JWK; didUrl?: string }): WalletKey => {
     const key =
       signer.method === 'did'
@@ -65,25 +78,23 @@ export function openid4vciWallet(
     if (key === undefined) throw new Error(`no wallet key for ${JSON.stringify(signer)}`);
     return key;
   };
-  return new Openid4vciClient({
-    callbacks: {
-      fetch: verifyJwt === undefined ? fetch : prefersSignedMetadata,
-      hash: (data, alg) => {
-        if (alg !== HashAlgorithm.Sha256) throw new Error(`unexpected hash ${alg}`);
-        return createHash('sha256').update(data).digest();
-      },
-      generateRandom: (length) => randomBytes(length),
-      clientAuthentication,
-      signJwt: async (signer, { header, payload }) => {
-        const key = keyOf(signer);
-        const jwt = await new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
-          .setProtectedHeader(header)
-          .sign(key.privateKey);
-        return { jwt, signerJwk: key.publicJwk as never };
-      },
-      ...(verifyJwt === undefined ? {} : { verifyJwt }),
+  return {
+    fetch: verifyJwt === undefined ? fetch : prefersSignedMetadata,
+    hash: (data: Uint8Array, alg: HashAlgorithm) => {
+      if (alg !== HashAlgorithm.Sha256) throw new Error(`unexpected hash ${alg}`);
+      return createHash('sha256').update(data).digest();
     },
-  });
+    generateRandom: (length: number) => randomBytes(length),
+    clientAuthentication,
+    signJwt: (async (signer, { header, payload }) => {
+      const key = keyOf(signer);
+      const jwt = await new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
+        .setProtectedHeader(header)
+        .sign(key.privateKey);
+      return { jwt, signerJwk: key.publicJwk as never };
+    }) satisfies SignJwtCallback,
+    ...(verifyJwt === undefined ? {} : { verifyJwt }),
+  };
 }
 
 /** fetch, with GETs that prefer a JWT (signed metadata, OpenID4VCI 1.0 §12.2.2) to JSON. */
