@@ -28,6 +28,8 @@ const walk = [
   ...['updateCredentialStatus', 'getJwtVcIssuerMetadata'],
   ...['createTrustedIssuer', 'listTrustedIssuers', 'getTrustedIssuer', 'deleteTrustedIssuer'],
   ...['createTrustAnchor', 'listTrustAnchors', 'getTrustAnchor', 'deleteTrustAnchor'],
+  ...['getWalletAttestationPolicy', 'createWalletProvider', 'listWalletProviders'],
+  ...['getWalletProvider', 'setWalletAttestationPolicy', 'deleteWalletProvider'],
   ...['listCertificates', 'createCertificateSigningRequest', 'importCertificate'],
   ...['issueCertificate', 'getCertificateAuthority'],
   ...['createCredentialConfiguration', 'listCredentialConfigurations'],
@@ -66,6 +68,7 @@ const assignedBy: Record<
   },
   createTrustedIssuer: (answer) => ({ trustedIssuerId: answer.id as string }),
   createTrustAnchor: (answer) => ({ trustAnchorId: answer.id as string }),
+  createWalletProvider: (answer) => ({ walletProviderId: answer.id as string }),
   // A chain for the demo tenant's key exists only once a CA signed its CSR: a test CA signs the default one.
   createCertificateSigningRequest: async (answer): Promise<Record<string, string>> => {
     // The example with names of its own asks for another host than the tenant's.
@@ -100,6 +103,7 @@ const placeholders: Record<string, string> = {
   '0b9e3c56-5c3d-4f4e-9a59-3f1d1c2b7a10': 'listId',
   '2f0c9a1e-8b7d-4c6e-9f5a-3b2c1d0e9f8a': 'trustedIssuerId',
   '5b1e7c2a-4d3f-4a6b-9c8d-7e6f5a4b3c2d': 'trustAnchorId',
+  '7c2e9a41-0b3d-4f5e-8a6b-1c2d3e4f5a6b': 'walletProviderId',
   '0f8e2a53-7c1d-4c58-9a7e-2b1f3c4d5e6f': 'offerId',
   c2Vjb25kLXJhbmRvbS1yZWZlcmVuY2UtMzItYnl0ZXM: 'reference',
   '5b1d7c1e-3f0a-4a57-9c4e-8e2f1d6a7b90': 'requestId',

@@ -126,7 +126,7 @@ describe('The OpenAPI document', () => {
         continue;
       }
       const tenantScoped =
-        /^\/ctrl\/api\/v1\.0\/(did|credentials|presentations|webhooks|trusted-issuers|trust-anchors|certificates|oid4vci|oid4vp)(\/|$)/.test(
+        /^\/ctrl\/api\/v1\.0\/(did|credentials|presentations|webhooks|trusted-issuers|trust-anchors|wallet-providers|certificates|oid4vci|oid4vp)(\/|$)/.test(
           path,
         );
       expect(requirements!.length).toBeGreaterThan(0);
@@ -170,6 +170,8 @@ describe('The OpenAPI document', () => {
         'createTenant',
         'createTrustedIssuer',
         'createTrustAnchor',
+        'createWalletProvider',
+        'setWalletAttestationPolicy',
         'createCertificateSigningRequest',
         'importCertificate',
         'createCredentialConfiguration',

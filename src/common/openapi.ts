@@ -211,6 +211,10 @@ export function buildOpenApiDocument(
         'The X.509 certificates an `x5c` chain of a credential presented to the tenant named in `x-tenant-id` must end at (HAIP 1.0).',
       )
       .addTag(
+        'Wallet providers',
+        'The wallet providers whose wallet and key attestations the OpenID4VCI issuer of the tenant named in `x-tenant-id` accepts (HAIP 1.0), and whether it requires a wallet attestation.',
+      )
+      .addTag(
         'Certificates',
         "X.509 certificates for the ES256 key of the tenant named in `x-tenant-id` (HAIP 1.0 `x5c`): from the service's certificate authority, or a CSR for the tenant's own CA and the chain it answers.",
       )

@@ -23,7 +23,8 @@ export class WalletAttestationPolicyDto {
 
 export class SetWalletAttestationPolicyDto {
   @ApiProperty({
-    enum: walletAttestationSettings,
+    // OpenAPI 3.0: a nullable enum names null among its values.
+    enum: [...walletAttestationSettings, null],
     nullable: true,
     description: 'The setting to keep, or null to go back to the default.',
     example: 'optional',
