@@ -87,7 +87,7 @@ export function credentialRequest(ready, jwt) {
 }
 
 /** Runs `iteration` in `connections` loops for `seconds`: completions, per-completion latency. */
-async function loops(seconds, connections, iteration) {
+export async function loops(seconds, connections, iteration) {
   const latencies = [];
   let errors = 0;
   const end = performance.now() + seconds * 1000;
