@@ -5,7 +5,7 @@
  * the code grant, a nonce and a credential request. Reported beside the pre-authorized row, not judged.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { call, loops, proof } from './oid4vci.mjs';
+import { call, claims, ensureConfiguration, loops, proof } from './oid4vci.mjs';
 import { row, sampled } from './wallet-rows.mjs';
 import { apiPath, log, settings } from './settings.mjs';
 
@@ -17,28 +17,11 @@ const clientId = 'bench-wallet';
 const redirectUri = 'http://127.0.0.1:9/callback';
 const person = { username: 'erika', password: process.env.BENCH_PERSON_PASSWORD ?? 'erika' };
 
-/** The configuration whose claims all come from the login (the demo person's). */
-async function ensureLoginConfiguration(url, apiToken, tenantId) {
-  const names = ['given_name', 'family_name', 'birthdate'];
-  const response = await fetch(`${url}${apiPath}/oid4vci/credential-configurations/create`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${apiToken}`,
-      'x-tenant-id': tenantId,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({
-      id: configurationId,
-      format: 'dc+sd-jwt',
-      vct: 'https://credentials.example.com/identity_credential',
-      claims: names.map((name) => ({ path: [name], mandatory: true })),
-      claimsFromLogin: Object.fromEntries(names.map((name) => [name, name])),
-    }),
-  });
-  if (!response.ok && response.status !== 409) {
-    throw new Error(`configuration for ${tenantId}: ${response.status} ${await response.text()}`);
-  }
-}
+/** The attribute's text: the login page escapes `=` and `&` as numeric references. @param {string} text */
+const unescapeHtml = (text) =>
+  text
+    .replace(/&#(\d+);/g, (_whole, code) => String.fromCharCode(Number(code)))
+    .replaceAll('&amp;', '&');
 
 /**
  * A browser's way from `start` to the wallet's redirect URI: redirects followed by hand, cookies kept
@@ -76,7 +59,7 @@ async function browse(start, browser) {
     if (response.status !== 200 || action === undefined || !html.includes('name="password"'))
       throw new Error(`no login form at ${url}: ${response.status}`);
     browser.forms += 1;
-    url = new URL(action.replaceAll('&amp;', '&'), url).toString();
+    url = new URL(unescapeHtml(action), url).toString();
     form = new URLSearchParams(person).toString();
   }
   throw new Error('the login did not come back within 8 hops');
@@ -136,7 +119,10 @@ async function issueByLogin(url, apiToken, tenantId, browser) {
  */
 export async function measureAuthorizationCode(context, tenantId, at) {
   const apiToken = await (at.token ?? context.token)();
-  await ensureLoginConfiguration(at.url, apiToken, tenantId);
+  // The identity configuration's claims, all from the login (the demo person has each).
+  await ensureConfiguration(at.url, apiToken, tenantId, configurationId, {
+    claimsFromLogin: Object.fromEntries(Object.keys(claims).map((name) => [name, name])),
+  });
   const browsers = Array.from({ length: settings.connections }, () => ({
     cookies: new Map(),
     forms: 0,

@@ -110,8 +110,17 @@ export async function loops(seconds, connections, iteration) {
   return { completed: latencies.length, errors, p50: at(0.5), p99: at(0.99) };
 }
 
-/** The identity configuration the wallet rows issue, made for `tenantId` unless it has it already. */
-export async function ensureConfiguration(url, apiToken, tenantId) {
+/**
+ * The identity configuration the wallet rows issue, made for `tenantId` unless it has it already; `id`
+ * and `more` (such as claimsFromLogin) for another of the same claims.
+ */
+export async function ensureConfiguration(
+  url,
+  apiToken,
+  tenantId,
+  id = configurationId,
+  more = {},
+) {
   const response = await fetch(`${url}${apiPath}/oid4vci/credential-configurations/create`, {
     method: 'POST',
     headers: {
@@ -120,10 +129,11 @@ export async function ensureConfiguration(url, apiToken, tenantId) {
       'content-type': 'application/json',
     },
     body: JSON.stringify({
-      id: configurationId,
+      id,
       format: 'dc+sd-jwt',
       vct: 'https://credentials.example.com/identity_credential',
       claims: Object.keys(claims).map((name) => ({ path: [name], mandatory: true })),
+      ...more,
     }),
   });
   if (!response.ok && response.status !== 409) {
