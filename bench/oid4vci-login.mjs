@@ -5,8 +5,8 @@
  * the code grant, a nonce and a credential request. Reported beside the pre-authorized row, not judged.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { call, claims, ensureConfiguration, loops, proof } from './oid4vci.mjs';
-import { row, sampled } from './wallet-rows.mjs';
+import { call, claims, ensureConfiguration, measureLoops, proof } from './oid4vci.mjs';
+import { row } from './wallet-rows.mjs';
 import { apiPath, log, settings } from './settings.mjs';
 
 export const authorizationCodeScenario =
@@ -133,28 +133,14 @@ export async function measureAuthorizationCode(context, tenantId, at) {
   log(`OpenID4VCI [${at.process}]: complete authorization-code issuances`);
   // As many browsers as loops: each loop takes one that no other loop is using.
   const idle = [...browsers];
-  const flow = await sampled(
-    at.pids,
-    async () => {
-      const started = performance.now();
-      const result = await loops(settings.duration, settings.connections, async () => {
-        const browser = /** @type {(typeof browsers)[number]} */ (idle.pop());
-        try {
-          await issueByLogin(at.url, apiToken, tenantId, browser);
-        } finally {
-          idle.push(browser);
-        }
-      });
-      return {
-        requests: result.completed,
-        seconds: (performance.now() - started) / 1000,
-        latencyP50Ms: result.p50,
-        latencyP99Ms: result.p99,
-        errors: result.errors,
-      };
-    },
-    at.postgresPid,
-  );
+  const flow = await measureLoops(at, async () => {
+    const browser = /** @type {(typeof browsers)[number]} */ (idle.pop());
+    try {
+      await issueByLogin(at.url, apiToken, tenantId, browser);
+    } finally {
+      idle.push(browser);
+    }
+  });
   row(
     context,
     authorizationCodeScenario,

@@ -87,7 +87,7 @@ export function credentialRequest(ready, jwt) {
 }
 
 /** Runs `iteration` in `connections` loops for `seconds`: completions, per-completion latency. */
-export async function loops(seconds, connections, iteration) {
+async function loops(seconds, connections, iteration) {
   const latencies = [];
   let errors = 0;
   const end = performance.now() + seconds * 1000;
@@ -108,6 +108,29 @@ export async function loops(seconds, connections, iteration) {
   const at = (q) =>
     Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
   return { completed: latencies.length, errors, p50: at(0.5), p99: at(0.99) };
+}
+
+/**
+ * `iteration` (one complete issuance) in settings.connections loops for settings.duration at `at`,
+ * sampled: a row's numbers.
+ * @param {import('./wallet-rows.mjs').WalletTarget} at @param {() => Promise<void>} iteration
+ */
+export function measureLoops(at, iteration) {
+  return sampled(
+    at.pids,
+    async () => {
+      const started = performance.now();
+      const result = await loops(settings.duration, settings.connections, iteration);
+      return {
+        requests: result.completed,
+        seconds: (performance.now() - started) / 1000,
+        latencyP50Ms: result.p50,
+        latencyP99Ms: result.p99,
+        errors: result.errors,
+      };
+    },
+    at.postgresPid,
+  );
 }
 
 /**
@@ -214,25 +237,11 @@ export async function measureOid4vci(context, tenantId, at, withBaseline = true)
   );
 
   log(`OpenID4VCI [${at.process}]: complete issuances`);
-  const flow = await sampled(
-    at.pids,
-    async () => {
-      const started = performance.now();
-      const result = await loops(settings.duration, settings.connections, async () => {
-        const ready = await readyToRequest(at.url, apiToken, tenantId);
-        const request = credentialRequest(ready, await proof(ready.audience, ready.nonce));
-        await call(at.url, request.path, { token: request.token, json: request.body });
-      });
-      return {
-        requests: result.completed,
-        seconds: (performance.now() - started) / 1000,
-        latencyP50Ms: result.p50,
-        latencyP99Ms: result.p99,
-        errors: result.errors,
-      };
-    },
-    at.postgresPid,
-  );
+  const flow = await measureLoops(at, async () => {
+    const ready = await readyToRequest(at.url, apiToken, tenantId);
+    const request = credentialRequest(ready, await proof(ready.audience, ready.nonce));
+    await call(at.url, request.path, { token: request.token, json: request.body });
+  });
   row(context, issuanceScenario, at.process, flow.measured, flow.usage, flow.otherCpuPercent);
 
   const count = preparedRequests();
