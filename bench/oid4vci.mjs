@@ -110,8 +110,40 @@ async function loops(seconds, connections, iteration) {
   return { completed: latencies.length, errors, p50: at(0.5), p99: at(0.99) };
 }
 
-/** The identity configuration the wallet rows issue, made for `tenantId` unless it has it already. */
-export async function ensureConfiguration(url, apiToken, tenantId) {
+/**
+ * `iteration` (one complete issuance) in settings.connections loops for settings.duration at `at`,
+ * sampled: a row's numbers.
+ * @param {import('./wallet-rows.mjs').WalletTarget} at @param {() => Promise<void>} iteration
+ */
+export function measureLoops(at, iteration) {
+  return sampled(
+    at.pids,
+    async () => {
+      const started = performance.now();
+      const result = await loops(settings.duration, settings.connections, iteration);
+      return {
+        requests: result.completed,
+        seconds: (performance.now() - started) / 1000,
+        latencyP50Ms: result.p50,
+        latencyP99Ms: result.p99,
+        errors: result.errors,
+      };
+    },
+    at.postgresPid,
+  );
+}
+
+/**
+ * The identity configuration the wallet rows issue, made for `tenantId` unless it has it already; `id`
+ * and `more` (such as claimsFromLogin) for another of the same claims.
+ */
+export async function ensureConfiguration(
+  url,
+  apiToken,
+  tenantId,
+  id = configurationId,
+  more = {},
+) {
   const response = await fetch(`${url}${apiPath}/oid4vci/credential-configurations/create`, {
     method: 'POST',
     headers: {
@@ -120,10 +152,11 @@ export async function ensureConfiguration(url, apiToken, tenantId) {
       'content-type': 'application/json',
     },
     body: JSON.stringify({
-      id: configurationId,
+      id,
       format: 'dc+sd-jwt',
       vct: 'https://credentials.example.com/identity_credential',
       claims: Object.keys(claims).map((name) => ({ path: [name], mandatory: true })),
+      ...more,
     }),
   });
   if (!response.ok && response.status !== 409) {
@@ -204,25 +237,11 @@ export async function measureOid4vci(context, tenantId, at, withBaseline = true)
   );
 
   log(`OpenID4VCI [${at.process}]: complete issuances`);
-  const flow = await sampled(
-    at.pids,
-    async () => {
-      const started = performance.now();
-      const result = await loops(settings.duration, settings.connections, async () => {
-        const ready = await readyToRequest(at.url, apiToken, tenantId);
-        const request = credentialRequest(ready, await proof(ready.audience, ready.nonce));
-        await call(at.url, request.path, { token: request.token, json: request.body });
-      });
-      return {
-        requests: result.completed,
-        seconds: (performance.now() - started) / 1000,
-        latencyP50Ms: result.p50,
-        latencyP99Ms: result.p99,
-        errors: result.errors,
-      };
-    },
-    at.postgresPid,
-  );
+  const flow = await measureLoops(at, async () => {
+    const ready = await readyToRequest(at.url, apiToken, tenantId);
+    const request = credentialRequest(ready, await proof(ready.audience, ready.nonce));
+    await call(at.url, request.path, { token: request.token, json: request.body });
+  });
   row(context, issuanceScenario, at.process, flow.measured, flow.usage, flow.otherCpuPercent);
 
   const count = preparedRequests();

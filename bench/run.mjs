@@ -25,6 +25,7 @@
 //   BENCH_TARGET_PID=pid     its process (with BENCH_TARGET: to sample its RSS on this machine)
 //   BENCH_ISSUER_URL=url     the token issuer (default: the target's embedded issuer)
 //   BENCH_USERNAME / BENCH_PASSWORD  a user with the realm role agent-admin (default admin/admin)
+//   BENCH_PERSON_PASSWORD    the demo person erika's password, for the authorization-code row (default erika)
 //   BENCH_CPU_PROF=dir       local mode: run the service with --cpu-prof, profiles written to dir
 //   BENCH_SERVICE_NODE_OPTIONS  local mode: NODE_OPTIONS of the service, e.g. --max-old-space-size=128
 //   BENCH_COMPARE=dir        local mode: also start the built checkout in dir (its own database and
@@ -33,7 +34,8 @@
 //                            ratios service/compare): before and after a change
 //   BENCH_ONLY=wallet        only these scenario groups (comma-separated; unset: all): did (GET /did and
 //                            its baselines), tenants (GET /tenants page 0, POST /tenants/create),
-//                            credentials, webhooks, wallet-endpoints (OpenID4VCI issuances, the
+//                            credentials, webhooks, wallet-endpoints (OpenID4VCI issuances, pre-authorized
+//                            and by authorization code with a login, the
 //                            credential and the OpenID4VP response endpoint beside their baselines),
 //                            wallet-scale (the credential endpoint with 1, 10, 100 tenants at once, and
 //                            after BENCH_SCALE_CREDENTIALS issued), wallet-nginx (the wallet rows through
@@ -47,6 +49,7 @@ import { measureCredentials } from './credentials.mjs';
 import { seedTenants } from './database.mjs';
 import { measureWebhooks } from './webhooks.mjs';
 import { measureOid4vci } from './oid4vci.mjs';
+import { measureAuthorizationCode } from './oid4vci-login.mjs';
 import { measureOid4vp } from './oid4vp.mjs';
 import { measureWalletScaling } from './wallet-scale.mjs';
 import { measureWalletThroughNginx } from './wallet-nginx.mjs';
@@ -232,6 +235,7 @@ async function main() {
   if (selected('webhooks')) await measureWebhooks(context, smallIds[1]);
   if (selected('wallet-endpoints')) {
     await measureOid4vci(context, smallIds[2], serviceTarget(context));
+    await measureAuthorizationCode(context, smallIds[2], serviceTarget(context));
     await measureOid4vp(context, smallIds[2], smallIds[3], serviceTarget(context));
     // The checkout compared with: the same rows right after, on its own database (not in turns).
     if (compare !== undefined) {

@@ -8,12 +8,18 @@
  * root: the issuer's of a credential it receives, the verifier's of an x509_hash or x509_san_dns request.
  *
  *   npm run --silent wallet -- receive 'openid-credential-offer://...' [--tx-code 493021] [--trust root.pem]
+ *     (an offer with the authorization_code grant: it prints a link to log in at, in a browser)
  *   npm run --silent wallet -- present 'openid4vp://...' [--trust root.pem]
  *   npm run --silent wallet -- list
  */
 import { createHash, createPrivateKey, randomBytes, sign } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { clientAuthenticationAnonymous, HashAlgorithm, setGlobalConfig } from '@openid4vc/oauth2';
+import {
+  clientAuthenticationAnonymous,
+  clientAuthenticationNone,
+  HashAlgorithm,
+  setGlobalConfig,
+} from '@openid4vc/oauth2';
 import { Openid4vciClient } from '@openid4vc/openid4vci';
 import { Openid4vpClient } from '@openid4vc/openid4vp';
 import { SDJwtInstance } from '@sd-jwt/core';
@@ -26,6 +32,7 @@ import {
   generateKeyPair,
   importJWK,
 } from 'jose';
+import { demoWalletClientId, tokenByLogin } from './demo-wallet-login.mjs';
 import { certificateOf, leafJwk, sanNames, signerOf, trustedLeaf } from './demo-wallet-x509.mjs';
 
 const walletFile = process.env.WALLET_FILE ?? '/tmp/agent-service-demo-wallet.json';
@@ -128,15 +135,28 @@ const payloadOf = (credential) =>
 
 async function receive(link, txCode, trust) {
   const state = await openWallet();
-  const client = new Openid4vciClient({ callbacks: /** @type {any} */ (callbacks(state)) });
-  const credentialOffer = await client.resolveCredentialOffer(link);
+  const credentialOffer = await new Openid4vciClient({
+    callbacks: /** @type {any} */ (callbacks(state)),
+  }).resolveCredentialOffer(link);
+  const byLogin = credentialOffer.grants?.authorization_code !== undefined;
+  // The authorization code flow's public client names itself; the pre-authorized code needs no client.
+  const client = new Openid4vciClient({
+    callbacks: /** @type {any} */ ({
+      ...callbacks(state),
+      ...(byLogin
+        ? { clientAuthentication: clientAuthenticationNone({ clientId: demoWalletClientId }) }
+        : {}),
+    }),
+  });
   const issuerMetadata = await client.resolveIssuerMetadata(credentialOffer.credential_issuer);
   const [configurationId] = credentialOffer.credential_configuration_ids;
-  const token = await client.retrievePreAuthorizedCodeAccessTokenFromOffer({
-    credentialOffer,
-    issuerMetadata,
-    txCode,
-  });
+  const token = byLogin
+    ? await tokenByLogin(client, credentialOffer, issuerMetadata, configurationId)
+    : await client.retrievePreAuthorizedCodeAccessTokenFromOffer({
+        credentialOffer,
+        issuerMetadata,
+        txCode,
+      });
   const { c_nonce: nonce } = await client.requestNonce({ issuerMetadata });
   const { jwt } = await client.createCredentialRequestJwtProof({
     issuerMetadata,

@@ -50,16 +50,18 @@ export function didKeyOf(key: WalletKey): string {
  * also asks for signed issuer metadata (the library takes it but sends no Accept of its own: the
  * wallet's GETs say `application/jwt, application/json`) and verifies it with that callback; the
  * client's type leaves the callback out, but 0.4.6 resolves metadata with it when it is there.
- * Anonymous unless told (the authorization code flow's public client sends its `client_id`).
+ * Anonymous unless told (the authorization code flow's public client sends its `client_id`). `send`
+ * takes the place of fetch (a system test pins each request to one instance with it).
  */
 export function openid4vciWallet(
   keys: WalletKey[],
   dids: Record<string, WalletKey> = {},
   verifyJwt?: VerifyJwtCallback,
   clientAuthentication: ClientAuthenticationCallback = clientAuthenticationAnonymous(),
+  send: typeof fetch = fetch,
 ) {
   return new Openid4vciClient({
-    callbacks: walletCallbacks(keys, dids, verifyJwt, clientAuthentication),
+    callbacks: walletCallbacks(keys, dids, verifyJwt, clientAuthentication, send),
   });
 }
 
@@ -69,6 +71,7 @@ export function walletCallbacks(
   dids: Record<string, WalletKey> = {},
   verifyJwt?: VerifyJwtCallback,
   clientAuthentication: ClientAuthenticationCallback = clientAuthenticationAnonymous(),
+  send: typeof fetch = fetch,
 ) {
   const keyOf = (signer: { method: string; publicJwk?: JWK; didUrl?: string }): WalletKey => {
     const key =
@@ -79,7 +82,7 @@ export function walletCallbacks(
     return key;
   };
   return {
-    fetch: verifyJwt === undefined ? fetch : prefersSignedMetadata,
+    fetch: verifyJwt === undefined ? send : prefersSignedMetadata,
     hash: (data: Uint8Array, alg: HashAlgorithm) => {
       if (alg !== HashAlgorithm.Sha256) throw new Error(`unexpected hash ${alg}`);
       return createHash('sha256').update(data).digest();

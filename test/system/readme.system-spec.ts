@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { browserLogin } from '../support/login-providers.js';
 import { passwordGrant, call } from '../support/test-service.js';
 import { AppProcess, repositoryRoot } from './support/app-process.js';
 import { Cleanup } from './support/cleanup.js';
@@ -10,7 +11,8 @@ import { freePort } from './support/ports.js';
 /**
  * The README's walk-through as a newcomer runs it: its curl block, unchanged but for the origin and the
  * webhook receiver's port, in bash from the repository root, against `node dist/src/main.js` in local
- * mode on a fresh DATA_DIR. It has to leave nothing behind: no receiver, no subscription.
+ * mode on a fresh DATA_DIR. It has to leave nothing behind: no receiver, no subscription. The test is
+ * the person's browser too: it opens the link the demo wallet prints and logs in as erika.
  */
 
 /** The first bash block under "Walk-through with curl". */
@@ -38,6 +40,8 @@ describe('the README walk-through', () => {
   let receiverPort: number;
   let output: string;
   let exitCode: number | null;
+  let walletFile: string;
+  let login: Promise<string> | undefined;
 
   beforeAll(async () => {
     const port = await freePort();
@@ -62,6 +66,7 @@ describe('the README walk-through', () => {
       .replace('BASE=http://localhost:8080\n', `BASE=http://localhost:${port}\n`)
       .replaceAll('127.0.0.1:9000/', `127.0.0.1:${receiverPort}/`)
       .replace('.listen(9000,', `.listen(${receiverPort},`);
+    walletFile = `${cleanup.tempDir('readme-wallet')}/wallet.json`;
     // Its own process group, so that whatever it left running can be stopped by the group's id.
     const shell = spawn('bash', ['-e', '-o', 'pipefail', '-c', script], {
       cwd: repositoryRoot,
@@ -69,7 +74,7 @@ describe('the README walk-through', () => {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
         // The demo wallet's key and credentials, apart from a person's own tries.
-        WALLET_FILE: `${cleanup.tempDir('readme-wallet')}/wallet.json`,
+        WALLET_FILE: walletFile,
       },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -82,7 +87,21 @@ describe('the README walk-through', () => {
       }
     });
     const chunks: Buffer[] = [];
-    shell.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    shell.stdout.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      // The person opens the link the wallet prints, logs in and is sent back to the wallet's loopback.
+      const link = /^(http:\/\/\S+\/authorize\?\S+)\n/m.exec(Buffer.concat(chunks).toString())?.[1];
+      if (link === undefined || login !== undefined) return;
+      login = browserLogin(link, 'erika', 'erika', 'http://127.0.0.1:').then(async (back) => {
+        const answer = await fetch(back);
+        return `${answer.status} ${await answer.text()}`;
+      });
+      // A failed login would leave the wallet waiting: end the walk-through instead.
+      login = login.catch((error: unknown) => {
+        process.kill(-shell.pid!, 'SIGKILL');
+        return `the login failed: ${String(error)}`;
+      });
+    });
     shell.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
     // The pipes close when the shell and its background receiver are both gone.
     exitCode = await new Promise((resolve) => shell.on('close', (code) => resolve(code)));
@@ -143,8 +162,34 @@ describe('the README walk-through', () => {
       Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     );
     rmSync('/tmp/alumni-request.png');
+    // The person's login: the demo wallet took the code at its loopback and received Erika's badge.
+    expect(output).toMatch(
+      /^http:\/\/localhost:\d+\/ctrl\/oid4vci\/demo\/authorize\?request_uri=urn%3A[^&\s]+&client_id=agent-service-demo-wallet$/m,
+    );
+    expect(output).toContain(
+      'received an SD-JWT VC: https://acme.example/credentials/employee-badge from http://',
+    );
+    expect(output).toMatch(
+      /^signed by CN=demo through x5c \(chain to the trusted root verified\)$/m,
+    );
     // Tenant deleted, credential revoked, subscription deleted.
     expect(output.match(/(?<![\d])204\n/g)).toHaveLength(3);
+  });
+
+  it('gives the person who logged in a badge with her claims', async () => {
+    expect(await login).toBe('200 Back in the demo wallet: you may close this tab.');
+    const { credentials } = JSON.parse(readFileSync(walletFile, 'utf8')) as {
+      credentials: { vct: string; credential: string }[];
+    };
+    const badge = credentials.find((entry) => entry.vct.endsWith('/employee-badge'));
+    const disclosed = badge!.credential
+      .split('~')
+      .slice(1, -1)
+      .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as unknown[]);
+    expect(Object.fromEntries(disclosed.map(([, name, value]) => [name, value]))).toEqual({
+      given_name: 'Erika',
+      employee_id: 'erika',
+    });
   });
 
   it('leaves no receiver running and no subscription retrying', async () => {

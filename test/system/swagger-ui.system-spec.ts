@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { type Browser, type Locator, type Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 /**
@@ -12,7 +13,6 @@ import { startTestService, type TestService } from '../support/test-service.js';
  * Needs Debian's chromium at /usr/bin/chromium (CHROMIUM_PATH overrides); playwright-core never
  * downloads a browser.
  */
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const artifacts = fileURLToPath(new URL('../../test-artifacts/swagger-ui/', import.meta.url));
 const realmAuth = '/auth/realms/agent-cloud/protocol/openid-connect/auth';
 
@@ -153,19 +153,7 @@ describe('Swagger UI in Chromium', () => {
       query: { id: existingTenant, label: 'Existing' },
     });
     expect(existing.status).toBe(201);
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--disable-quic',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(10000);
     page = await context.newPage();
