@@ -1,19 +1,18 @@
-import {
-  Oauth2ClientErrorResponseError,
-  setGlobalConfig as setOauth2Config,
-} from '@openid4vc/oauth2';
+import { setGlobalConfig as setOauth2Config } from '@openid4vc/oauth2';
 import { setGlobalConfig as setOid4vciConfig } from '@openid4vc/openid4vci';
 import {
   authorizeWallet,
-  codeFlowClient,
+  browserFlow,
   codeFlowKeys,
+  erika,
   issueByCode,
+  oauthError,
+  personConfiguration as person,
   type CodeFlow,
   type CodeFlowStart,
 } from './support/authorization-code-wallet.js';
 import { oidcPath } from './support/browser.js';
 import {
-  browserLogin,
   maxClaims,
   pkcePair,
   startOidcProvider,
@@ -21,32 +20,6 @@ import {
 } from './support/login-providers.js';
 import { independentVerifier } from './support/oid4vci-holder.js';
 import { startTestService, type TestService } from './support/test-service.js';
-
-/** Every claim from the login: offered, and asked for wallet-initiated (no offer). */
-const person = (id: string) => ({
-  id,
-  format: 'dc+sd-jwt' as const,
-  vct: `https://credentials.example/${id.toLowerCase()}`,
-  claims: [
-    { path: ['given_name'], mandatory: true },
-    { path: ['family_name'], mandatory: true },
-    { path: ['birthdate'] },
-    { path: ['email'] },
-  ],
-  claimsFromLogin: {
-    given_name: 'given_name',
-    family_name: 'family_name',
-    birthdate: 'birthdate',
-    email: 'email',
-  },
-});
-/** Erika as the bundled realm has her (keycloak/agent-cloud-realm.json, docs/login-provider.md). */
-const erika = {
-  given_name: 'Erika',
-  family_name: 'Mustermann',
-  birthdate: '1964-08-12',
-  email: 'erika.mustermann@agent-cloud.local',
-};
 
 /**
  * The authorization code flow (OpenID4VCI 1.0 §5, §6) with the real person login, over HTTP and
@@ -91,23 +64,8 @@ describe('OpenID4VCI authorization code flow with the real login', () => {
     await independent.close();
   });
 
-  /**
-   * The browser, by HTTP: `{issuer}/authorize`, the provider's login page (`loginAt`), the form posted
-   * as `username`, the redirects back through `{issuer}/login/callback` to the wallet's redirect URI.
-   */
-  const flow = (tenant: string, loginAt: string, username: string, password: string): CodeFlow => ({
-    issuer: issuer(tenant),
-    browse: async (url) => {
-      const visited: string[] = [];
-      const back = await browserLogin(url, username, password, codeFlowClient.redirectUri, visited);
-      const at = (prefix: string) => visited.findIndex((hop) => hop.startsWith(prefix));
-      const hops = [`${issuer(tenant)}/authorize?`, loginAt, `${issuer(tenant)}/login/callback?`];
-      const order = hops.map(at);
-      expect(order).not.toContain(-1);
-      expect(order).toEqual([...order].sort((a, b) => a - b));
-      return back;
-    },
-  });
+  const flow = (tenant: string, loginAt: string, username: string, password: string) =>
+    browserFlow(issuer(tenant), loginAt, username, password);
   const asErika = () => flow('univ', `${service.publicBaseUrl}${oidcPath}/auth?`, 'erika', 'erika');
   const atAcme = (username: string) => flow('acme', `${independent.issuer}/`, username, 'any');
 
@@ -148,14 +106,6 @@ describe('OpenID4VCI authorization code flow with the real login', () => {
       .map((event) => (JSON.parse(event.body) as { data: Record<string, unknown> }).data)
       .filter((data) => data.offerId === offerId)
       .map((data) => data.reason);
-
-  /** The OAuth error the token endpoint answered OWF's client with. */
-  const oauthError = (answer: Promise<unknown>) =>
-    answer.then(
-      () => 'no error',
-      (error: unknown) =>
-        error instanceof Oauth2ClientErrorResponseError ? error.errorResponse.error : error,
-    );
 
   describe('at the bundled realm, as Erika', () => {
     it('issues from an offer pinned to her, with her claims from the realm', async () => {

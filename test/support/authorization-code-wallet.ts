@@ -1,5 +1,11 @@
-import { clientAuthenticationNone, Oauth2Client } from '@openid4vc/oauth2';
+import {
+  clientAuthenticationNone,
+  Oauth2Client,
+  Oauth2ClientErrorResponseError,
+  type ClientAuthenticationCallback,
+} from '@openid4vc/oauth2';
 import { type CredentialOfferObject, Openid4vciClient } from '@openid4vc/openid4vci';
+import { browserLogin } from './login-providers.js';
 import { walletCallbacks, walletKey, type WalletKey } from './oid4vci-wallet.js';
 
 /** The authorization code flow's public client: its client_id and redirect URI. */
@@ -20,6 +26,63 @@ export type CodeFlowStart =
 
 export const codeFlowKeys = async () => ({ holder: await walletKey(), dpop: await walletKey() });
 
+/** A configuration whose claims all come from the login, as `id` (docs/oid4vci.md). */
+export const personConfiguration = (id: string) => ({
+  id,
+  format: 'dc+sd-jwt' as const,
+  vct: `https://credentials.example/${id.toLowerCase()}`,
+  claims: [
+    { path: ['given_name'], mandatory: true },
+    { path: ['family_name'], mandatory: true },
+    { path: ['birthdate'] },
+    { path: ['email'] },
+  ],
+  claimsFromLogin: {
+    given_name: 'given_name',
+    family_name: 'family_name',
+    birthdate: 'birthdate',
+    email: 'email',
+  },
+});
+
+/** Erika as the bundled realm has her (keycloak/agent-cloud-realm.json, docs/login-provider.md). */
+export const erika = {
+  given_name: 'Erika',
+  family_name: 'Mustermann',
+  birthdate: '1964-08-12',
+  email: 'erika.mustermann@agent-cloud.local',
+};
+
+/**
+ * The browser, by HTTP: `{issuer}/authorize`, the provider's login page (`loginAt`), the form posted
+ * as `username`, the redirects back through `{issuer}/login/callback` to the wallet's redirect URI.
+ */
+export const browserFlow = (
+  issuer: string,
+  loginAt: string,
+  username: string,
+  password: string,
+): CodeFlow => ({
+  issuer,
+  browse: async (url) => {
+    const visited: string[] = [];
+    const back = await browserLogin(url, username, password, codeFlowClient.redirectUri, visited);
+    const at = (prefix: string) => visited.findIndex((hop) => hop.startsWith(prefix));
+    const order = [`${issuer}/authorize?`, loginAt, `${issuer}/login/callback?`].map(at);
+    expect(order).not.toContain(-1);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    return back;
+  },
+});
+
+/** The OAuth error an endpoint answered OWF's client with. */
+export const oauthError = (answer: Promise<unknown>) =>
+  answer.then(
+    () => 'no error',
+    (error: unknown) =>
+      error instanceof Oauth2ClientErrorResponseError ? error.errorResponse.error : error,
+  );
+
 /**
  * The wallet's half of the flow up to the code, with OWF's library (@openid4vc/openid4vci + oauth2 0.4)
  * as a public client: PAR with PKCE S256 and DPoP, the browser's part, the answer at the redirect URI
@@ -29,14 +92,12 @@ export async function authorizeWallet(
   flow: CodeFlow,
   start: CodeFlowStart,
   keys: { holder: WalletKey; dpop: WalletKey },
+  authentication?: ClientAuthenticationCallback,
 ) {
   const { clientId, redirectUri } = codeFlowClient;
-  const callbacks = walletCallbacks(
-    [keys.holder, keys.dpop],
-    {},
-    undefined,
-    clientAuthenticationNone({ clientId }),
-  );
+  const callbacksAs = (how = authentication ?? clientAuthenticationNone({ clientId })) =>
+    walletCallbacks([keys.holder, keys.dpop], {}, undefined, how);
+  const callbacks = callbacksAs();
   const client = new Openid4vciClient({ callbacks });
   const issuerMetadata = await client.resolveIssuerMetadata(flow.issuer);
   const credentialOffer: CredentialOfferObject =
@@ -90,8 +151,16 @@ export async function authorizeWallet(
   expect(`${back.origin}${back.pathname}`).toBe(redirectUri);
   expect(back.searchParams.get('iss')).toBe(flow.issuer);
   expect(back.searchParams.get('state')).toBe(start.state ?? null);
-  const redeem = (code: string, verifier = pkce!.codeVerifier) =>
-    client.retrieveAuthorizationCodeAccessTokenFromOffer({
+  // Another `how` redeems as another client (or the same one without its authentication).
+  const redeem = (
+    code: string,
+    verifier = pkce!.codeVerifier,
+    how?: ClientAuthenticationCallback,
+  ) =>
+    (how === undefined
+      ? client
+      : new Openid4vciClient({ callbacks: callbacksAs(how) })
+    ).retrieveAuthorizationCodeAccessTokenFromOffer({
       credentialOffer,
       issuerMetadata,
       authorizationCode: code,
@@ -110,8 +179,9 @@ export async function issueByCode(
   flow: CodeFlow,
   start: CodeFlowStart,
   keys: { holder: WalletKey; dpop: WalletKey },
+  authentication?: ClientAuthenticationCallback,
 ) {
-  const authorized = await authorizeWallet(flow, start, keys);
+  const authorized = await authorizeWallet(flow, start, keys, authentication);
   const { client, issuerMetadata, configurationId, back } = authorized;
   const code = back.searchParams.get('code');
   if (code === null) return { error: back.searchParams.get('error') };

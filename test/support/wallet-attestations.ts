@@ -70,6 +70,17 @@ export function attestationPop(
     .sign(instance.privateKey);
 }
 
+/** OWF's client authentication with the attestation: both headers, its own PoP each request. */
+export function owfAttestedAuthentication(attestation: string, keys: WalletKey[]) {
+  return clientAuthenticationClientAttestationJwt({
+    clientAttestationJwt: attestation,
+    callbacks: {
+      signJwt: signJwtWith(undefined, keys),
+      generateRandom: (length) => randomBytes(length),
+    },
+  });
+}
+
 /** OWF's OAuth client authenticating with the attestation (its own PoP each request). */
 export function owfAttestedClient(attestation: string, keys: WalletKey[]): Oauth2Client {
   const signJwt = signJwtWith(undefined, keys);
@@ -82,10 +93,7 @@ export function owfAttestedClient(attestation: string, keys: WalletKey[]): Oauth
       },
       generateRandom: (length) => randomBytes(length),
       signJwt,
-      clientAuthentication: clientAuthenticationClientAttestationJwt({
-        clientAttestationJwt: attestation,
-        callbacks: { signJwt, generateRandom: (length) => randomBytes(length) },
-      }),
+      clientAuthentication: owfAttestedAuthentication(attestation, keys),
     },
   });
 }
