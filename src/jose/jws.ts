@@ -1,4 +1,9 @@
-import { compactVerify, importJWK } from 'jose';
+import {
+  compactVerify,
+  decodeProtectedHeader,
+  importJWK,
+  type ProtectedHeaderParameters,
+} from 'jose';
 import { type JoseSigningKey, type JwsAlgorithm } from './algorithms.js';
 import { type PublicJwk } from './jwk.js';
 import { LRUCache } from 'lru-cache';
@@ -22,6 +27,30 @@ export function decodeJws(compact: string): DecodedJws | string {
   if (header === undefined) return 'has a header that is not a JSON object';
   if (payload === undefined) return 'has a payload that is not a JSON object';
   return { header, payload };
+}
+
+/**
+ * The protected header of a compact JWT of at most `maxChars` characters (bounded before anything is
+ * decoded), with `typ` and one of the `allowed` algorithms, or why it is not one.
+ */
+export function typedJwtHeader<A extends string>(
+  jwt: string,
+  typ: string,
+  allowed: readonly A[],
+  maxChars: number,
+): (ProtectedHeaderParameters & { alg: A }) | string {
+  if (jwt.length > maxChars || jwt.split('.').length !== 3)
+    return `is not a compact JWT of at most ${maxChars} characters`;
+  let header: ProtectedHeaderParameters;
+  try {
+    header = decodeProtectedHeader(jwt);
+  } catch {
+    return 'has a header that is not base64url JSON';
+  }
+  if (header.typ !== typ) return `must have typ ${typ}`;
+  if (!(allowed as readonly unknown[]).includes(header.alg))
+    return `must be signed with ${allowed.join(' or ')}`;
+  return header as ProtectedHeaderParameters & { alg: A };
 }
 
 /**

@@ -1,11 +1,6 @@
-import {
-  decodeProtectedHeader,
-  jwtVerify,
-  type JWTPayload,
-  type ProtectedHeaderParameters,
-} from 'jose';
+import { jwtVerify, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
 import { issuedAtWindow } from '../jose/issued-at.js';
-import { importedPublicKey } from '../jose/jws.js';
+import { importedPublicKey, typedJwtHeader } from '../jose/jws.js';
 import { publicJwkFor, type PublicJwk } from '../jose/jwk.js';
 import { type Certificate, publicKeyJwk, validateChain } from '../x509/chain.js';
 
@@ -20,19 +15,9 @@ export type Header = ProtectedHeaderParameters & { alg: AttestationAlgorithm };
 
 /** The header of a compact JWT of at most `maxChars`, with `typ` and an algorithm of ours. */
 export function headerOf(jwt: string, typ: string, maxChars: number): Header {
-  // Bounded before anything is decoded: a header is a few KiB at most.
-  if (jwt.length > maxChars || jwt.split('.').length !== 3)
-    throw new AttestationRefusal(`is not a compact JWT of at most ${maxChars} characters`);
-  let header: ProtectedHeaderParameters;
-  try {
-    header = decodeProtectedHeader(jwt);
-  } catch {
-    throw new AttestationRefusal('has a header that is not base64url JSON');
-  }
-  if (header.typ !== typ) throw new AttestationRefusal(`must have typ ${typ}`);
-  if (!(attestationAlgorithms as readonly unknown[]).includes(header.alg))
-    throw new AttestationRefusal(`must be signed with ${attestationAlgorithms.join(' or ')}`);
-  return header as Header;
+  const header = typedJwtHeader(jwt, typ, attestationAlgorithms, maxChars);
+  if (typeof header === 'string') throw new AttestationRefusal(header);
+  return header;
 }
 
 /** A public key of `alg`'s type, public members only. */

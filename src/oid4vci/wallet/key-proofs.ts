@@ -1,15 +1,10 @@
 import { createHash } from 'node:crypto';
-import {
-  decodeProtectedHeader,
-  importJWK,
-  jwtVerify,
-  type JWTPayload,
-  type ProtectedHeaderParameters,
-} from 'jose';
+import { importJWK, jwtVerify, type JWTPayload } from 'jose';
 import { type JwsAlgorithm } from '../../jose/algorithms.js';
 import { jwkOfDidJwk, jwkOfDidKey } from '../../jose/did-keys.js';
 import { issuedAtProblem, issuedAtWindow } from '../../jose/issued-at.js';
 import { jwkThumbprint, publicJwkFor, type PublicJwk } from '../../jose/jwk.js';
+import { typedJwtHeader } from '../../jose/jws.js';
 
 /** What a JWT proof is checked for; each check names itself in the refusal. */
 export class ProofRefusal extends Error {}
@@ -36,18 +31,9 @@ function headerOf(
   allowed: readonly Algorithm[],
   maxChars = maxProofChars,
 ) {
-  if (jwt.length > maxChars || jwt.split('.').length !== 3)
-    throw new ProofRefusal(`is not a compact JWT of at most ${maxChars} characters`);
-  let header: ProtectedHeaderParameters;
-  try {
-    header = decodeProtectedHeader(jwt);
-  } catch {
-    throw new ProofRefusal('has a header that is not base64url JSON');
-  }
-  if (header.typ !== typ) throw new ProofRefusal(`must have typ ${typ}`);
-  if (!(allowed as readonly unknown[]).includes(header.alg))
-    throw new ProofRefusal(`must be signed with ${allowed.join(' or ')}`);
-  return header as ProtectedHeaderParameters & { alg: Algorithm };
+  const header = typedJwtHeader(jwt, typ, allowed, maxChars);
+  if (typeof header === 'string') throw new ProofRefusal(header);
+  return header;
 }
 
 /** A public JWK of the algorithm's key type, with its public members only (RFC 7517 §4). */
