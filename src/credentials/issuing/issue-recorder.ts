@@ -121,26 +121,14 @@ export class IssueRecorder {
    * took, the rest taken the slow way in a transaction of their own.
    */
   entriesAfter(prepared: PreparedIssue, taken: TakenOnIssue | null): Promise<StatusEntry[]> {
-    const { issuance } = prepared;
-    const entries = takenEntries(issuance, taken);
-    if (entries.every((entry) => entry !== null)) {
-      return this.statusIndices.complete(
-        this.dataSource.manager,
-        issuance.tenantId,
-        issuance.credentialId,
-        issuance.purposes,
-        entries,
-      );
-    }
-    return this.dataSource.transaction((manager) =>
-      this.statusIndices.complete(
-        manager,
-        issuance.tenantId,
-        issuance.credentialId,
-        issuance.purposes,
-        entries,
-      ),
-    );
+    const { tenantId, credentialId, purposes } = prepared.issuance;
+    const entries = takenEntries(prepared.issuance, taken);
+    const complete = (manager: EntityManager) =>
+      this.statusIndices.complete(manager, tenantId, credentialId, purposes, entries);
+    // Everything taken: nothing is read or written, so no transaction is opened.
+    return entries.every((entry) => entry !== null)
+      ? complete(this.dataSource.manager)
+      : this.dataSource.transaction(complete);
   }
 
   private async duplicateChecked<T>(issuance: Issuance, write: () => Promise<T>): Promise<T> {
