@@ -1,49 +1,21 @@
-import { DeviceResponse, parse, Verifier } from '@auth0/mdl';
-import { encode, Tag } from 'cbor-x';
-import { createHash, generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { elementValues } from '../src/mdoc/elements.js';
 import { issueMdoc } from '../src/mdoc/issue-mdoc.js';
 import { MdocRefusal, verifyDeviceResponse } from '../src/mdoc/verify-mdoc.js';
 import { makeDevelopmentAuthority } from '../src/x509/authority.js';
 import { pemOf } from '../src/x509/certificate.js';
 import { issueDocumentSigner } from '../src/x509/document-signer.js';
+import { auth0Checks, handoverTranscript, presentWithAuth0 } from './support/mdoc-holder.js';
 
 /**
  * Our mdocs against an independent library: @auth0/mdl, as the holder, reads an mdoc `issueMdoc` made,
  * checks its issuer signature and chain up to the test's own IACA, and presents chosen elements over an
- * OpenID4VP transcript that `verifyDeviceResponse` accepts. The transcript bytes are written here from
- * OpenID4VP 1.0 appendix B.2.6.1 with cbor-x, not by the toolbox.
+ * OpenID4VP transcript that `verifyDeviceResponse` accepts. The transcript bytes are written by hand
+ * from OpenID4VP 1.0 appendix B.2.6.1 (test/support/mdoc-holder.ts), not by the toolbox.
  */
 const day = 86_400_000;
 const mdl = 'org.iso.18013.5.1.mDL';
 const ns = 'org.iso.18013.5.1';
-const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest();
-
-/** A text string's CBOR (major type 3), written by cbor-x. */
-const tstr = (text: string) => Buffer.from(encode(text));
-
-/** SessionTranscript = [null, null, ["OpenID4VPHandover", sha256(cbor([clientId, nonce, null, responseUri]))]]. */
-function handoverTranscript(clientId: string, nonce: string, responseUri: string): Buffer {
-  const info = Buffer.from(encode([clientId, nonce, null, responseUri]));
-  return Buffer.from(encode([null, null, ['OpenID4VPHandover', sha256(info)]]));
-}
-
-/** A DeviceResponse-shaped mdoc @auth0/mdl's parser reads, around the IssuerSigned's own CBOR bytes. */
-function mdocAround(doctype: string, issuerSigned: Buffer): Buffer {
-  return Buffer.concat([
-    Buffer.from([0xa3]), // map(3)
-    tstr('version'),
-    tstr('1.0'),
-    tstr('documents'),
-    Buffer.from([0x81, 0xa2]), // array(1), map(2)
-    tstr('docType'),
-    tstr(doctype),
-    tstr('issuerSigned'),
-    issuerSigned,
-    tstr('status'),
-    Buffer.from([0x00]),
-  ]);
-}
 
 async function iacaWithSigner() {
   const now = Date.now();
@@ -100,44 +72,22 @@ describe('mdoc interoperability with @auth0/mdl', () => {
       signer,
     );
 
-    // The holder: @auth0/mdl parses the IssuerSigned and presents two elements.
-    const mdoc = parse(mdocAround(mdl, Buffer.from(credential, 'base64url')));
     const transcript = handoverTranscript(
       'x509_san_dns:rp.example',
       'nonce-1',
       'https://rp.example/post',
     );
-    // @auth0/mdl takes the transcript as a tag-24 encoded item (SessionTranscriptBytes).
-    const transcriptBytes = Buffer.from(encode(new Tag(transcript, 24)));
-    const presentationDefinition = {
-      id: 'mdl-request',
-      input_descriptors: [
-        {
-          id: mdl,
-          format: { mso_mdoc: { alg: ['ES256'] } },
-          constraints: {
-            limit_disclosure: 'required',
-            fields: [
-              { path: [`$['${ns}']['family_name']`], intent_to_retain: false },
-              { path: [`$['${ns}']['birth_date']`], intent_to_retain: false },
-            ],
-          },
-        },
-      ],
-    };
-    const presented = await DeviceResponse.from(mdoc)
-      .usingPresentationDefinition(presentationDefinition)
-      .usingSessionTranscriptBytes(transcriptBytes)
-      .authenticateWithSignature(device.privateKey.export({ format: 'jwk' }), 'ES256')
-      .sign();
-    const encoded = Buffer.from(presented.encode());
+    const encoded = await presentWithAuth0({
+      credential,
+      doctype: mdl,
+      namespace: ns,
+      elements: ['family_name', 'birth_date'],
+      devicePrivateJwk: device.privateKey.export({ format: 'jwk' }),
+      transcript,
+    });
 
     // @auth0/mdl's verifier: issuer signature, chain to the IACA, digests, device signature.
-    const checks: { status: string; check: string; reason?: string }[] = [];
-    await new Verifier([iacaPem]).verify(encoded, {
-      encodedSessionTranscript: transcriptBytes,
-      onCheck: (check) => checks.push(check),
-    });
+    const checks = await auth0Checks(encoded, transcript, [iacaPem]);
     expect(checks.filter((check) => check.status === 'FAILED')).toEqual([]);
     expect(checks.map((check) => check.check)).toEqual(
       expect.arrayContaining([
@@ -147,12 +97,7 @@ describe('mdoc interoperability with @auth0/mdl', () => {
       ]),
     );
     // Under another IACA the chain fails for @auth0/mdl too.
-    const foreign: { status: string; check: string }[] = [];
-    await new Verifier([other.iacaPem]).verify(encoded, {
-      encodedSessionTranscript: transcriptBytes,
-      onCheck: (check) => foreign.push(check),
-    });
-    expect(foreign).toContainEqual(
+    expect(await auth0Checks(encoded, transcript, [other.iacaPem])).toContainEqual(
       expect.objectContaining({ status: 'FAILED', check: 'Issuer certificate must be valid' }),
     );
 
