@@ -17,6 +17,7 @@ import {
 } from '../requests/wallet-requests.js';
 import { tooManyRefusedAnswers } from './refused-answers.js';
 import { ResponseEndpointService } from './response-endpoint.service.js';
+import { type Settings } from '../../config/settings.js';
 
 const start = Date.UTC(2026, 0, 1);
 const vct = 'https://acme.example/badge';
@@ -136,6 +137,7 @@ function newTestService() {
     presentations,
     outbox.outbox,
     vault,
+    { PUBLIC_BASE_URL: 'https://agent.example' } as Settings,
   );
   return { service, fakes };
 }
