@@ -94,28 +94,41 @@ export async function presentMdoc(
       ],
     })
     .usingSessionTranscriptBytes(Buffer.from(cbor.encode(new Tag(transcript, 24))))
-    .authenticateWithSignature(deviceKey as never, 'ES256')
+    .authenticateWithSignature(deviceKey, 'ES256')
     .sign();
   return Buffer.from(response.encode()).toString('base64url');
 }
 
 /** A DeviceResponse (base64url) decoded to edit, and encoded back, as a cheating wallet would. */
-export function editDeviceResponse(deviceResponse: string, edit: (response: Map<unknown, unknown>) => void): string {
+export function editDeviceResponse(
+  deviceResponse: string,
+  edit: (response: Map<unknown, unknown>) => void,
+): string {
   const decoded = decoder.decode(Buffer.from(deviceResponse, 'base64url')) as Map<unknown, unknown>;
   edit(decoded);
   return Buffer.from(cbor.encode(decoded)).toString('base64url');
 }
 
+/**
+ * A tag-24 data item as decoded: a cbor-x `Tag`, or the `DataItem` (with its `buffer`) of whichever mdoc
+ * library registered tag 24 with cbor-x in this process last.
+ */
+export type EmbeddedCbor = Tag | { buffer: Uint8Array };
+
+/** The CBOR bytes a tag-24 data item wraps. */
+export const bytesOf = (item: EmbeddedCbor): Buffer =>
+  Buffer.from(item instanceof Tag ? (item.value as Uint8Array) : item.buffer);
+
 /** The IssuerSigned items of one namespace of the first document (tag-24 data items). */
-export function issuerItems(response: Map<unknown, unknown>, namespace: string): Tag[] {
+export function issuerItems(response: Map<unknown, unknown>, namespace: string): EmbeddedCbor[] {
   const [document] = response.get('documents') as Map<unknown, unknown>[];
   const issuerSigned = document.get('issuerSigned') as Map<unknown, unknown>;
-  return (issuerSigned.get('nameSpaces') as Map<string, Tag[]>).get(namespace)!;
+  return (issuerSigned.get('nameSpaces') as Map<string, EmbeddedCbor[]>).get(namespace)!;
 }
 
 /** The element an item names (ISO/IEC 18013-5 §8.3.2.1.2.2 IssuerSignedItem). */
-export function elementOf(item: Tag): string {
-  const decoded = decoder.decode(item.value as Uint8Array) as Map<string, unknown>;
+export function elementOf(item: EmbeddedCbor): string {
+  const decoded = decoder.decode(bytesOf(item)) as Map<string, unknown>;
   return decoded.get('elementIdentifier') as string;
 }
 
@@ -127,7 +140,9 @@ export async function postMdocAnswer(
   let form: Record<string, string>;
   if (request.responseMode === 'direct_post.jwt') {
     const jwk = request.encryptionJwk!;
-    const plaintext = new TextEncoder().encode(JSON.stringify({ vp_token: vpToken, state: request.state }));
+    const plaintext = new TextEncoder().encode(
+      JSON.stringify({ vp_token: vpToken, state: request.state }),
+    );
     const response = await new CompactEncrypt(plaintext)
       .setProtectedHeader({ alg: 'ECDH-ES', enc: 'A128GCM', kid: jwk.kid })
       .encrypt(await importJWK(jwk, 'ECDH-ES'));

@@ -140,7 +140,10 @@ export class MdocPresentationVerifier {
  * The verified chain (leaf first) as the outcome names it: the document signer, the anchor it ended
  * at (the last certificate itself, or the anchor that issued it), the key identifiers DCQL `aki` reads.
  */
-function chainSummary(issuerChain: readonly string[], anchors: readonly Certificate[]): X5cChainSummary {
+function chainSummary(
+  issuerChain: readonly string[],
+  anchors: readonly Certificate[],
+): X5cChainSummary {
   const chain = issuerChain.flatMap((base64) => {
     const certificate = parseCertificate(base64);
     return typeof certificate === 'string' ? [] : [certificate];
