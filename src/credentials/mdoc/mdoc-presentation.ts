@@ -15,9 +15,6 @@ import {
 
 type Failure = Extract<PresentationCheck, { verified: false }>;
 
-/** What one presented DeviceResponse may be before it is decoded: a few mdocs with a portrait each. */
-export const mdocPresentationLimits = { chars: 512 * 1024 } as const;
-
 /** The toolbox's refusal as the verifier's failure code (docs/oid4vp.md keeps the list). */
 const failureCodes: Record<MdocRefusalCode, PresentationFailureCode> = {
   malformed: 'presentation_malformed',
@@ -76,15 +73,8 @@ export class MdocPresentationVerifier {
   ): Promise<PresentationCheck> {
     const { presentation, sessionTranscript, doctype, signal } = expectation;
     if (sessionTranscript === undefined) throw new Error('An mdoc needs a session transcript');
-    if (typeof presentation !== 'string' || !/^[A-Za-z0-9_-]+$/.test(presentation)) {
+    if (typeof presentation !== 'string')
       return fail('presentation_malformed', 'the presentation is not a base64url DeviceResponse');
-    }
-    if (presentation.length > mdocPresentationLimits.chars) {
-      return fail(
-        'presentation_malformed',
-        `the presentation is longer than ${mdocPresentationLimits.chars} characters`,
-      );
-    }
     // An mdoc's x5chain usually stops below its IACA: without anchors nothing vouches for it.
     const trusted = await anchors();
     if (trusted === undefined || trusted.length === 0) {
@@ -93,6 +83,7 @@ export class MdocPresentationVerifier {
         'the verifier has no trust anchors: an mdoc is accepted only through an IACA certificate it trusts',
       );
     }
+    // The toolbox bounds the DeviceResponse (its size, documents, elements) before decoding it.
     const documents = await verifyDeviceResponse({
       deviceResponse: presentation,
       sessionTranscript,
@@ -103,7 +94,7 @@ export class MdocPresentationVerifier {
     if (documents.length !== 1) {
       return fail(
         'presentation_malformed',
-        `the DeviceResponse holds ${documents.length} documents: one a presentation`,
+        `the DeviceResponse holds ${documents.length} documents: a presentation is one mdoc`,
       );
     }
     const [mdoc] = documents;
