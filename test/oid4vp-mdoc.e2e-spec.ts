@@ -170,6 +170,24 @@ describe('OpenID4VP: ISO mdoc presentations', () => {
       const device = await holder();
       const opened = await open('dmv', responseMode);
       expect(opened.request.clientId).toMatch(/^x509_hash:/);
+      // The request object asks in OpenID4VP 1.0's words (§6, appendix B.2.2).
+      expect(opened.request.claims).toMatchObject({
+        dcql_query: {
+          credentials: [
+            {
+              id: 'mdl',
+              format: 'mso_mdoc',
+              meta: { doctype_value: mdl },
+              claims: asked.map((path) => ({ path, intent_to_retain: false })),
+            },
+          ],
+        },
+        client_metadata: {
+          vp_formats_supported: {
+            mso_mdoc: { issuerauth_alg_values: [-7], deviceauth_alg_values: [-7] },
+          },
+        },
+      });
       expect(await answer(opened, device, await mdoc(device))).toEqual({ status: 200, body: {} });
       const outcome = await read(opened);
       expect(outcome).toMatchObject({ status: 'verified', refusedAnswers: 0 });
