@@ -26,6 +26,7 @@ import { Idempotent } from '../../idempotency/idempotent.decorator.js';
 import {
   CreatePresentationRequestDto,
   dcqlQueryExample,
+  mdocDcqlQueryExample,
 } from './dto/create-presentation-request.dto.js';
 import { ListPresentationRequestsQuery } from './dto/list-presentation-requests.query.js';
 import {
@@ -37,6 +38,7 @@ import {
   PresentationRequestCredentialDto,
   requestExample,
   verifiedRequestExample,
+  verifiedMdocRequestExample,
 } from './dto/presentation-request-answer.dto.js';
 import { PresentationRequestsService } from './presentation-requests.service.js';
 import { requestLimits } from './request-limits.js';
@@ -75,7 +77,7 @@ export class PresentationRequestsController {
   @ApiOperation({
     operationId: 'createPresentationRequest',
     summary: 'Ask a wallet to present credentials',
-    description: `Answers the link for the wallet (\`openid4vp://\`, the request object by reference). The tenant is the client as \`clientIdPrefix\` says (OpenID4VP 1.0 §5.9.3): \`x509_hash\` by default when it has an active X.509 certificate (the request object signed ES256 with the chain in \`x5c\`, HAIP 1.0), else its DID (\`decentralized_identifier\`). The DCQL query is checked (formats dc+sd-jwt and ldp_vc). The request waits ${requestLimits.defaultExpiresIn} seconds unless told; at most ${requestLimits.pendingPerTenant} pending requests per tenant.`,
+    description: `Answers the link for the wallet (\`openid4vp://\`, the request object by reference). The tenant is the client as \`clientIdPrefix\` says (OpenID4VP 1.0 §5.9.3): \`x509_hash\` by default when it has an active X.509 certificate (the request object signed ES256 with the chain in \`x5c\`, HAIP 1.0), else its DID (\`decentralized_identifier\`). The DCQL query is checked (formats dc+sd-jwt, ldp_vc and mso_mdoc). The request waits ${requestLimits.defaultExpiresIn} seconds unless told; at most ${requestLimits.pendingPerTenant} pending requests per tenant.`,
   })
   @ApiBody({
     type: CreatePresentationRequestDto,
@@ -108,6 +110,10 @@ export class PresentationRequestsController {
       did: {
         summary: 'The verifier known by its DID (decentralized_identifier), no X.509',
         value: { dcqlQuery: dcqlQueryExample, clientIdPrefix: 'decentralized_identifier' },
+      },
+      mdoc: {
+        summary: 'Three elements of an mDL (mso_mdoc, ISO/IEC 18013-5), the answer encrypted',
+        value: { dcqlQuery: mdocDcqlQueryExample, responseMode: 'direct_post.jwt' },
       },
     },
   })
@@ -165,6 +171,7 @@ export class PresentationRequestsController {
     examples: {
       pending: { summary: 'Waiting for the wallet', value: requestExample },
       verified: { summary: 'Verified', value: verifiedRequestExample },
+      verifiedMdoc: { summary: 'Verified: an mDL', value: verifiedMdocRequestExample },
       failed: { summary: 'Failed', value: failedRequestExample },
     },
   })

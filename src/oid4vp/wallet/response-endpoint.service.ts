@@ -9,6 +9,7 @@ import {
 import { EventOutbox } from '../../events/event-outbox.js';
 import { invalidRequest, OAuthError } from '../../common/oauth-error.js';
 import { KeyVault } from '../../secrets/key-vault.js';
+import { Settings } from '../../config/settings.js';
 import {
   disclosedClaimsPurpose,
   type RequestSecrets,
@@ -31,9 +32,13 @@ import {
 import { disclosedClaimsOf } from './disclosed-claims.js';
 import { refusalEnding } from './refused-answers.js';
 import { drawResponseCode, redirectWithCode, type ResponseCode } from './response-code.js';
+import { redirectSessionTranscript } from './session-transcript.js';
 
 /** The most one answer's verification may take (issuer keys and status lists fetched meanwhile). */
 export const maxVerificationMs = 20_000;
+
+/** An open request with the reference it was answered at (its response URI's last segment). */
+type OpenAt = { request: PresentationRequestEntity; secrets: RequestSecrets; reference: string };
 
 type Outcome =
   | { verified: true; presented: Map<string, VerifiedPresentation[]> }
@@ -53,6 +58,7 @@ export class ResponseEndpointService {
     private readonly presentations: WalletPresentationsService,
     private readonly outbox: EventOutbox,
     @Inject(KeyVault) private readonly vault: KeyVault,
+    private readonly settings: Settings,
   ) {}
 
   async answer(
@@ -72,7 +78,7 @@ export class ResponseEndpointService {
       if (!sameState(payload.state, request.state))
         throw invalidRequest('The state is not the one of this request.');
       // Outside any transaction: no connection is held while issuer keys and status lists are fetched.
-      outcome = await this.evaluate(request, payload.vpToken);
+      outcome = await this.evaluate({ ...open, reference }, payload.vpToken);
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
       await this.refuse(request, error.description);
@@ -92,14 +98,19 @@ export class ResponseEndpointService {
     return { redirect_uri: redirectWithCode(request.redirectUri!, responseCode.code) };
   }
 
-  private async evaluate(request: PresentationRequestEntity, vpToken: unknown): Promise<Outcome> {
+  private async evaluate(open: OpenAt, vpToken: unknown): Promise<Outcome> {
     // Set once a presentation's holder proved it answers this request (nonce and client id verified).
     const progress = { bound: false };
     try {
-      const { query, formats } = queryOf(request.dcqlQuery);
+      const { query, formats, doctypes } = queryOf(open.request.dcqlQuery);
       const presentations = presentationsOf(vpToken, [...formats.keys()]);
       checkCounts(query, presentations);
-      const presented = await this.verifyEach(request, formats, presentations, progress);
+      // What an mdoc's device signature covers: this request's own values (OpenID4VP 1.0 B.2.6.1).
+      const sessionTranscript = [...formats.values()].includes('mso_mdoc')
+        ? await redirectSessionTranscript(open, this.settings.PUBLIC_BASE_URL)
+        : undefined;
+      const asked = { formats, doctypes, sessionTranscript };
+      const presented = await this.verifyEach(open.request, asked, presentations, progress);
       checkMatch(query, presented);
       return { verified: true, presented };
     } catch (error) {
@@ -111,7 +122,11 @@ export class ResponseEndpointService {
   /** Each presentation through the credentials feature's verifier, in order, under one deadline. */
   private async verifyEach(
     request: PresentationRequestEntity,
-    formats: Map<string, VerifiableFormat>,
+    asked: {
+      formats: Map<string, VerifiableFormat>;
+      doctypes: Map<string, string>;
+      sessionTranscript?: Uint8Array;
+    },
     presentations: Map<string, unknown[]>,
     progress: { bound: boolean },
   ): Promise<Map<string, VerifiedPresentation[]>> {
@@ -124,8 +139,11 @@ export class ResponseEndpointService {
         const check = await this.presentations
           .verify({
             tenantId: request.tenantId,
-            format: formats.get(id)!,
+            format: asked.formats.get(id)!,
             presentation,
+            ...(asked.formats.get(id) === 'mso_mdoc'
+              ? { sessionTranscript: asked.sessionTranscript, doctype: asked.doctypes.get(id) }
+              : {}),
             nonce: request.nonce,
             clientId: request.clientId,
             trustedIssuers: request.trustedIssuers ?? undefined,
@@ -267,6 +285,7 @@ function summaryOf(credential: VerifiedPresentation): PresentedCredentialSummary
     issuer: credential.issuer,
     ...(credential.vct === undefined ? {} : { vct: credential.vct }),
     ...(credential.types === undefined ? {} : { types: credential.types }),
+    ...(credential.doctype === undefined ? {} : { doctype: credential.doctype }),
     holderKeyThumbprint: credential.holderKeyThumbprint,
     status: credential.status,
     ...(credential.x5c === undefined
