@@ -32,6 +32,7 @@ import { Oid4vciLoginProviders1795800400000 } from '../../migrations/17958004000
 import { Oid4vciAuthorizationCode1795800450000 } from '../../migrations/1795800450000-oid4vci-authorization-code.js';
 import { WalletProviders1795800210000 } from '../../migrations/1795800210000-wallet-providers.js';
 import { KeyAttestationsRequired1795800220000 } from '../../migrations/1795800220000-key-attestations-required.js';
+import { MdocDoctype1795800520000 } from '../../migrations/1795800520000-mdoc-doctype.js';
 import { Oid4vciNotificationEvents1795800230000 } from '../../migrations/1795800230000-oid4vci-notification-events.js';
 
 export const migrations = [
@@ -68,6 +69,7 @@ export const migrations = [
   Oid4vciNotificationEvents1795800230000,
   Oid4vciLoginProviders1795800400000,
   Oid4vciAuthorizationCode1795800450000,
+  MdocDoctype1795800520000,
 ];
 
 /**
