@@ -39,6 +39,7 @@ const recordExample = {
   types: issuedExample.type,
   cryptosuite: 'eddsa-rdfc-2022',
   format: 'ldp_vc',
+  doctype: null,
   offerId: null,
   configurationId: null,
   issuedAt: '2026-11-25T10:00:00.000Z',
