@@ -303,7 +303,7 @@ export interface paths {
     put?: never;
     /**
      * Revoke, suspend or unsuspend a credential the tenant issued
-     * @description Sets (`status` absent or true) or clears (`false`, suspension only: a revocation is final) the credential's bit in its status list; the public list (and, for a revocation list, its Status List Token) shows it at once. A `dc+sd-jwt` credential has revocation only: its suspension is refused (400).
+     * @description Sets (`status` absent or true) or clears (`false`, suspension only: a revocation is final) the credential's bit in its status list; the public list (and, for a revocation list, its Status List Token) shows it at once. A `dc+sd-jwt` or `mso_mdoc` credential has revocation only: its suspension is refused (400).
      */
     post: operations['updateCredentialStatus'];
     delete?: never;
@@ -2069,7 +2069,7 @@ export interface components {
     };
     StatusRequestDto: {
       /**
-       * @description The entry's type; absent: the credential's own list is meant (a dc+sd-jwt credential's Token Status List, revocation only).
+       * @description The entry's type; absent: the credential's own list is meant (a dc+sd-jwt or mso_mdoc credential's Token Status List, revocation only).
        * @enum {string}
        */
       type?: 'BitstringStatusListEntry';
