@@ -1,4 +1,4 @@
-import { type IssuerSignedDocument } from '@auth0/mdl';
+import { VerificationAssessmentId, type IssuerSignedDocument } from '@auth0/mdl';
 import { setGlobalConfig } from '@openid4vc/openid4vci';
 import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
 import { exportJWK } from 'jose';
@@ -40,6 +40,9 @@ interface Mso {
   deviceKeyInfo: { deviceKey: Map<number, unknown> };
   status?: Map<string, Map<string, unknown>>;
 }
+
+/** @auth0/mdl's refusal of a device signature (its check's code). */
+const deviceRefusal = { code: VerificationAssessmentId.DEVICE_AUTH.DeviceSignatureValidity };
 
 const msoOf = (document: IssuerSignedDocument) =>
   document.issuerSigned.issuerAuth.decodedPayload as unknown as Mso;
@@ -159,10 +162,10 @@ describe('OpenID4VCI mso_mdoc issuance', () => {
       await exportJWK(other.privateKey),
       transcript,
     );
-    await expect(verifyMdoc(forged, iaca, transcript)).rejects.toThrow();
+    await expect(verifyMdoc(forged, iaca, transcript)).rejects.toMatchObject(deviceRefusal);
     await expect(
       verifyMdoc(presented, iaca, sessionTranscript('another session')),
-    ).rejects.toThrow();
+    ).rejects.toMatchObject(deviceRefusal);
 
     // The offer and the credential's record say mso_mdoc and the doctype.
     const read = await api<Json>(`/oid4vci/offers/${offerId}`);
@@ -191,7 +194,11 @@ describe('OpenID4VCI mso_mdoc issuance', () => {
       await exportJWK(key.privateKey),
       transcript,
     );
-    await expect(verifyMdoc(presented, otherIaca, transcript)).rejects.toThrow();
+    await expect(verifyMdoc(presented, otherIaca, transcript)).rejects.toMatchObject({
+      code: VerificationAssessmentId.ISSUER_AUTH.IssuerCertificateValidity,
+    });
+    // The same presentation passes with the tenant's IACA: the anchor alone made the difference.
+    await expect(verifyMdoc(presented, iaca, transcript)).resolves.toBeDefined();
   });
 
   it('revokes an mdoc through POST /credentials/status: its MSO’s entry flips in the status list token', async () => {
