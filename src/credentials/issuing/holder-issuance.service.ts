@@ -19,9 +19,9 @@ import { type JoseSigningKey } from '../../jose/algorithms.js';
 import { didJwkOf } from '../../jose/did-keys.js';
 import { type PublicJwk } from '../../jose/jwk.js';
 import { type StatusEntry } from '../status/status-index-allocator.js';
-import { isMdocDeviceKey, signHolderMdoc } from './holder-mdoc.js';
+import { isMdocDeviceKey, signHolderMdocs, type MdocRequest } from './holder-mdoc.js';
 
-export { isMdocDeviceKey };
+export { isMdocDeviceKey, type MdocRequest };
 
 type Json = Record<string, unknown>;
 
@@ -66,16 +66,6 @@ export interface LdpVcRequest extends HolderIssuanceOrigin {
   /** The properties of `credentialSubject` (without `id`). */
   claims: Json;
   cryptosuite: 'eddsa-rdfc-2022' | 'eddsa-jcs-2022';
-  expiresInSeconds: number | null;
-  revocable: boolean;
-}
-
-/** An ISO/IEC 18013-5 mdoc (`mso_mdoc`) whose MSO's deviceKey is the holder's key. */
-export interface MdocRequest extends HolderIssuanceOrigin {
-  format: 'mso_mdoc';
-  doctype: string;
-  /** The elements by namespace, then element identifier, as JSON (typed when signed). */
-  claims: Json;
   expiresInSeconds: number | null;
   revocable: boolean;
 }
@@ -214,13 +204,8 @@ export class HolderIssuanceService {
     } else if (request.format === 'mso_mdoc') {
       if (chain === undefined) throw new Error('an mdoc needs the document signer chain');
       const key = await this.keys.es256PrivateKey(request.tenantId, storedKey);
-      const now = new Date(this.clock());
-      for (const [n, { holder }] of prepared.entries()) {
-        if (!isMdocDeviceKey(holder.jwk)) throw new Error('an mdoc’s device key is P-256');
-        const mdoc = { ...request, deviceKey: holder.jwk, now, revocation: entries[n][0] };
-        const credential = await signHolderMdoc(mdoc, key, chain);
-        issued.push({ credentialId: holder.credentialId, credential });
-      }
+      const holders = prepared.map(({ holder }) => holder);
+      issued.push(...(await signHolderMdocs(request, holders, entries, key, chain, this.clock())));
     } else {
       const tenant = await this.dids.signerFor(request.tenantId);
       for (const [n, { holder }] of prepared.entries())
