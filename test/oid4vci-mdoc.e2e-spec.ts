@@ -4,10 +4,16 @@ import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
 import { exportJWK } from 'jose';
 import { receiveCredentials } from './support/oid4vci-holder.js';
 import { walletKey, type WalletKey } from './support/oid4vci-wallet.js';
-import { mdocOf, presentMdoc, sessionTranscript, verifyMdoc } from './support/mdoc-holder.js';
+import {
+  handoverTranscript,
+  issuedDocument,
+  presentWithAuth0,
+  verifiedWithAuth0,
+} from './support/mdoc-holder.js';
 import { startTestService, type TestService } from './support/test-service.js';
 import { readFileSync } from 'node:fs';
 import { createTestCa } from './support/test-ca.js';
+import { CertificatesService } from '../src/certificates/certificates.service.js';
 
 type Json = Record<string, unknown>;
 
@@ -39,6 +45,22 @@ interface Mso {
   validityInfo: { signed: Date; validFrom: Date; validUntil: Date };
   deviceKeyInfo: { deviceKey: Map<number, unknown> };
   status?: Map<string, Map<string, unknown>>;
+}
+
+/** An OpenID4VP 1.0 session transcript (B.2.6.1) of a verifier of our choosing, for `nonce`. */
+const transcriptFor = (nonce: string) =>
+  handoverTranscript('x509_san_dns:verifier.example', nonce, 'https://verifier.example/response');
+
+/** What an @auth0/mdl holder presents of an issued mdoc: `elements` of the mDL namespace. */
+async function present(credential: string, key: WalletKey, elements: string[], transcript: Buffer) {
+  return presentWithAuth0({
+    credential,
+    doctype,
+    namespace: ns,
+    elements,
+    devicePrivateJwk: (await exportJWK(key.privateKey)),
+    transcript,
+  });
 }
 
 /** @auth0/mdl's refusal of a device signature (its check's code). */
@@ -124,16 +146,9 @@ describe('OpenID4VCI mso_mdoc issuance', () => {
   it('issues an mDL that @auth0/mdl presents and verifies through the tenant’s IACA, elements typed as offered', async () => {
     const key = await walletKey('ES256');
     const { offerId, mdocs } = await receive([key]);
-    const mdoc = mdocOf(mdocs[0], doctype);
-    const transcript = sessionTranscript('mdoc-issuing e2e');
-    const presented = await presentMdoc(
-      mdoc,
-      doctype,
-      { namespace: ns, names: ['family_name', 'birth_date'] },
-      await exportJWK(key.privateKey),
-      transcript,
-    );
-    const verified = await verifyMdoc(presented, iaca, transcript);
+    const transcript = transcriptFor('nonce-1');
+    const presented = await present(mdocs[0], key, ['family_name', 'birth_date'], transcript);
+    const verified = await verifiedWithAuth0(presented, transcript, [iaca]);
     expect(verified.docType).toBe(doctype);
     const disclosed = verified.getIssuerNameSpace(ns);
     expect(Object.keys(disclosed).sort()).toEqual(['birth_date', 'family_name']);
@@ -144,27 +159,30 @@ describe('OpenID4VCI mso_mdoc issuance', () => {
     expect((disclosed.birth_date as Date).toISOString()).toBe('1963-08-12');
 
     // Every offered element is in the IssuerSigned; validity is the configuration's day.
-    const issued = mdoc.documents[0];
+    const issued = issuedDocument(mdocs[0], doctype);
     expect(issued.getIssuerNameSpace(ns)).toMatchObject({
       family_name: 'Mustermann',
       given_name: 'Erika',
       document_number: 'D-1234567',
     });
+    // Signed under the tenant's document signer (its certificate first in the x5chain).
+    const [documentSigner] = (await service.app
+      .get(CertificatesService)
+      .documentSignerChain('dmv'))!;
+    expect(Buffer.from(issued.issuerSigned.issuerAuth.certificate.rawData).toString('base64')).toBe(
+      documentSigner,
+    );
     const { validityInfo } = msoOf(issued);
     expect(validityInfo.validUntil.getTime() - validityInfo.validFrom.getTime()).toBe(86_400_000);
 
     // Another holder key, or another transcript, does not verify.
     const other = await walletKey('ES256');
-    const forged = await presentMdoc(
-      mdocOf(mdocs[0], doctype),
-      doctype,
-      { namespace: ns, names: ['family_name'] },
-      await exportJWK(other.privateKey),
-      transcript,
+    const forged = await present(mdocs[0], other, ['family_name'], transcript);
+    await expect(verifiedWithAuth0(forged, transcript, [iaca])).rejects.toMatchObject(
+      deviceRefusal,
     );
-    await expect(verifyMdoc(forged, iaca, transcript)).rejects.toMatchObject(deviceRefusal);
     await expect(
-      verifyMdoc(presented, iaca, sessionTranscript('another session')),
+      verifiedWithAuth0(presented, transcriptFor('nonce-2'), [iaca]),
     ).rejects.toMatchObject(deviceRefusal);
 
     // The offer and the credential's record say mso_mdoc and the doctype.
@@ -186,24 +204,18 @@ describe('OpenID4VCI mso_mdoc issuance', () => {
   it('is refused by @auth0/mdl’s verifier trusting another IACA', async () => {
     const key = await walletKey('ES256');
     const { mdocs } = await receive([key]);
-    const transcript = sessionTranscript('another anchor');
-    const presented = await presentMdoc(
-      mdocOf(mdocs[0], doctype),
-      doctype,
-      { namespace: ns, names: ['family_name'] },
-      await exportJWK(key.privateKey),
-      transcript,
-    );
-    await expect(verifyMdoc(presented, otherIaca, transcript)).rejects.toMatchObject({
+    const transcript = transcriptFor('nonce-3');
+    const presented = await present(mdocs[0], key, ['family_name'], transcript);
+    await expect(verifiedWithAuth0(presented, transcript, [otherIaca])).rejects.toMatchObject({
       code: VerificationAssessmentId.ISSUER_AUTH.IssuerCertificateValidity,
     });
     // The same presentation passes with the tenant's IACA: the anchor alone made the difference.
-    await expect(verifyMdoc(presented, iaca, transcript)).resolves.toBeDefined();
+    await expect(verifiedWithAuth0(presented, transcript, [iaca])).resolves.toBeDefined();
   });
 
   it('revokes an mdoc through POST /credentials/status: its MSO’s entry flips in the status list token', async () => {
     const { offerId, mdocs } = await receive([await walletKey('ES256')]);
-    const status = statusOf(mdocOf(mdocs[0], doctype).documents[0]);
+    const status = statusOf(issuedDocument(mdocs[0], doctype));
     expect(status.uri).toMatch(
       new RegExp(`^${service.publicBaseUrl}/ctrl/status-lists/dmv/[0-9a-f-]+/token$`),
     );
@@ -230,7 +242,7 @@ describe('OpenID4VCI mso_mdoc issuance', () => {
   it('gives each mdoc of a batch its own device key and salts', async () => {
     const keys = [await walletKey('ES256'), await walletKey('ES256')];
     const { mdocs } = await receive(keys);
-    const [one, two] = mdocs.map((issued) => mdocOf(issued, doctype).documents[0]);
+    const [one, two] = mdocs.map((issued) => issuedDocument(issued, doctype));
     const deviceX = (document: IssuerSignedDocument) =>
       Buffer.from(msoOf(document).deviceKeyInfo.deviceKey.get(-2) as Uint8Array).toString(
         'base64url',

@@ -13,15 +13,17 @@ import {
   ValidityInfo,
   ValueDigests,
 } from '@owf/mdoc';
-import { createHash, randomBytes, randomInt, type KeyObject } from 'node:crypto';
+import { createHash, randomBytes, randomInt, X509Certificate, type KeyObject } from 'node:crypto';
 import { type PublicJwk } from '../jose/jwk.js';
 import { coseKeyOf, ecJwkOfKeyObject } from './cose-keys.js';
-import { mdocContext } from './mdoc-context.js';
+import { mdocContext, type SignFunction } from './mdoc-context.js';
 
 /** The key an mdoc is signed with and its document signer chain. */
 export interface MdocSigner {
-  /** P-256: the document signer certificate's key. */
-  privateKey: KeyObject;
+  /** P-256: the document signer certificate's key; or `sign` where the key is held elsewhere. */
+  privateKey?: KeyObject;
+  /** ES256 with the document signer's key (IEEE P1363, 64 bytes), e.g. a tenant key's `sign`. */
+  sign?: SignFunction;
   /** Standard base64 DER, the document signer first, no root. */
   chain: readonly string[];
 }
@@ -52,6 +54,8 @@ const saltBytes = 32;
 export async function issueMdoc(content: MdocContent, signer: MdocSigner): Promise<string> {
   if (content.deviceKey.kty !== 'EC') throw new Error('the device key must be a P-256 key');
   if (signer.chain.length === 0) throw new Error('the document signer chain is empty');
+  const signingKey = signer.sign ?? signer.privateKey;
+  if (signingKey === undefined) throw new Error('the signer has neither a private key nor a sign');
   const items = new Map<string, IssuerSignedItem[]>();
   const digests = new Map<string, Map<number, Uint8Array>>();
   for (const [namespace, elements] of Object.entries(content.namespaces)) {
@@ -106,11 +110,11 @@ export async function issueMdoc(content: MdocContent, signer: MdocSigner): Promi
       unprotectedHeaders: UnprotectedHeaders.create({
         unprotectedHeaders: new Map([[Header.X5Chain, ders.length === 1 ? ders[0] : ders]]),
       }),
-      // The context signs with the signer's private key; this names its public half.
-      signingKey: coseKeyOf(ecJwkOfKeyObject(signer.privateKey)),
+      // The context signs with the signer's key; this names the document signer certificate's key.
+      signingKey: coseKeyOf(ecJwkOfKeyObject(new X509Certificate(ders[0]).publicKey)),
       algorithm: SignatureAlgorithm.ES256,
     },
-    mdocContext(signer.privateKey),
+    mdocContext(signingKey),
   );
   const issuerSigned = IssuerSigned.create({
     issuerNamespaces: IssuerNamespaces.create({ issuerNamespaces: items }),

@@ -11,6 +11,9 @@ import { parseCertificate, validateChain, type Certificate } from '../x509/chain
 import { x509 } from '../x509/x509.js';
 import { coseKeyOf, ecJwkOfKeyObject, publicKeyOf } from './cose-keys.js';
 
+/** A holder of a P-256 key that signs with it: ES256, IEEE P1363 r || s (64 bytes). */
+export type SignFunction = (data: Uint8Array) => Promise<Uint8Array>;
+
 /** node:crypto's names of the digests an MSO may use (ISO/IEC 18013-5 §9.1.2.4). */
 const hashes = { 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' } as const;
 
@@ -19,10 +22,10 @@ const es256 = { hash: 'sha256', signatureBytes: 64 } as const;
 
 /**
  * The context @owf/mdoc works with, built from node:crypto and the X.509 toolbox: SHA-2 digests,
- * random bytes, COSE_Sign1 ES256 (with `signingKey`, the one key it signs with), certificate chains
+ * random bytes, COSE_Sign1 ES256 (with `signingKey`, the one key it signs with, or its signer), certificate chains
  * validated by `validateChain`. Device MACs are not offered (OpenID4VP answers carry a deviceSignature).
  */
-export function mdocContext(signingKey?: KeyObject): MdocContext {
+export function mdocContext(signingKey?: KeyObject | SignFunction): MdocContext {
   return {
     crypto: {
       random: (length) => new Uint8Array(randomBytes(length)),
@@ -39,6 +42,7 @@ export function mdocContext(signingKey?: KeyObject): MdocContext {
           if (algorithm !== undefined && algorithm !== SignatureAlgorithm.ES256) {
             throw new Error('only ES256 (-7) is signed');
           }
+          if (typeof signingKey === 'function') return signingKey(toBeSigned);
           return new Uint8Array(
             sign(es256.hash, toBeSigned, { key: signingKey, dsaEncoding: 'ieee-p1363' }),
           );

@@ -1,99 +1,103 @@
-import { DeviceResponse, parse, Verifier, type IssuerSignedDocument, type MDoc } from '@auth0/mdl';
-import { type JWK } from 'jose';
-
-/** A CBOR head: major type and argument (RFC 8949 §3), for the few items written by hand below. */
-function head(major: number, argument: number): Buffer {
-  const type = major << 5;
-  if (argument < 24) return Buffer.from([type | argument]);
-  if (argument < 0x100) return Buffer.from([type | 24, argument]);
-  if (argument < 0x10000) return Buffer.from([type | 25, argument >> 8, argument & 0xff]);
-  const bytes = Buffer.alloc(5);
-  bytes[0] = type | 26;
-  bytes.writeUInt32BE(argument, 1);
-  return bytes;
-}
-
-const text = (value: string) =>
-  Buffer.concat([head(3, Buffer.byteLength(value)), Buffer.from(value, 'utf8')]);
+import { DeviceResponse, parse, Verifier, type IssuerSignedDocument } from '@auth0/mdl';
+import { encode, Tag } from 'cbor-x';
+import { createHash, type JsonWebKey } from 'node:crypto';
 
 /**
- * An OpenID4VCI mdoc (base64url of the CBOR IssuerSigned, OpenID4VCI 1.0 appendix A.2.4) as @auth0/mdl
- * reads one: a DeviceResponse of one document (ISO/IEC 18013-5 §8.3.2.1.2.2), the issued bytes as
- * they came, written around them by hand.
+ * A holder on @auth0/mdl, the mdoc library the project does not use, with the OpenID4VP transcript
+ * written by hand from OpenID4VP 1.0 appendix B.2.6.1 with cbor-x (not by src/mdoc/).
  */
-export function mdocOf(issuerSigned: string, doctype: string): MDoc {
-  const document = Buffer.concat([
-    head(5, 2),
-    text('docType'),
-    text(doctype),
-    text('issuerSigned'),
-    Buffer.from(issuerSigned, 'base64url'),
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest();
+
+/** A text string's CBOR (major type 3), written by cbor-x. */
+const tstr = (text: string) => Buffer.from(encode(text));
+
+/** SessionTranscript = [null, null, ["OpenID4VPHandover", sha256(cbor([clientId, nonce, null, responseUri]))]]. */
+export function handoverTranscript(clientId: string, nonce: string, responseUri: string): Buffer {
+  const info = Buffer.from(encode([clientId, nonce, null, responseUri]));
+  return Buffer.from(encode([null, null, ['OpenID4VPHandover', sha256(info)]]));
+}
+
+/** SessionTranscriptBytes: the transcript as a tag-24 encoded item, what @auth0/mdl takes. */
+export const transcriptBytesOf = (transcript: Buffer) =>
+  Buffer.from(encode(new Tag(transcript, 24)));
+
+/** A DeviceResponse-shaped mdoc @auth0/mdl's parser reads, around the IssuerSigned's own CBOR bytes. */
+export function mdocAround(doctype: string, issuerSigned: Buffer): Buffer {
+  return Buffer.concat([
+    Buffer.from([0xa3]), // map(3)
+    tstr('version'),
+    tstr('1.0'),
+    tstr('documents'),
+    Buffer.from([0x81, 0xa2]), // array(1), map(2)
+    tstr('docType'),
+    tstr(doctype),
+    tstr('issuerSigned'),
+    issuerSigned,
+    tstr('status'),
+    Buffer.from([0x00]),
   ]);
-  const response = Buffer.concat([
-    head(5, 3),
-    text('version'),
-    text('1.0'),
-    text('documents'),
-    head(4, 1),
-    document,
-    text('status'),
-    head(0, 0),
-  ]);
-  return parse(response);
 }
 
-/**
- * A SessionTranscript as @auth0/mdl's holder and verifier take it: a tag-24 encoded item of the array
- * `[null, null, handover]` (ISO/IEC 18013-5 §9.1.5.1), here with a handover of our choosing.
- */
-export function sessionTranscript(handover: string): Buffer {
-  const array = Buffer.concat([head(4, 3), Buffer.from([0xf6, 0xf6]), text(handover)]);
-  return Buffer.concat([Buffer.from([0xd8, 0x18]), head(2, array.length), array]);
-}
-
-/**
- * What an @auth0/mdl holder presents of the mdoc: the chosen elements of one namespace, device-signed
- * with the holder's private key over the session transcript.
- */
-export async function presentMdoc(
-  mdoc: MDoc,
-  doctype: string,
-  elements: { namespace: string; names: string[] },
-  holderKey: JWK,
-  transcript: Buffer,
-): Promise<Uint8Array> {
-  const definition = {
-    id: 'mdoc-issuing',
+/** The holder presents `elements` of a credential (base64url IssuerSigned) over the transcript. */
+export async function presentWithAuth0(p: {
+  credential: string;
+  doctype: string;
+  namespace: string;
+  elements: string[];
+  devicePrivateJwk: JsonWebKey;
+  transcript: Buffer;
+}): Promise<Buffer> {
+  const mdoc = parse(mdocAround(p.doctype, Buffer.from(p.credential, 'base64url')));
+  const presentationDefinition = {
+    id: 'mdoc-request',
     input_descriptors: [
       {
-        id: doctype,
+        id: p.doctype,
         format: { mso_mdoc: { alg: ['ES256'] } },
         constraints: {
           limit_disclosure: 'required',
-          fields: elements.names.map((name) => ({
-            path: [`$['${elements.namespace}']['${name}']`],
+          fields: p.elements.map((element) => ({
+            path: [`$['${p.namespace}']['${element}']`],
             intent_to_retain: false,
           })),
         },
       },
     ],
   };
-  const signed = await DeviceResponse.from(mdoc)
-    .usingPresentationDefinition(definition)
-    .usingSessionTranscriptBytes(transcript)
-    .authenticateWithSignature(holderKey, 'ES256')
+  const presented = await DeviceResponse.from(mdoc)
+    .usingPresentationDefinition(presentationDefinition)
+    .usingSessionTranscriptBytes(transcriptBytesOf(p.transcript))
+    .authenticateWithSignature(p.devicePrivateJwk, 'ES256')
     .sign();
-  return signed.encode();
+  return Buffer.from(presented.encode());
 }
 
-/** @auth0/mdl's own verifier with one trusted IACA (PEM): the verified document, or a rejection. */
-export async function verifyMdoc(
-  deviceResponse: Uint8Array,
-  iacaPem: string,
+/** @auth0/mdl's verifier's checks of a DeviceResponse under `rootsPem` (the IACAs it trusts). */
+export async function auth0Checks(
+  deviceResponse: Buffer,
   transcript: Buffer,
+  rootsPem: string[],
+): Promise<{ status: string; check: string; reason?: string }[]> {
+  const checks: { status: string; check: string; reason?: string }[] = [];
+  await new Verifier(rootsPem).verify(deviceResponse, {
+    encodedSessionTranscript: transcriptBytesOf(transcript),
+    onCheck: (check) => checks.push(check),
+  });
+  return checks;
+}
+
+/** @auth0/mdl's verifier under `rootsPem`, which throws at the first failed check: the verified document. */
+export async function verifiedWithAuth0(
+  deviceResponse: Buffer,
+  transcript: Buffer,
+  rootsPem: string[],
 ): Promise<IssuerSignedDocument> {
-  const verified = await new Verifier([iacaPem]).verify(deviceResponse, {
-    encodedSessionTranscript: transcript,
+  const verified = await new Verifier(rootsPem).verify(deviceResponse, {
+    encodedSessionTranscript: transcriptBytesOf(transcript),
   });
   return verified.documents[0];
 }
+
+/** The one document of an issued mdoc (base64url IssuerSigned) as @auth0/mdl reads it. */
+export const issuedDocument = (credential: string, doctype: string): IssuerSignedDocument =>
+  parse(mdocAround(doctype, Buffer.from(credential, 'base64url'))).documents[0];

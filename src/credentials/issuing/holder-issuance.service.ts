@@ -136,8 +136,7 @@ export class HolderIssuanceService {
    * mdocs, to read before the caller's statement as `issuerChain`. Undefined without an authority.
    */
   documentSignerChain(tenantId: string): Promise<string[] | undefined> {
-    // Until the certificates feature issues document signers: the ES256 key's active chain.
-    return this.certificates.activeChain(tenantId);
+    return this.certificates.documentSignerChain(tenantId);
   }
 
   /**
