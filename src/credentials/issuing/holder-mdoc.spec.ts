@@ -1,5 +1,6 @@
 import { DateOnly, IssuerSigned } from '@owf/mdoc';
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, KeyObject, webcrypto } from 'node:crypto';
+import { libraryKey, x509 } from '../../x509/x509.js';
 import { type CertificatesService } from '../../certificates/certificates.service.js';
 import { type DidService } from '../../did/did.service.js';
 import { type TenantKeys } from '../../did/tenant-keys.service.js';
@@ -9,14 +10,29 @@ import { type IssueRecorder } from './issue-recorder.js';
 
 const now = Date.parse('2026-06-01T12:00:00Z');
 const ns = 'org.iso.18013.5.1';
-/** Any DER will do: the chain is carried, not read, by the signer. */
-const chain = [Buffer.from('document signer').toString('base64')];
-
 const p256 = () => generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const holderJwk = () => p256().publicKey.export({ format: 'jwk' }) as EcPublicJwk;
+const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
+
+/** The tenant's key and a self-signed certificate of it, standing in for its document signer. */
+async function documentSigner(): Promise<{ privateKey: KeyObject; chain: string[] }> {
+  const keys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
+  const certificate = await x509.X509CertificateGenerator.createSelfSigned({
+    name: 'CN=Document signer, C=DE',
+    keys: libraryKey(keys),
+    signingAlgorithm: algorithm,
+    notBefore: new Date(now - 60_000),
+    notAfter: new Date(now + 86_400_000),
+  });
+  return {
+    privateKey: KeyObject.from(keys.privateKey),
+    chain: [Buffer.from(certificate.rawData).toString('base64')],
+  };
+}
 
 /** The service over fakes: the tenant's ES256 key as a KeyObject, one revocation entry per mdoc. */
-function setUp() {
+async function setUp() {
+  const { privateKey, chain } = await documentSigner();
   const keyReads: unknown[] = [];
   const service = new HolderIssuanceService(
     {
@@ -32,7 +48,7 @@ function setUp() {
     {
       es256PrivateKey: (tenantId: string, stored: unknown) => {
         keyReads.push([tenantId, stored]);
-        return Promise.resolve(p256().privateKey);
+        return Promise.resolve(privateKey);
       },
     } as unknown as TenantKeys,
     {} as DidService,
@@ -40,7 +56,7 @@ function setUp() {
     () => Promise.reject(new Error('no documents')),
     () => now,
   );
-  return { service, keyReads };
+  return { service, keyReads, chain };
 }
 
 const request: MdocRequest = {
@@ -56,8 +72,8 @@ const request: MdocRequest = {
 };
 
 describe('HolderIssuanceService: mdocs (ISO/IEC 18013-5, OpenID4VCI 1.0 appendix A.2)', () => {
-  it('records an mdoc as its doctype, signed with ES256', () => {
-    const { service } = setUp();
+  it('records an mdoc as its doctype, signed with ES256', async () => {
+    const { service } = await setUp();
     const [prepared] = service.prepare(request, [{ jwk: holderJwk() }]);
     expect(prepared.issue).toMatchObject({
       issuance: {
@@ -70,7 +86,7 @@ describe('HolderIssuanceService: mdocs (ISO/IEC 18013-5, OpenID4VCI 1.0 appendix
   });
 
   it('signs one IssuerSigned per holder: its key as deviceKey, typed elements, the validity asked for', async () => {
-    const { service, keyReads } = setUp();
+    const { service, keyReads, chain } = await setUp();
     const holders = [{ jwk: holderJwk() }, { jwk: holderJwk() }];
     const prepared = service.prepare(request, holders);
     const stored = { kid: 'es256-kid' } as never;
@@ -93,7 +109,7 @@ describe('HolderIssuanceService: mdocs (ISO/IEC 18013-5, OpenID4VCI 1.0 appendix
   });
 
   it('signs no mdoc without a document signer chain, nor for a key other than P-256', async () => {
-    const { service } = setUp();
+    const { service, chain } = await setUp();
     const prepared = service.prepare(request, [{ jwk: holderJwk() }]);
     await expect(service.sign(request, prepared, [null])).rejects.toThrow(/document signer/);
     const okp = { kty: 'OKP', crv: 'Ed25519', x: 'AAAA' } as const;
