@@ -97,6 +97,7 @@ describe('Credentials: issuance records', () => {
       cryptosuite: 'eddsa-rdfc-2022',
       // Issued through POST /credentials/issue: no OpenID4VCI offer.
       format: 'ldp_vc',
+      doctype: null,
       offerId: null,
       configurationId: null,
       issuedAt: expect.any(String),

@@ -212,6 +212,8 @@ describe('OpenID4VCI credential offers', () => {
       id: offer.id,
       status: 'offered',
       credentialConfigurationId: sdJwtBadge.id,
+      format: 'dc+sd-jwt',
+      doctype: null,
       credentialIds: [],
       txCodeRequired: true,
       grant: 'pre-authorized_code',

@@ -39,6 +39,7 @@ const recordExample = {
   types: issuedExample.type,
   cryptosuite: 'eddsa-rdfc-2022',
   format: 'ldp_vc',
+  doctype: null,
   offerId: null,
   configurationId: null,
   issuedAt: '2026-11-25T10:00:00.000Z',
@@ -180,7 +181,7 @@ export class CredentialsController {
     operationId: 'updateCredentialStatus',
     summary: 'Revoke, suspend or unsuspend a credential the tenant issued',
     description:
-      "Sets (`status` absent or true) or clears (`false`, suspension only: a revocation is final) the credential's bit in its status list; the public list (and, for a revocation list, its Status List Token) shows it at once. A `dc+sd-jwt` credential has revocation only: its suspension is refused (400).",
+      "Sets (`status` absent or true) or clears (`false`, suspension only: a revocation is final) the credential's bit in its status list; the public list (and, for a revocation list, its Status List Token) shows it at once. A `dc+sd-jwt` or `mso_mdoc` credential has revocation only: its suspension is refused (400).",
   })
   @ApiBody({
     type: UpdateStatusDto,

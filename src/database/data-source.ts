@@ -33,6 +33,7 @@ import { Oid4vciAuthorizationCode1795800450000 } from '../../migrations/17958004
 import { CertificatePurposes1795800510000 } from '../../migrations/1795800510000-certificate-purposes.js';
 import { WalletProviders1795800210000 } from '../../migrations/1795800210000-wallet-providers.js';
 import { KeyAttestationsRequired1795800220000 } from '../../migrations/1795800220000-key-attestations-required.js';
+import { MdocDoctype1795800520000 } from '../../migrations/1795800520000-mdoc-doctype.js';
 import { Oid4vciNotificationEvents1795800230000 } from '../../migrations/1795800230000-oid4vci-notification-events.js';
 
 export const migrations = [
@@ -70,6 +71,7 @@ export const migrations = [
   Oid4vciLoginProviders1795800400000,
   Oid4vciAuthorizationCode1795800450000,
   CertificatePurposes1795800510000,
+  MdocDoctype1795800520000,
 ];
 
 /**

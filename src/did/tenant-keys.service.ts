@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
+import { randomUUID, type KeyObject } from 'node:crypto';
 import { type EntityManager } from 'typeorm';
 import { KeyVault } from '../secrets/key-vault.js';
 import { tenantNotFound } from '../tenancy/tenant.errors.js';
@@ -70,6 +70,26 @@ export class TenantKeys {
     manager?: EntityManager,
     stored?: StoredSigningKey,
   ): Promise<Es256SigningKey> {
+    const { kid, publicJwk, privateKey } = await this.es256Key(tenantId, manager, stored);
+    return {
+      kid,
+      alg: es256,
+      publicJwk,
+      // In the promise, so that a box that does not open is a rejection, not a throw.
+      sign: (data) => new Promise<Uint8Array>((resolve) => resolve(es256Sign(privateKey(), data))),
+    };
+  }
+
+  /**
+   * The tenant's ES256 key as a `KeyObject` for signers that take one (COSE, ISO/IEC 18013-5 mdocs),
+   * read and unsealed as `es256SigningKey` does. A key under a master key this instance lacks is a 503.
+   */
+  async es256PrivateKey(tenantId: string, stored?: StoredSigningKey): Promise<KeyObject> {
+    const { privateKey } = await this.es256Key(tenantId, undefined, stored);
+    return privateKey();
+  }
+
+  private async es256Key(tenantId: string, manager?: EntityManager, stored?: StoredSigningKey) {
     const record =
       stored ??
       (await this.repository.keyOf(tenantId, es256, manager)) ??
@@ -81,17 +101,11 @@ export class TenantKeys {
       masterKeyId,
       ids: { kid },
     });
+    const box = { tenantId, purpose: signingKeyPurpose, sealed, masterKeyId, publicKey: kid };
     return {
       kid,
-      alg: es256,
       publicJwk: storedPublicJwk(publicJwk),
-      // In the promise, so that a box that does not open is a rejection, not a throw.
-      sign: (data) =>
-        new Promise<Uint8Array>((resolve) => {
-          const box = { tenantId, purpose: signingKeyPurpose, sealed, masterKeyId, publicKey: kid };
-          const key = this.unsealed.privateKey(box, (d) => p256PrivateKey(publicJwk, d));
-          resolve(es256Sign(key, data));
-        }),
+      privateKey: () => this.unsealed.privateKey(box, (d) => p256PrivateKey(publicJwk, d)),
     };
   }
 

@@ -56,6 +56,10 @@ export class CredentialConfigurationEntity {
   @Column({ type: 'varchar', length: 2048, nullable: true })
   vct: string | null;
 
+  /** mso_mdoc only: the mdoc document type (ISO/IEC 18013-5 §8.3.2.1.2.1), e.g. org.iso.18013.5.1.mDL. */
+  @Column({ type: 'varchar', length: 256, nullable: true })
+  doctype: string | null;
+
   @Column({ name: 'credential_definition', type: 'jsonb', nullable: true })
   credentialDefinition: CredentialDefinitionDto | null;
 

@@ -17,6 +17,7 @@ import {
   configurationExample,
   CreateCredentialConfigurationDto,
   CredentialConfigurationBodyDto,
+  mdocExamples,
   visitorPassExamples,
 } from './dto/credential-configuration.dto.js';
 import {
@@ -60,7 +61,7 @@ export class CredentialConfigurationsController {
     operationId: 'createCredentialConfiguration',
     summary: 'Add a credential configuration to the tenant’s OpenID4VCI issuer',
     description:
-      'The id is the `credential_configuration_id` wallets see in the issuer metadata. dc+sd-jwt needs `vct`, ldp_vc needs `credentialDefinition`. At most 50 per tenant. (In local mode the demo tenant starts with `EmployeeBadge_sd_jwt` and `EmployeeBadge_ldp_vc`; the examples add a visitor pass.)',
+      'The id is the `credential_configuration_id` wallets see in the issuer metadata. dc+sd-jwt needs `vct`, ldp_vc needs `credentialDefinition`, mso_mdoc needs `doctype` and claims by `[namespace, element]` (docs/mdoc.md). At most 50 per tenant. (In local mode the demo tenant starts with `EmployeeBadge_sd_jwt` and `EmployeeBadge_ldp_vc`; the examples add a visitor pass.)',
   })
   @ApiBody({
     type: CreateCredentialConfigurationDto,
@@ -70,6 +71,8 @@ export class CredentialConfigurationsController {
         summary: 'A W3C credential with a Data Integrity proof',
         value: visitorPassExamples.ldpVc,
       },
+      mdl: { summary: 'An ISO mobile driving licence (mso_mdoc)', value: mdocExamples.mdl },
+      pid: { summary: 'An EU PID as an mdoc (mso_mdoc)', value: mdocExamples.pid },
     },
   })
   @ApiCreatedResponse({

@@ -67,6 +67,7 @@ describe(CredentialConfigurationsService.name, () => {
       const row = {
         ...configuration,
         keyAttestationsRequired: configuration.keyAttestationsRequired ?? null,
+        doctype: configuration.doctype ?? null,
         createdAt: at,
         updatedAt: at,
       };

@@ -150,6 +150,7 @@ function viewOf(row: CredentialConfigurationEntity): CredentialConfigurationDto 
     tenantId: row.tenantId,
     format: row.format,
     vct: row.vct,
+    doctype: row.doctype ?? null,
     credentialDefinition: row.credentialDefinition,
     claims: row.claims,
     display: row.display,

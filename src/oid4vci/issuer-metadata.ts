@@ -42,20 +42,15 @@ export function credentialIssuerMetadata(
  * configuration's id, already a scope token (RFC 6749 §3.3), by which a wallet may ask for it (§5.1.2).
  */
 function supported(configuration: CredentialConfigurationDto): Record<string, unknown> {
-  const sdJwt = configuration.format === 'dc+sd-jwt';
   return {
     format: configuration.format,
     scope: configuration.id,
-    ...(sdJwt
-      ? { vct: configuration.vct }
-      : { credential_definition: configuration.credentialDefinition }),
-    cryptographic_binding_methods_supported: sdJwt ? ['jwk'] : ['jwk', 'did:key', 'did:jwk'],
-    credential_signing_alg_values_supported: [
-      sdJwt ? configuration.signingAlgorithm : configuration.cryptosuite,
-    ],
+    ...formatMembers(configuration),
     proof_types_supported: {
       jwt: {
-        proof_signing_alg_values_supported: proofSigningAlgorithms,
+        // The mdoc's device key is a P-256 key (ISO/IEC 18013-5 §9.1.5.2, HAIP 1.0 §5.3).
+        proof_signing_alg_values_supported:
+          configuration.format === 'mso_mdoc' ? ['ES256'] : proofSigningAlgorithms,
         // Appendix D.1: every proof then carries a key attestation.
         ...(configuration.keyAttestationsRequired === null
           ? {}
@@ -64,6 +59,31 @@ function supported(configuration: CredentialConfigurationDto): Record<string, un
     },
     credential_metadata: { display: configuration.display, claims: configuration.claims },
   };
+}
+
+/** What each format says of itself (OpenID4VCI 1.0 appendix A.1.1, A.2.2, A.3.2). */
+function formatMembers(configuration: CredentialConfigurationDto): Record<string, unknown> {
+  switch (configuration.format) {
+    case 'dc+sd-jwt':
+      return {
+        vct: configuration.vct,
+        cryptographic_binding_methods_supported: ['jwk'],
+        credential_signing_alg_values_supported: [configuration.signingAlgorithm],
+      };
+    case 'mso_mdoc':
+      // COSE algorithm identifiers for mdocs: -7 is ES256 (RFC 9053 §2.1).
+      return {
+        doctype: configuration.doctype,
+        cryptographic_binding_methods_supported: ['cose_key'],
+        credential_signing_alg_values_supported: [-7],
+      };
+    case 'ldp_vc':
+      return {
+        credential_definition: configuration.credentialDefinition,
+        cryptographic_binding_methods_supported: ['jwk', 'did:key', 'did:jwk'],
+        credential_signing_alg_values_supported: [configuration.cryptosuite],
+      };
+  }
 }
 
 /** How long signed metadata is good for (`exp`): a copy kept aside learns of a new certificate within a day. */

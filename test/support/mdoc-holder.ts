@@ -1,5 +1,5 @@
 import { createHash, type JsonWebKey } from 'node:crypto';
-import { DeviceResponse, Verifier } from '@auth0/mdl';
+import { DeviceResponse, parse, Verifier, type IssuerSignedDocument } from '@auth0/mdl';
 import { Decoder, encode, Encoder, Tag } from 'cbor-x';
 import { calculateJwkThumbprint, CompactEncrypt, decodeJwt, importJWK, type JWK } from 'jose';
 
@@ -213,3 +213,19 @@ export async function auth0Checks(
   });
   return checks;
 }
+
+/** @auth0/mdl's verifier under `rootsPem`, which throws at the first failed check: the verified document. */
+export async function verifiedWithAuth0(
+  deviceResponse: Buffer,
+  transcript: Buffer,
+  rootsPem: string[],
+): Promise<IssuerSignedDocument> {
+  const verified = await new Verifier(rootsPem).verify(deviceResponse, {
+    encodedSessionTranscript: transcriptBytesOf(transcript),
+  });
+  return verified.documents[0];
+}
+
+/** The one document of an issued mdoc (base64url IssuerSigned) as @auth0/mdl reads it. */
+export const issuedDocument = (credential: string, doctype: string): IssuerSignedDocument =>
+  parse(mdocAround(doctype, Buffer.from(credential, 'base64url'))).documents[0];

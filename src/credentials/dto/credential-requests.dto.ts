@@ -127,7 +127,7 @@ export class StatusRequestDto {
   @ApiPropertyOptional({
     enum: ['BitstringStatusListEntry'],
     description:
-      "The entry's type; absent: the credential's own list is meant (a dc+sd-jwt credential's Token Status List, revocation only).",
+      "The entry's type; absent: the credential's own list is meant (a dc+sd-jwt or mso_mdoc credential's Token Status List, revocation only).",
   })
   @IsOptional()
   @Equals('BitstringStatusListEntry', { message: "must be 'BitstringStatusListEntry'" })

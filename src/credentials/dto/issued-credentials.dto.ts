@@ -6,7 +6,7 @@ import { CursorPageDto } from '../../common/page-dto.js';
 export const credentialStates = ['active', 'suspended', 'revoked'] as const;
 export type CredentialState = (typeof credentialStates)[number];
 
-export const credentialFormats = ['ldp_vc', 'dc+sd-jwt'] as const;
+export const credentialFormats = ['ldp_vc', 'dc+sd-jwt', 'mso_mdoc'] as const;
 export type CredentialFormat = (typeof credentialFormats)[number];
 
 export class ListCredentialsQuery extends CursorPageQuery {
@@ -54,7 +54,8 @@ export class IssuedCredentialRecordDto {
   types!: string[];
 
   @ApiProperty({
-    description: 'The Data Integrity cryptosuite (`ldp_vc`), or the JOSE `alg` (`dc+sd-jwt`).',
+    description:
+      'The Data Integrity cryptosuite (`ldp_vc`), or the JOSE `alg` (`dc+sd-jwt`; `ES256` for `mso_mdoc`, COSE -7).',
     example: 'eddsa-rdfc-2022',
   })
   cryptosuite!: string;
@@ -65,6 +66,14 @@ export class IssuedCredentialRecordDto {
     example: 'ldp_vc',
   })
   format!: CredentialFormat;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'mso_mdoc: the mdoc document type (also its one `types` entry); null otherwise.',
+    example: null,
+  })
+  doctype!: string | null;
 
   @ApiProperty({
     type: 'string',

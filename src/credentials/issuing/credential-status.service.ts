@@ -35,8 +35,8 @@ export class CredentialStatusService {
   }
 
   /**
-   * A dc+sd-jwt credential has no suspension entry: its Token Status List has one bit, revocation
-   * (docs/oid4vci.md, Token Status List); said so rather than "not found".
+   * A dc+sd-jwt or mso_mdoc credential has no suspension entry: its Token Status List has one bit,
+   * revocation (docs/oid4vci.md, Token Status List); said so rather than "not found".
    */
   private async noSuspension(
     tenantId: string,
@@ -46,14 +46,16 @@ export class CredentialStatusService {
   ): Promise<DomainException | undefined> {
     const notFound = error instanceof DomainException && error.code === 'CREDENTIAL_NOT_FOUND';
     if (!notFound || purpose !== 'suspension') return undefined;
-    if ((await this.records.formatOf(tenantId, credentialId)) !== 'dc+sd-jwt') return undefined;
+    const format = await this.records.formatOf(tenantId, credentialId);
+    if (format !== 'dc+sd-jwt' && format !== 'mso_mdoc') return undefined;
+    const kind = format === 'dc+sd-jwt' ? 'an SD-JWT VC (dc+sd-jwt)' : 'an mdoc (mso_mdoc)';
     return new DomainException(
       'VALIDATION_FAILED',
-      `Credential '${credentialId}' is an SD-JWT VC (dc+sd-jwt), which cannot be suspended: its status list has one bit, revocation.`,
+      `Credential '${credentialId}' is ${kind}, which cannot be suspended: its status list has one bit, revocation.`,
       [
         {
           field: 'credentialStatus.statusPurpose',
-          message: 'must be revocation for a dc+sd-jwt credential (no suspension)',
+          message: `must be revocation for a ${format} credential (no suspension)`,
         },
       ],
     );

@@ -19,6 +19,9 @@ import { type JoseSigningKey } from '../../jose/algorithms.js';
 import { didJwkOf } from '../../jose/did-keys.js';
 import { type PublicJwk } from '../../jose/jwk.js';
 import { type StatusEntry } from '../status/status-index-allocator.js';
+import { isMdocDeviceKey, signHolderMdocs, type MdocRequest } from './holder-mdoc.js';
+
+export { isMdocDeviceKey, type MdocRequest };
 
 type Json = Record<string, unknown>;
 
@@ -67,12 +70,15 @@ export interface LdpVcRequest extends HolderIssuanceOrigin {
   revocable: boolean;
 }
 
-export type HolderIssueRequest = SdJwtVcRequest | LdpVcRequest;
+export type HolderIssueRequest = SdJwtVcRequest | LdpVcRequest | MdocRequest;
 
 /** One issued credential: its record id (`GET /credentials/{id}`) and the credential itself. */
 export interface HolderCredential {
   credentialId: string;
-  /** The SD-JWT VC as its compact serialisation (`<jwt>~<disclosure>~...~`), or the ldp_vc document. */
+  /**
+   * The SD-JWT VC as its compact serialisation (`<jwt>~<disclosure>~...~`), the ldp_vc document, or
+   * the mdoc's IssuerSigned as base64url CBOR.
+   */
   credential: string | Json;
 }
 
@@ -86,6 +92,14 @@ export type RecordedHolder = HolderKey & { credentialId: string };
 export interface PreparedHolderIssue {
   holder: RecordedHolder;
   issue: PreparedIssue;
+}
+
+/** What the record says the credential is: its types, and its cryptosuite or signature algorithm. */
+function typesOf(request: HolderIssueRequest): [string[], string] {
+  if (request.format === 'dc+sd-jwt') return [[request.vct], request.signingAlgorithm];
+  // An mdoc's type is its doctype; it is signed with ES256 (COSE -7).
+  if (request.format === 'mso_mdoc') return [[request.doctype], 'ES256'];
+  return [request.credentialDefinition.type, request.cryptosuite];
 }
 
 /** Who a holder issuance's record names as its issuer: the offer, as no API caller is there. */
@@ -118,6 +132,14 @@ export class HolderIssuanceService {
   }
 
   /**
+   * The Document Signer chain of the tenant's ES256 key (ISO/IEC 18013-5 Annex B) that signs its
+   * mdocs, to read before the caller's statement as `issuerChain`. Undefined without an authority.
+   */
+  documentSignerChain(tenantId: string): Promise<string[] | undefined> {
+    return this.certificates.documentSignerChain(tenantId);
+  }
+
+  /**
    * The records of `request`'s credentials, one per holder, for the caller's statement (the credential
    * endpoint's, which takes the offer in the same statement): `IssueRecorder.inStatement` runs it.
    */
@@ -127,10 +149,7 @@ export class HolderIssuanceService {
     }
     return holders.map((holder) => {
       const credentialId = holder.credentialId ?? `urn:uuid:${randomUUID()}`;
-      const [types, cryptosuite] =
-        request.format === 'dc+sd-jwt'
-          ? [[request.vct], request.signingAlgorithm]
-          : [request.credentialDefinition.type, request.cryptosuite];
+      const [types, cryptosuite] = typesOf(request);
       const issue = this.recorder.prepare({
         tenantId: request.tenantId,
         credentialId,
@@ -162,7 +181,8 @@ export class HolderIssuanceService {
   /**
    * Signs the credentials `prepare` recorded, once their statement committed with what its entries
    * took (`taken`, in order). `chain`, from `issuerChain`, goes into the header of an SD-JWT VC signed
-   * with the ES256 key; an EdDSA one (the DID's Ed25519 key) has no certificate, so no `x5c`.
+   * with the ES256 key; an EdDSA one (the DID's Ed25519 key) has no certificate, so no `x5c`. For an
+   * mdoc it is the `documentSignerChain`, the MSO's x5chain, which it requires.
    * `storedKey`: the tenant's ES256 key row when the caller's statement read it.
    */
   async sign(
@@ -180,6 +200,11 @@ export class HolderIssuanceService {
       const key = await this.joseKey(request, chain, storedKey);
       for (const [n, { holder }] of prepared.entries())
         issued.push(await this.sdJwtVc(request, key, holder, entries[n]));
+    } else if (request.format === 'mso_mdoc') {
+      if (chain === undefined) throw new Error('an mdoc needs the document signer chain');
+      const key = await this.keys.es256PrivateKey(request.tenantId, storedKey);
+      const holders = prepared.map(({ holder }) => holder);
+      issued.push(...(await signHolderMdocs(request, holders, entries, key, chain, this.clock())));
     } else {
       const tenant = await this.dids.signerFor(request.tenantId);
       for (const [n, { holder }] of prepared.entries())

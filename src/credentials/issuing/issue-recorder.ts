@@ -18,7 +18,7 @@ export interface Issuance {
   issuedBy: string;
   purposes: StatusPurpose[];
   /** `ldp_vc` when absent. */
-  format?: 'ldp_vc' | 'dc+sd-jwt';
+  format?: 'ldp_vc' | 'dc+sd-jwt' | 'mso_mdoc';
   /** The OpenID4VCI offer and credential configuration it was issued for. */
   origin?: { offerId: string; configurationId: string };
 }

@@ -34,7 +34,7 @@ export class IssuedCredentialEntity {
   @Column({ type: 'varchar', length: 32 })
   cryptosuite: string;
 
-  /** `ldp_vc` or `dc+sd-jwt` (OpenID4VCI 1.0 Appendix A); for `dc+sd-jwt`, `cryptosuite` is the JOSE alg. */
+  /** `ldp_vc`, `dc+sd-jwt` or `mso_mdoc` (OpenID4VCI 1.0 Appendix A); for the last two `cryptosuite` is the JOSE alg. */
   @Column({ type: 'varchar', length: 16, default: 'ldp_vc' })
   format: string;
 

@@ -66,6 +66,7 @@ describe('issued credentials', () => {
       types: ['VerifiableCredential'],
       cryptosuite: 'eddsa-rdfc-2022',
       format: 'ldp_vc',
+      doctype: null,
       offerId: null,
       configurationId: null,
       issuedAt: '2026-01-01T00:00:01.000Z',
@@ -82,6 +83,29 @@ describe('issued credentials', () => {
     await expect(codeOf(service.get('acme', 'urn:example:2'))).resolves.toBe(
       'CREDENTIAL_NOT_FOUND',
     );
+  });
+
+  it('shows an mdoc as mso_mdoc with its doctype, and an unknown stored format as ldp_vc', async () => {
+    const mdoc = {
+      ...row(2),
+      types: ['org.iso.18013.5.1.mDL'],
+      cryptosuite: 'ES256',
+      format: 'mso_mdoc',
+      offer_id: 'offer-1',
+      configuration_id: 'mDL',
+    };
+    const { service } = setUp([mdoc, { ...row(3), format: 'jwt_vc_json' }]);
+    expect(await service.get('acme', mdoc.id)).toMatchObject({
+      format: 'mso_mdoc',
+      doctype: 'org.iso.18013.5.1.mDL',
+      types: ['org.iso.18013.5.1.mDL'],
+      cryptosuite: 'ES256',
+      configurationId: 'mDL',
+    });
+    expect(await service.get('acme', 'urn:example:3')).toMatchObject({
+      format: 'ldp_vc',
+      doctype: null,
+    });
   });
 
   it('is TENANT_NOT_FOUND for an unknown tenant before any record is read', async () => {

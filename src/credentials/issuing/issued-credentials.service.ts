@@ -5,6 +5,8 @@ import { cursorPage, cursorWindow } from '../../common/cursor-page.js';
 import { DidService } from '../../did/did.service.js';
 import { IssuedCredentialRepository, type RecordRow } from './issued-credential.repository.js';
 import {
+  credentialFormats,
+  type CredentialFormat,
   type IssuedCredentialPageDto,
   type IssuedCredentialRecordDto,
   type ListCredentialsQuery,
@@ -64,7 +66,8 @@ export class IssuedCredentialsService {
       id: row.id,
       types: row.types,
       cryptosuite: row.cryptosuite,
-      format: row.format === 'dc+sd-jwt' ? 'dc+sd-jwt' : 'ldp_vc',
+      format: formatOf(row.format),
+      doctype: row.format === 'mso_mdoc' ? (row.types[0] ?? null) : null,
       offerId: row.offer_id,
       configurationId: row.configuration_id,
       issuedAt: row.created_at.toISOString(),
@@ -77,4 +80,11 @@ export class IssuedCredentialsService {
       })),
     };
   }
+}
+
+/** The stored format; rows from before formats were recorded are ldp_vc. */
+function formatOf(stored: string): CredentialFormat {
+  return (credentialFormats as readonly string[]).includes(stored)
+    ? (stored as CredentialFormat)
+    : 'ldp_vc';
 }

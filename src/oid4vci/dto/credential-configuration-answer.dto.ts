@@ -33,7 +33,15 @@ export class CredentialConfigurationDto {
   vct!: string | null;
 
   @ApiProperty({
-    description: 'ldp_vc: the credential definition; null for dc+sd-jwt.',
+    type: 'string',
+    nullable: true,
+    example: null,
+    description: 'mso_mdoc: the mdoc document type; null for the other formats.',
+  })
+  doctype!: string | null;
+
+  @ApiProperty({
+    description: 'ldp_vc: the credential definition; null for the other formats.',
     // OpenAPI 3.0 has no null type: the second branch is null alone.
     oneOf: [
       { $ref: getSchemaPath(CredentialDefinitionDto) },
@@ -67,7 +75,7 @@ export class CredentialConfigurationDto {
     enum: [...signingAlgorithms, null],
     nullable: true,
     example: 'ES256',
-    description: 'dc+sd-jwt: the JOSE algorithm; null for ldp_vc.',
+    description: 'dc+sd-jwt: the JOSE algorithm; mso_mdoc: ES256 (COSE -7); null for ldp_vc.',
   })
   signingAlgorithm!: SigningAlgorithm | null;
 

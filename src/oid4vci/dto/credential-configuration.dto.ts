@@ -11,6 +11,7 @@ import {
   IsString,
   Matches,
   Max,
+  MaxLength,
   Min,
   ValidateNested,
 } from 'class-validator';
@@ -25,7 +26,7 @@ import {
 } from './credential-display.dto.js';
 import { KeyAttestationsRequiredDto } from './key-attestations-required.dto.js';
 
-export const formats = ['dc+sd-jwt', 'ldp_vc'] as const;
+export const formats = ['dc+sd-jwt', 'ldp_vc', 'mso_mdoc'] as const;
 export type CredentialFormat = (typeof formats)[number];
 export const signingAlgorithms = ['ES256', 'EdDSA'] as const;
 export type SigningAlgorithm = (typeof signingAlgorithms)[number];
@@ -44,6 +45,7 @@ export const configurationExample = {
   tenantId: 'acme',
   format: 'dc+sd-jwt' as CredentialFormat,
   vct: 'https://acme.example/credentials/employee-badge',
+  doctype: null as string | null,
   credentialDefinition: null,
   claims: [
     { path: ['given_name'], mandatory: true, display: [{ name: 'Given name', locale: 'en' }] },
@@ -116,6 +118,74 @@ export const visitorPassExamples = {
   },
 };
 
+/** The ISO namespace of the mDL's elements (ISO/IEC 18013-5 §7.2.1). */
+const mdlNamespace = 'org.iso.18013.5.1';
+/** The EU PID's namespace (PID Rulebook, ISO/IEC 18013-5 encoding). */
+const pidNamespace = 'eu.europa.ec.eudi.pid.1';
+
+/** mso_mdoc examples (OpenID4VCI 1.0 appendix A.2): a mobile driving licence and an EU PID. */
+export const mdocExamples = {
+  mdl: {
+    id: 'mDL',
+    format: 'mso_mdoc',
+    doctype: 'org.iso.18013.5.1.mDL',
+    claims: [
+      {
+        path: [mdlNamespace, 'family_name'],
+        mandatory: true,
+        display: [{ name: 'Family name', locale: 'en' }],
+      },
+      {
+        path: [mdlNamespace, 'given_name'],
+        mandatory: true,
+        display: [{ name: 'Given name', locale: 'en' }],
+      },
+      {
+        path: [mdlNamespace, 'birth_date'],
+        mandatory: true,
+        display: [{ name: 'Date of birth', locale: 'en' }],
+      },
+      {
+        path: [mdlNamespace, 'document_number'],
+        display: [{ name: 'Licence number', locale: 'en' }],
+      },
+      { path: [mdlNamespace, 'expiry_date'], display: [{ name: 'Expiry date', locale: 'en' }] },
+      {
+        path: [mdlNamespace, 'driving_privileges'],
+        display: [{ name: 'Categories', locale: 'en' }],
+      },
+    ],
+    display: [{ name: 'Mobile driving licence', locale: 'en' }],
+    expiresInSeconds: 31_536_000,
+  },
+  pid: {
+    id: 'PID',
+    format: 'mso_mdoc',
+    doctype: 'eu.europa.ec.eudi.pid.1',
+    claims: [
+      {
+        path: [pidNamespace, 'family_name'],
+        mandatory: true,
+        display: [{ name: 'Family name', locale: 'en' }],
+      },
+      {
+        path: [pidNamespace, 'given_name'],
+        mandatory: true,
+        display: [{ name: 'Given name', locale: 'en' }],
+      },
+      {
+        path: [pidNamespace, 'birth_date'],
+        mandatory: true,
+        display: [{ name: 'Date of birth', locale: 'en' }],
+      },
+      { path: [pidNamespace, 'age_over_18'], display: [{ name: 'Over 18', locale: 'en' }] },
+      { path: [pidNamespace, 'nationality'], display: [{ name: 'Nationality', locale: 'en' }] },
+    ],
+    display: [{ name: 'Person identification data', locale: 'en' }],
+    expiresInSeconds: 7_776_000,
+  },
+};
+
 /** A configuration's definition: the body of an update, and of a create with its `id`. */
 export class CredentialConfigurationBodyDto {
   @ApiProperty({ enum: formats, example: configurationExample.format })
@@ -131,6 +201,17 @@ export class CredentialConfigurationBodyDto {
   @IsString()
   @Matches(/^[^\s\p{Cc}]{1,2048}$/u, { message: 'must be 1-2048 characters without spaces' })
   vct?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'The mdoc document type (ISO/IEC 18013-5); required for mso_mdoc, refused otherwise.',
+    example: mdocExamples.mdl.doctype,
+    maxLength: 256,
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
+  doctype?: string;
 
   @ApiPropertyOptional({
     type: CredentialDefinitionDto,
@@ -185,7 +266,8 @@ export class CredentialConfigurationBodyDto {
     type: 'integer',
     minimum: limits.minExpiresIn,
     maximum: limits.maxExpiresIn,
-    description: 'How long issued credentials are valid, in seconds. Default: no expiry.',
+    description:
+      'How long issued credentials are valid, in seconds. Default: no expiry; for mso_mdoc a year (an MSO always has validUntil).',
     example: configurationExample.expiresInSeconds,
   })
   @IsOptional()
@@ -203,7 +285,8 @@ export class CredentialConfigurationBodyDto {
 
   @ApiPropertyOptional({
     enum: signingAlgorithms,
-    description: 'dc+sd-jwt only: the JOSE algorithm of the issuer signature. Default: ES256.',
+    description:
+      'dc+sd-jwt: the JOSE algorithm of the issuer signature (default ES256); mso_mdoc: ES256 only (COSE -7); refused for ldp_vc.',
   })
   @IsOptional()
   @IsIn(signingAlgorithms, { message: `must be one of ${signingAlgorithms.join(', ')}` })

@@ -1,6 +1,6 @@
 import { type DomainException } from '../../common/problem/domain.exception.js';
 import { type ConfigurationDefinition } from '../credential-configuration.rules.js';
-import { checkClaims, drawTxCode } from './offer.rules.js';
+import { checkClaims, checkMdocElements, drawTxCode } from './offer.rules.js';
 
 const definition = (
   format: ConfigurationDefinition['format'],
@@ -81,5 +81,38 @@ describe('drawTxCode', () => {
     });
     expect(drawTxCode({ length: 8, inputMode: 'text' })!.code).toMatch(/^[A-HJKMNP-Z2-9]{8}$/);
     expect(drawTxCode(undefined)).toBeNull();
+  });
+});
+
+describe('checkMdocElements', () => {
+  const ns = 'org.iso.18013.5.1';
+  const errorsOf = (claims: Record<string, unknown>) => {
+    try {
+      checkMdocElements(claims);
+      return [];
+    } catch (error) {
+      return (error as DomainException).errors ?? [];
+    }
+  };
+
+  it('takes elements of the types ISO/IEC 18013-5 gives them', () => {
+    expect(errorsOf({ [ns]: { family_name: 'Mustermann', birth_date: '1963-08-12' } })).toEqual([]);
+  });
+
+  it('names each element of the wrong type, and a namespace that holds no elements', () => {
+    const fields = errorsOf({
+      [ns]: { birth_date: 19630812, family_name: 'Mustermann', expiry_date: 'soon' },
+    }).map((error) => error.field);
+    expect(fields.sort()).toEqual([`claims.${ns}.birth_date`, `claims.${ns}.expiry_date`]);
+    expect(errorsOf({ [ns]: 'Mustermann' }).map((error) => error.field)).toEqual([`claims.${ns}`]);
+  });
+
+  it('checks mdoc claims alongside the configuration’s: described elements only, no reserved names', () => {
+    const mdl = definition('mso_mdoc', [{ path: [ns, 'family_name'], mandatory: true }]);
+    expect(refused({ [ns]: { family_name: 'Mustermann' } }, mdl)).toEqual([]);
+    expect(refused({ [ns]: { portrait: 'x' } }, mdl)).toEqual([
+      `claims.${ns}.portrait`,
+      `claims.${ns}.family_name`,
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { type FieldError } from '../../common/problem/problem.js';
+import { elementValues } from '../../mdoc/elements.js';
 import { type ConfigurationDefinition } from '../credential-configuration.rules.js';
 import { type ClaimPathElement } from '../dto/credential-display.dto.js';
 import { type OfferGrant, type TxCodeDescription } from './offer.entity.js';
@@ -28,6 +29,8 @@ const reservedClaims: Record<ConfigurationDefinition['format'], readonly string[
     '...',
   ],
   ldp_vc: ['id'],
+  // An mdoc's claims are namespaces: what the issuer sets lives in the MSO, not among them.
+  mso_mdoc: [],
 };
 
 const fieldOf = (path: Path) => ['claims', ...path].join('.');
@@ -126,6 +129,18 @@ export function checkClaims(
     });
   }
   if (errors.length > 0) throw offerInvalid(errors);
+}
+
+/**
+ * An mdoc's claims (ISO/IEC 18013-5 §8.3.2.1.2.2): namespaces of elements, each value of the type its
+ * element has (`full-date` for dates, bytes for portraits); a wrong one is named by its element.
+ */
+export function checkMdocElements(claims: Record<string, unknown>): void {
+  const typed = elementValues(claims);
+  if ('errors' in typed)
+    throw offerInvalid(
+      typed.errors.map(({ path, message }) => ({ field: fieldOf(path), message })),
+    );
 }
 
 /** Whether the claims hold the path; null asks for a non-empty array whose every element holds the rest. */

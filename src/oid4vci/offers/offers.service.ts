@@ -34,6 +34,7 @@ import { offerLimits } from './offer-limits.js';
 import { OfferRepository, type NewOffer } from './offer.repository.js';
 import {
   checkClaims,
+  checkMdocElements,
   credentialOfferOf,
   drawTxCode,
   offerLinkOf,
@@ -77,6 +78,7 @@ export class OffersService {
     const grant = input.grant ?? 'pre-authorized_code';
     checkGrant(input, definition);
     checkClaims(input.claims, definition, Object.keys(definition.claimsFromLogin ?? {}));
+    if (definition.format === 'mso_mdoc') checkMdocElements(input.claims);
     const txCode = drawTxCode(input.txCode === false ? undefined : input.txCode);
     const id = randomUUID();
     const secrets: OfferSecrets = { preAuthorizedCode: drawSecret(), reference: drawSecret() };
@@ -310,6 +312,8 @@ function viewOf(row: OfferEntity, now: number): OfferDto {
     id: row.id,
     status: statusOf(row, now),
     credentialConfigurationId: row.configurationId,
+    format: row.configuration.format,
+    doctype: row.configuration.doctype ?? null,
     credentialIds: row.credentialIds,
     txCodeRequired: row.txCode !== null,
     grant: row.grantType,
@@ -343,6 +347,7 @@ function definitionOf(configuration: CredentialConfigurationDto): ConfigurationD
   return {
     format: configuration.format,
     vct: configuration.vct,
+    doctype: configuration.doctype,
     credentialDefinition: configuration.credentialDefinition,
     claims: configuration.claims,
     display: configuration.display,

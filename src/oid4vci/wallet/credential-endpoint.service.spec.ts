@@ -95,6 +95,10 @@ function newTestService() {
     }[],
     /** The tenants whose chain was read, and what the transactions log held at each read. */
     chainReads: [] as { tenantId: string; log: string[]; read: unknown }[],
+    /** The tenant's mdoc Document Signer chain; undefined without an authority. */
+    documentSigner: ['ds-der'] as string[] | undefined,
+    /** The tenants whose Document Signer chain was read, and what the transactions log held then. */
+    signerReads: [] as { tenantId: string; log: string[] }[],
     /** The tenant's active certificate as the token's read finds it with the offer. */
     certificate: {
       x5c: ['leaf-der'],
@@ -102,6 +106,8 @@ function newTestService() {
       notAfter: new Date(start + 86_400_000),
     },
     lookups: [] as Buffer[],
+    /** The configuration the token's read finds with the offer. */
+    configuration,
   };
   const offers = {
     findByAccessToken: (hash: Buffer) => {
@@ -112,7 +118,7 @@ function newTestService() {
       fakes.lookups.push(hash);
       return Promise.resolve(
         hash.equals(secretHash(token))
-          ? { ...fakes.offer, configuration, certificate: fakes.certificate }
+          ? { ...fakes.offer, configuration: fakes.configuration, certificate: fakes.certificate }
           : undefined,
       );
     },
@@ -142,6 +148,10 @@ function newTestService() {
     },
   } as unknown as CredentialRequestRepository;
   const holderIssuance = {
+    documentSignerChain: (tenantId: string) => {
+      fakes.signerReads.push({ tenantId, log: [...transactions.log] });
+      return Promise.resolve(fakes.documentSigner);
+    },
     issuerChain: (tenantId: string, read: unknown) => {
       fakes.chainReads.push({ tenantId, log: [...transactions.log], read });
       return Promise.resolve(['leaf-der', 'intermediate-der']);
@@ -206,11 +216,11 @@ const call: ProtectedCall = {
 };
 
 /** A holder's key proof (OpenID4VCI 1.0 Appendix F.1) with this nonce, made now. */
-async function keyProof(nonce: string): Promise<string> {
-  const { privateKey, publicKey } = await generateKeyPair('ES256');
+async function keyProof(nonce: string, alg: 'ES256' | 'EdDSA' = 'ES256'): Promise<string> {
+  const { privateKey, publicKey } = await generateKeyPair(alg);
   return new SignJWT({ aud: issuer, iat: Math.floor(start / 1000), nonce })
     .setProtectedHeader({
-      alg: 'ES256',
+      alg,
       typ: 'openid4vci-proof+jwt',
       jwk: await exportJWK(publicKey),
     })
@@ -345,6 +355,56 @@ describe(CredentialEndpointService.name, () => {
       expect(issued[0].storedKey).toBeUndefined();
     });
 
+    describe('for an mso_mdoc offer', () => {
+      const mdocConfiguration = {
+        ...configuration,
+        format: 'mso_mdoc',
+        vct: null,
+        doctype: 'org.iso.18013.5.1.mDL',
+        selectivelyDisclosable: null,
+        expiresInSeconds: 3600,
+      } as unknown as ConfigurationDefinition;
+      const mdocService = () => {
+        const test = newTestService();
+        test.fakes.offer = { ...test.fakes.offer, format: 'mso_mdoc', signingAlgorithm: 'ES256' };
+        test.fakes.issuable = { ...test.fakes.issuable!, configuration: mdocConfiguration };
+        test.fakes.configuration = mdocConfiguration;
+        return test;
+      };
+      const body = async (alg: 'ES256' | 'EdDSA' = 'ES256') => ({
+        credential_configuration_id: 'Badge',
+        proofs: { jwt: [await keyProof('n-1', alg)] },
+      });
+
+      it('reads the Document Signer chain before the statement, the ES256 key in it, and signs an mdoc', async () => {
+        const { service, fakes, issued, chainReads, taken, key } = mdocService();
+        await request(service, await body());
+        expect(fakes.signerReads).toEqual([{ tenantId: 'acme', log: [] }]);
+        expect(chainReads).toEqual([]);
+        expect(taken[0].keyAlgorithm).toBe('ES256');
+        expect(issued[0]).toMatchObject({ chain: ['ds-der'], storedKey: key });
+        expect(issued[0].request).toMatchObject({
+          format: 'mso_mdoc',
+          doctype: 'org.iso.18013.5.1.mDL',
+          expiresInSeconds: 3600,
+          claims: { given_name: 'Erika' },
+        });
+      });
+
+      it('refuses a key other than P-256 as invalid_proof before anything is read or taken', async () => {
+        const { service, fakes, taken, issued } = mdocService();
+        expect(await oauthError(request(service, await body('EdDSA')))).toBe('invalid_proof');
+        expect([fakes.signerReads, taken, issued]).toEqual([[], [], []]);
+      });
+
+      it('refuses the request as credential_request_denied without a Document Signer, taking nothing', async () => {
+        const { service, fakes, taken, issued, spent } = mdocService();
+        fakes.documentSigner = undefined;
+        expect(await oauthError(request(service, await body()))).toBe('credential_request_denied');
+        expect([taken, issued, spent]).toEqual([[], [], []]);
+      });
+    });
+
     it('issues nothing when another request took the offer first: the statement’s answer decides, its nonce kept', async () => {
       const { service, fakes, issued, taken, spent } = newTestService();
       fakes.issuable = undefined;
@@ -374,7 +434,7 @@ describe(CredentialEndpointService.name, () => {
       ['more keys than the batch size', 'invalid_credential_request', ['n-1', 'n-1', 'n-1']],
     ])('refuses %s before anything is taken', async (_, error, proofNonces) => {
       const { service, transactions } = newTestService();
-      const jwts = await Promise.all(proofNonces.map(keyProof));
+      const jwts = await Promise.all(proofNonces.map((nonce) => keyProof(nonce)));
       const body = { credential_configuration_id: 'Badge', proofs: { jwt: jwts } };
       expect(await oauthError(request(service, body))).toBe(error);
       expect(transactions.log).toEqual([]);

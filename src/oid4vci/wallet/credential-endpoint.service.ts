@@ -3,7 +3,10 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '../../common/clock.js';
-import { HolderIssuanceService } from '../../credentials/issuing/holder-issuance.service.js';
+import {
+  HolderIssuanceService,
+  isMdocDeviceKey,
+} from '../../credentials/issuing/holder-issuance.service.js';
 import { EventOutbox, type EventType } from '../../events/event-outbox.js';
 import { KeyVault } from '../../secrets/key-vault.js';
 import { openClaims } from '../offers/offer-claims.js';
@@ -173,10 +176,22 @@ export class CredentialEndpointService {
       didAllowed: offer.format === 'ldp_vc',
     });
 
+    const mdoc = offer.format === 'mso_mdoc';
+    // The MSO's deviceKey is a P-256 COSE_Key (ISO/IEC 18013-5 §9.1.5.2, HAIP 1.0 §5.3).
+    if (mdoc && !holders.every(({ jwk }) => isMdocDeviceKey(jwk)))
+      throw invalidProof('An mso_mdoc credential binds to P-256 keys (ES256 proofs) only.');
     // Before the statement: a tenant's first certificate is made on a connection of its own.
-    const chain = signsWithEs256(offer)
-      ? await this.holderIssuance.issuerChain(call.tenantId, certificate)
-      : undefined;
+    const chain = mdoc
+      ? await this.holderIssuance.documentSignerChain(call.tenantId)
+      : signsWithEs256(offer)
+        ? await this.holderIssuance.issuerChain(call.tenantId, certificate)
+        : undefined;
+    if (mdoc && chain === undefined)
+      throw new OAuthError(
+        400,
+        'credential_request_denied',
+        'The issuer has no document signer certificate for mdocs.',
+      );
     if (configuration === undefined) throw invalidToken(scheme, 'The access token is not valid.');
     // The records are written with the offer's take: their ids, entries and events chosen first.
     const request = holderRequestOf(
@@ -206,7 +221,7 @@ export class CredentialEndpointService {
           now: new Date(this.clock()),
           credentialIds: prepared.map(({ holder }) => holder.credentialId),
           notificationId,
-          keyAlgorithm: signsWithEs256(offer) ? 'ES256' : null,
+          keyAlgorithm: signsWithEs256(offer) || mdoc ? 'ES256' : null,
           records,
         })
         .then((result) => [result]),

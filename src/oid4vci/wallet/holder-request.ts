@@ -7,7 +7,8 @@ import { type ConfigurationDefinition } from '../credential-configuration.rules.
 /**
  * What the credential endpoint asks the credentials feature to issue: the offer's configuration as it
  * was when offered, with the offer's claims as given: for ldp_vc they are the properties of
- * `credentialSubject`, as the offers API checked them (docs/oid4vci.md, "Offers").
+ * `credentialSubject`, as the offers API checked them, for mso_mdoc the elements by namespace
+ * (docs/oid4vci.md, "Offers").
  */
 export function holderRequestOf(
   origin: HolderIssuanceOrigin,
@@ -30,6 +31,9 @@ export function holderRequestOf(
         configuration.selectivelyDisclosable ?? configuration.claims.map((claim) => claim.path),
       signingAlgorithm: configuration.signingAlgorithm ?? 'ES256',
     };
+  }
+  if (configuration.format === 'mso_mdoc') {
+    return { ...common, format: 'mso_mdoc', doctype: configuration.doctype ?? '', claims: given };
   }
   return {
     ...common,

@@ -323,7 +323,7 @@ export interface paths {
     put?: never;
     /**
      * Revoke, suspend or unsuspend a credential the tenant issued
-     * @description Sets (`status` absent or true) or clears (`false`, suspension only: a revocation is final) the credential's bit in its status list; the public list (and, for a revocation list, its Status List Token) shows it at once. A `dc+sd-jwt` credential has revocation only: its suspension is refused (400).
+     * @description Sets (`status` absent or true) or clears (`false`, suspension only: a revocation is final) the credential's bit in its status list; the public list (and, for a revocation list, its Status List Token) shows it at once. A `dc+sd-jwt` or `mso_mdoc` credential has revocation only: its suspension is refused (400).
      */
     post: operations['updateCredentialStatus'];
     delete?: never;
@@ -706,7 +706,7 @@ export interface paths {
     put?: never;
     /**
      * Add a credential configuration to the tenant’s OpenID4VCI issuer
-     * @description The id is the `credential_configuration_id` wallets see in the issuer metadata. dc+sd-jwt needs `vct`, ldp_vc needs `credentialDefinition`. At most 50 per tenant. (In local mode the demo tenant starts with `EmployeeBadge_sd_jwt` and `EmployeeBadge_ldp_vc`; the examples add a visitor pass.)
+     * @description The id is the `credential_configuration_id` wallets see in the issuer metadata. dc+sd-jwt needs `vct`, ldp_vc needs `credentialDefinition`, mso_mdoc needs `doctype` and claims by `[namespace, element]` (docs/mdoc.md). At most 50 per tenant. (In local mode the demo tenant starts with `EmployeeBadge_sd_jwt` and `EmployeeBadge_ldp_vc`; the examples add a visitor pass.)
      */
     post: operations['createCredentialConfiguration'];
     delete?: never;
@@ -1980,7 +1980,7 @@ export interface components {
        */
       types: string[];
       /**
-       * @description The Data Integrity cryptosuite (`ldp_vc`), or the JOSE `alg` (`dc+sd-jwt`).
+       * @description The Data Integrity cryptosuite (`ldp_vc`), or the JOSE `alg` (`dc+sd-jwt`; `ES256` for `mso_mdoc`, COSE -7).
        * @example eddsa-rdfc-2022
        */
       cryptosuite: string;
@@ -1989,7 +1989,12 @@ export interface components {
        * @example ldp_vc
        * @enum {string}
        */
-      format: 'ldp_vc' | 'dc+sd-jwt';
+      format: 'ldp_vc' | 'dc+sd-jwt' | 'mso_mdoc';
+      /**
+       * @description mso_mdoc: the mdoc document type (also its one `types` entry); null otherwise.
+       * @example null
+       */
+      doctype: string | null;
       /**
        * Format: uuid
        * @description The OpenID4VCI offer it was issued for; null for `POST /credentials/issue`.
@@ -2099,7 +2104,7 @@ export interface components {
     };
     StatusRequestDto: {
       /**
-       * @description The entry's type; absent: the credential's own list is meant (a dc+sd-jwt credential's Token Status List, revocation only).
+       * @description The entry's type; absent: the credential's own list is meant (a dc+sd-jwt or mso_mdoc credential's Token Status List, revocation only).
        * @enum {string}
        */
       type?: 'BitstringStatusListEntry';
@@ -2574,12 +2579,17 @@ export interface components {
        * @example dc+sd-jwt
        * @enum {string}
        */
-      format: 'dc+sd-jwt' | 'ldp_vc';
+      format: 'dc+sd-jwt' | 'ldp_vc' | 'mso_mdoc';
       /**
        * @description The SD-JWT VC type (a URI or a name); required for dc+sd-jwt, refused otherwise.
        * @example https://acme.example/credentials/employee-badge
        */
       vct?: string;
+      /**
+       * @description The mdoc document type (ISO/IEC 18013-5); required for mso_mdoc, refused otherwise.
+       * @example org.iso.18013.5.1.mDL
+       */
+      doctype?: string;
       /** @description Required for ldp_vc (its `type` includes VerifiableCredential), refused otherwise. */
       credentialDefinition?: components['schemas']['CredentialDefinitionDto'];
       /** @description Default: none. */
@@ -2599,14 +2609,14 @@ export interface components {
        */
       selectivelyDisclosable?: (string | number | null)[][];
       /**
-       * @description How long issued credentials are valid, in seconds. Default: no expiry.
+       * @description How long issued credentials are valid, in seconds. Default: no expiry; for mso_mdoc a year (an MSO always has validUntil).
        * @example 31536000
        */
       expiresInSeconds?: number;
       /** @description Whether issued credentials get a status entry. Default: true. */
       revocable?: boolean;
       /**
-       * @description dc+sd-jwt only: the JOSE algorithm of the issuer signature. Default: ES256.
+       * @description dc+sd-jwt: the JOSE algorithm of the issuer signature (default ES256); mso_mdoc: ES256 only (COSE -7); refused for ldp_vc.
        * @enum {string}
        */
       signingAlgorithm?: 'ES256' | 'EdDSA';
@@ -2649,10 +2659,15 @@ export interface components {
        * @example dc+sd-jwt
        * @enum {string}
        */
-      format: 'dc+sd-jwt' | 'ldp_vc';
+      format: 'dc+sd-jwt' | 'ldp_vc' | 'mso_mdoc';
       /** @example https://acme.example/credentials/employee-badge */
       vct: string | null;
-      /** @description ldp_vc: the credential definition; null for dc+sd-jwt. */
+      /**
+       * @description mso_mdoc: the mdoc document type; null for the other formats.
+       * @example null
+       */
+      doctype: string | null;
+      /** @description ldp_vc: the credential definition; null for the other formats. */
       credentialDefinition: components['schemas']['CredentialDefinitionDto'] | (never | null);
       claims: components['schemas']['ClaimDescriptionDto'][];
       display: components['schemas']['CredentialDisplayDto'][];
@@ -2663,7 +2678,7 @@ export interface components {
       /** @example true */
       revocable: boolean;
       /**
-       * @description dc+sd-jwt: the JOSE algorithm; null for ldp_vc.
+       * @description dc+sd-jwt: the JOSE algorithm; mso_mdoc: ES256 (COSE -7); null for ldp_vc.
        * @example ES256
        * @enum {string|null}
        */
@@ -2722,12 +2737,17 @@ export interface components {
        * @example dc+sd-jwt
        * @enum {string}
        */
-      format: 'dc+sd-jwt' | 'ldp_vc';
+      format: 'dc+sd-jwt' | 'ldp_vc' | 'mso_mdoc';
       /**
        * @description The SD-JWT VC type (a URI or a name); required for dc+sd-jwt, refused otherwise.
        * @example https://acme.example/credentials/employee-badge
        */
       vct?: string;
+      /**
+       * @description The mdoc document type (ISO/IEC 18013-5); required for mso_mdoc, refused otherwise.
+       * @example org.iso.18013.5.1.mDL
+       */
+      doctype?: string;
       /** @description Required for ldp_vc (its `type` includes VerifiableCredential), refused otherwise. */
       credentialDefinition?: components['schemas']['CredentialDefinitionDto'];
       /** @description Default: none. */
@@ -2747,14 +2767,14 @@ export interface components {
        */
       selectivelyDisclosable?: (string | number | null)[][];
       /**
-       * @description How long issued credentials are valid, in seconds. Default: no expiry.
+       * @description How long issued credentials are valid, in seconds. Default: no expiry; for mso_mdoc a year (an MSO always has validUntil).
        * @example 31536000
        */
       expiresInSeconds?: number;
       /** @description Whether issued credentials get a status entry. Default: true. */
       revocable?: boolean;
       /**
-       * @description dc+sd-jwt only: the JOSE algorithm of the issuer signature. Default: ES256.
+       * @description dc+sd-jwt: the JOSE algorithm of the issuer signature (default ES256); mso_mdoc: ES256 only (COSE -7); refused for ldp_vc.
        * @enum {string}
        */
       signingAlgorithm?: 'ES256' | 'EdDSA';
@@ -2903,6 +2923,17 @@ export interface components {
       status: 'offered' | 'accepted' | 'issued' | 'expired' | 'failed' | 'withdrawn';
       /** @example EmployeeBadge_sd_jwt */
       credentialConfigurationId: string;
+      /**
+       * @description The format of the configuration as it was offered.
+       * @example dc+sd-jwt
+       * @enum {string}
+       */
+      format: 'dc+sd-jwt' | 'ldp_vc' | 'mso_mdoc';
+      /**
+       * @description mso_mdoc: the mdoc document type offered; null for the other formats.
+       * @example null
+       */
+      doctype: string | null;
       /**
        * @description The credentials issued for the offer.
        * @example []
@@ -5217,6 +5248,7 @@ export interface operations {
            *           ],
            *           "cryptosuite": "eddsa-rdfc-2022",
            *           "format": "ldp_vc",
+           *           "doctype": null,
            *           "offerId": null,
            *           "configurationId": null,
            *           "issuedAt": "2026-11-25T10:00:00.000Z",
@@ -5343,6 +5375,7 @@ export interface operations {
            *       ],
            *       "cryptosuite": "eddsa-rdfc-2022",
            *       "format": "ldp_vc",
+           *       "doctype": null,
            *       "offerId": null,
            *       "configurationId": null,
            *       "issuedAt": "2026-11-25T10:00:00.000Z",
@@ -8149,6 +8182,7 @@ export interface operations {
            *       "tenantId": "acme",
            *       "format": "dc+sd-jwt",
            *       "vct": "https://acme.example/credentials/employee-badge",
+           *       "doctype": null,
            *       "credentialDefinition": null,
            *       "claims": [
            *         {
@@ -8365,6 +8399,7 @@ export interface operations {
            *           "tenantId": "acme",
            *           "format": "dc+sd-jwt",
            *           "vct": "https://acme.example/credentials/employee-badge",
+           *           "doctype": null,
            *           "credentialDefinition": null,
            *           "claims": [
            *             {
@@ -8534,6 +8569,7 @@ export interface operations {
            *       "tenantId": "acme",
            *       "format": "dc+sd-jwt",
            *       "vct": "https://acme.example/credentials/employee-badge",
+           *       "doctype": null,
            *       "credentialDefinition": null,
            *       "claims": [
            *         {
@@ -8703,6 +8739,7 @@ export interface operations {
            *       "tenantId": "acme",
            *       "format": "dc+sd-jwt",
            *       "vct": "https://acme.example/credentials/employee-badge",
+           *       "doctype": null,
            *       "credentialDefinition": null,
            *       "claims": [
            *         {
@@ -9253,6 +9290,8 @@ export interface operations {
            *           "id": "0f8e2a53-7c1d-4c58-9a7e-2b1f3c4d5e6f",
            *           "status": "offered",
            *           "credentialConfigurationId": "EmployeeBadge_sd_jwt",
+           *           "format": "dc+sd-jwt",
+           *           "doctype": null,
            *           "credentialIds": [],
            *           "txCodeRequired": true,
            *           "grant": "pre-authorized_code",
@@ -9539,6 +9578,8 @@ export interface operations {
            *       "id": "0f8e2a53-7c1d-4c58-9a7e-2b1f3c4d5e6f",
            *       "status": "offered",
            *       "credentialConfigurationId": "EmployeeBadge_sd_jwt",
+           *       "format": "dc+sd-jwt",
+           *       "doctype": null,
            *       "credentialIds": [],
            *       "txCodeRequired": true,
            *       "grant": "pre-authorized_code",
@@ -9651,6 +9692,8 @@ export interface operations {
            *       "id": "0f8e2a53-7c1d-4c58-9a7e-2b1f3c4d5e6f",
            *       "status": "withdrawn",
            *       "credentialConfigurationId": "EmployeeBadge_sd_jwt",
+           *       "format": "dc+sd-jwt",
+           *       "doctype": null,
            *       "credentialIds": [],
            *       "txCodeRequired": true,
            *       "grant": "pre-authorized_code",

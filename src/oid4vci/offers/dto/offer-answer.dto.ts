@@ -1,7 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { NumberedPageDto } from '../../../common/page-dto.js';
 import { credentialIssuerId } from '../../../tenancy/credential-issuer.js';
-import { configurationExample } from '../../dto/credential-configuration.dto.js';
+import {
+  configurationExample,
+  formats,
+  type CredentialFormat,
+} from '../../dto/credential-configuration.dto.js';
 import { type OfferGrant, type OfferStatus } from '../offer.entity.js';
 import { credentialOfferOf, offerLinkOf, offerUriOf } from '../offer.rules.js';
 
@@ -26,6 +30,8 @@ export const offerExample = {
   id: '0f8e2a53-7c1d-4c58-9a7e-2b1f3c4d5e6f',
   status: 'offered' as OfferStatus,
   credentialConfigurationId: configurationExample.id,
+  format: configurationExample.format,
+  doctype: null,
   credentialIds: [] as string[],
   txCodeRequired: true,
   grant: 'pre-authorized_code' as OfferGrant,
@@ -96,6 +102,21 @@ export class OfferDto {
 
   @ApiProperty({ example: offerExample.credentialConfigurationId })
   credentialConfigurationId!: string;
+
+  @ApiProperty({
+    enum: formats,
+    description: 'The format of the configuration as it was offered.',
+    example: offerExample.format,
+  })
+  format!: CredentialFormat;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'mso_mdoc: the mdoc document type offered; null for the other formats.',
+    example: null,
+  })
+  doctype!: string | null;
 
   @ApiProperty({
     type: [String],
