@@ -2,10 +2,17 @@ import 'reflect-metadata';
 import { setGlobalConfig } from '@openid4vc/openid4vci';
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import { exportJWK } from 'jose';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { receiveCredentials, signedPayload } from '../support/oid4vci-holder.js';
 import { walletKey } from '../support/oid4vci-wallet.js';
+import {
+  fetchMdocRequest,
+  handTranscript,
+  postMdocAnswer,
+  presentMdoc,
+} from '../support/mdoc-holder.js';
 import { answerRequest, presentWithKeyBinding, resolveRequest } from '../support/oid4vp-holder.js';
 import { call, passwordGrant, type ApiResponse } from '../support/test-service.js';
 import {
@@ -39,6 +46,17 @@ const dcqlQuery = {
       claims: [{ path: ['given_name'] }],
     },
   ],
+};
+const mdlDoctype = 'org.iso.18013.5.1.mDL';
+const isoNamespace = 'org.iso.18013.5.1';
+const mdl = {
+  id: 'mDL',
+  format: 'mso_mdoc',
+  doctype: mdlDoctype,
+  claims: ['family_name', 'given_name', 'birth_date'].map((element) => ({
+    path: [isoNamespace, element],
+  })),
+  display: [{ name: 'Mobile driving licence' }],
 };
 const der = (certificate: x509.X509Certificate) => Buffer.from(certificate.rawData);
 
@@ -139,9 +157,12 @@ describe('X.509 certificates through the gateway, two instances with the operato
       certificate: root.certificate.toString('pem'),
     });
     expect(anchor.status).toBe(201);
-    expect(
-      (await api(issuerTenant, '/oid4vci/credential-configurations/create', badge)).status,
-    ).toBe(201);
+    for (const configuration of [badge, mdl]) {
+      expect(
+        (await api(issuerTenant, '/oid4vci/credential-configurations/create', configuration))
+          .status,
+      ).toBe(201);
+    }
   }, 120_000);
   afterAll(async () => {
     setGlobalConfig({ allowInsecureUrls: false });
@@ -318,6 +339,70 @@ describe('X.509 certificates through the gateway, two instances with the operato
         { headers: { accept: 'application/jwt' } },
       );
       expect(headerOf(await answer.text()).x5c).toEqual(expected);
+    }
+  });
+
+  it('issues an mDL whose document signer chains to the root, presented to the other tenant over direct_post.jwt, read at each instance', async () => {
+    const offer = await api<Json>(issuerTenant, '/oid4vci/offers', {
+      credentialConfigurationId: mdl.id,
+      claims: {
+        [isoNamespace]: {
+          family_name: 'Mustermann',
+          given_name: 'Erika',
+          birth_date: '1963-08-12',
+        },
+      },
+    });
+    expect(offer.status).toBe(201);
+    const key = await walletKey('ES256');
+    const [mdoc] = (await receiveCredentials(offer.body.credentialOfferUri as string, [key]))
+      .credentials as string[];
+    const made = await api<Json>(verifierTenant, '/oid4vp/requests', {
+      dcqlQuery: {
+        credentials: [
+          {
+            id: 'mdl',
+            format: 'mso_mdoc',
+            meta: { doctype_value: mdlDoctype },
+            claims: [{ path: [isoNamespace, 'birth_date'], intent_to_retain: false }],
+          },
+        ],
+      },
+      responseMode: 'direct_post.jwt',
+    });
+    expect(made.status).toBe(201);
+    const request = await fetchMdocRequest(made.body.authorizationRequestUri as string);
+    const presentation = await presentMdoc(
+      mdoc,
+      mdlDoctype,
+      [[isoNamespace, 'birth_date']],
+      await exportJWK(key.privateKey),
+      await handTranscript(request),
+    );
+    expect((await postMdocAnswer(request, { mdl: [presentation] })).status).toBe(200);
+    for (const instance of cluster.instances) {
+      const outcome = await api<Json>(
+        verifierTenant,
+        `/oid4vp/requests/${made.body.id as string}`,
+        undefined,
+        instance.url,
+      );
+      expect(outcome.body).toMatchObject({
+        status: 'verified',
+        presented: {
+          mdl: [
+            {
+              format: 'mso_mdoc',
+              doctype: mdlDoctype,
+              status: 'valid',
+              claims: { [isoNamespace]: { birth_date: '1963-08-12' } },
+              certificateChain: { anchorSubject: 'CN=Operator root' },
+            },
+          ],
+        },
+      });
+      const claims = (outcome.body.presented as { mdl: { claims: Json }[] }).mdl[0].claims;
+      expect(Object.keys(claims[isoNamespace] as Json)).toEqual(['birth_date']);
     }
   });
 });
