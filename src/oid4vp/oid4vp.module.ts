@@ -5,6 +5,7 @@ import { CredentialsModule } from '../credentials/credentials.module.js';
 import { DidModule } from '../did/did.module.js';
 import { SecretsModule } from '../secrets/secrets.module.js';
 import { TenantsModule } from '../tenants/tenants.module.js';
+import { DcApiRequests } from './dc-api-request.js';
 import { PresentationRequestEntity } from './requests/presentation-request.entity.js';
 import { PresentationRequestRepository } from './requests/presentation-request.repository.js';
 import { presentationRequestSealedColumns } from './requests/presentation-request.sealed-columns.js';
@@ -12,6 +13,7 @@ import { PresentationRequestsController } from './requests/presentation-requests
 import { PresentationRequestsService } from './requests/presentation-requests.service.js';
 import { RequestHousekeeping } from './requests/request-housekeeping.js';
 import { WalletRequests } from './requests/wallet-requests.js';
+import { AnswerSettlement } from './wallet/answer-settlement.service.js';
 import { RequestObjectService } from './wallet/request-object.service.js';
 import { ResponseEndpointService } from './wallet/response-endpoint.service.js';
 import { VerifierIdentity } from './verifier-identity.service.js';
@@ -37,9 +39,11 @@ export const oid4vpEntities = [PresentationRequestEntity];
     RequestHousekeeping,
     WalletRequests,
     VerifierIdentity,
+    DcApiRequests,
     // The wallet's endpoints (src/oid4vp/wallet/).
     RequestObjectService,
     ResponseEndpointService,
+    AnswerSettlement,
   ],
 })
 export class Oid4vpModule {}

@@ -16,6 +16,8 @@ import {
   type WalletRequests,
 } from '../requests/wallet-requests.js';
 import { tooManyRefusedAnswers } from './refused-answers.js';
+import { type Settings } from '../../config/settings.js';
+import { AnswerSettlement } from './answer-settlement.service.js';
 import { ResponseEndpointService } from './response-endpoint.service.js';
 
 const start = Date.UTC(2026, 0, 1);
@@ -131,11 +133,9 @@ function newTestService() {
     },
   } as unknown as WalletPresentationsService;
   const service = new ResponseEndpointService(
-    transactions.dataSource,
+    { PUBLIC_BASE_URL: 'https://agent.example' } as Settings,
     requests,
-    presentations,
-    outbox.outbox,
-    vault,
+    new AnswerSettlement(transactions.dataSource, requests, presentations, outbox.outbox, vault),
   );
   return { service, fakes };
 }
