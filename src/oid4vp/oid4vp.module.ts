@@ -6,6 +6,8 @@ import { DidModule } from '../did/did.module.js';
 import { SecretsModule } from '../secrets/secrets.module.js';
 import { TenantsModule } from '../tenants/tenants.module.js';
 import { DcApiRequests } from './dc-api-request.js';
+import { DcApiResponseController } from './dc-api/dc-api-response.controller.js';
+import { DcApiResponseService } from './dc-api/dc-api-response.service.js';
 import { PresentationRequestEntity } from './requests/presentation-request.entity.js';
 import { PresentationRequestRepository } from './requests/presentation-request.repository.js';
 import { presentationRequestSealedColumns } from './requests/presentation-request.sealed-columns.js';
@@ -32,7 +34,7 @@ export const oid4vpEntities = [PresentationRequestEntity];
     CredentialsModule,
     CertificatesModule,
   ],
-  controllers: [PresentationRequestsController, VerifierWalletController],
+  controllers: [PresentationRequestsController, VerifierWalletController, DcApiResponseController],
   providers: [
     PresentationRequestRepository,
     PresentationRequestsService,
@@ -44,6 +46,8 @@ export const oid4vpEntities = [PresentationRequestEntity];
     RequestObjectService,
     ResponseEndpointService,
     AnswerSettlement,
+    // The relying party's back end hands over the browser's answer (src/oid4vp/dc-api/).
+    DcApiResponseService,
   ],
 })
 export class Oid4vpModule {}

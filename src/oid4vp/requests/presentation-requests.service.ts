@@ -48,7 +48,7 @@ import {
 import { checkChannel, drawSecret, responseKey } from './request-inputs.js';
 import { requestLimits } from './request-limits.js';
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A tenant's OpenID4VP presentation requests (docs/oid4vp.md, API). */
 @Injectable()
