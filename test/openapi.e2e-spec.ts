@@ -178,6 +178,7 @@ describe('The OpenAPI document', () => {
         'updateCredentialConfiguration',
         'createOffer',
         'createPresentationRequest',
+        'submitDcApiResponse',
         'createWebhook',
         'createAdminWebhook',
         'issueCredential',

@@ -45,11 +45,8 @@ export class DcApiResponseController {
   })
   @ApiBody({
     type: DcApiResponseDto,
+    description: `\`data\` as the browser returned it: \`{vp_token}\` for dc_api, \`{response}\` for dc_api.jwt, for example ${JSON.stringify(encryptedDataExample).slice(0, 60)}…`,
     examples: {
-      encrypted: {
-        summary: 'A dc_api.jwt answer: the JWE to the request’s key',
-        value: { origin: 'https://shop.example', data: encryptedDataExample },
-      },
       clear: {
         summary: 'A dc_api answer: the vp_token in the clear',
         value: { origin: 'https://shop.example', data: clearDataExample },

@@ -8,11 +8,15 @@ export const encryptedDataExample = {
     'eyJhbGciOiJFQ0RILUVTIiwiZW5jIjoiQTI1NkdDTSIsImtpZCI6IlpwM25PcTVMOGMyazFtVmQ0UjdzVHciLCJlcGsiOnsia3R5IjoiRUMiLCJjcnYiOiJQLTI1NiIsIngiOiIuLi4iLCJ5IjoiLi4uIn19..uAYcHRUSSn2X0WPX.yVzlGSYG4qbg0bq18JcUiDRw56yVnbKR8E7S7YlEtzT00RqE3Pw5oTpUG3hdLN4taHZ9gC1kwak8JOnJgQ.1wR024_3-qtAlx1oFIUpQQ',
 };
 
-/** What a dc_api answer's `data` looks like: the vp_token in the clear (OpenID4VP 1.0 §8.1). */
+/**
+ * A dc_api answer's `data`, the vp_token in the clear (OpenID4VP 1.0 §8.1): here a membership SD-JWT VC
+ * of a did:key issuer disclosing `given_name`, asked without holder binding, so that the example holds
+ * without a wallet (a bound one ends with the KB-JWT after the last `~`).
+ */
 export const clearDataExample = {
   vp_token: {
-    alumni: [
-      'eyJhbGciOiJFUzI1NiIsInR5cCI6ImRjK3NkLWp3dCJ9.eyJpc3MiOiIuLi4ifQ.c2ln~WyJzYWx0IiwiZ2l2ZW5fbmFtZSIsIkFsaWNlIl0~eyJhbGciOiJFUzI1NiIsInR5cCI6ImtiK2p3dCJ9.eyJhdWQiOiJvcmlnaW46aHR0cHM6Ly9zaG9wLmV4YW1wbGUifQ.c2ln',
+    membership: [
+      'eyJhbGciOiJFZERTQSIsInR5cCI6ImRjK3NkLWp3dCIsImtpZCI6ImRpZDprZXk6ejZNa2lnQm0yZGlyNTk2M1h6Z0tlSjdoREYxZlR2RkFhREtSYTQ0aUQ2RDdTSFFoI3o2TWtpZ0JtMmRpcjU5NjNYemdLZUo3aERGMWZUdkZBYURLUmE0NGlENkQ3U0hRaCJ9.eyJpc3MiOiJkaWQ6a2V5Ono2TWtpZ0JtMmRpcjU5NjNYemdLZUo3aERGMWZUdkZBYURLUmE0NGlENkQ3U0hRaCIsInZjdCI6Imh0dHBzOi8vc2hvcC5leGFtcGxlL2NyZWRlbnRpYWxzL21lbWJlcnNoaXAiLCJpYXQiOjE3OTUwMDAwMDAsIl9zZCI6WyIydEVJbktzQzI4cFBNc2xhcmctZFVzTDhzVkVKSDF2cXJ3TmxDTmVBUXhVIl0sIl9zZF9hbGciOiJzaGEtMjU2In0.D8qazvnnBCTCjmiPhWq-FRSnJTu5FgsNzZb_6t6CjQgv5DBvK7j2Uose-JYyxTSCDNaC9L1b1VJ_Jpl3GNZ4Cw~WyI4ZjNSdEo5UDZOLURJV0FjNndwcE9BIiwiZ2l2ZW5fbmFtZSIsIkFsaWNlIl0~',
     ],
   },
 };

@@ -30,6 +30,19 @@ export const dcqlQueryExample = {
   ],
 };
 
+/** The query of the DC API's answer example (src/oid4vp/dc-api/): a credential without holder binding (OpenID4VP 1.0 §6.1). */
+export const membershipQueryExample = {
+  credentials: [
+    {
+      id: 'membership',
+      format: 'dc+sd-jwt',
+      meta: { vct_values: ['https://shop.example/credentials/membership'] },
+      claims: [{ path: ['given_name'] }],
+      require_cryptographic_holder_binding: false,
+    },
+  ],
+};
+
 export const responseModes = ['direct_post', 'direct_post.jwt', 'dc_api', 'dc_api.jwt'] as const;
 
 /**
