@@ -35,6 +35,11 @@ const foundations = {
     message:
       'x509/ is the X.509 toolbox (certificates, requests, authorities, chains, key identifiers, names): it depends on no folder.',
   },
+  mdoc: {
+    may: ['jose', 'x509'],
+    message:
+      'mdoc/ is the ISO mdoc and COSE toolbox (issue, verify, session transcripts, element values): it depends on jose/ and x509/ only.',
+  },
   events: {
     may: [],
     message: 'events/ is the outbox port: features depend on it, it depends on none of them.',

@@ -35,6 +35,12 @@ export class CertificateAuthorityRepository {
     return row ?? undefined;
   }
 
+  /** An authority, current or earlier, by its id. */
+  async byId(id: string): Promise<CertificateAuthorityEntity | undefined> {
+    const row = await this.dataSource.getRepository(CertificateAuthorityEntity).findOneBy({ id });
+    return row ?? undefined;
+  }
+
   /** Writes the authority unless one is current already. */
   async insertIfNone(record: NewAuthorityRecord): Promise<void> {
     await this.dataSource.query(insertIfNoneSql, parametersOf(record));

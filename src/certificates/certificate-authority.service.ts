@@ -14,12 +14,25 @@ import {
   type LeafProfile,
 } from '../x509/authority.js';
 import { ChainRefusal } from '../x509/certificate.js';
-import { type AuthoritySource } from './certificate-authority.entity.js';
+import { makeCrl } from '../x509/crl.js';
+import { issueDocumentSigner, type DocumentSignerProfile } from '../x509/document-signer.js';
+import { x509 } from '../x509/x509.js';
+import {
+  type AuthoritySource,
+  type CertificateAuthorityEntity,
+} from './certificate-authority.entity.js';
 import { CertificateAuthorityRepository } from './certificate-authority.repository.js';
 import { authorityKeyPurpose } from './certificates.sealed-columns.js';
 
 /** The development authority's lifetime: longer than any leaf it issues. */
 const developmentAuthorityYears = 10;
+
+/** A CRL is made again after an hour, and says the next one comes within a week (RFC 5280 §5.1.2.5). */
+const crlRefreshMs = 3_600_000;
+const crlValidityMs = 7 * 86_400_000;
+
+/** The public path of an authority's CRL, the document signers' CRL distribution point. */
+export const crlPath = (authorityId: string) => `/ctrl/certificate-authorities/${authorityId}/crl`;
 
 /** The authority that issues now, without its key: what the API shows and a leaf's x5c adds. */
 export interface CurrentAuthority {
@@ -39,6 +52,8 @@ export interface CurrentAuthority {
 @Injectable()
 export class CertificateAuthorityService implements OnApplicationBootstrap {
   private readonly logger = new Logger('Certificates');
+  /** Each authority's last CRL on this instance (a handful of authorities at most). */
+  private readonly crls = new Map<string, { der: Buffer; madeAt: number }>();
 
   constructor(
     private readonly settings: Settings,
@@ -72,11 +87,57 @@ export class CertificateAuthorityService implements OnApplicationBootstrap {
   }
 
   /** A leaf for a tenant's key signed by the current authority; undefined when there is none. */
-  async issue(
-    profile: LeafProfile,
+  issue(profile: LeafProfile): Promise<{ leaf: Buffer; authority: CurrentAuthority } | undefined> {
+    return this.signWithCurrent((material) => issueLeaf(material, profile));
+  }
+
+  /**
+   * A document signer certificate (ISO/IEC 18013-5 Annex B.1.4) for a tenant's key, signed by the
+   * current authority acting as IACA, its CRL distribution point the authority's public CRL.
+   */
+  issueDocumentSigner(
+    profile: Omit<DocumentSignerProfile, 'crlUri'>,
+  ): Promise<{ leaf: Buffer; authority: CurrentAuthority } | undefined> {
+    return this.signWithCurrent((material, row) =>
+      issueDocumentSigner(material, {
+        ...profile,
+        crlUri: new URL(crlPath(row.id), this.settings.PUBLIC_BASE_URL).href,
+      }),
+    );
+  }
+
+  /**
+   * The DER CRL of the authority `id` (current or earlier), made at most once an hour per instance;
+   * undefined when there is no such authority.
+   */
+  async crl(id: string): Promise<Buffer | undefined> {
+    const now = this.clock();
+    const cached = this.crls.get(id);
+    if (cached !== undefined && now - cached.madeAt < crlRefreshMs) return cached.der;
+    const row = await this.authorities.byId(id);
+    if (row === undefined) return undefined;
+    const der = await this.withKey(row, (material) =>
+      makeCrl(material, new Date(now - 60_000), new Date(now + crlValidityMs)),
+    );
+    this.crls.set(id, { der, madeAt: now });
+    return der;
+  }
+
+  private async signWithCurrent(
+    sign: (material: AuthorityMaterial, row: CertificateAuthorityEntity) => Promise<Buffer>,
   ): Promise<{ leaf: Buffer; authority: CurrentAuthority } | undefined> {
     const row = await this.authorities.current();
     if (row === undefined) return undefined;
+    const leaf = await this.withKey(row, (material) => sign(material, row));
+    const chain = row.chain.map((der) => Buffer.from(der, 'base64'));
+    return { leaf, authority: { id: row.id, source: row.source, chain, root: rootOf(chain) } };
+  }
+
+  /** Runs `work` with the authority's key unsealed, wiped after it. */
+  private async withKey<T>(
+    row: CertificateAuthorityEntity,
+    work: (material: AuthorityMaterial) => Promise<T>,
+  ): Promise<T> {
     if (!this.vault.has(row.masterKeyId)) {
       this.logger.error({
         msg: `The certificate authority ${row.id} is sealed under master key ${row.masterKeyId}, which this instance does not have: add it to AGENT_PREVIOUS_MASTER_KEYS`,
@@ -93,8 +154,7 @@ export class CertificateAuthorityService implements OnApplicationBootstrap {
       row.masterKeyId,
     );
     try {
-      const leaf = await issueLeaf({ chain, privateKey }, profile);
-      return { leaf, authority: { id: row.id, source: row.source, chain, root: rootOf(chain) } };
+      return await work({ chain, privateKey });
     } finally {
       privateKey.fill(0);
     }
@@ -123,17 +183,24 @@ export class CertificateAuthorityService implements OnApplicationBootstrap {
     });
   }
 
+  /**
+   * The development authority, made once; one made before it was also an mdoc IACA (no countryName)
+   * is replaced by one that is (docs/certificates.md, Document signer).
+   */
   private async makeDevelopmentAuthority(): Promise<void> {
-    if ((await this.authorities.current()) !== undefined) return;
+    const current = await this.authorities.current();
+    if (current !== undefined && (current.source !== 'development' || isIaca(current))) return;
     const now = this.clock();
-    const host = new URL(this.settings.PUBLIC_BASE_URL).host;
+    const base = new URL(this.settings.PUBLIC_BASE_URL);
     const material = await makeDevelopmentAuthority(
-      `Agent service development CA (${host})`,
+      `Agent service development CA (${base.host})`,
       new Date(now - 60_000),
       new Date(now + developmentAuthorityYears * 365 * 86_400_000),
+      { country: this.settings.MDOC_ISSUER_COUNTRY, issuerUri: base.href },
     );
     const record = this.record('development', material);
-    await this.authorities.insertIfNone(record);
+    if (current === undefined) await this.authorities.insertIfNone(record);
+    else await this.authorities.makeCurrent(record);
     this.logger.warn({
       msg: 'A development certificate authority issues the tenants’ certificates: wallets trust it only if told to (docs/certificates.md)',
       event: 'certificate-authority.development',
@@ -156,4 +223,13 @@ export class CertificateAuthorityService implements OnApplicationBootstrap {
       material.privateKey.fill(0);
     }
   }
+}
+
+/** Whether the authority's root names a country, as an mdoc IACA does (ISO/IEC 18013-5 Annex B.1.2). */
+function isIaca(row: CertificateAuthorityEntity): boolean {
+  const root = row.chain.at(-1);
+  return (
+    root !== undefined &&
+    new x509.X509Certificate(Buffer.from(root, 'base64')).subjectName.getField('C').length > 0
+  );
 }

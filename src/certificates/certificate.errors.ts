@@ -25,3 +25,10 @@ export function authorityNotConfigured(): DomainException {
     'The service has no certificate authority: the operator sets CERTIFICATE_AUTHORITY_CERT_FILE and CERTIFICATE_AUTHORITY_KEY_FILE (docs/certificates.md); meanwhile import a chain from your own CA (POST /ctrl/api/v1.0/certificates/csr, then /import).',
   );
 }
+
+export function authorityNotFound(): DomainException {
+  return new DomainException(
+    'CERTIFICATE_AUTHORITY_NOT_FOUND',
+    'The service has no certificate authority with this id.',
+  );
+}

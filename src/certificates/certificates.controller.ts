@@ -15,6 +15,7 @@ import {
   CreateCsrDto,
   CsrDto,
   ImportCertificateDto,
+  IssueCertificateDto,
 } from './dto/certificate.dto.js';
 
 const base = '/ctrl/api/v1.0/certificates';
@@ -134,16 +135,36 @@ export class CertificatesController {
     operationId: 'issueCertificate',
     summary: 'A certificate from the service’s authority for the tenant’s ES256 key',
     description:
-      'The new chain becomes active and the earlier one superseded. 409 when the operator configured no certificate authority.',
+      'The new chain becomes the active one of its purpose and the earlier one of that purpose superseded. `purpose` `x5c` (the default): the chain of the tenant’s JWS (HAIP 1.0); `document_signer`: the document signer of its mdocs (ISO/IEC 18013-5 Annex B.1.4: countryName `MDOC_ISSUER_COUNTRY`, keyUsage digitalSignature, extended key usage 1.0.18013.5.1.2, issuer alternative name, CRL distribution point), the service’s authority acting as IACA. 409 when the operator configured no certificate authority.',
+  })
+  @ApiBody({
+    type: IssueCertificateDto,
+    required: false,
+    examples: {
+      x5c: { summary: 'The JWS chain (the default)', value: {} },
+      documentSigner: {
+        summary: 'The mdoc document signer',
+        value: { purpose: 'document_signer' },
+      },
+    },
   })
   @ApiCreatedResponse({
     type: CertificateDto,
     description: 'The chain, now active.',
     example,
   })
-  @ApiProblems(`${base}/issue`, 'CERTIFICATE_AUTHORITY_NOT_CONFIGURED', ...tenantScopedProblems)
-  issue(@CurrentTenant() tenantId: string, @CurrentActor() actor: Actor): Promise<CertificateDto> {
-    return this.certificates.issue(tenantId, actor);
+  @ApiProblems(
+    `${base}/issue`,
+    'CERTIFICATE_AUTHORITY_NOT_CONFIGURED',
+    ...bodyProblems,
+    ...tenantScopedProblems,
+  )
+  issue(
+    @CurrentTenant() tenantId: string,
+    @CurrentActor() actor: Actor,
+    @Body() body: IssueCertificateDto = {},
+  ): Promise<CertificateDto> {
+    return this.certificates.issue(tenantId, actor, body?.purpose);
   }
 
   @Get('authority')

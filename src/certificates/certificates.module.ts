@@ -4,6 +4,7 @@ import { DidModule } from '../did/did.module.js';
 import { SecretsModule } from '../secrets/secrets.module.js';
 import { TenantsModule } from '../tenants/tenants.module.js';
 import { CertificateAuthorityEntity } from './certificate-authority.entity.js';
+import { CertificateAuthorityController } from './certificate-authority.controller.js';
 import { CertificateAuthorityRepository } from './certificate-authority.repository.js';
 import { CertificateAuthorityService } from './certificate-authority.service.js';
 import { CertificateExpiry } from './certificate-expiry.js';
@@ -28,7 +29,7 @@ export const certificateEntities = [TenantCertificateEntity, CertificateAuthorit
     TenantsModule,
     DidModule,
   ],
-  controllers: [CertificatesController],
+  controllers: [CertificatesController, CertificateAuthorityController],
   providers: [
     TenantCertificateRepository,
     CertificateAuthorityRepository,

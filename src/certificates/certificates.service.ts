@@ -20,6 +20,7 @@ import { CertificateAuthorityService } from './certificate-authority.service.js'
 import { authorityNotConfigured } from './certificate.errors.js';
 import { type CertificateDto, type CertificatePageDto } from './dto/certificate.dto.js';
 import {
+  type CertificatePurpose,
   type CertificateSource,
   type TenantCertificateEntity,
 } from './tenant-certificate.entity.js';
@@ -34,9 +35,10 @@ export interface TenantNames {
   host: string;
 }
 
-/** A chain ready to become the tenant's active one. */
+/** A chain ready to become the tenant's active one of its purpose (`x5c` when not said). */
 export interface ChainToActivate {
   source: CertificateSource;
+  purpose?: CertificatePurpose;
   kid: string;
   /** DER, leaf first, without the root. */
   chain: Buffer[];
@@ -74,22 +76,44 @@ export class CertificatesService {
   async activeChain(tenantId: string, read?: ActiveCertificate): Promise<string[] | undefined> {
     const now = new Date(this.clock());
     if (read !== undefined && validAt(read, now)) return read.x5c;
-    const active = await this.certificates.activeOf(tenantId);
-    if (active !== undefined && validAt(active, now)) return active.x5c;
-    const issued = await this.issueFromAuthority(tenantId, 'unless-valid');
-    if (issued === undefined) return undefined;
-    // Undefined: another first need activated one meanwhile, which is the tenant's chain.
-    return (issued.activated ?? (await this.certificates.activeOf(tenantId)))?.x5c;
+    return this.chainOf(tenantId, 'x5c', now);
   }
 
-  /** A certificate from the service's authority becomes the tenant's active one (409 without one). */
-  async issue(tenantId: string, actor: Actor): Promise<CertificateDto> {
+  /**
+   * The mdoc `x5chain` of the tenant's ES256 key: its document signer certificate (ISO/IEC 18013-5
+   * Annex B.1.4) then the intermediates, standard base64 DER, never the root; issued on first need as
+   * `activeChain` is; undefined when it has no valid one and the service no authority.
+   */
+  async documentSignerChain(tenantId: string): Promise<string[] | undefined> {
+    return this.chainOf(tenantId, 'document_signer', new Date(this.clock()));
+  }
+
+  private async chainOf(
+    tenantId: string,
+    purpose: CertificatePurpose,
+    now: Date,
+  ): Promise<string[] | undefined> {
+    const active = await this.certificates.activeOf(tenantId, purpose);
+    if (active !== undefined && validAt(active, now)) return active.x5c;
+    const issued = await this.issueFromAuthority(tenantId, 'unless-valid', purpose);
+    if (issued === undefined) return undefined;
+    // Undefined: another first need activated one meanwhile, which is the tenant's chain.
+    return (issued.activated ?? (await this.certificates.activeOf(tenantId, purpose)))?.x5c;
+  }
+
+  /** A certificate of `purpose` from the service's authority becomes the tenant's active one (409 without one). */
+  async issue(
+    tenantId: string,
+    actor: Actor,
+    purpose: CertificatePurpose = 'x5c',
+  ): Promise<CertificateDto> {
     await this.tenants.requireTenant(tenantId);
-    const activated = (await this.issueFromAuthority(tenantId, 'replace'))?.activated;
+    const activated = (await this.issueFromAuthority(tenantId, 'replace', purpose))?.activated;
     if (activated === undefined) throw authorityNotConfigured();
     this.audit.record('certificate.issue', actor, tenantId, {
       certificateId: activated.id,
       serialNumber: activated.serialNumber,
+      purpose,
     });
     return viewOf(activated);
   }
@@ -133,11 +157,13 @@ export class CertificatesService {
   ): Promise<TenantCertificateEntity | undefined> {
     const now = new Date(this.clock());
     const leaf = parseDer(toActivate.chain[0]).facts;
+    const purpose = toActivate.purpose ?? 'x5c';
     const row: NewTenantCertificate = {
       id: randomUUID(),
       tenantId,
       status: 'active',
       source: toActivate.source,
+      purpose,
       kid: toActivate.kid,
       subject: storable(leaf.subject).slice(0, 1024),
       issuer: storable(leaf.issuer).slice(0, 1024),
@@ -152,10 +178,10 @@ export class CertificatesService {
       .transaction(async (manager) => {
         await this.certificates.lock(manager, tenantId);
         if (mode === 'unless-valid') {
-          const active = await this.certificates.activeOf(tenantId, manager);
+          const active = await this.certificates.activeOf(tenantId, purpose, manager);
           if (active !== undefined && validAt(active, now)) return undefined;
         }
-        await this.retire(manager, tenantId, now);
+        await this.retire(manager, tenantId, now, purpose);
         const inserted = await this.certificates.insert(manager, row);
         // An import's answer commits with its effect (docs/api.md, Retrying safely); a first need
         // inside another request's transaction-less path keeps nothing of its own.
@@ -169,9 +195,14 @@ export class CertificatesService {
       });
   }
 
-  /** Retires the active certificate; one past its time becomes expired, with its event. */
-  private async retire(manager: EntityManager, tenantId: string, now: Date): Promise<void> {
-    for (const retired of await this.certificates.retireActive(manager, tenantId, now)) {
+  /** Retires the active certificate of a purpose; one past its time becomes expired, with its event. */
+  private async retire(
+    manager: EntityManager,
+    tenantId: string,
+    now: Date,
+    purpose: CertificatePurpose,
+  ): Promise<void> {
+    for (const retired of await this.certificates.retireActive(manager, tenantId, now, purpose)) {
       if (retired.status !== 'expired') continue;
       await this.outbox.emit(manager, {
         type: 'certificate.expired',
@@ -188,25 +219,45 @@ export class CertificatesService {
   private async issueFromAuthority(
     tenantId: string,
     mode: 'replace' | 'unless-valid',
+    purpose: CertificatePurpose,
   ): Promise<{ activated: TenantCertificateEntity | undefined } | undefined> {
     if ((await this.authority.current()) === undefined) return undefined;
     const key = await this.keys.es256SigningKey(tenantId);
     const { issuerUrl, host } = this.namesOf(tenantId);
     const now = this.clock();
-    const issued = await this.authority.issue({
-      commonName: tenantId,
-      publicJwk: { kty: 'EC', crv: 'P-256', x: key.publicJwk.x, y: key.publicJwk.y },
-      dnsNames: this.dnsNamesFor(host),
-      uris: [issuerUrl],
+    const publicJwk = {
+      kty: 'EC' as const,
+      crv: 'P-256' as const,
+      x: key.publicJwk.x,
+      y: key.publicJwk.y,
+    };
+    const validity = {
       notBefore: new Date(now),
       notAfter: new Date(now + this.settings.CERTIFICATE_VALIDITY_DAYS * 86_400_000),
-    });
+    };
+    const issued =
+      purpose === 'document_signer'
+        ? await this.authority.issueDocumentSigner({
+            commonName: tenantId,
+            country: this.settings.MDOC_ISSUER_COUNTRY,
+            publicJwk,
+            issuerUri: issuerUrl,
+            ...validity,
+          })
+        : await this.authority.issue({
+            commonName: tenantId,
+            publicJwk,
+            dnsNames: this.dnsNamesFor(host),
+            uris: [issuerUrl],
+            ...validity,
+          });
     if (issued === undefined) return undefined;
     const { chain, root } = issued.authority;
     // HAIP 1.0: the x5c ends before the trust anchor.
     const intermediates = root === undefined ? chain : chain.slice(0, -1);
     const toActivate = {
       source: 'authority' as const,
+      purpose,
       kid: key.kid,
       chain: [issued.leaf, ...intermediates],
     };
@@ -214,9 +265,10 @@ export class CertificatesService {
     if (activated !== undefined && mode === 'unless-valid') {
       // No caller asked, so no audit line: the operator still sees which certificate appeared.
       this.logger.log({
-        msg: `Tenant ${tenantId} had no valid certificate: the authority issued ${activated.serialNumber}`,
+        msg: `Tenant ${tenantId} had no valid ${purpose} certificate: the authority issued ${activated.serialNumber}`,
         event: 'certificate.issued-on-need',
         tenantId,
+        purpose,
         certificateId: activated.id,
       });
     }
@@ -241,6 +293,7 @@ export function viewOf(row: TenantCertificateEntity): CertificateDto {
     id: row.id,
     status: row.status,
     source: row.source,
+    purpose: row.purpose,
     subject: row.subject,
     dnsNames: row.dnsNames,
     uris: row.uris,

@@ -13,15 +13,19 @@ export const certificateStatuses = ['active', 'superseded', 'expired'] as const;
 export type CertificateStatus = (typeof certificateStatuses)[number];
 export const certificateSources = ['authority', 'imported'] as const;
 export type CertificateSource = (typeof certificateSources)[number];
+/** `x5c`: the chain of the tenant's JWS (HAIP 1.0); `document_signer`: its mdocs' x5chain (ISO/IEC 18013-5). */
+export const certificatePurposes = ['x5c', 'document_signer'] as const;
+export type CertificatePurpose = (typeof certificatePurposes)[number];
 
 /**
- * A certificate chain for a tenant's ES256 key (HAIP 1.0 `x5c`): at most one active per tenant, the
+ * A certificate chain for a tenant's ES256 key (HAIP 1.0 `x5c`, or an mdoc document signer's): at most one active per tenant and purpose, the
  * ones it replaced kept as superseded, one past its notAfter marked expired (docs/certificates.md).
  */
 @Entity({ name: 'tenant_certificate' })
 @Check('tenant_certificate_status_check', `"status" IN ('active', 'superseded', 'expired')`)
 @Check('tenant_certificate_source_check', `"source" IN ('authority', 'imported')`)
-@Index('tenant_certificate_one_active', ['tenantId'], {
+@Check('tenant_certificate_purpose_check', `"purpose" IN ('x5c', 'document_signer')`)
+@Index('tenant_certificate_one_active', ['tenantId', 'purpose'], {
   unique: true,
   where: `"status" = 'active'`,
 })
@@ -44,6 +48,9 @@ export class TenantCertificateEntity {
 
   @Column({ type: 'varchar', length: 16 })
   source: CertificateSource;
+
+  @Column({ type: 'varchar', length: 16, default: 'x5c' })
+  purpose: CertificatePurpose;
 
   /** The RFC 7638 thumbprint of the tenant's ES256 key the leaf certifies. */
   @Column({ type: 'varchar', length: 64 })

@@ -3,7 +3,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { rowsOf } from '../database/rows-of.js';
 import { lockTenantCount } from '../database/tenant-count-lock.js';
-import { TenantCertificateEntity, type CertificateStatus } from './tenant-certificate.entity.js';
+import {
+  TenantCertificateEntity,
+  type CertificatePurpose,
+  type CertificateStatus,
+} from './tenant-certificate.entity.js';
 
 /** A certificate row to write; `createdAt` is the database's. */
 export type NewTenantCertificate = Omit<
@@ -24,12 +28,12 @@ export interface RetiredCertificate {
  * the token's offer, and `CertificatesService.activeChain` takes what it read.
  */
 const activeX5cSql = `SELECT x5c, not_before AS "notBefore", not_after AS "notAfter"
-   FROM tenant_certificate WHERE tenant_id = $1 AND status = 'active'`;
+   FROM tenant_certificate WHERE tenant_id = $1 AND status = 'active' AND purpose = $2`;
 
 /** The one past its notAfter is expired, any other superseded (docs/certificates.md). */
 const retireActiveSql = `UPDATE tenant_certificate
     SET status = CASE WHEN not_after <= $2 THEN 'expired' ELSE 'superseded' END
-  WHERE tenant_id = $1 AND status = 'active'
+  WHERE tenant_id = $1 AND status = 'active' AND purpose = $3
   RETURNING id, status, not_after AS "notAfter"`;
 
 /** An active certificate the expiry job ended or announced, for its event. */
@@ -59,14 +63,15 @@ const expireDueSql = `UPDATE tenant_certificate SET status = 'expired'
 export class TenantCertificateRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** The active chain's x5c and validity, in one short read (the issue paths call it). */
+  /** The active chain of a purpose: its x5c and validity, in one short read (the issue paths call it). */
   async activeOf(
     tenantId: string,
+    purpose: CertificatePurpose,
     manager: EntityManager = this.dataSource.manager,
   ): Promise<Pick<TenantCertificateEntity, 'x5c' | 'notBefore' | 'notAfter'> | undefined> {
     const [row] = await manager.query<
       Pick<TenantCertificateEntity, 'x5c' | 'notBefore' | 'notAfter'>[]
-    >(activeX5cSql, [tenantId]);
+    >(activeX5cSql, [tenantId, purpose]);
     return row;
   }
 
@@ -78,13 +83,16 @@ export class TenantCertificateRepository {
     return lockTenantCount(manager, 'tenant_certificate', tenantId);
   }
 
-  /** Ends the tenant's active certificate, in the caller's transaction; answers what it ended. */
+  /** Ends the tenant's active certificate of a purpose, in the caller's transaction; answers what it ended. */
   async retireActive(
     manager: EntityManager,
     tenantId: string,
     now: Date,
+    purpose: CertificatePurpose,
   ): Promise<RetiredCertificate[]> {
-    return rowsOf<RetiredCertificate>(await manager.query(retireActiveSql, [tenantId, now]));
+    return rowsOf<RetiredCertificate>(
+      await manager.query(retireActiveSql, [tenantId, now, purpose]),
+    );
   }
 
   /** Inserts the certificate in the caller's transaction; answers it as stored. */

@@ -133,6 +133,18 @@ export class FeatureSettings extends ServiceSettings {
 
   @Setting({
     description:
+      "the ISO 3166-1 alpha-2 country of the tenants' mdocs: the countryName of their document signer certificates and of a development authority (ISO/IEC 18013-5 Annex B); an mDL's `issuing_country` must be it",
+    default: '`XX` (user-assigned: no country; set yours)',
+  })
+  @Parsed((text) =>
+    /^[A-Z]{2}$/.test(text)
+      ? text
+      : refuse('$property must be two capital letters (ISO 3166-1 alpha-2)'),
+  )
+  readonly MDOC_ISSUER_COUNTRY: string = 'XX';
+
+  @Setting({
+    description:
       "`true` makes every tenant's token endpoint require a DPoP server nonce (RFC 9449 §8): a DPoP proof without a fresh one is answered `use_dpop_nonce` with a `DPoP-Nonce` header",
     default: '`false`',
   })

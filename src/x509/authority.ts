@@ -32,19 +32,30 @@ export interface LeafProfile {
   notAfter: Date;
 }
 
+/** What makes a root an mdoc IACA too (ISO/IEC 18013-5 Annex B.1.2): a country and an issuer URI. */
+export interface IacaNames {
+  /** ISO 3166-1 alpha-2: the subject's countryName. */
+  country: string;
+  /** The issuer alternative name. */
+  issuerUri: string;
+}
+
 /**
  * A new self-signed P-256 root for development: CA, path length 0, keyCertSign and cRLSign (RFC 5280
- * §4.2.1.9, §4.2.1.3), valid from `notBefore` to `notAfter`.
+ * §4.2.1.9, §4.2.1.3), valid from `notBefore` to `notAfter`; with `iaca`, also the countryName and
+ * issuer alternative name an mdoc IACA has (ISO/IEC 18013-5 Annex B.1.2).
  */
 export async function makeDevelopmentAuthority(
   commonName: string,
   notBefore: Date,
   notAfter: Date,
+  iaca?: IacaNames,
 ): Promise<AuthorityMaterial> {
   const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
   const keys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
   const certificate = await x509.X509CertificateGenerator.createSelfSigned({
-    name: [{ CN: [commonName] }],
+    name:
+      iaca === undefined ? [{ CN: [commonName] }] : [{ C: [iaca.country] }, { CN: [commonName] }],
     keys: libraryKey(keys),
     serialNumber: serialNumber(),
     signingAlgorithm: algorithm,
@@ -57,6 +68,9 @@ export async function makeDevelopmentAuthority(
         true,
       ),
       await x509.SubjectKeyIdentifierExtension.create(libraryKey(keys.publicKey)),
+      ...(iaca === undefined
+        ? []
+        : [new x509.IssuerAlternativeNameExtension([{ type: 'url', value: iaca.issuerUri }])]),
     ],
   });
   const privateKey = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));

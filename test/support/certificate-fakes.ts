@@ -76,6 +76,7 @@ export function certificateRow(
   return {
     status: 'active',
     source: 'imported',
+    purpose: 'x5c',
     kid: 'kid',
     subject: 'CN=x',
     issuer: 'CN=ca',

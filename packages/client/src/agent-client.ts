@@ -659,12 +659,19 @@ export class AgentClient {
     );
   }
 
-  /** A certificate from the service's authority becomes the tenant's active one. */
-  async issueCertificate(tenantId: string): Promise<Certificate> {
+  /**
+   * A certificate from the service's authority becomes the tenant's active one of its purpose: `x5c`
+   * (the default, its JWS chain) or `document_signer` (its mdocs' document signer).
+   */
+  async issueCertificate(
+    tenantId: string,
+    purpose?: 'x5c' | 'document_signer',
+  ): Promise<Certificate> {
     return this.#result(
       'POST /ctrl/api/v1.0/certificates/issue',
       await this.api.POST('/ctrl/api/v1.0/certificates/issue', {
         headers: { [tenantHeader]: tenantId },
+        ...(purpose === undefined ? {} : { body: { purpose } }),
       }),
     );
   }

@@ -4,6 +4,7 @@ export const certificateExamples = {
     id: '7c1e4b2a-9d3f-4e8a-b6c5-1f0e2d3c4b5a',
     status: 'active' as const,
     source: 'authority' as const,
+    purpose: 'x5c' as const,
     subject: 'CN=acme',
     dnsNames: ['localhost'],
     uris: ['http://localhost:8080/ctrl/oid4vci/acme'],

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
   IsArray,
+  IsIn,
   IsOptional,
   IsString,
   Matches,
@@ -10,7 +11,11 @@ import {
 } from 'class-validator';
 import { NumberedPageDto } from '../../common/page-dto.js';
 import { chainLimits } from '../../x509/certificate.js';
-import { certificateSources, certificateStatuses } from '../tenant-certificate.entity.js';
+import {
+  certificatePurposes,
+  certificateSources,
+  certificateStatuses,
+} from '../tenant-certificate.entity.js';
 import { certificateExamples } from './certificate-examples.js';
 
 const example = certificateExamples.certificate;
@@ -34,6 +39,14 @@ export class CertificateDto {
     example: example.source,
   })
   source!: (typeof certificateSources)[number];
+
+  @ApiProperty({
+    enum: certificatePurposes,
+    description:
+      '`x5c`: the chain of the tenant’s ES256 JWS (HAIP 1.0); `document_signer`: the mdoc document signer chain of its `x5chain` (ISO/IEC 18013-5 Annex B). At most one of each is active.',
+    example: example.purpose,
+  })
+  purpose!: (typeof certificatePurposes)[number];
 
   @ApiProperty({ description: 'The leaf’s subject (RFC 4514).', example: example.subject })
   subject!: string;
@@ -154,4 +167,16 @@ export class AuthorityCertificateDto {
     example: certificateExamples.authorityPem,
   })
   certificate!: string;
+}
+
+export class IssueCertificateDto {
+  @ApiPropertyOptional({
+    enum: certificatePurposes,
+    default: 'x5c',
+    description:
+      'What the certificate is for: `x5c` (the tenant’s JWS chain, the default) or `document_signer` (its mdocs, ISO/IEC 18013-5 Annex B.1.4).',
+  })
+  @IsOptional()
+  @IsIn(certificatePurposes)
+  purpose?: (typeof certificatePurposes)[number];
 }

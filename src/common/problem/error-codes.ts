@@ -28,6 +28,7 @@ export const errorCatalog = {
   WALLET_PROVIDER_NOT_FOUND: { status: 404, title: 'Wallet provider not found' },
   CREDENTIAL_CONFIGURATION_NOT_FOUND: { status: 404, title: 'Credential configuration not found' },
   OFFER_NOT_FOUND: { status: 404, title: 'Credential offer not found' },
+  CERTIFICATE_AUTHORITY_NOT_FOUND: { status: 404, title: 'Certificate authority not found' },
   PRESENTATION_REQUEST_NOT_FOUND: { status: 404, title: 'Presentation request not found' },
   ROUTE_NOT_FOUND: { status: 404, title: 'Route not found' },
   PROBLEM_TYPE_NOT_FOUND: { status: 404, title: 'Problem type not found' },

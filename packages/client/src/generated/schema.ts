@@ -203,7 +203,7 @@ export interface paths {
     put?: never;
     /**
      * A certificate from the service’s authority for the tenant’s ES256 key
-     * @description The new chain becomes active and the earlier one superseded. 409 when the operator configured no certificate authority.
+     * @description The new chain becomes the active one of its purpose and the earlier one of that purpose superseded. `purpose` `x5c` (the default): the chain of the tenant’s JWS (HAIP 1.0); `document_signer`: the document signer of its mdocs (ISO/IEC 18013-5 Annex B.1.4: countryName `MDOC_ISSUER_COUNTRY`, keyUsage digitalSignature, extended key usage 1.0.18013.5.1.2, issuer alternative name, CRL distribution point), the service’s authority acting as IACA. 409 when the operator configured no certificate authority.
      */
     post: operations['issueCertificate'];
     delete?: never;
@@ -224,6 +224,26 @@ export interface paths {
      * @description The trust anchor of the chains `issue` makes: what wallets and verifiers configure to trust them.
      */
     get: operations['getCertificateAuthority'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/certificate-authorities/{authorityId}/crl': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The CRL of the service’s certificate authority (DER, no token)
+     * @description RFC 5280 §5, signed by the authority: the CRL distribution point of the mdoc document signer certificates it issued (ISO/IEC 18013-5 Annex B). It lists none: the service revokes no certificate it issued. Made at most once an hour per instance, valid a week.
+     */
+    get: operations['getCertificateAuthorityCrl'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1553,6 +1573,7 @@ export interface components {
         | 'WALLET_PROVIDER_NOT_FOUND'
         | 'CREDENTIAL_CONFIGURATION_NOT_FOUND'
         | 'OFFER_NOT_FOUND'
+        | 'CERTIFICATE_AUTHORITY_NOT_FOUND'
         | 'PRESENTATION_REQUEST_NOT_FOUND'
         | 'ROUTE_NOT_FOUND'
         | 'PROBLEM_TYPE_NOT_FOUND'
@@ -1782,6 +1803,12 @@ export interface components {
        */
       source: 'authority' | 'imported';
       /**
+       * @description `x5c`: the chain of the tenant’s ES256 JWS (HAIP 1.0); `document_signer`: the mdoc document signer chain of its `x5chain` (ISO/IEC 18013-5 Annex B). At most one of each is active.
+       * @example x5c
+       * @enum {string}
+       */
+      purpose: 'x5c' | 'document_signer';
+      /**
        * @description The leaf’s subject (RFC 4514).
        * @example CN=acme
        */
@@ -1921,6 +1948,14 @@ export interface components {
        *     -----END CERTIFICATE-----
        */
       chain: string;
+    };
+    IssueCertificateDto: {
+      /**
+       * @description What the certificate is for: `x5c` (the tenant’s JWS chain, the default) or `document_signer` (its mdocs, ISO/IEC 18013-5 Annex B.1.4).
+       * @default x5c
+       * @enum {string}
+       */
+      purpose: 'x5c' | 'document_signer';
     };
     AuthorityCertificateDto: {
       /**
@@ -4497,6 +4532,7 @@ export interface operations {
            *           "id": "7c1e4b2a-9d3f-4e8a-b6c5-1f0e2d3c4b5a",
            *           "status": "active",
            *           "source": "authority",
+           *           "purpose": "x5c",
            *           "subject": "CN=acme",
            *           "dnsNames": [
            *             "localhost"
@@ -4746,6 +4782,7 @@ export interface operations {
            *       "id": "7c1e4b2a-9d3f-4e8a-b6c5-1f0e2d3c4b5a",
            *       "status": "active",
            *       "source": "imported",
+           *       "purpose": "x5c",
            *       "subject": "CN=acme",
            *       "dnsNames": [
            *         "localhost"
@@ -4896,7 +4933,11 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['IssueCertificateDto'];
+      };
+    };
     responses: {
       /** @description The chain, now active. */
       201: {
@@ -4909,6 +4950,7 @@ export interface operations {
            *       "id": "7c1e4b2a-9d3f-4e8a-b6c5-1f0e2d3c4b5a",
            *       "status": "active",
            *       "source": "authority",
+           *       "purpose": "x5c",
            *       "subject": "CN=acme",
            *       "dnsNames": [
            *         "localhost"
@@ -4930,7 +4972,9 @@ export interface operations {
         };
       };
       /**
-       * @description - `TENANT_HEADER_MISSING`: Tenant header missing
+       * @description - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
        *     - `TENANT_HEADER_INVALID`: Tenant header invalid
        */
       400: {
@@ -4972,6 +5016,24 @@ export interface operations {
       };
       /** @description - `CERTIFICATE_AUTHORITY_NOT_CONFIGURED`: Certificate authority not configured */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -5078,6 +5140,71 @@ export interface operations {
       };
       /** @description - `CERTIFICATE_AUTHORITY_NOT_CONFIGURED`: Certificate authority not configured */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  getCertificateAuthorityCrl: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        authorityId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The CRL. */
+      200: {
+        headers: {
+          /** @description `public, max-age=3600` */
+          'Cache-Control'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example MIH5MIGgAgEBMAoGCCqGSM49BAMCMDgxNjA0BgNVBAMTLUFnZW50IHNlcnZpY2U... */
+          'application/pkix-crl': string;
+        };
+      };
+      /** @description - `CERTIFICATE_AUTHORITY_NOT_FOUND`: Certificate authority not found */
+      404: {
         headers: {
           [name: string]: unknown;
         };
