@@ -345,7 +345,7 @@ describe(AgentClient.name, () => {
 
       await expect(
         admin.createPresentationRequest('verifier-co', {
-          dcqlQuery: { credentials: [{ id: 'm', format: 'mso_mdoc', meta: {} }] },
+          dcqlQuery: { credentials: [{ id: 'j', format: 'jwt_vc_json', meta: { type_values: [['x']] } }] },
         }),
       ).rejects.toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
       await expect(admin.getPresentationRequest('issuer-co', created.id)).rejects.toMatchObject({

@@ -248,8 +248,27 @@ describe('OpenID4VP presentation requests', () => {
     ],
     [
       'an unknown format',
-      { credentials: [{ id: 'q', format: 'mso_mdoc', meta: { doctype_value: 'x' } }] },
+      { credentials: [{ id: 'q', format: 'jwt_vc_json', meta: { type_values: [['x']] } }] },
       ['dcqlQuery.credentials.0.format'],
+    ],
+    [
+      'an mdoc query without doctype_value',
+      { credentials: [{ id: 'q', format: 'mso_mdoc', meta: {} }] },
+      ['dcqlQuery.credentials.0.meta.doctype_value'],
+    ],
+    [
+      'an mdoc claim path that is not [namespace, element]',
+      {
+        credentials: [
+          {
+            id: 'q',
+            format: 'mso_mdoc',
+            meta: { doctype_value: 'org.iso.18013.5.1.mDL' },
+            claims: [{ path: ['org.iso.18013.5.1', 'driving_privileges', 0] }],
+          },
+        ],
+      },
+      ['dcqlQuery.credentials.0.claims.0.path'],
     ],
     [
       'the draft SD-JWT format name',
@@ -293,11 +312,11 @@ describe('OpenID4VP presentation requests', () => {
 
   it('names the unsupported format in the problem', async () => {
     const response = await create({
-      dcqlQuery: { credentials: [{ id: 'q', format: 'mso_mdoc', meta: { doctype_value: 'x' } }] },
+      dcqlQuery: { credentials: [{ id: 'q', format: 'jwt_vc_json', meta: { type_values: [['x']] } }] },
     });
     const problem = expectProblem(response, 400, 'VALIDATION_FAILED', base);
-    expect(problem.detail).toContain('mso_mdoc');
-    expect(problem.detail).toContain('dc+sd-jwt and ldp_vc');
+    expect(problem.detail).toContain('jwt_vc_json');
+    expect(problem.detail).toContain('dc+sd-jwt, ldp_vc, mso_mdoc');
   });
 
   it.each<[string, Json, string]>([

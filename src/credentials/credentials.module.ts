@@ -18,6 +18,7 @@ import { IssuedCredentialsService } from './issuing/issued-credentials.service.j
 import { HolderIssuanceService } from './issuing/holder-issuance.service.js';
 import { WalletPresentationsService } from './verifying/wallet-presentations.service.js';
 import { LdpPresentationVerifier } from './verifying/ldp-presentation-verifier.js';
+import { MdocPresentationVerifier } from './mdoc/mdoc-presentation.js';
 import { CredentialIssuerKeys } from './sd-jwt/credential-issuer-keys.js';
 import { RemoteTokenStatusLists } from './sd-jwt/remote-token-status-lists.js';
 import { SdJwtVcVerifier } from './sd-jwt/sd-jwt-vc-verifier.js';
@@ -58,6 +59,7 @@ export const credentialEntities = [StatusListEntity, StatusEntryEntity, IssuedCr
     WalletPresentationsService,
     SdJwtVcVerifier,
     LdpPresentationVerifier,
+    MdocPresentationVerifier,
     CredentialIssuerKeys,
     RemoteTokenStatusLists,
     IssueRecorder,

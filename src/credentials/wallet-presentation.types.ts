@@ -18,9 +18,14 @@ export type PresentationFailureCode =
   | 'credential_not_yet_valid'
   | 'credential_revoked'
   | 'credential_suspended'
-  | 'status_unavailable';
+  | 'status_unavailable'
+  | 'device_signature_invalid'
+  | 'doctype_mismatch';
 
-/** The X.509 chain an SD-JWT VC's `x5c` header carried, once it validated (HAIP 1.0). */
+/**
+ * The X.509 chain an SD-JWT VC's `x5c` header or an mdoc's `x5chain` carried, once it validated
+ * (HAIP 1.0, ISO/IEC 18013-5 §9.1.2.4).
+ */
 export interface X5cChainSummary {
   /** The leaf certificate's subject: whose key signed the credential. */
   leafSubject: string;
@@ -32,17 +37,22 @@ export interface X5cChainSummary {
 
 /** One credential a wallet presented, after every check passed. */
 export interface VerifiedPresentation {
-  format: 'dc+sd-jwt' | 'ldp_vc';
-  /** The issuer's identifier: the `iss` URL or DID of an SD-JWT VC, the issuer of a W3C VC. */
+  format: 'dc+sd-jwt' | 'ldp_vc' | 'mso_mdoc';
+  /**
+   * The issuer's identifier: the `iss` URL or DID of an SD-JWT VC, the issuer of a W3C VC, the
+   * subject of an mdoc's document signer certificate.
+   */
   issuer: string;
   /** dc+sd-jwt: the credential's `vct`. */
   vct?: string;
   /** ldp_vc: the credential's `type`. */
   types?: string[];
+  /** mso_mdoc: the document's `docType` (ISO/IEC 18013-5 §8.3.2.1.2.2). */
+  doctype?: string;
   /**
    * What DCQL claim paths are evaluated over, disclosed claims only. dc+sd-jwt: the payload with the
    * disclosed claims in place and no `_sd`, `_sd_alg` or `cnf`; ldp_vc: the whole credential without
-   * its proof (paths start with `credentialSubject`).
+   * its proof (paths start with `credentialSubject`); mso_mdoc: the presented elements by namespace.
    */
   claims: Record<string, unknown>;
   /** RFC 7638 SHA-256 thumbprint (base64url) of the key the holder proved, or null without binding. */
@@ -51,7 +61,7 @@ export interface VerifiedPresentation {
   holderBinding: boolean;
   /** The status check's result; `none` when the credential names no status. */
   status: 'valid' | 'revoked' | 'suspended' | 'none';
-  /** dc+sd-jwt signed by an `x5c` leaf: the chain that vouched for it. */
+  /** dc+sd-jwt signed by an `x5c` leaf, or an mdoc: the chain that vouched for it. */
   x5c?: X5cChainSummary;
 }
 
@@ -73,9 +83,19 @@ export type PresentationCheck =
 /** What the verifier of an OpenID4VP request checks one presentation against. */
 export interface PresentationExpectation {
   tenantId: string;
-  format: 'dc+sd-jwt' | 'ldp_vc';
-  /** dc+sd-jwt: the compact SD-JWT with its KB-JWT; ldp_vc: a Verifiable Presentation object. */
+  format: VerifiedPresentation['format'];
+  /**
+   * dc+sd-jwt: the compact SD-JWT with its KB-JWT; ldp_vc: a Verifiable Presentation object;
+   * mso_mdoc: the base64url of a CBOR `DeviceResponse` (OpenID4VP 1.0 appendix B.2.4).
+   */
   presentation: unknown;
+  /**
+   * mso_mdoc: the `SessionTranscript` (CBOR) the device signature must cover, chosen by the caller
+   * for its flow (OpenID4VP 1.0 appendix B.2.6.1 for redirects, B.2.6.2 for the DC API).
+   */
+  sessionTranscript?: Uint8Array;
+  /** mso_mdoc: the doctype the query asks for (`meta.doctype_value`). */
+  doctype?: string;
   /** The request's nonce: the KB-JWT's `nonce`, or the presentation proof's `challenge`. */
   nonce: string;
   /** The request's client_id: the KB-JWT's `aud`, or the presentation proof's `domain`. */

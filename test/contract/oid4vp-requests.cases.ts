@@ -42,7 +42,9 @@ export function oid4vpRequestCases(context: ContractContext): Case[] {
       'the DCQL query asks for an unsupported format',
       () =>
         create({
-          body: { dcqlQuery: { credentials: [{ id: 'm', format: 'mso_mdoc', meta: {} }] } },
+          body: {
+            dcqlQuery: { credentials: [{ id: 'j', format: 'jwt_vc_json', meta: { type_values: [['x']] } }] },
+          },
         }),
     ],
     ['createPresentationRequest', 401, 'no token is sent', () => create(anonymous)],

@@ -7,6 +7,7 @@ import { DidResolution } from '../did-resolution/did-resolution.js';
 import { StatusListsService } from '../status/status-lists.service.js';
 import { remoteStatusListLimits } from '../verification-limits.js';
 import {
+  didJwkIssuer,
   issuerMetadataOf,
   statusListTokenOf,
   testIssuer,
@@ -99,6 +100,25 @@ describe('RemoteTokenStatusLists', () => {
     const other = lists.statusOf({ idx: 0, uri }, issuer.iss, plenty());
     answerMetadata();
     expect(await other).toBe(0);
+  });
+
+  it("reads an mdoc's list (no issuer named) with the key of the token's own iss, and refuses one without iss", async () => {
+    const issuer = await didJwkIssuer();
+    const uri = `${origin}/lists/mdoc`;
+    const token = await statusListTokenOf(issuer, uri, [0, 1]);
+    routes.set('/lists/mdoc', (_request, response) => response.end(token));
+    expect(await lists.statusOf({ idx: 1, uri }, undefined, plenty())).toBe(1);
+    expect(await lists.statusOf({ idx: 0, uri }, undefined, plenty())).toBe(0);
+    // Remembered for the mdoc's read only: a credential naming another issuer checks the token again.
+    expect(await lists.statusOf({ idx: 0, uri }, 'https://other.example', plenty())).toBe(
+      `the status list ${uri} is issued by another issuer than the credential's`,
+    );
+    const bareUri = `${origin}/lists/mdoc-no-iss`;
+    const bare = await statusListTokenOf(issuer, bareUri, [0], 1, { iss: undefined });
+    routes.set('/lists/mdoc-no-iss', (_request, response) => response.end(bare));
+    expect(await lists.statusOf({ idx: 0, uri: bareUri }, undefined, plenty())).toBe(
+      `the status list ${bareUri} names no iss whose key could verify it`,
+    );
   });
 
   it('refuses a Status List Token whose exp is not a number, and names an unaccepted alg by its kind', async () => {

@@ -31,6 +31,8 @@ interface VerifiedToken {
   list: TokenList;
   header: Json;
   key: string;
+  /** Whose key signed it: the credential's issuer, or for an mdoc the token's own `iss`. */
+  signer: string;
   ttl: unknown;
   exp: number | undefined;
 }
@@ -74,10 +76,14 @@ export class RemoteTokenStatusLists {
     };
   }
 
-  /** The status value of `reference` (`{idx, uri}`) by `issuer`, or why it cannot be read. */
+  /**
+   * The status value of `reference` (`{idx, uri}`) by `issuer`, or why it cannot be read. An mdoc
+   * names no JWT issuer (`issuer` undefined): its issuer-signed MSO vouches for the URI, and the token
+   * there is verified with the key its own `iss` resolves to (docs/mdoc.md).
+   */
   async statusOf(
     reference: unknown,
-    issuer: string,
+    issuer: string | undefined,
     deadline: AbortSignal,
   ): Promise<number | string> {
     const { idx, uri } = (
@@ -94,7 +100,7 @@ export class RemoteTokenStatusLists {
     const ours = uri.endsWith('/token') ? this.statusLists.listOfUrl(uri.slice(0, -6)) : undefined;
     if (ours !== undefined) return this.ownStatus(ours, uri, issuer, idx as number, deadline);
     const list = await this.reads.read(
-      `${issuer} ${uri}`,
+      `${issuer ?? '(mdoc)'} ${uri}`,
       // The shared read finds the issuer's key by its own deadline: this caller only stops waiting.
       (signal) => this.readList(uri, issuer, signal),
       deadline,
@@ -109,7 +115,7 @@ export class RemoteTokenStatusLists {
   private async ownStatus(
     { tenantId, listId }: { tenantId: string; listId: string },
     uri: string,
-    issuer: string,
+    issuer: string | undefined,
     idx: number,
     deadline: AbortSignal,
   ): Promise<number | string> {
@@ -117,7 +123,7 @@ export class RemoteTokenStatusLists {
     const read = await this.statusLists.tokenStatusOf(tenantId, listId, idx);
     // The token's own checks, in its order: a list of ours, then its iss the credential's.
     if (read === undefined) return this.ownFailure(uri, 'is not a list of ours');
-    if (read.issuer !== issuer) {
+    if (issuer !== undefined && read.issuer !== issuer) {
       return this.ownFailure(uri, "is issued by another issuer than the credential's");
     }
     return typeof read.status === 'string' ? `the status list ${uri}: ${read.status}` : read.status;
@@ -131,7 +137,7 @@ export class RemoteTokenStatusLists {
 
   private async readList(
     uri: string,
-    issuer: string,
+    issuer: string | undefined,
     signal: AbortSignal,
   ): Promise<Read<TokenList>> {
     const fetched = await this.fetchToken(uri);
@@ -166,17 +172,17 @@ export class RemoteTokenStatusLists {
   private async verified(
     { token }: { token: string },
     uri: string,
-    issuer: string,
+    issuer: string | undefined,
     signal: AbortSignal,
   ): Promise<Read<TokenList>> {
     const failed = (result: string) => ({ result, ttlMs: 0 });
     const now = this.clock() / 1000;
-    const digest = `${issuer} ${uri} ${createHash('sha256').update(token).digest('base64url')}`;
+    const digest = `${issuer ?? '(mdoc)'} ${uri} ${createHash('sha256').update(token).digest('base64url')}`;
     const known = this.tokens.get(digest);
     if (known !== undefined) {
       // The same bytes pass the same checks; only the time and the issuer's key may have changed.
       if (known.exp !== undefined && known.exp <= now) return failed('has expired');
-      const key = await this.keys.keyFor(issuer, known.header, signal);
+      const key = await this.keys.keyFor(known.signer, known.header, signal);
       if (typeof key !== 'string' && JSON.stringify(key) === known.key) {
         return { result: known.list, ttlMs: ttlMsOf(known.ttl, known.exp, now) };
       }
@@ -187,16 +193,18 @@ export class RemoteTokenStatusLists {
     if (header.typ !== 'statuslist+jwt') return failed('is not typ statuslist+jwt');
     const unfit = algProblem(header.alg);
     if (unfit !== undefined) return failed(unfit);
-    if (payload.iss !== undefined && payload.iss !== issuer) {
+    if (payload.iss !== undefined && issuer !== undefined && payload.iss !== issuer) {
       return failed("is issued by another issuer than the credential's");
     }
+    const signer = issuer ?? payload.iss;
+    if (typeof signer !== 'string') return failed('names no iss whose key could verify it');
     if (payload.sub !== uri) return failed('names another URI as its sub');
     const { exp } = payload;
     if (exp !== undefined && (typeof exp !== 'number' || !Number.isFinite(exp))) {
       return failed('has an exp that is not a number');
     }
     if (exp !== undefined && exp <= now) return failed('has expired');
-    const key = await this.keys.keyFor(issuer, header, signal);
+    const key = await this.keys.keyFor(signer, header, signal);
     if (typeof key === 'string') return failed(`has no key of the issuer: ${key}`);
     if (!(await jwsVerifies(token, key, header.alg as JwsAlgorithm))) {
       return failed("is not signed by the credential's issuer");
@@ -208,7 +216,14 @@ export class RemoteTokenStatusLists {
     const bytes = decodeLst(lst);
     if (typeof bytes === 'string') return failed(bytes);
     const list = { bits: bits as number, bytes };
-    this.tokens.set(digest, { list, header, key: JSON.stringify(key), ttl: payload.ttl, exp });
+    this.tokens.set(digest, {
+      list,
+      header,
+      key: JSON.stringify(key),
+      signer,
+      ttl: payload.ttl,
+      exp,
+    });
     return { result: list, ttlMs: ttlMsOf(payload.ttl, exp, now) };
   }
 }
@@ -220,4 +235,25 @@ function ttlMsOf(ttl: unknown, exp: number | undefined, now: number): number {
     remoteStatusListLimits.maxTtlMs,
     exp === undefined ? Infinity : (exp - now) * 1000,
   );
+}
+
+/** A status value as a verifier's answer (draft-ietf-oauth-status-list §7.1): the word, or the failure. */
+export function statusVerdict(
+  value: number | string,
+):
+  | 'valid'
+  | { code: 'credential_revoked' | 'credential_suspended' | 'status_unavailable'; reason: string } {
+  if (typeof value === 'string') return { code: 'status_unavailable', reason: value };
+  if (value === 0) return 'valid';
+  if (value === 1)
+    return {
+      code: 'credential_revoked',
+      reason: 'the status list says the credential is revoked (INVALID)',
+    };
+  if (value === 2)
+    return { code: 'credential_suspended', reason: 'the status list says the credential is suspended' };
+  return {
+    code: 'status_unavailable',
+    reason: `the status list gives the credential the status ${value}, which this verifier does not accept`,
+  };
 }

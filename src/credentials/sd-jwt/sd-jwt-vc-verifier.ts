@@ -14,7 +14,7 @@ import { type Certificate } from '../../x509/chain.js';
 import { jwsVerifies } from '../../jose/jws.js';
 import { algProblem, publicKeyFor, shown } from './jws.js';
 import { keyBindingProblem } from './key-binding.js';
-import { RemoteTokenStatusLists } from './remote-token-status-lists.js';
+import { RemoteTokenStatusLists, statusVerdict } from './remote-token-status-lists.js';
 import { disclosedPayload, parseSdJwt, type ParsedSdJwt } from './sd-jwt-presentation.js';
 import { x5cIssuerKey } from './x5c-issuer-key.js';
 
@@ -202,17 +202,8 @@ export class SdJwtVcVerifier {
         'the credential names a status mechanism other than status_list',
       );
     }
-    const value = await this.statusLists.statusOf(reference, issuer, deadline);
-    if (typeof value === 'string') return fail('status_unavailable', value);
-    if (value === 0) return 'valid';
-    if (value === 1)
-      return fail('credential_revoked', 'the status list says the credential is revoked (INVALID)');
-    if (value === 2)
-      return fail('credential_suspended', 'the status list says the credential is suspended');
-    return fail(
-      'status_unavailable',
-      `the status list gives the credential the status ${value}, which this verifier does not accept`,
-    );
+    const verdict = statusVerdict(await this.statusLists.statusOf(reference, issuer, deadline));
+    return verdict === 'valid' ? verdict : fail(verdict.code, verdict.reason);
   }
 }
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TrustAnchorPolicy } from '../../trust-anchors/trust-anchor-policy.js';
 import { TrustedIssuerPolicy } from '../../trusted-issuers/trusted-issuer-policy.js';
 import { LdpPresentationVerifier } from './ldp-presentation-verifier.js';
+import { MdocPresentationVerifier } from '../mdoc/mdoc-presentation.js';
 import { SdJwtVcVerifier } from '../sd-jwt/sd-jwt-vc-verifier.js';
 import {
   type PresentationCheck,
@@ -17,7 +18,8 @@ export type {
 
 /**
  * Verifies what a wallet presents to a tenant's OpenID4VP request (docs/oid4vp.md): SD-JWT VCs with key
- * binding and Token Status Lists, and Data Integrity presentations with our existing verifier. A
+ * binding and Token Status Lists, mdocs (DeviceResponse, ISO/IEC 18013-5) against the session
+ * transcript the caller gives, and Data Integrity presentations with our existing verifier. A
  * presentation that does not count is an answer (a code and a reason), never an exception.
  */
 @Injectable()
@@ -27,10 +29,14 @@ export class WalletPresentationsService {
     private readonly anchors: TrustAnchorPolicy,
     private readonly sdJwtVcs: SdJwtVcVerifier,
     private readonly ldp: LdpPresentationVerifier,
+    private readonly mdocs: MdocPresentationVerifier,
   ) {}
 
   async verify(expectation: PresentationExpectation): Promise<PresentationCheck> {
     if (expectation.format === 'ldp_vc') return this.ldp.verify(expectation);
+    // An mdoc names no issuer identifier: the tenant's IACAs alone decide (docs/mdoc.md).
+    if (expectation.format === 'mso_mdoc')
+      return this.mdocs.verify(expectation, () => this.anchors.anchorsFor(expectation.tenantId));
     // The request's list, else the tenant's; undefined: any issuer whose key resolves.
     const trusted = await this.trust.trustedFor(expectation.tenantId, {
       trustedIssuers: expectation.trustedIssuers,

@@ -2,6 +2,7 @@ import { checkDcqlQuery } from './dcql-query.js';
 
 const vct = 'https://globex.example/credentials/alumni';
 const sdJwt = { id: 'alumni', format: 'dc+sd-jwt', meta: { vct_values: [vct] } };
+const mdoc = { id: 'mdl', format: 'mso_mdoc', meta: { doctype_value: 'org.iso.18013.5.1.mDL' } };
 const fieldsOf = (input: unknown) => {
   const result = checkDcqlQuery(input as Record<string, unknown>);
   return 'errors' in result ? result.errors.map((error) => error.field) : [];
@@ -29,6 +30,27 @@ describe('checkDcqlQuery', () => {
       credential_sets: [{ options: [['alumni'], ['badge']] }],
     });
     expect(result).toEqual({ query: expect.objectContaining({ credentials: expect.any(Array) }) });
+  });
+
+  it('accepts an mdoc query: doctype_value, claims by [namespace, element], intent_to_retain', () => {
+    const claims = [
+      { id: 'family', path: ['org.iso.18013.5.1', 'family_name'], intent_to_retain: true },
+      { id: 'birth', path: ['org.iso.18013.5.1', 'birth_date'] },
+    ];
+    const result = checkDcqlQuery({ credentials: [{ ...mdoc, claims, claim_sets: [['family']] }] });
+    expect(result).toEqual({
+      query: {
+        credentials: [
+          {
+            ...mdoc,
+            claims,
+            claim_sets: [['family']],
+            multiple: false,
+            require_cryptographic_holder_binding: true,
+          },
+        ],
+      },
+    });
   });
 
   it('refuses ids and claim path steps an object inherits', () => {
@@ -74,9 +96,38 @@ describe('checkDcqlQuery', () => {
       'dcqlQuery.credentials.0.claims.0.path',
     ],
     [
-      'mso_mdoc',
-      { credentials: [{ id: 'm', format: 'mso_mdoc', meta: { doctype_value: 'x' } }] },
+      'jwt_vc_json',
+      { credentials: [{ id: 'j', format: 'jwt_vc_json', meta: { type_values: [['x']] } }] },
       'dcqlQuery.credentials.0.format',
+    ],
+    [
+      'an mdoc query without doctype_value',
+      { credentials: [{ id: 'm', format: 'mso_mdoc', meta: {} }] },
+      'dcqlQuery.credentials.0.meta.doctype_value',
+    ],
+    [
+      'an mdoc query with an empty doctype_value',
+      { credentials: [{ id: 'm', format: 'mso_mdoc', meta: { doctype_value: '' } }] },
+      'dcqlQuery.credentials.0.meta.doctype_value',
+    ],
+    [
+      'an mdoc claim by the drafts’ namespace and claim_name',
+      {
+        credentials: [
+          { ...mdoc, claims: [{ namespace: 'org.iso.18013.5.1', claim_name: 'family_name' }] },
+        ],
+      },
+      'dcqlQuery.credentials.0.claims.0.path',
+    ],
+    [
+      'an mdoc claim path of three steps',
+      { credentials: [{ ...mdoc, claims: [{ path: ['org.iso.18013.5.1', 'a', 'b'] }] }] },
+      'dcqlQuery.credentials.0.claims.0.path',
+    ],
+    [
+      'an mdoc claim path of one step',
+      { credentials: [{ ...mdoc, claims: [{ path: ['org.iso.18013.5.1'] }] }] },
+      'dcqlQuery.credentials.0.claims.0.path',
     ],
     [
       'a second query of another unknown format',
@@ -137,7 +188,7 @@ describe('checkDcqlQuery', () => {
     });
     if (!('errors' in result)) throw new Error('accepted');
     expect(result.errors[0].message).toMatch(
-      /^'mso_mdocx{56}' is not supported: only dc\+sd-jwt and ldp_vc$/,
+      /^'mso_mdocx{56}' is not supported: only dc\+sd-jwt, ldp_vc, mso_mdoc$/,
     );
     expect(JSON.stringify(result).length).toBeLessThan(300);
   });

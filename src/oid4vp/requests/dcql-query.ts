@@ -2,8 +2,15 @@ import { DcqlQuery } from 'dcql';
 import { type FieldError } from '../../common/problem/problem.js';
 import { requestLimits as limits } from './request-limits.js';
 
-/** The credential formats a tenant verifies (OpenID4VP 1.0 appendix B.1 and B.3). */
-export const acceptedFormats = ['dc+sd-jwt', 'ldp_vc'] as const;
+/** The credential formats a tenant verifies (OpenID4VP 1.0 appendix B.1, B.2 and B.3). */
+export const acceptedFormats = ['dc+sd-jwt', 'ldp_vc', 'mso_mdoc'] as const;
+
+/** What each format's `meta` must name (OpenID4VP 1.0 appendix B): the kinds of credential asked for. */
+const requiredMeta: Record<(typeof acceptedFormats)[number], string> = {
+  'dc+sd-jwt': 'vct_values',
+  ldp_vc: 'type_values',
+  mso_mdoc: 'doctype_value',
+};
 
 /** The `trusted_authorities` types a tenant checks (OpenID4VP 1.0 §6.1.1): X.509 key identifiers. */
 export const acceptedAuthorityTypes = ['aki'] as const;
@@ -29,20 +36,34 @@ export function checkDcqlQuery(input: Json): { query: Json } | { errors: FieldEr
   }
   const reserved = reservedNameErrors(parsed);
   if (reserved.length > 0) return { errors: reserved };
-  const missing = parsed.credentials.flatMap((credential, index): FieldError[] => {
-    const meta = (credential as { meta?: Json }).meta ?? {};
-    const name = credential.format === 'ldp_vc' ? 'type_values' : 'vct_values';
-    const values = meta[name];
-    return Array.isArray(values) && values.length > 0
-      ? []
-      : [
-          {
-            field: `${field}.credentials.${index}.meta.${name}`,
-            message: 'must be a non-empty array',
-          },
-        ];
-  });
+  const missing = parsed.credentials.flatMap(metaErrors);
   return missing.length > 0 ? { errors: missing } : { query: parsed as unknown as Json };
+}
+
+/**
+ * What a credential query must name: `vct_values` or `type_values` (a non-empty array), or an mdoc's
+ * `doctype_value` (a non-empty string), and an mdoc's claims as `path: [namespace, element]` (1.0
+ * §6.3; the drafts' `namespace`/`claim_name` pair is what a 1.0 wallet no longer reads).
+ */
+function metaErrors(credential: DcqlQuery.Output['credentials'][number], index: number) {
+  const at = `${field}.credentials.${index}`;
+  const name = requiredMeta[credential.format as (typeof acceptedFormats)[number]];
+  const value = ((credential as { meta?: Json }).meta ?? {})[name];
+  const errors: FieldError[] = [];
+  if (credential.format === 'mso_mdoc') {
+    if (typeof value !== 'string' || value === '')
+      errors.push({ field: `${at}.meta.${name}`, message: 'must be a non-empty string' });
+    (credential.claims ?? []).forEach((claim, claimIndex) => {
+      if (!('path' in claim))
+        errors.push({
+          field: `${at}.claims.${claimIndex}.path`,
+          message: 'must be [namespace, element]',
+        });
+    });
+  } else if (!Array.isArray(value) || value.length === 0) {
+    errors.push({ field: `${at}.meta.${name}`, message: 'must be a non-empty array' });
+  }
+  return errors;
 }
 
 /** The bounds and the formats, checked on the JSON as sent, before any parsing. */
@@ -83,7 +104,7 @@ function boundsErrors(input: Json): FieldError[] {
     ) {
       errors.push({
         field: `${at}.format`,
-        message: `'${query.format.slice(0, 64)}' is not supported: only ${acceptedFormats.join(' and ')}`,
+        message: `'${query.format.slice(0, 64)}' is not supported: only ${acceptedFormats.join(', ')}`,
       });
     }
     const counted: [string, unknown, number][] = [
@@ -99,7 +120,13 @@ function boundsErrors(input: Json): FieldError[] {
     if (!Array.isArray(query.claims)) return;
     query.claims.forEach((claim: unknown, claimIndex) => {
       const path = (claim as Json | null)?.path;
-      if (Array.isArray(path) && path.length > limits.pathElements) {
+      // OpenID4VP 1.0 appendix B.2: an mdoc's claim is one element of one namespace.
+      if (query.format === 'mso_mdoc' && Array.isArray(path) && path.length !== 2) {
+        errors.push({
+          field: `${at}.claims.${claimIndex}.path`,
+          message: 'must be [namespace, element]',
+        });
+      } else if (Array.isArray(path) && path.length > limits.pathElements) {
         errors.push({
           field: `${at}.claims.${claimIndex}.path`,
           message: `must hold at most ${limits.pathElements} elements`,

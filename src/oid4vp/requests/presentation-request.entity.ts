@@ -21,15 +21,17 @@ export function isDcApiMode(mode: ResponseMode): mode is 'dc_api' | 'dc_api.jwt'
 
 /** What was verified for one credential query of the DCQL query: no claim values (see `claims_sealed`). */
 export interface PresentedCredentialSummary {
-  format: 'dc+sd-jwt' | 'ldp_vc';
+  format: 'dc+sd-jwt' | 'ldp_vc' | 'mso_mdoc';
   issuer: string;
   vct?: string;
   types?: string[];
+  /** mso_mdoc: the document's doctype. */
+  doctype?: string;
   /** RFC 7638 SHA-256 thumbprint of the holder's key, base64url; null without holder binding. */
   holderKeyThumbprint: string | null;
   /** The status check's result: `none` when the credential names no status. */
   status: 'valid' | 'revoked' | 'suspended' | 'none';
-  /** An SD-JWT VC signed by an x5c leaf: whose certificate, and the anchor its chain ended at. */
+  /** An SD-JWT VC signed by an x5c leaf, or an mdoc: whose certificate, and the anchor its chain ended at. */
   certificateChain?: { leafSubject: string; anchorSubject: string | null };
 }
 

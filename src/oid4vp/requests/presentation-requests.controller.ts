@@ -27,6 +27,7 @@ import {
   CreatePresentationRequestDto,
   dcqlQueryExample,
   membershipQueryExample,
+  mdocDcqlQueryExample,
 } from './dto/create-presentation-request.dto.js';
 import { ListPresentationRequestsQuery } from './dto/list-presentation-requests.query.js';
 import {
@@ -39,6 +40,7 @@ import {
   PresentationRequestCredentialDto,
   requestExample,
   verifiedRequestExample,
+  verifiedMdocRequestExample,
 } from './dto/presentation-request-answer.dto.js';
 import { PresentationRequestsService } from './presentation-requests.service.js';
 import { requestLimits } from './request-limits.js';
@@ -77,7 +79,7 @@ export class PresentationRequestsController {
   @ApiOperation({
     operationId: 'createPresentationRequest',
     summary: 'Ask a wallet to present credentials',
-    description: `Answers the link for the wallet (\`openid4vp://\`, the request object by reference). The tenant is the client as \`clientIdPrefix\` says (OpenID4VP 1.0 §5.9.3): \`x509_hash\` by default when it has an active X.509 certificate (the request object signed ES256 with the chain in \`x5c\`, HAIP 1.0), else its DID (\`decentralized_identifier\`). The DCQL query is checked (formats dc+sd-jwt and ldp_vc). With \`responseMode\` \`dc_api\` or \`dc_api.jwt\` and \`expectedOrigins\`, the answer is a \`dcApiRequest\` for the browser’s Digital Credentials API instead of a link (OpenID4VP 1.0 appendix A): signed for an x509 client id, else unsigned. The request waits ${requestLimits.defaultExpiresIn} seconds unless told; at most ${requestLimits.pendingPerTenant} pending requests per tenant.`,
+    description: `Answers the link for the wallet (\`openid4vp://\`, the request object by reference). The tenant is the client as \`clientIdPrefix\` says (OpenID4VP 1.0 §5.9.3): \`x509_hash\` by default when it has an active X.509 certificate (the request object signed ES256 with the chain in \`x5c\`, HAIP 1.0), else its DID (\`decentralized_identifier\`). The DCQL query is checked (formats dc+sd-jwt, ldp_vc and mso_mdoc). With \`responseMode\` \`dc_api\` or \`dc_api.jwt\` and \`expectedOrigins\`, the answer is a \`dcApiRequest\` for the browser’s Digital Credentials API instead of a link (OpenID4VP 1.0 appendix A): signed for an x509 client id, else unsigned. The request waits ${requestLimits.defaultExpiresIn} seconds unless told; at most ${requestLimits.pendingPerTenant} pending requests per tenant.`,
   })
   @ApiBody({
     type: CreatePresentationRequestDto,
@@ -110,6 +112,10 @@ export class PresentationRequestsController {
       did: {
         summary: 'The verifier known by its DID (decentralized_identifier), no X.509',
         value: { dcqlQuery: dcqlQueryExample, clientIdPrefix: 'decentralized_identifier' },
+      },
+      mdoc: {
+        summary: 'Three elements of an mDL (mso_mdoc, ISO/IEC 18013-5), the answer encrypted',
+        value: { dcqlQuery: mdocDcqlQueryExample, responseMode: 'direct_post.jwt' },
       },
       dcApi: {
         summary:
@@ -189,6 +195,7 @@ export class PresentationRequestsController {
     examples: {
       pending: { summary: 'Waiting for the wallet', value: requestExample },
       verified: { summary: 'Verified', value: verifiedRequestExample },
+      verifiedMdoc: { summary: 'Verified: an mDL', value: verifiedMdocRequestExample },
       failed: { summary: 'Failed', value: failedRequestExample },
     },
   })

@@ -1,4 +1,5 @@
 import { calculateJwkThumbprint, type JWK } from 'jose';
+import { dcApiSessionTranscript, oid4vpSessionTranscript } from '../../mdoc/session-transcript.js';
 import { type PresentationRequestEntity } from '../requests/wallet-requests.js';
 
 /**
@@ -58,6 +59,26 @@ export async function dcApiBinding(
     nonce: request.nonce,
     jwkThumbprint: await thumbprintOf(responseKey),
   };
+}
+
+/**
+ * The CBOR SessionTranscript an mdoc's device signature must cover: the OpenID4VPHandover of a redirect
+ * (client id with its prefix, nonce, key thumbprint or null, response URI; B.2.6.1) or the
+ * OpenID4VPDCAPIHandover of the DC API (origin, nonce, key thumbprint or null; B.2.6.2).
+ */
+export function sessionTranscriptOf(binding: AnswerBinding): Promise<Uint8Array> {
+  if (binding.channel === 'dc_api')
+    return dcApiSessionTranscript({
+      origin: binding.origin,
+      nonce: binding.nonce,
+      jwkThumbprint: binding.jwkThumbprint,
+    });
+  return oid4vpSessionTranscript({
+    clientId: binding.clientId,
+    nonce: binding.nonce,
+    jwkThumbprint: binding.jwkThumbprint,
+    responseUri: binding.responseUri,
+  });
 }
 
 /** The thumbprint over the key's required public members only (RFC 7638 §3.2). */

@@ -11,7 +11,7 @@ import { KeyVault } from '../../secrets/key-vault.js';
 import { disclosedClaimsPurpose } from '../requests/presentation-request.sealed-columns.js';
 import { checkCounts, checkMatch, queryOf, type VerifiableFormat } from './dcql-match.js';
 import { AnswerFailure, presentationsOf } from './wallet-answer.js';
-import { type AnswerBinding } from './answer-binding.js';
+import { sessionTranscriptOf, type AnswerBinding } from './answer-binding.js';
 import {
   WalletRequests,
   type Conclusion,
@@ -96,10 +96,15 @@ export class AnswerSettlement {
     // Set once a presentation's holder proved it answers this request (nonce and audience verified).
     const progress = { bound: false };
     try {
-      const { query, formats } = queryOf(request.dcqlQuery);
+      const { query, formats, doctypes } = queryOf(request.dcqlQuery);
       const presentations = presentationsOf(vpToken, [...formats.keys()]);
       checkCounts(query, presentations);
-      const presented = await this.verifyEach(request, binding, formats, presentations, progress);
+      // What an mdoc's device signature covers: the binding's handover (OpenID4VP 1.0 B.2.6.1, B.2.6.2).
+      const sessionTranscript = [...formats.values()].includes('mso_mdoc')
+        ? await sessionTranscriptOf(binding)
+        : undefined;
+      const asked = { formats, doctypes, sessionTranscript };
+      const presented = await this.verifyEach(request, binding, asked, presentations, progress);
       checkMatch(query, presented);
       return { verified: true, presented };
     } catch (error) {
@@ -112,7 +117,11 @@ export class AnswerSettlement {
   private async verifyEach(
     request: PresentationRequestEntity,
     binding: AnswerBinding,
-    formats: Map<string, VerifiableFormat>,
+    asked: {
+      formats: Map<string, VerifiableFormat>;
+      doctypes: Map<string, string>;
+      sessionTranscript?: Uint8Array;
+    },
     presentations: Map<string, unknown[]>,
     progress: { bound: boolean },
   ): Promise<Map<string, VerifiedPresentation[]>> {
@@ -125,9 +134,11 @@ export class AnswerSettlement {
         const check = await this.presentations
           .verify({
             tenantId: request.tenantId,
-            format: formats.get(id)!,
+            format: asked.formats.get(id)!,
             presentation,
-            // An mso_mdoc presentation takes its SessionTranscript from the binding (B.2.6.1, B.2.6.2).
+            ...(asked.formats.get(id) === 'mso_mdoc'
+              ? { sessionTranscript: asked.sessionTranscript, doctype: asked.doctypes.get(id) }
+              : {}),
             nonce: binding.nonce,
             clientId: binding.audience,
             trustedIssuers: request.trustedIssuers ?? undefined,
@@ -241,6 +252,7 @@ function summaryOf(credential: VerifiedPresentation): PresentedCredentialSummary
     issuer: credential.issuer,
     ...(credential.vct === undefined ? {} : { vct: credential.vct }),
     ...(credential.types === undefined ? {} : { types: credential.types }),
+    ...(credential.doctype === undefined ? {} : { doctype: credential.doctype }),
     holderKeyThumbprint: credential.holderKeyThumbprint,
     status: credential.status,
     ...(credential.x5c === undefined

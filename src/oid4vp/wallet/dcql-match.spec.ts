@@ -117,9 +117,72 @@ describe('DCQL matching of verified presentations', () => {
 
   it('fails a query of a format this verifier does not check', () => {
     const error = failure(() =>
-      queryOf({ credentials: [{ id: 'mdl', format: 'mso_mdoc', meta: { doctype_value: 'x' } }] }),
+      queryOf({
+        credentials: [{ id: 'j', format: 'jwt_vc_json', meta: { type_values: [['x']] } }],
+      }),
     );
     expect(error.code).toBe('query_not_satisfied');
+  });
+
+  describe('mso_mdoc', () => {
+    const doctype = 'org.iso.18013.5.1.mDL';
+    const iso = 'org.iso.18013.5.1';
+    const asked = queryOf({
+      credentials: [
+        {
+          id: 'mdl',
+          format: 'mso_mdoc',
+          meta: { doctype_value: doctype },
+          claims: [
+            { path: [iso, 'family_name'], intent_to_retain: true },
+            { path: [iso, 'birth_date'] },
+          ],
+        },
+      ],
+    });
+    const mdl = (elements: Record<string, Record<string, unknown>>, type = doctype) => ({
+      format: 'mso_mdoc' as const,
+      issuer: 'CN=DS',
+      doctype: type,
+      claims: elements,
+      holderKeyThumbprint: 'thumb',
+      holderBinding: true,
+      status: 'none' as const,
+    });
+
+    it('reads the format and the doctype of each mdoc query', () => {
+      expect(asked.formats).toEqual(new Map([['mdl', 'mso_mdoc']]));
+      expect(asked.doctypes).toEqual(new Map([['mdl', doctype]]));
+    });
+
+    it('matches the elements by [namespace, element]', () => {
+      const all = { [iso]: { family_name: 'Mustermann', birth_date: '1963-08-12' } };
+      expect(() => checkMatch(asked.query, new Map([['mdl', [mdl(all)]]]))).not.toThrow();
+    });
+
+    it('names the element missing, or another namespace holding it', () => {
+      for (const elements of [
+        { [iso]: { family_name: 'Mustermann' } } as Record<string, Record<string, unknown>>,
+        { 'org.example.other': { family_name: 'Mustermann', birth_date: '1963-08-12' } },
+      ]) {
+        expect(failure(() => checkMatch(asked.query, new Map([['mdl', [mdl(elements)]]])))).toEqual(
+          expect.objectContaining({
+            code: 'query_not_satisfied',
+            reason: expect.stringContaining(`does not disclose the requested claim`) as unknown,
+          }),
+        );
+      }
+    });
+
+    it('fails another doctype', () => {
+      const elements = { [iso]: { family_name: 'M', birth_date: '1963-08-12' } };
+      const other = mdl(elements, 'eu.europa.ec.eudi.pid.1');
+      expect(failure(() => checkMatch(asked.query, new Map([['mdl', [other]]])))).toMatchObject({
+        code: 'query_not_satisfied',
+        reason:
+          'A credential for mdl is not of a kind the query accepts (vct, type or doctype, or holder binding).',
+      });
+    });
   });
   it('counts an x5c credential for an aki query only when its chain names one of the key ids', () => {
     const akiQuery = queryOf({

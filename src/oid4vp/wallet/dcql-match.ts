@@ -5,45 +5,67 @@ import { AnswerFailure } from './wallet-answer.js';
 /** The formats this verifier checks (src/credentials/wallet-presentations.service.ts). */
 export type VerifiableFormat = VerifiedPresentation['format'];
 
-/** The request's DCQL query (validated when the request was made) and each credential query's format. */
+/**
+ * The request's DCQL query (validated when the request was made), each credential query's format,
+ * and each mdoc query's doctype (`meta.doctype_value`, required by the API).
+ */
 export function queryOf(stored: Record<string, unknown>): {
   query: DcqlQuery;
   formats: Map<string, VerifiableFormat>;
+  doctypes: Map<string, string>;
 } {
   const query = DcqlQuery.parse(stored as DcqlQuery.Input);
   DcqlQuery.validate(query);
   const formats = new Map<string, VerifiableFormat>();
+  const doctypes = new Map<string, string>();
   for (const credential of query.credentials) {
     // The API accepts no other format; a row from before a change of that rule fails plainly.
-    if (credential.format !== 'dc+sd-jwt' && credential.format !== 'ldp_vc')
+    if (
+      credential.format !== 'dc+sd-jwt' &&
+      credential.format !== 'ldp_vc' &&
+      credential.format !== 'mso_mdoc'
+    )
       throw new AnswerFailure(
         'query_not_satisfied',
         `Credential query ${credential.id} asks for ${credential.format}, which this verifier does not check.`,
       );
     formats.set(credential.id, credential.format);
+    if (credential.format === 'mso_mdoc' && credential.meta?.doctype_value !== undefined)
+      doctypes.set(credential.id, credential.meta.doctype_value);
   }
-  return { query, formats };
+  return { query, formats, doctypes };
 }
 
 /**
- * What DCQL evaluates of a verified presentation: its format, vct or types, disclosed claims, binding,
- * and for an x5c-signed SD-JWT VC the key identifiers of its chain as its `aki` authority (§6.1.1).
+ * What DCQL evaluates of a verified presentation: its format, vct, types or doctype, disclosed claims
+ * (an mdoc's elements by namespace), binding, and for an x5c-signed SD-JWT VC or an mdoc the key
+ * identifiers of its chain as its `aki` authority (§6.1.1).
  */
 function dcqlPresentationOf(presented: VerifiedPresentation): DcqlCredentialPresentation {
+  const authority =
+    presented.x5c === undefined || presented.x5c.keyIdentifiers.length === 0
+      ? {}
+      : {
+          authority: {
+            type: 'aki' as const,
+            values: presented.x5c.keyIdentifiers as [string, ...string[]],
+          },
+        };
   if (presented.format === 'dc+sd-jwt')
     return {
       credential_format: 'dc+sd-jwt',
       vct: presented.vct ?? '',
       claims: presented.claims as never,
       cryptographic_holder_binding: presented.holderBinding,
-      ...(presented.x5c === undefined || presented.x5c.keyIdentifiers.length === 0
-        ? {}
-        : {
-            authority: {
-              type: 'aki' as const,
-              values: presented.x5c.keyIdentifiers as [string, ...string[]],
-            },
-          }),
+      ...authority,
+    };
+  if (presented.format === 'mso_mdoc')
+    return {
+      credential_format: 'mso_mdoc',
+      doctype: presented.doctype ?? '',
+      namespaces: presented.claims as never,
+      cryptographic_holder_binding: presented.holderBinding,
+      ...authority,
     };
   return {
     credential_format: 'ldp_vc',
@@ -93,7 +115,7 @@ function mismatchOf(query: DcqlQuery, id: string, match: Match): string {
   if (failed?.trusted_authorities.success === false)
     return `A credential for ${id} has no x5c certificate with a key identifier the query's trusted_authorities name.`;
   if (failed?.meta.success === false)
-    return `A credential for ${id} is not of a kind the query accepts (vct or type, or holder binding).`;
+    return `A credential for ${id} is not of a kind the query accepts (vct, type or doctype, or holder binding).`;
   if (failed?.claims.success === false) {
     const claims = query.credentials.find((credential) => credential.id === id)?.claims ?? [];
     const indexes = new Set((failed.claims.failed_claims ?? []).map((claim) => claim.claim_index));

@@ -9,6 +9,8 @@ import { type VerifiedPresentation } from '../../credentials/verifying/wallet-pr
 export function disclosedClaimsOf(presented: VerifiedPresentation): Record<string, unknown> {
   if (presented.format === 'ldp_vc')
     return { credentialSubject: presented.claims.credentialSubject };
+  // An mdoc's presented elements by namespace: the MSO's own fields are never among them.
+  if (presented.format === 'mso_mdoc') return presented.claims;
   return Object.fromEntries(
     Object.entries(presented.claims).filter(
       ([name]) => name !== 'iat' && !nonDisclosableClaims.has(name),

@@ -46,6 +46,7 @@ describe('requestObjectClaims', () => {
             proof_type_values: ['DataIntegrityProof'],
             cryptosuite_values: expect.arrayContaining(['eddsa-rdfc-2022']) as unknown,
           },
+          mso_mdoc: { issuerauth_alg_values: [-7], deviceauth_alg_values: [-7] },
         },
       },
     });

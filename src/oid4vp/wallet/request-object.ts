@@ -13,7 +13,7 @@ export const responseEncryptionEncs = ['A128GCM', 'A256GCM'] as const;
 /**
  * The formats and algorithms this verifier checks (OpenID4VP 1.0 Appendix B): SD-JWT VCs signed and
  * key-bound with any JWS algorithm we verify (ES256; Ed25519 as `EdDSA` or, RFC 9864, `Ed25519`),
- * Data Integrity presentations with the cryptosuites we verify.
+ * Data Integrity presentations with the cryptosuites we verify, mdocs signed ES256.
  */
 export const vpFormatsSupported = {
   'dc+sd-jwt': {
@@ -24,6 +24,8 @@ export const vpFormatsSupported = {
     proof_type_values: ['DataIntegrityProof'],
     cryptosuite_values: ['eddsa-rdfc-2022', 'eddsa-jcs-2022', 'ecdsa-rdfc-2019', 'ecdsa-jcs-2019'],
   },
+  // Appendix B.2.2, HAIP 1.0 §7: COSE ES256 (-7) for the issuer's MSO and the device signature.
+  mso_mdoc: { issuerauth_alg_values: [-7], deviceauth_alg_values: [-7] },
 };
 
 /** What a request object says, from the request's row and its secrets. */

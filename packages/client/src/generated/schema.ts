@@ -953,7 +953,7 @@ export interface paths {
     put?: never;
     /**
      * Ask a wallet to present credentials
-     * @description Answers the link for the wallet (`openid4vp://`, the request object by reference). The tenant is the client as `clientIdPrefix` says (OpenID4VP 1.0 §5.9.3): `x509_hash` by default when it has an active X.509 certificate (the request object signed ES256 with the chain in `x5c`, HAIP 1.0), else its DID (`decentralized_identifier`). The DCQL query is checked (formats dc+sd-jwt and ldp_vc). With `responseMode` `dc_api` or `dc_api.jwt` and `expectedOrigins`, the answer is a `dcApiRequest` for the browser’s Digital Credentials API instead of a link (OpenID4VP 1.0 appendix A): signed for an x509 client id, else unsigned. The request waits 300 seconds unless told; at most 1000 pending requests per tenant.
+     * @description Answers the link for the wallet (`openid4vp://`, the request object by reference). The tenant is the client as `clientIdPrefix` says (OpenID4VP 1.0 §5.9.3): `x509_hash` by default when it has an active X.509 certificate (the request object signed ES256 with the chain in `x5c`, HAIP 1.0), else its DID (`decentralized_identifier`). The DCQL query is checked (formats dc+sd-jwt, ldp_vc and mso_mdoc). With `responseMode` `dc_api` or `dc_api.jwt` and `expectedOrigins`, the answer is a `dcApiRequest` for the browser’s Digital Credentials API instead of a link (OpenID4VP 1.0 appendix A): signed for an x509 client id, else unsigned. The request waits 300 seconds unless told; at most 1000 pending requests per tenant.
      */
     post: operations['createPresentationRequest'];
     delete?: never;
@@ -2989,9 +2989,9 @@ export interface components {
        * @example dc+sd-jwt
        * @enum {string}
        */
-      format: 'dc+sd-jwt' | 'ldp_vc';
+      format: 'dc+sd-jwt' | 'ldp_vc' | 'mso_mdoc';
       /**
-       * @description Who issued it (`iss`, or the issuer DID).
+       * @description Who issued it (`iss`, or the issuer DID; for an mdoc the subject of its document signer certificate).
        * @example http://localhost:8080/ctrl/oid4vci/globex
        */
       issuer: string;
@@ -3009,7 +3009,12 @@ export interface components {
        */
       types?: string[];
       /**
-       * @description RFC 7638 SHA-256 thumbprint of the holder’s key; null without holder binding.
+       * @description mso_mdoc: its doctype (ISO/IEC 18013-5).
+       * @example org.iso.18013.5.1.mDL
+       */
+      doctype?: string;
+      /**
+       * @description RFC 7638 SHA-256 thumbprint of the holder’s key (an mdoc’s device key); null without holder binding.
        * @example NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs
        */
       holderKeyThumbprint: string | null;
@@ -3018,10 +3023,10 @@ export interface components {
        * @enum {string}
        */
       status: 'valid' | 'revoked' | 'suspended' | 'none';
-      /** @description dc+sd-jwt signed by an `x5c` certificate: the chain that vouched for it. */
+      /** @description dc+sd-jwt signed by an `x5c` certificate, or an mdoc (its `x5chain` up to an IACA): the chain that vouched for it. */
       certificateChain?: components['schemas']['PresentedCertificateChainDto'];
       /**
-       * @description The disclosed claims only; absent once erased (see `claimsErasedAt`).
+       * @description The disclosed claims only (an mdoc’s: the presented elements by namespace); absent once erased (see `claimsErasedAt`).
        * @example {
        *       "given_name": "Alice",
        *       "alumni_of": "Globex Academy"
@@ -3033,7 +3038,7 @@ export interface components {
     };
     CreatePresentationRequestDto: {
       /**
-       * @description The DCQL query (OpenID4VP 1.0 §6): formats dc+sd-jwt and ldp_vc; `meta.vct_values` (dc+sd-jwt) or `meta.type_values` (ldp_vc) required. At most 16384 bytes of JSON, 16 credential queries, 64 claims each.
+       * @description The DCQL query (OpenID4VP 1.0 §6): formats dc+sd-jwt, ldp_vc, mso_mdoc; `meta.vct_values` (dc+sd-jwt), `meta.type_values` (ldp_vc) or `meta.doctype_value` (mso_mdoc, its claims as `path: [namespace, element]`) required. At most 16384 bytes of JSON, 16 credential queries, 64 claims each.
        * @example {
        *       "credentials": [
        *         {

@@ -43,6 +43,22 @@ export const membershipQueryExample = {
   ],
 };
 
+/** Asks for an mDL (ISO/IEC 18013-5) and three of its elements, by [namespace, element]. */
+export const mdocDcqlQueryExample = {
+  credentials: [
+    {
+      id: 'mdl',
+      format: 'mso_mdoc',
+      meta: { doctype_value: 'org.iso.18013.5.1.mDL' },
+      claims: [
+        { path: ['org.iso.18013.5.1', 'family_name'], intent_to_retain: false },
+        { path: ['org.iso.18013.5.1', 'birth_date'], intent_to_retain: false },
+        { path: ['org.iso.18013.5.1', 'driving_privileges'], intent_to_retain: true },
+      ],
+    },
+  ],
+};
+
 export const responseModes = ['direct_post', 'direct_post.jwt', 'dc_api', 'dc_api.jwt'] as const;
 
 /**
@@ -57,7 +73,7 @@ export class CreatePresentationRequestDto {
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
-    description: `The DCQL query (OpenID4VP 1.0 §6): formats ${acceptedFormats.join(' and ')}; \`meta.vct_values\` (dc+sd-jwt) or \`meta.type_values\` (ldp_vc) required. At most ${limits.dcqlBytes} bytes of JSON, ${limits.credentialQueries} credential queries, ${limits.claimsPerQuery} claims each.`,
+    description: `The DCQL query (OpenID4VP 1.0 §6): formats ${acceptedFormats.join(', ')}; \`meta.vct_values\` (dc+sd-jwt), \`meta.type_values\` (ldp_vc) or \`meta.doctype_value\` (mso_mdoc, its claims as \`path: [namespace, element]\`) required. At most ${limits.dcqlBytes} bytes of JSON, ${limits.credentialQueries} credential queries, ${limits.claimsPerQuery} claims each.`,
     example: dcqlQueryExample,
   })
   @IsObject({ message: 'must be a JSON object' })

@@ -6,7 +6,11 @@ import {
   type PresentedCredentialSummary,
   type ResponseMode,
 } from '../presentation-request.entity.js';
-import { dcqlQueryExample, responseModes } from './create-presentation-request.dto.js';
+import {
+  dcqlQueryExample,
+  mdocDcqlQueryExample,
+  responseModes,
+} from './create-presentation-request.dto.js';
 
 export const requestStatuses = [
   'pending',
@@ -116,6 +120,37 @@ export const verifiedRequestExample = {
   },
 };
 
+/** An mDL presented over OpenID4VP (appendix B.2): its elements by namespace, its IACA chain. */
+export const verifiedMdocRequestExample = {
+  ...requestExample,
+  dcqlQuery: mdocDcqlQueryExample,
+  authorizationRequestUri: undefined,
+  status: 'verified' as PresentationRequestStatus,
+  endedAt: '2026-11-25T10:01:12.000Z',
+  presented: {
+    mdl: [
+      {
+        format: 'mso_mdoc',
+        issuer: 'CN=Utopia DS, O=Utopia Transport, C=UT',
+        doctype: 'org.iso.18013.5.1.mDL',
+        holderKeyThumbprint: 'kS4IwcsBtfu4u6TCnWzJc7r7a9ULmBnvuqEBQeLSYAY',
+        status: 'valid',
+        certificateChain: {
+          leafSubject: 'CN=Utopia DS, O=Utopia Transport, C=UT',
+          anchorSubject: 'CN=Utopia IACA, O=Utopia Transport, C=UT',
+        },
+        claims: {
+          'org.iso.18013.5.1': {
+            family_name: 'Mustermann',
+            birth_date: '1963-08-12',
+            driving_privileges: [{ vehicle_category_code: 'B', issue_date: '2020-01-01' }],
+          },
+        },
+      },
+    ],
+  },
+};
+
 export const failedRequestExample = {
   ...requestExample,
   authorizationRequestUri: undefined,
@@ -215,11 +250,12 @@ export class PresentedCertificateChainDto {
 
 /** One verified credential of a credential query. */
 export class PresentationRequestCredentialDto {
-  @ApiProperty({ enum: ['dc+sd-jwt', 'ldp_vc'], example: 'dc+sd-jwt' })
+  @ApiProperty({ enum: ['dc+sd-jwt', 'ldp_vc', 'mso_mdoc'], example: 'dc+sd-jwt' })
   format!: PresentedCredentialSummary['format'];
 
   @ApiProperty({
-    description: 'Who issued it (`iss`, or the issuer DID).',
+    description:
+      'Who issued it (`iss`, or the issuer DID; for an mdoc the subject of its document signer certificate).',
     example: verifiedRequestExample.presented.alumni[0].issuer,
   })
   issuer!: string;
@@ -237,10 +273,17 @@ export class PresentationRequestCredentialDto {
   })
   types?: string[];
 
+  @ApiPropertyOptional({
+    description: 'mso_mdoc: its doctype (ISO/IEC 18013-5).',
+    example: verifiedMdocRequestExample.presented.mdl[0].doctype,
+  })
+  doctype?: string;
+
   @ApiProperty({
     type: 'string',
     nullable: true,
-    description: 'RFC 7638 SHA-256 thumbprint of the holder’s key; null without holder binding.',
+    description:
+      'RFC 7638 SHA-256 thumbprint of the holder’s key (an mdoc’s device key); null without holder binding.',
     example: verifiedRequestExample.presented.alumni[0].holderKeyThumbprint,
   })
   holderKeyThumbprint!: string | null;
@@ -250,14 +293,16 @@ export class PresentationRequestCredentialDto {
 
   @ApiPropertyOptional({
     type: PresentedCertificateChainDto,
-    description: 'dc+sd-jwt signed by an `x5c` certificate: the chain that vouched for it.',
+    description:
+      'dc+sd-jwt signed by an `x5c` certificate, or an mdoc (its `x5chain` up to an IACA): the chain that vouched for it.',
   })
   certificateChain?: PresentedCertificateChainDto;
 
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
-    description: 'The disclosed claims only; absent once erased (see `claimsErasedAt`).',
+    description:
+      'The disclosed claims only (an mdoc’s: the presented elements by namespace); absent once erased (see `claimsErasedAt`).',
     example: verifiedRequestExample.presented.alumni[0].claims,
   })
   claims?: Record<string, unknown>;
