@@ -1,9 +1,13 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { authorityKeyPurpose } from '../src/certificates/certificates.sealed-columns.js';
 import { CertificatesService } from '../src/certificates/certificates.service.js';
 import { TenantKeys } from '../src/did/tenant-keys.service.js';
 import { elementValues } from '../src/mdoc/elements.js';
 import { issueMdoc } from '../src/mdoc/issue-mdoc.js';
 import { verifyDeviceResponse } from '../src/mdoc/verify-mdoc.js';
+import { KeyVault } from '../src/secrets/key-vault.js';
+import { makeDevelopmentAuthority } from '../src/x509/authority.js';
 import { auth0Checks, handoverTranscript, presentWithAuth0 } from './support/mdoc-holder.js';
 import { expectProblem } from './support/problems.js';
 import { startTestService, type TestService } from './support/test-service.js';
@@ -187,5 +191,55 @@ describe('The document signer certificate', () => {
       now,
     });
     expect(verified.elements[ns]).toEqual({ family_name: 'Mustermann', issuing_country: 'DE' });
+  });
+});
+
+/**
+ * A development authority made before it was an IACA (no countryName) is replaced at the next start by
+ * one that is; the old one stays, its CRL still answered.
+ */
+describe('A development authority made before mdoc', () => {
+  it('is replaced at the next start by an IACA, the old one kept', async () => {
+    const first = await startTestService();
+    const env = { DATABASE_URL: first.databaseUrl, AGENT_MASTER_KEY: first.masterKey };
+    const old = await makeDevelopmentAuthority(
+      'Old development CA',
+      new Date(Date.now() - day),
+      new Date(Date.now() + 365 * day),
+    );
+    const id = randomUUID();
+    const vault = first.app.get(KeyVault);
+    const db = new Client({ connectionString: first.databaseUrl });
+    await db.connect();
+    try {
+      await db.query('UPDATE certificate_authority SET current = false');
+      await db.query(
+        `INSERT INTO certificate_authority (id, source, fingerprint, chain, private_key_sealed, master_key_id, current)
+         VALUES ($1, 'development', $2, $3::jsonb, $4, $5, true)`,
+        [
+          id,
+          createHash('sha256').update(old.chain[0]).digest('hex'),
+          JSON.stringify([old.chain[0].toString('base64')]),
+          vault.seal(id, old.privateKey, authorityKeyPurpose),
+          vault.masterKeyId,
+        ],
+      );
+    } finally {
+      await db.end();
+    }
+    await first.close();
+
+    const second = await startTestService({ env });
+    try {
+      await second.client().createTenant({ id: 'acme', label: 'Acme' });
+      const rootPem = (await second.client().getCertificateAuthority('acme')).certificate;
+      const root = new x509.X509Certificate(rootPem);
+      expect(root.subjectName.getField('C')).toEqual(['XX']);
+      expect(root.getExtension(x509.IssuerAlternativeNameExtension)).not.toBeNull();
+      const oldCrl = await fetch(new URL(`/ctrl/certificate-authorities/${id}/crl`, second.url));
+      expect(oldCrl.status).toBe(200);
+    } finally {
+      await second.close();
+    }
   });
 });

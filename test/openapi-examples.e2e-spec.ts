@@ -10,6 +10,7 @@ import {
 } from './support/openapi-contract.js';
 import { call, passwordGrant, type ApiResponse } from './support/test-service.js';
 import { makeCa, pemChain, signLeaf, x509 } from './support/x509-test-ca.js';
+import { exampleAuthorityId } from '../src/certificates/certificate-authority.controller.js';
 import { certificateExamples } from '../src/certificates/dto/certificate-examples.js';
 import { loginProviderExample } from '../src/oid4vci/login-provider/dto/login-provider.dto.js';
 import { startForgingProvider, type ForgingProvider } from './support/login-providers.js';
@@ -31,7 +32,7 @@ const walk = [
   ...['getWalletAttestationPolicy', 'createWalletProvider', 'listWalletProviders'],
   ...['getWalletProvider', 'setWalletAttestationPolicy', 'deleteWalletProvider'],
   ...['listCertificates', 'createCertificateSigningRequest', 'importCertificate'],
-  ...['issueCertificate', 'getCertificateAuthority'],
+  ...['issueCertificate', 'getCertificateAuthority', 'getCertificateAuthorityCrl'],
   ...['createCredentialConfiguration', 'listCredentialConfigurations'],
   ...['getCredentialConfiguration', 'updateCredentialConfiguration'],
   ...['deleteCredentialConfiguration'],
@@ -77,6 +78,13 @@ const assignedBy: Record<
     const ca = await makeCa('Examples CA');
     return { certificateChain: pemChain(await signLeaf(ca, answer.csr as string), ca.certificate) };
   },
+  // The document signer's CRL distribution point names the authority whose CRL the walk fetches.
+  issueCertificate: (answer): Record<string, string> => {
+    const leaf = new x509.X509Certificate((answer.x5c as string[])[0]);
+    const points = leaf.getExtension(x509.CRLDistributionPointsExtension)?.distributionPoints ?? [];
+    const uri = points[0]?.distributionPoint?.fullName?.[0]?.uniformResourceIdentifier;
+    return uri === undefined ? {} : { authorityId: new URL(uri).pathname.split('/')[3] };
+  },
   createOffer: (answer) => {
     const uri = new URL(answer.credentialOfferUri as string).searchParams.get(
       'credential_offer_uri',
@@ -116,6 +124,7 @@ const placeholders: Record<string, string> = {
   '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f': 'webhookId',
   'a3c1e2d4-5b6f-4a7c-9d8e-1f2a3b4c5d6e': 'deliveryId',
   [certificateExamples.chainPem]: 'certificateChain',
+  [exampleAuthorityId]: 'authorityId',
   // No provider answers at the example's issuer here: one on loopback stands in for it.
   [loginProviderExample.issuer]: 'loginProviderIssuer',
 };

@@ -174,6 +174,7 @@ describe('The OpenAPI document', () => {
         'setWalletAttestationPolicy',
         'createCertificateSigningRequest',
         'importCertificate',
+        'issueCertificate',
         'createCredentialConfiguration',
         'updateCredentialConfiguration',
         'createOffer',

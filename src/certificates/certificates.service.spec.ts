@@ -5,6 +5,8 @@ import { type Actor } from '../auth/caller.js';
 import { type Settings } from '../config/settings.js';
 import { issueLeaf, makeDevelopmentAuthority, type AuthorityMaterial } from '../x509/authority.js';
 import { parseDer } from '../x509/certificate.js';
+import { issueDocumentSigner } from '../x509/document-signer.js';
+import { x509 } from '../x509/x509.js';
 import {
   certificateRow,
   fakeCertificateRepository,
@@ -30,6 +32,7 @@ describe(CertificatesService.name, () => {
   const settings = {
     PUBLIC_BASE_URL: 'https://agent.example.com',
     CERTIFICATE_VALIDITY_DAYS: 365,
+    MDOC_ISSUER_COUNTRY: 'DE',
   } as Settings;
   let material: AuthorityMaterial;
 
@@ -62,6 +65,15 @@ describe(CertificatesService.name, () => {
         options.authority
           ? { leaf: await issueLeaf(material, profile), authority: current }
           : undefined,
+      issueDocumentSigner: async (
+        profile: Omit<Parameters<typeof issueDocumentSigner>[1], 'crlUri'>,
+      ) =>
+        options.authority
+          ? {
+              leaf: await issueDocumentSigner(material, { ...profile, crlUri: 'https://crl' }),
+              authority: current,
+            }
+          : undefined,
     } as unknown as CertificateAuthorityService;
     const audit = {
       record: (action: string, _actor: Actor, tenantId: string) =>
@@ -80,6 +92,30 @@ describe(CertificatesService.name, () => {
     );
     return { service, time, certificates, transactions, outbox, audited };
   }
+
+  describe('documentSignerChain', () => {
+    it('issues a document signer on first need beside the x5c chain, which it leaves alone', async () => {
+      const { service, certificates } = newService({ authority: true });
+      jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+      certificates.rows.push(certificateRow({ id: 'c1', tenantId: 'acme', x5c: ['STORED'] }));
+      const chain = await service.documentSignerChain('acme');
+      expect(chain).toHaveLength(1);
+      const ds = new x509.X509Certificate(Buffer.from(chain![0], 'base64'));
+      expect(ds.subject).toBe('C=DE, CN=acme');
+      expect(ds.getExtension(x509.ExtendedKeyUsageExtension)?.usages).toEqual(['1.0.18013.5.1.2']);
+      expect(await service.activeChain('acme')).toEqual(['STORED']);
+      expect(await service.documentSignerChain('acme')).toEqual(chain);
+      expect(certificates.rows.map((row) => [row.purpose, row.status])).toEqual([
+        ['x5c', 'active'],
+        ['document_signer', 'active'],
+      ]);
+    });
+
+    it('answers undefined without one or an authority', async () => {
+      const { service } = newService({ authority: false });
+      expect(await service.documentSignerChain('acme')).toBeUndefined();
+    });
+  });
 
   describe('activeChain', () => {
     it('answers the stored active chain while it is valid, issuing nothing', async () => {

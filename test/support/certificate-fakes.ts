@@ -1,6 +1,9 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { type EntityManager } from 'typeorm';
-import { type TenantCertificateEntity } from '../../src/certificates/tenant-certificate.entity.js';
+import {
+  type CertificatePurpose,
+  type TenantCertificateEntity,
+} from '../../src/certificates/tenant-certificate.entity.js';
 import {
   type DueCertificate,
   type NewTenantCertificate,
@@ -15,16 +18,24 @@ import { type TenantsService } from '../../src/tenants/tenants.service.js';
 export function fakeCertificateRepository(clock: () => number) {
   const rows: TenantCertificateEntity[] = [];
   const steps: string[] = [];
-  const active = (tenantId: string) =>
-    rows.find((row) => row.tenantId === tenantId && row.status === 'active');
+  const active = (tenantId: string, purpose: CertificatePurpose = 'x5c') =>
+    rows.find(
+      (row) => row.tenantId === tenantId && row.status === 'active' && row.purpose === purpose,
+    );
   const repository = {
-    activeOf: (tenantId: string) => Promise.resolve(active(tenantId)),
+    activeOf: (tenantId: string, purpose: CertificatePurpose) =>
+      Promise.resolve(active(tenantId, purpose)),
     lock: (_manager: EntityManager, tenantId: string) => {
       steps.push(`lock ${tenantId}`);
       return Promise.resolve();
     },
-    retireActive: (_manager: EntityManager, tenantId: string, now: Date) => {
-      const row = active(tenantId);
+    retireActive: (
+      _manager: EntityManager,
+      tenantId: string,
+      now: Date,
+      purpose: CertificatePurpose,
+    ) => {
+      const row = active(tenantId, purpose);
       if (row === undefined) return Promise.resolve([]);
       row.status = row.notAfter <= now ? 'expired' : 'superseded';
       return Promise.resolve<RetiredCertificate[]>([

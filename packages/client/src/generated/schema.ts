@@ -5190,6 +5190,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The authority’s id, as the document signer’s CRL distribution point names it. */
         authorityId: string;
       };
       cookie?: never;
