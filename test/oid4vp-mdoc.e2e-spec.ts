@@ -1,8 +1,4 @@
-import { KeyObject } from 'node:crypto';
-import { exportJWK, generateKeyPair, calculateJwkThumbprint, type JWK } from 'jose';
-import { elementValues } from '../src/mdoc/elements.js';
-import { issueMdoc } from '../src/mdoc/issue-mdoc.js';
-import { type PublicJwk } from '../src/jose/jwk.js';
+import { calculateJwkThumbprint } from 'jose';
 import { alumniCredential, issue } from './support/credentials-harness.js';
 import { Tag } from 'cbor-x';
 import {
@@ -17,23 +13,24 @@ import {
   type EmbeddedCbor,
   type MdocRequest,
 } from './support/mdoc-holder.js';
+import {
+  deviceKey,
+  isoNamespace as iso,
+  mdlDoctype as mdl,
+  testMdoc,
+  type DeviceKey,
+  type TestMdocOptions,
+} from './support/mdoc-fixtures.js';
 import { startTestService, type TestService } from './support/test-service.js';
 import { makeCertificate, type TestCertificate } from './support/x509-test-pki.js';
 
 type Json = Record<string, unknown>;
 
-const mdl = 'org.iso.18013.5.1.mDL';
-const iso = 'org.iso.18013.5.1';
 const day = 86_400_000;
 const asked: [string, string][] = [
   [iso, 'family_name'],
   [iso, 'birth_date'],
 ];
-
-interface Holder {
-  privateJwk: JWK;
-  publicJwk: JWK;
-}
 
 /**
  * mdocs over OpenID4VP's redirect flows (appendix B.2): issued by `issueMdoc` under the test's own
@@ -59,43 +56,9 @@ describe('OpenID4VP: ISO mdoc presentations', () => {
   });
   afterAll(() => service.close());
 
-  async function holder(): Promise<Holder> {
-    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
-    return { privateJwk: await exportJWK(privateKey), publicJwk: await exportJWK(publicKey) };
-  }
-
-  async function mdoc(
-    device: Holder,
-    options: {
-      doctype?: string;
-      family?: string;
-      validUntil?: Date;
-      status?: { idx: number; uri: string };
-      by?: TestCertificate;
-    } = {},
-  ): Promise<string> {
-    const typed = elementValues({
-      [iso]: {
-        family_name: options.family ?? 'Mustermann',
-        given_name: 'Erika',
-        birth_date: '1963-08-12',
-      },
-    });
-    if (!('values' in typed)) throw new Error('element values refused');
-    const by = options.by ?? signer;
-    return issueMdoc(
-      {
-        doctype: options.doctype ?? mdl,
-        namespaces: typed.values,
-        deviceKey: device.publicJwk as PublicJwk,
-        signed: new Date(Date.now() - 2 * day),
-        validFrom: new Date(Date.now() - 2 * day),
-        validUntil: options.validUntil ?? new Date(Date.now() + 30 * day),
-        ...(options.status === undefined ? {} : { status: options.status }),
-      },
-      { privateKey: KeyObject.from(by.keys.privateKey), chain: [by.base64] },
-    );
-  }
+  const holder = deviceKey;
+  const mdoc = (device: DeviceKey, options: TestMdocOptions & { by?: TestCertificate } = {}) =>
+    testMdoc(device, options.by ?? signer, options);
 
   interface Opened {
     id: string;
@@ -126,7 +89,7 @@ describe('OpenID4VP: ISO mdoc presentations', () => {
   /** What the holder presents: the asked elements of `credential`, signed over `transcriptOf`. */
   async function answer(
     opened: Opened,
-    device: Holder,
+    device: DeviceKey,
     credential: string,
     options: {
       transcriptOf?: MdocRequest;
@@ -170,6 +133,24 @@ describe('OpenID4VP: ISO mdoc presentations', () => {
       const device = await holder();
       const opened = await open('dmv', responseMode);
       expect(opened.request.clientId).toMatch(/^x509_hash:/);
+      // The request object asks in OpenID4VP 1.0's words (§6, appendix B.2.2).
+      expect(opened.request.claims).toMatchObject({
+        dcql_query: {
+          credentials: [
+            {
+              id: 'mdl',
+              format: 'mso_mdoc',
+              meta: { doctype_value: mdl },
+              claims: asked.map((path) => ({ path, intent_to_retain: false })),
+            },
+          ],
+        },
+        client_metadata: {
+          vp_formats_supported: {
+            mso_mdoc: { issuerauth_alg_values: [-7], deviceauth_alg_values: [-7] },
+          },
+        },
+      });
       expect(await answer(opened, device, await mdoc(device))).toEqual({ status: 200, body: {} });
       const outcome = await read(opened);
       expect(outcome).toMatchObject({ status: 'verified', refusedAnswers: 0 });

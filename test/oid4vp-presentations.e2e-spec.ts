@@ -441,7 +441,7 @@ describe('OpenID4VP presentations, end to end through the API', () => {
       const presentation = await unbound();
       const reason = await expectRefusal(request, { identity: [presentation] });
       expect(reason).toBe(
-        'A credential for identity is not of a kind the query accepts (vct or type, or holder binding).',
+        'A credential for identity is not of a kind the query accepts (vct, type or doctype, or holder binding).',
       );
     });
 

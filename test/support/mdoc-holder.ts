@@ -18,6 +18,8 @@ export interface MdocRequest {
   responseMode: string;
   /** direct_post.jwt: the verifier's encryption key from `client_metadata.jwks`. */
   encryptionJwk?: JWK;
+  /** The request object's claims as read. */
+  claims: Json;
 }
 
 /** The request object at the link's `request_uri`, read as a wallet does (RFC 9101 §5.2). */
@@ -34,6 +36,7 @@ export async function fetchMdocRequest(authorizationRequestUri: string): Promise
     responseUri: claims.response_uri as string,
     responseMode: claims.response_mode as string,
     encryptionJwk: metadata.jwks?.keys[0],
+    claims,
   };
 }
 

@@ -1,25 +1,23 @@
-import { KeyObject } from 'node:crypto';
-import { exportJWK, generateKeyPair, type JWK } from 'jose';
-import { type PublicJwk } from '../../jose/jwk.js';
-import { elementValues } from '../../mdoc/elements.js';
-import { issueMdoc } from '../../mdoc/issue-mdoc.js';
 import { oid4vpSessionTranscript } from '../../mdoc/session-transcript.js';
 import { type Certificate, parseCertificate } from '../../x509/chain.js';
 import { editDeviceResponse, presentMdoc } from '../../../test/support/mdoc-holder.js';
+import {
+  deviceKey,
+  isoNamespace as iso,
+  mdlDoctype as mdl,
+  testMdoc,
+  type DeviceKey,
+} from '../../../test/support/mdoc-fixtures.js';
 import { makeCertificate, type TestCertificate } from '../../../test/support/x509-test-pki.js';
 import { type RemoteTokenStatusLists } from '../sd-jwt/remote-token-status-lists.js';
 import { type PresentationExpectation } from '../wallet-presentation.types.js';
 import { MdocPresentationVerifier } from './mdoc-presentation.js';
 
-const mdl = 'org.iso.18013.5.1.mDL';
-const iso = 'org.iso.18013.5.1';
-const day = 86_400_000;
-
 describe('MdocPresentationVerifier', () => {
   let iaca: TestCertificate;
   let signer: TestCertificate;
   let anchors: Certificate[];
-  let device: { privateJwk: JWK; publicJwk: JWK };
+  let device: DeviceKey;
   const transcript = () =>
     oid4vpSessionTranscript({
       clientId: 'x509_hash:abc',
@@ -43,25 +41,11 @@ describe('MdocPresentationVerifier', () => {
     iaca = await makeCertificate('Unit IACA', { ca: true });
     signer = await makeCertificate('Unit DS', { issuer: iaca });
     anchors = [parseCertificate(iaca.base64) as Certificate];
-    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
-    device = { privateJwk: await exportJWK(privateKey), publicJwk: await exportJWK(publicKey) };
+    device = await deviceKey();
   });
 
   async function presentation(status?: { idx: number; uri: string }, over?: Uint8Array) {
-    const typed = elementValues({ [iso]: { family_name: 'Mustermann', given_name: 'Erika' } });
-    if (!('values' in typed)) throw new Error('refused');
-    const credential = await issueMdoc(
-      {
-        doctype: mdl,
-        namespaces: typed.values,
-        deviceKey: device.publicJwk as PublicJwk,
-        signed: new Date(Date.now() - day),
-        validFrom: new Date(Date.now() - day),
-        validUntil: new Date(Date.now() + day),
-        ...(status === undefined ? {} : { status }),
-      },
-      { privateKey: KeyObject.from(signer.keys.privateKey), chain: [signer.base64] },
-    );
+    const credential = await testMdoc(device, signer, status === undefined ? {} : { status });
     return presentMdoc(
       credential,
       mdl,

@@ -1,5 +1,6 @@
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { CompactEncrypt, importJWK, type JWK } from 'jose';
+import { calculateJwkThumbprint, CompactEncrypt, importJWK, type JWK } from 'jose';
+import { oid4vpSessionTranscript } from '../../mdoc/session-transcript.js';
 import { type EntityManager } from 'typeorm';
 import { OAuthError } from '../../common/oauth-error.js';
 import {
@@ -19,6 +20,7 @@ import { tooManyRefusedAnswers } from './refused-answers.js';
 import { type Settings } from '../../config/settings.js';
 import { AnswerSettlement } from './answer-settlement.service.js';
 import { ResponseEndpointService } from './response-endpoint.service.js';
+import { type RequestSecrets } from '../requests/presentation-request.sealed-columns.js';
 
 const start = Date.UTC(2026, 0, 1);
 const vct = 'https://acme.example/badge';
@@ -61,6 +63,23 @@ const encryptedSecrets = {
   responseKey: { ...responseKey.privateKey.export({ format: 'jwk' }), kid: 'enc-1' },
 };
 
+/** The same requests asking for an mDL: the mdoc check needs their session transcript. */
+const mdocQuery = {
+  credentials: [
+    { id: 'mdl', format: 'mso_mdoc', meta: { doctype_value: 'org.iso.18013.5.1.mDL' } },
+  ],
+};
+const mdocOpens: Record<string, { request: PresentationRequestEntity; secrets: RequestSecrets }> = {
+  'ref-mdoc': {
+    request: { ...request, dcqlQuery: mdocQuery },
+    secrets: { reference: 'ref-mdoc' },
+  },
+  'ref-mdoc-jwt': {
+    request: { ...encryptedRequest, dcqlQuery: mdocQuery },
+    secrets: { ...encryptedSecrets, reference: 'ref-mdoc-jwt' },
+  },
+};
+
 const verified: PresentationCheck = {
   verified: true,
   presentation: {
@@ -100,15 +119,17 @@ function newTestService() {
   const requests = {
     findOpen: (tenantId: string, reference: string) =>
       Promise.resolve(
-        tenantId !== 'acme'
-          ? undefined
-          : reference === 'ref-1'
-            ? { request, secrets: { reference: 'ref-1' } }
-            : reference === 'ref-jwt'
-              ? { request: encryptedRequest, secrets: encryptedSecrets }
-              : reference === 'ref-redirect'
-                ? { request: redirectingRequest, secrets: { reference } }
-                : undefined,
+        tenantId === 'acme' && Object.hasOwn(mdocOpens, reference)
+          ? mdocOpens[reference]
+          : tenantId !== 'acme'
+            ? undefined
+            : reference === 'ref-1'
+              ? { request, secrets: { reference: 'ref-1' } }
+              : reference === 'ref-jwt'
+                ? { request: encryptedRequest, secrets: encryptedSecrets }
+                : reference === 'ref-redirect'
+                  ? { request: redirectingRequest, secrets: { reference } }
+                  : undefined,
       ),
     now: () => new Date(time.clock()),
     countRefusal: (manager: EntityManager) => {
@@ -310,6 +331,52 @@ describe(ResponseEndpointService.name, () => {
     expect(fakes.refusals).toBe(0);
     expect(fakes.concluded).toEqual([]);
     expect(fakes.transactions.log).toEqual([]);
+  });
+
+  it('gives an mdoc the session transcript of this request: client id, nonce, key thumbprint or null, response URI', async () => {
+    const { service, fakes } = newTestService();
+    const doctype = 'org.iso.18013.5.1.mDL';
+    const responseUri = (reference: string) =>
+      `https://agent.example/ctrl/oid4vp/acme/requests/${reference}/response`;
+    await refusal(
+      service.answer('acme', 'ref-mdoc', {
+        vp_token: JSON.stringify({ mdl: ['o2d2ZXJzaW9u'] }),
+        state: 'request-state',
+      }),
+    );
+    const publicJwk = responseKey.publicKey.export({ format: 'jwk' }) as JWK;
+    const payload = { vp_token: { mdl: ['o2d2ZXJzaW9u'] }, state: 'request-state' };
+    const response = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(payload)))
+      .setProtectedHeader({ alg: 'ECDH-ES', enc: 'A128GCM', kid: 'enc-1' })
+      .encrypt(await importJWK(publicJwk, 'ECDH-ES'));
+    await refusal(service.answer('acme', 'ref-mdoc-jwt', { response }));
+    const thumbprint = Buffer.from(await calculateJwkThumbprint(publicJwk, 'sha256'), 'base64url');
+    expect(fakes.expectations).toEqual([
+      expect.objectContaining({
+        format: 'mso_mdoc',
+        doctype,
+        sessionTranscript: await oid4vpSessionTranscript({
+          clientId: request.clientId,
+          nonce: request.nonce,
+          jwkThumbprint: null,
+          responseUri: responseUri('ref-mdoc'),
+        }),
+      }),
+      expect.objectContaining({
+        format: 'mso_mdoc',
+        doctype,
+        sessionTranscript: await oid4vpSessionTranscript({
+          clientId: request.clientId,
+          nonce: request.nonce,
+          jwkThumbprint: thumbprint,
+          responseUri: responseUri('ref-mdoc-jwt'),
+        }),
+      }),
+    ]);
+    // Other formats get none.
+    const { service: other, fakes: seen } = newTestService();
+    await other.answer('acme', 'ref-1', form());
+    expect(seen.expectations[0]).not.toHaveProperty('sessionTranscript');
   });
 
   it('refuses a vp_token naming a query the request does not ask, counting it', async () => {
