@@ -428,6 +428,7 @@ describe('OpenID4VP presentation requests', () => {
       trustedIssuers: null,
       redirectUri: null,
       responseCodeSha256: null,
+      expectedOrigins: null,
       clientId: expect.stringMatching(/^decentralized_identifier:did:key:/),
       authorizationRequestUri: expect.stringMatching(/^openid4vp:\/\/\?client_id=/),
       createdAt: expect.any(String),

@@ -41,6 +41,7 @@ const walk = [
   ...['createOffer', 'listOffers', 'getOffer', 'getOfferQrSvg', 'getOfferQrPng'],
   ...['getCredentialOffer', 'withdrawOffer'],
   ...['createPresentationRequest', 'listPresentationRequests', 'getPresentationRequest'],
+  ...['submitDcApiResponse'],
   ...['getPresentationRequestQrSvg', 'getPresentationRequestQrPng', 'deletePresentationRequest'],
   ...['createWebhook', 'listWebhooks', 'getWebhook', 'updateWebhook', 'rotateWebhookSecret'],
   ...['testWebhook', 'listWebhookDeliveries', 'redeliverWebhook', 'deleteWebhook'],
@@ -93,7 +94,11 @@ const assignedBy: Record<
       ...(uri === null ? {} : { reference: uri.split('/').pop()! }),
     };
   },
-  createPresentationRequest: (answer) => ({ requestId: answer.id as string }),
+  // The DC API examples' last request is the one the DC API answer's example answers.
+  createPresentationRequest: (answer): Record<string, string> =>
+    answer.dcApiRequest === undefined
+      ? { requestId: answer.id as string }
+      : { dcApiRequestId: answer.id as string },
   createWebhook: (answer) => ({ webhookId: answer.id as string }),
   createAdminWebhook: (answer) => ({ webhookId: answer.id as string }),
   listWebhookDeliveries: (page) => deliveryOf(page),
@@ -115,6 +120,7 @@ const placeholders: Record<string, string> = {
   '0f8e2a53-7c1d-4c58-9a7e-2b1f3c4d5e6f': 'offerId',
   c2Vjb25kLXJhbmRvbS1yZWZlcmVuY2UtMzItYnl0ZXM: 'reference',
   '5b1d7c1e-3f0a-4a57-9c4e-8e2f1d6a7b90': 'requestId',
+  '0c6f3e8a-9b2d-4f1e-8a7c-5d4b3a2f1e0d': 'dcApiRequestId',
   '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f': 'webhookId',
   'a3c1e2d4-5b6f-4a7c-9d8e-1f2a3b4c5d6e': 'deliveryId',
   [certificateExamples.chainPem]: 'certificateChain',

@@ -179,6 +179,7 @@ describe('The OpenAPI document', () => {
         'updateCredentialConfiguration',
         'createOffer',
         'createPresentationRequest',
+        'submitDcApiResponse',
         'createWebhook',
         'createAdminWebhook',
         'issueCredential',

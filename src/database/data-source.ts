@@ -31,6 +31,7 @@ import { TrustAnchors1795799350000 } from '../../migrations/1795799350000-trust-
 import { Oid4vciLoginProviders1795800400000 } from '../../migrations/1795800400000-oid4vci-login-providers.js';
 import { Oid4vciAuthorizationCode1795800450000 } from '../../migrations/1795800450000-oid4vci-authorization-code.js';
 import { CertificatePurposes1795800510000 } from '../../migrations/1795800510000-certificate-purposes.js';
+import { Oid4vpDcApi1795800560000 } from '../../migrations/1795800560000-oid4vp-dc-api.js';
 import { WalletProviders1795800210000 } from '../../migrations/1795800210000-wallet-providers.js';
 import { KeyAttestationsRequired1795800220000 } from '../../migrations/1795800220000-key-attestations-required.js';
 import { MdocDoctype1795800520000 } from '../../migrations/1795800520000-mdoc-doctype.js';
@@ -72,6 +73,7 @@ export const migrations = [
   Oid4vciAuthorizationCode1795800450000,
   CertificatePurposes1795800510000,
   MdocDoctype1795800520000,
+  Oid4vpDcApi1795800560000,
 ];
 
 /**

@@ -8,6 +8,7 @@ import {
   type CertificateSigningRequestOptions,
   type CreatedOffer,
   type CreatedPresentationRequest,
+  type DcApiResponse,
   type CreatedWebhook,
   type CredentialConfiguration,
   type CredentialConfigurationDefinition,
@@ -904,6 +905,27 @@ export class AgentClient {
       await this.api.GET('/ctrl/api/v1.0/oid4vp/requests/{id}', {
         headers: { [tenantHeader]: tenantId },
         params: { path: { id } },
+      }),
+    );
+  }
+
+  /**
+   * Hands over what the browser's Digital Credentials API returned for a `dc_api` or `dc_api.jwt`
+   * request: `data` as `navigator.credentials.get` gave it and the page's `origin`. Answers the
+   * request as concluded (verified or failed); an answer not bound to it is a 400
+   * `PRESENTATION_ANSWER_REFUSED`, the request staying pending.
+   */
+  async submitDcApiResponse(
+    tenantId: string,
+    id: string,
+    response: DcApiResponse,
+  ): Promise<PresentationRequest> {
+    return this.#result(
+      'POST /ctrl/api/v1.0/oid4vp/requests/{id}/dc-api-response',
+      await this.api.POST('/ctrl/api/v1.0/oid4vp/requests/{id}/dc-api-response', {
+        headers: { [tenantHeader]: tenantId },
+        params: { path: { id } },
+        body: response,
       }),
     );
   }

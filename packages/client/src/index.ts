@@ -23,6 +23,8 @@ export {
 export type {
   CreatedOffer,
   CreatedPresentationRequest,
+  DcApiRequest,
+  DcApiResponse,
   CreatedWebhook,
   CredentialConfiguration,
   CredentialConfigurationDefinition,

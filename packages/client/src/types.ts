@@ -151,14 +151,19 @@ export type OfferQrCodeFormat = 'svg' | 'png';
  * defaults to `direct_post`, `requestUriMethod` to `get`, `expiresInSeconds` to 300; `redirectUri`
  * (same-device flows) is optional; `clientIdPrefix` (`x509_hash`, `x509_san_dns`,
  * `decentralized_identifier`) defaults to `x509_hash` when the tenant has an X.509 certificate, else
- * to `decentralized_identifier`.
+ * to `decentralized_identifier`. `responseMode: 'dc_api' | 'dc_api.jwt'` with `expectedOrigins` asks
+ * over the browser's Digital Credentials API: the answer then carries `dcApiRequest`, not a link.
  */
 export type NewPresentationRequest = Defaulted<
   Schemas['CreatePresentationRequestDto'],
   'responseMode' | 'requestUriMethod' | 'expiresInSeconds'
 >;
-/** A new presentation request: its link for the wallet (`openid4vp://...`). */
+/** A new presentation request: its link for the wallet (`openid4vp://...`), or its `dcApiRequest`. */
 export type CreatedPresentationRequest = Schemas['CreatedPresentationRequestDto'];
+/** What a page passes to `navigator.credentials.get({digital: {requests: [it]}})`. */
+export type DcApiRequest = Schemas['DcApiRequestDto'];
+/** What `submitDcApiResponse` takes: the page's `origin` and the browser's `data`, as returned. */
+export type DcApiResponse = Schemas['DcApiResponseDto'];
 /** One of a tenant's presentation requests, with its outcome and, while kept, the disclosed claims. */
 export type PresentationRequest = Schemas['PresentationRequestDto'];
 /** One verified credential of a presentation request's credential query. */

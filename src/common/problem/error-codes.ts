@@ -15,6 +15,7 @@ export const errorCatalog = {
   TENANT_HEADER_INVALID: { status: 400, title: 'Tenant header invalid' },
   IDEMPOTENCY_KEY_INVALID: { status: 400, title: 'Idempotency key invalid' },
   CERTIFICATE_CHAIN_MALFORMED: { status: 400, title: 'Certificate chain malformed' },
+  PRESENTATION_ANSWER_REFUSED: { status: 400, title: 'Presentation answer refused' },
   UNAUTHORIZED: { status: 401, title: 'Authentication required' },
   FORBIDDEN: { status: 403, title: 'Access denied' },
   TENANT_NOT_FOUND: { status: 404, title: 'Tenant not found' },
@@ -45,6 +46,10 @@ export const errorCatalog = {
   },
   OFFER_NOT_OPEN: { status: 409, title: 'Credential offer not open' },
   PRESENTATION_REQUEST_NOT_PENDING: { status: 409, title: 'Presentation request not pending' },
+  PRESENTATION_REQUEST_OTHER_MODE: {
+    status: 409,
+    title: 'Presentation request of another response mode',
+  },
   CERTIFICATE_AUTHORITY_NOT_CONFIGURED: {
     status: 409,
     title: 'Certificate authority not configured',

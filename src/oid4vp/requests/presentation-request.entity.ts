@@ -11,7 +11,13 @@ import {
 /** Where a presentation request is (docs/oid4vp.md): it ends `verified`, `failed` or `expired`. */
 export type PresentationRequestStatus = 'pending' | 'verified' | 'failed' | 'expired';
 
-export type ResponseMode = 'direct_post' | 'direct_post.jwt';
+/** Redirects (OpenID4VP 1.0 §8.2, §8.3) or the Digital Credentials API (appendix A). */
+export type ResponseMode = 'direct_post' | 'direct_post.jwt' | 'dc_api' | 'dc_api.jwt';
+
+/** Whether the wallet answers through the browser's Digital Credentials API (OpenID4VP 1.0 appendix A). */
+export function isDcApiMode(mode: ResponseMode): mode is 'dc_api' | 'dc_api.jwt' {
+  return mode === 'dc_api' || mode === 'dc_api.jwt';
+}
 
 /** What was verified for one credential query of the DCQL query: no claim values (see `claims_sealed`). */
 export interface PresentedCredentialSummary {
@@ -70,7 +76,14 @@ export class PresentationRequestEntity {
   @Column({ name: 'trusted_issuers', type: 'jsonb', nullable: true })
   trustedIssuers: string[] | null;
 
-  /** `decentralized_identifier:<the tenant's DID>` when the request was made. */
+  /** DC API: the web origins the relying party's page calls from; null for redirect requests. */
+  @Column({ name: 'expected_origins', type: 'jsonb', nullable: true })
+  expectedOrigins: string[] | null;
+
+  /**
+   * The tenant's client id when the request was made (x509 or its DID). An unsigned DC API request
+   * does not send it: the wallet knows the verifier by the browser's origin (OpenID4VP 1.0 A.2).
+   */
   @Column({ name: 'client_id', type: 'varchar', length: 256 })
   clientId: string;
 

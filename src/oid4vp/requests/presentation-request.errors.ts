@@ -9,10 +9,22 @@ export function requestNotFound(id: string): DomainException {
   );
 }
 
-export function requestNotPending(id: string, status: string): DomainException {
+export function requestNotPending(
+  id: string,
+  status: string,
+  what = 'only a pending request is drawn as a QR code',
+): DomainException {
   return new DomainException(
     'PRESENTATION_REQUEST_NOT_PENDING',
-    `The presentation request '${id}' is ${status}: only a pending request is drawn as a QR code.`,
+    `The presentation request '${id}' is ${status}: ${what}.`,
+  );
+}
+
+/** A DC API request has no link; a redirect request is answered at its response_uri. */
+export function requestOfOtherMode(id: string, why: string): DomainException {
+  return new DomainException(
+    'PRESENTATION_REQUEST_OTHER_MODE',
+    `The presentation request '${id}' ${why}.`,
   );
 }
 

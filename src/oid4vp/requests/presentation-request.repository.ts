@@ -30,6 +30,7 @@ export type NewPresentationRequest = Pick<
   | 'requestUriMethod'
   | 'trustedIssuers'
   | 'redirectUri'
+  | 'expectedOrigins'
   | 'clientId'
   | 'nonce'
   | 'state'

@@ -26,11 +26,13 @@ import { Idempotent } from '../../idempotency/idempotent.decorator.js';
 import {
   CreatePresentationRequestDto,
   dcqlQueryExample,
+  membershipQueryExample,
   mdocDcqlQueryExample,
 } from './dto/create-presentation-request.dto.js';
 import { ListPresentationRequestsQuery } from './dto/list-presentation-requests.query.js';
 import {
   CreatedPresentationRequestDto,
+  createdDcApiRequestExample,
   createdRequestExample,
   failedRequestExample,
   PresentationRequestDto,
@@ -77,7 +79,7 @@ export class PresentationRequestsController {
   @ApiOperation({
     operationId: 'createPresentationRequest',
     summary: 'Ask a wallet to present credentials',
-    description: `Answers the link for the wallet (\`openid4vp://\`, the request object by reference). The tenant is the client as \`clientIdPrefix\` says (OpenID4VP 1.0 §5.9.3): \`x509_hash\` by default when it has an active X.509 certificate (the request object signed ES256 with the chain in \`x5c\`, HAIP 1.0), else its DID (\`decentralized_identifier\`). The DCQL query is checked (formats dc+sd-jwt, ldp_vc and mso_mdoc). The request waits ${requestLimits.defaultExpiresIn} seconds unless told; at most ${requestLimits.pendingPerTenant} pending requests per tenant.`,
+    description: `Answers the link for the wallet (\`openid4vp://\`, the request object by reference). The tenant is the client as \`clientIdPrefix\` says (OpenID4VP 1.0 §5.9.3): \`x509_hash\` by default when it has an active X.509 certificate (the request object signed ES256 with the chain in \`x5c\`, HAIP 1.0), else its DID (\`decentralized_identifier\`). The DCQL query is checked (formats dc+sd-jwt, ldp_vc and mso_mdoc). With \`responseMode\` \`dc_api\` or \`dc_api.jwt\` and \`expectedOrigins\`, the answer is a \`dcApiRequest\` for the browser’s Digital Credentials API instead of a link (OpenID4VP 1.0 appendix A): signed for an x509 client id, else unsigned. The request waits ${requestLimits.defaultExpiresIn} seconds unless told; at most ${requestLimits.pendingPerTenant} pending requests per tenant.`,
   })
   @ApiBody({
     type: CreatePresentationRequestDto,
@@ -115,12 +117,34 @@ export class PresentationRequestsController {
         summary: 'Three elements of an mDL (mso_mdoc, ISO/IEC 18013-5), the answer encrypted',
         value: { dcqlQuery: mdocDcqlQueryExample, responseMode: 'direct_post.jwt' },
       },
+      dcApi: {
+        summary:
+          'Through the browser’s Digital Credentials API, the answer encrypted (dc_api.jwt, HAIP 1.0): a dcApiRequest, no link',
+        value: {
+          dcqlQuery: dcqlQueryExample,
+          responseMode: 'dc_api.jwt',
+          expectedOrigins: ['https://shop.example'],
+        },
+      },
+      dcApiUnsigned: {
+        summary:
+          'The same, unsigned (no client_id: the wallet knows the verifier by the origin), in the clear, for a credential without holder binding',
+        value: {
+          dcqlQuery: membershipQueryExample,
+          responseMode: 'dc_api',
+          expectedOrigins: ['https://shop.example'],
+          clientIdPrefix: 'decentralized_identifier',
+        },
+      },
     },
   })
   @ApiCreatedResponse({
     type: CreatedPresentationRequestDto,
-    description: 'The request and its link.',
-    example: createdRequestExample,
+    description: 'The request and its link, or its `dcApiRequest` (DC API).',
+    examples: {
+      link: { summary: 'A redirect request: its link', value: createdRequestExample },
+      dcApi: { summary: 'A DC API request, signed', value: createdDcApiRequestExample },
+    },
   })
   @ApiProblems(
     base,

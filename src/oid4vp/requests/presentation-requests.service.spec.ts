@@ -10,6 +10,7 @@ import { type TenantKeys } from '../../did/tenant-keys.service.js';
 import { KeyVault } from '../../secrets/key-vault.js';
 import { type TenantsService } from '../../tenants/tenants.service.js';
 import { type PresentationRequestRepository } from './presentation-request.repository.js';
+import { DcApiRequests } from '../dc-api-request.js';
 import { VerifierIdentity } from '../verifier-identity.service.js';
 import { PresentationRequestsService } from './presentation-requests.service.js';
 import { requestLimits } from './request-limits.js';
@@ -50,6 +51,13 @@ describe(PresentationRequestsService.name, () => {
     dids = new Map([['acme', 'did:key:z6MkAcme']]);
     refusal = undefined;
     audited = [];
+    // No certificate: the tenant's DID is its client id.
+    const identity = new VerifierIdentity(
+      settings,
+      { didsOf: () => Promise.resolve(dids) } as unknown as DidService,
+      {} as TenantKeys,
+      { activeChain: () => Promise.resolve(undefined) } as unknown as CertificatesService,
+    );
     service = new PresentationRequestsService(
       {
         transaction: (run: (manager: EntityManager) => Promise<unknown>) => {
@@ -68,13 +76,8 @@ describe(PresentationRequestsService.name, () => {
           return Promise.resolve();
         },
       } as unknown as TenantsService,
-      // No certificate: the tenant's DID is its client id.
-      new VerifierIdentity(
-        settings,
-        { didsOf: () => Promise.resolve(dids) } as unknown as DidService,
-        {} as TenantKeys,
-        { activeChain: () => Promise.resolve(undefined) } as unknown as CertificatesService,
-      ),
+      identity,
+      new DcApiRequests(identity),
     );
   });
 
@@ -106,5 +109,46 @@ describe(PresentationRequestsService.name, () => {
     refusal.code = '23503';
     expect(await codeOf(create())).toBe('TENANT_NOT_FOUND');
     expect(audited).toEqual([]);
+  });
+
+  it('answers a DC API request without a client id when the tenant cannot sign (OpenID4VP 1.0 A.2)', async () => {
+    const created = await service.create(
+      'acme',
+      { dcqlQuery, responseMode: 'dc_api', expectedOrigins: ['https://shop.example'] },
+      actor,
+    );
+    expect(created.authorizationRequestUri).toBeUndefined();
+    expect(created.dcApiRequest).toEqual({
+      protocol: 'openid4vp-v1-unsigned',
+      data: {
+        response_type: 'vp_token',
+        response_mode: 'dc_api',
+        nonce: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        dcql_query: expect.objectContaining({ credentials: expect.any(Array) }),
+        client_metadata: { vp_formats_supported: expect.any(Object) },
+      },
+    });
+  });
+
+  it.each([
+    [{ responseMode: 'dc_api' }, 'expectedOrigins'],
+    [
+      {
+        responseMode: 'dc_api.jwt',
+        expectedOrigins: ['https://a.example'],
+        redirectUri: 'https://a.example/r',
+      },
+      'redirectUri',
+    ],
+    [
+      { responseMode: 'dc_api', expectedOrigins: ['https://a.example'], requestUriMethod: 'post' },
+      'requestUriMethod',
+    ],
+    [{ expectedOrigins: ['https://a.example'] }, 'expectedOrigins'],
+  ])('refuses %j, naming %s, and stores nothing', async (body, field) => {
+    const refused = service.create('acme', { dcqlQuery, ...body } as never, actor);
+    await expect(refused).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(refused).rejects.toMatchObject({ errors: [expect.objectContaining({ field })] });
+    expect(steps).toEqual([]);
   });
 });

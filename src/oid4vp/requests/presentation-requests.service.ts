@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { exportJWK, generateKeyPair } from 'jose';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { AuditLog } from '../../audit/audit-log.js';
 import { oneAtATime } from '../../common/one-at-a-time.js';
@@ -15,7 +14,9 @@ import { keepIdempotentAnswer } from '../../idempotency/idempotent-answer.js';
 import { KeyVault } from '../../secrets/key-vault.js';
 import { tenantNotFound } from '../../tenancy/tenant.errors.js';
 import { TenantsService } from '../../tenants/tenants.service.js';
+import { DomainException } from '../../common/problem/domain.exception.js';
 import { prefixOf } from '../client-ids.js';
+import { DcApiRequests } from '../dc-api-request.js';
 import { authorizationRequestUriOf, referenceHashOf, requestUriOf } from '../verifier-urls.js';
 import { VerifierIdentity } from '../verifier-identity.service.js';
 import { checkDcqlQuery } from './dcql-query.js';
@@ -33,6 +34,7 @@ import {
 } from './presentation-request.entity.js';
 import {
   requestInvalid,
+  requestOfOtherMode,
   requestNotFound,
   requestNotPending,
   requestsFull,
@@ -43,12 +45,10 @@ import {
   requestSecretsPurpose,
   type RequestSecrets,
 } from './presentation-request.sealed-columns.js';
+import { checkChannel, drawSecret, responseKey } from './request-inputs.js';
 import { requestLimits } from './request-limits.js';
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A 256-bit random value, base64url (the reference, the nonce, the state). */
-const drawSecret = () => randomBytes(32).toString('base64url');
+export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A tenant's OpenID4VP presentation requests (docs/oid4vp.md, API). */
 @Injectable()
@@ -62,6 +62,7 @@ export class PresentationRequestsService {
     private readonly requests: PresentationRequestRepository,
     private readonly tenants: TenantsService,
     private readonly identity: VerifierIdentity,
+    private readonly dcApiRequests: DcApiRequests,
   ) {}
 
   /**
@@ -78,10 +79,14 @@ export class PresentationRequestsService {
     const checked = checkDcqlQuery(input.dcqlQuery);
     if ('errors' in checked) throw requestInvalid(checked.errors);
     const responseMode = input.responseMode ?? 'direct_post';
+    checkChannel(input, responseMode);
     const requestUriMethod = input.requestUriMethod ?? 'get';
+    // A DC API request's reference is never shown: the row is found by its id (docs/oid4vp.md).
     const secrets: RequestSecrets = { reference: drawSecret() };
-    if (responseMode === 'direct_post.jwt') secrets.responseKey = await responseKey();
+    if (responseMode === 'direct_post.jwt' || responseMode === 'dc_api.jwt')
+      secrets.responseKey = await responseKey();
     const id = randomUUID();
+    const nonce = drawSecret();
     const now = this.clock();
     const expiresAt = new Date(
       now + (input.expiresInSeconds ?? requestLimits.defaultExpiresIn) * 1000,
@@ -93,12 +98,29 @@ export class PresentationRequestsService {
     );
     await this.tenants.requireTenant(tenantId);
     const clientId = await this.identity.clientIdFor(tenantId, input.clientIdPrefix ?? undefined);
+    const expectedOrigins = input.expectedOrigins ?? null;
     const answer: CreatedPresentationRequestDto = {
       id,
       status: 'pending',
       responseMode,
       clientId,
-      authorizationRequestUri: this.linkOf(tenantId, clientId, secrets.reference, requestUriMethod),
+      ...(expectedOrigins === null
+        ? {
+            authorizationRequestUri: this.linkOf(
+              tenantId,
+              clientId,
+              secrets.reference,
+              requestUriMethod,
+            ),
+          }
+        : {
+            dcApiRequest: await this.dcApiRequests.requestOf({
+              ...{ tenantId, clientId, responseMode, nonce, expiresAt, expectedOrigins },
+              dcqlQuery: checked.query,
+              responseKey: secrets.responseKey,
+              now: new Date(now),
+            }),
+          }),
       expiresAt: expiresAt.toISOString(),
     };
     await oneAtATime(`oid4vp_request:${tenantId}`, () =>
@@ -115,8 +137,9 @@ export class PresentationRequestsService {
           requestUriMethod,
           trustedIssuers: input.trustedIssuers ?? null,
           redirectUri: input.redirectUri ?? null,
+          expectedOrigins,
           clientId,
-          nonce: drawSecret(),
+          nonce,
           state: drawSecret(),
           referenceHash: referenceHashOf(secrets.reference),
           secretsSealed,
@@ -133,6 +156,7 @@ export class PresentationRequestsService {
       requestId: id,
       responseMode,
       clientIdPrefix: prefixOf(clientId),
+      ...(expectedOrigins === null ? {} : { expectedOrigins }),
       credentialQueries: (checked.query.credentials as unknown[]).length,
     });
     return answer;
@@ -157,8 +181,25 @@ export class PresentationRequestsService {
     );
   }
 
+  /** One request; a pending DC API request with its `dcApiRequest`, signed anew. */
   async get(tenantId: string, id: string): Promise<PresentationRequestDto> {
-    return this.viewOf(await this.find(tenantId, id), this.clock());
+    const row = await this.find(tenantId, id);
+    const now = this.clock();
+    const view = this.viewOf(row, now);
+    if (view.status !== 'pending' || row.expectedOrigins === null) return view;
+    const request = await this.dcApiRequests
+      .requestOf({
+        ...row,
+        expectedOrigins: row.expectedOrigins,
+        responseKey: this.secretsOf(row).responseKey,
+        now: new Date(now),
+      })
+      .catch((error: unknown) => {
+        // The certificate changed since: the request cannot be signed as its client id any more.
+        if (error instanceof DomainException) return undefined;
+        throw error;
+      });
+    return request === undefined ? view : { ...view, dcApiRequest: request };
   }
 
   /** Deletes the request whatever its state: a pending one can no longer be answered. */
@@ -173,6 +214,8 @@ export class PresentationRequestsService {
   /** The request's link as a QR code; only while it is pending. */
   async qrCode(tenantId: string, id: string, format: QrFormat): Promise<string | Buffer> {
     const row = await this.find(tenantId, id);
+    if (row.expectedOrigins !== null)
+      throw requestOfOtherMode(id, 'is answered over the Digital Credentials API: it has no link');
     const status = statusOf(row, this.clock());
     if (status !== 'pending') throw requestNotPending(id, status);
     return qrCodes.codeOf(this.storedLinkOf(row), format, row.expiresAt);
@@ -196,8 +239,11 @@ export class PresentationRequestsService {
       trustedIssuers: row.trustedIssuers,
       redirectUri: row.redirectUri,
       responseCodeSha256: row.responseCodeHash?.toString('base64url') ?? null,
+      expectedOrigins: row.expectedOrigins,
       clientId: row.clientId,
-      ...(status === 'pending' ? { authorizationRequestUri: this.storedLinkOf(row) } : {}),
+      ...(status === 'pending' && row.expectedOrigins === null
+        ? { authorizationRequestUri: this.storedLinkOf(row) }
+        : {}),
       createdAt: row.createdAt.toISOString(),
       expiresAt: row.expiresAt.toISOString(),
       endedAt: row.endedAt?.toISOString() ?? null,
@@ -240,14 +286,18 @@ export class PresentationRequestsService {
     );
   }
 
-  private storedLinkOf(row: PresentationRequestEntity): string {
+  private secretsOf(row: PresentationRequestEntity): RequestSecrets {
     const opened = this.vault.open(
       row.tenantId,
       row.secretsSealed,
       requestSecretsPurpose,
       row.masterKeyId ?? undefined,
     );
-    const { reference } = JSON.parse(opened.toString('utf8')) as RequestSecrets;
+    return JSON.parse(opened.toString('utf8')) as RequestSecrets;
+  }
+
+  private storedLinkOf(row: PresentationRequestEntity): string {
+    const { reference } = this.secretsOf(row);
     return this.linkOf(row.tenantId, row.clientId, reference, row.requestUriMethod);
   }
 
@@ -265,11 +315,4 @@ export class PresentationRequestsService {
 /** A pending request past its time reads as expired before the expiry job marks it. */
 export function statusOf(row: PresentationRequestEntity, now: number): PresentationRequestStatus {
   return row.status === 'pending' && row.expiresAt.getTime() <= now ? 'expired' : row.status;
-}
-
-/** The ephemeral P-256 key a `direct_post.jwt` answer is encrypted to (OpenID4VP 1.0 §8.3), private. */
-async function responseKey(): Promise<Record<string, unknown>> {
-  const { privateKey } = await generateKeyPair('ECDH-ES', { crv: 'P-256', extractable: true });
-  const jwk = await exportJWK(privateKey);
-  return { ...jwk, kid: randomBytes(16).toString('base64url'), use: 'enc', alg: 'ECDH-ES' };
 }

@@ -22,6 +22,9 @@ export const requestLimits = {
   trustedIssuerChars: 2048,
   /** `redirectUri`'s characters (with the response code appended, it stays a URL browsers take). */
   redirectUriChars: 2048,
+  /** DC API: `expectedOrigins`, how many, and each one's characters. */
+  expectedOrigins: 10,
+  originChars: 256,
   /**
    * Answers refused as not bound to the request (another nonce, no holder proof, garbage) before it
    * fails with `too_many_refused_answers`: a wallet may retry, a stranger cannot keep it busy forever.

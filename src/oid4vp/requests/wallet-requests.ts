@@ -4,6 +4,7 @@ import { CLOCK, type Clock } from '../../common/clock.js';
 import { KeyVault } from '../../secrets/key-vault.js';
 import { referenceHashOf, referencePattern } from '../verifier-urls.js';
 import {
+  isDcApiMode,
   type PresentationRequestEntity,
   type PresentedCredentialSummary,
   type ResponseMode,
@@ -48,17 +49,29 @@ export class WalletRequests {
     if (!referencePattern.test(reference)) return undefined;
     const request = await this.repository.findByReference(tenantId, referenceHashOf(reference));
     if (request === null || request.status !== 'pending') return undefined;
+    // A DC API request is answered through the browser, never at a request_uri (appendix A).
+    if (isDcApiMode(request.responseMode)) return undefined;
     if (request.expiresAt.getTime() <= this.clock()) return undefined;
+    const secrets = this.secretsOf(request);
+    // The hash matched; the sealed reference must too, so a row's box never answers for another's.
+    if (secrets.reference !== reference) return undefined;
+    return { request, secrets };
+  }
+
+  /** The tenant's request by its id, whatever its state (the DC API's answers name it), or null. */
+  findById(tenantId: string, id: string): Promise<PresentationRequestEntity | null> {
+    return this.repository.findById(tenantId, id);
+  }
+
+  /** The request's sealed reference and response key, opened. */
+  secretsOf(request: PresentationRequestEntity): RequestSecrets {
     const opened = this.vault.open(
       request.tenantId,
       request.secretsSealed,
       requestSecretsPurpose,
       request.masterKeyId ?? undefined,
     );
-    const secrets = JSON.parse(opened.toString('utf8')) as RequestSecrets;
-    // The hash matched; the sealed reference must too, so a row's box never answers for another's.
-    if (secrets.reference !== reference) return undefined;
-    return { request, secrets };
+    return JSON.parse(opened.toString('utf8')) as RequestSecrets;
   }
 
   now(): Date {

@@ -117,7 +117,9 @@ describe('DCQL matching of verified presentations', () => {
 
   it('fails a query of a format this verifier does not check', () => {
     const error = failure(() =>
-      queryOf({ credentials: [{ id: 'j', format: 'jwt_vc_json', meta: { type_values: [['x']] } }] }),
+      queryOf({
+        credentials: [{ id: 'j', format: 'jwt_vc_json', meta: { type_values: [['x']] } }],
+      }),
     );
     expect(error.code).toBe('query_not_satisfied');
   });

@@ -44,14 +44,26 @@ export interface RequestObjectInput {
   expiresAt: Date;
 }
 
-/** The request object's claims (OpenID4VP 1.0 §5.1, §5.2; RFC 9101 §4). */
-export function requestObjectClaims(input: RequestObjectInput): Record<string, unknown> {
+/**
+ * The verifier's `client_metadata` (OpenID4VP 1.0 §5.1): the formats it checks and, for an encrypted
+ * answer (direct_post.jwt, dc_api.jwt; §8.3), the request's own key and the `enc` values (HAIP 1.0).
+ */
+export function clientMetadataOf(
+  responseMode: ResponseMode,
+  responseKey: Record<string, unknown> | undefined,
+): Record<string, unknown> {
   const clientMetadata: Record<string, unknown> = { vp_formats_supported: vpFormatsSupported };
-  if (input.responseMode === 'direct_post.jwt') {
-    if (input.responseKey === undefined) throw new Error('A direct_post.jwt request has no key');
-    clientMetadata.jwks = { keys: [encryptionJwkOf(input.responseKey)] };
+  if (responseMode === 'direct_post.jwt' || responseMode === 'dc_api.jwt') {
+    if (responseKey === undefined) throw new Error(`A ${responseMode} request has no key`);
+    clientMetadata.jwks = { keys: [encryptionJwkOf(responseKey)] };
     clientMetadata.encrypted_response_enc_values_supported = [...responseEncryptionEncs];
   }
+  return clientMetadata;
+}
+
+/** The request object's claims (OpenID4VP 1.0 §5.1, §5.2; RFC 9101 §4). */
+export function requestObjectClaims(input: RequestObjectInput): Record<string, unknown> {
+  const clientMetadata = clientMetadataOf(input.responseMode, input.responseKey);
   // No `iss`: wallets compare it with the DID of the kid (OWF's library does), not with client_id.
   return {
     aud: selfIssuedAudience,

@@ -17,8 +17,9 @@ import {
   type WalletRequests,
 } from '../requests/wallet-requests.js';
 import { tooManyRefusedAnswers } from './refused-answers.js';
-import { ResponseEndpointService } from './response-endpoint.service.js';
 import { type Settings } from '../../config/settings.js';
+import { AnswerSettlement } from './answer-settlement.service.js';
+import { ResponseEndpointService } from './response-endpoint.service.js';
 import { type RequestSecrets } from '../requests/presentation-request.sealed-columns.js';
 
 const start = Date.UTC(2026, 0, 1);
@@ -153,12 +154,9 @@ function newTestService() {
     },
   } as unknown as WalletPresentationsService;
   const service = new ResponseEndpointService(
-    transactions.dataSource,
-    requests,
-    presentations,
-    outbox.outbox,
-    vault,
     { PUBLIC_BASE_URL: 'https://agent.example' } as Settings,
+    requests,
+    new AnswerSettlement(transactions.dataSource, requests, presentations, outbox.outbox, vault),
   );
   return { service, fakes };
 }

@@ -953,7 +953,7 @@ export interface paths {
     put?: never;
     /**
      * Ask a wallet to present credentials
-     * @description Answers the link for the wallet (`openid4vp://`, the request object by reference). The tenant is the client as `clientIdPrefix` says (OpenID4VP 1.0 §5.9.3): `x509_hash` by default when it has an active X.509 certificate (the request object signed ES256 with the chain in `x5c`, HAIP 1.0), else its DID (`decentralized_identifier`). The DCQL query is checked (formats dc+sd-jwt, ldp_vc and mso_mdoc). The request waits 300 seconds unless told; at most 1000 pending requests per tenant.
+     * @description Answers the link for the wallet (`openid4vp://`, the request object by reference). The tenant is the client as `clientIdPrefix` says (OpenID4VP 1.0 §5.9.3): `x509_hash` by default when it has an active X.509 certificate (the request object signed ES256 with the chain in `x5c`, HAIP 1.0), else its DID (`decentralized_identifier`). The DCQL query is checked (formats dc+sd-jwt, ldp_vc and mso_mdoc). With `responseMode` `dc_api` or `dc_api.jwt` and `expectedOrigins`, the answer is a `dcApiRequest` for the browser’s Digital Credentials API instead of a link (OpenID4VP 1.0 appendix A): signed for an x509 client id, else unsigned. The request waits 300 seconds unless told; at most 1000 pending requests per tenant.
      */
     post: operations['createPresentationRequest'];
     delete?: never;
@@ -1030,6 +1030,26 @@ export interface paths {
     get: operations['getPresentationRequestQrPng'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ctrl/api/v1.0/oid4vp/requests/{id}/dc-api-response': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Hand over what the browser’s Digital Credentials API returned
+     * @description For a pending `dc_api` or `dc_api.jwt` request: `data` as `navigator.credentials.get` returned it and the page’s `origin`, one of the request’s `expectedOrigins`. Verified as the response endpoint verifies a wallet’s answer, every key binding naming `aud: origin:<origin>` and the request’s nonce (OpenID4VP 1.0 appendix A.4). An answer bound to the request concludes it, verified or failed, and the request is answered as GET shows it; one not bound is refused (400 `PRESENTATION_ANSWER_REFUSED`) and counted, the request staying pending.
+     */
+    post: operations['submitDcApiResponse'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1540,6 +1560,7 @@ export interface components {
         | 'TENANT_HEADER_INVALID'
         | 'IDEMPOTENCY_KEY_INVALID'
         | 'CERTIFICATE_CHAIN_MALFORMED'
+        | 'PRESENTATION_ANSWER_REFUSED'
         | 'UNAUTHORIZED'
         | 'FORBIDDEN'
         | 'TENANT_NOT_FOUND'
@@ -1567,6 +1588,7 @@ export interface components {
         | 'CREDENTIAL_CONFIGURATION_ALREADY_EXISTS'
         | 'OFFER_NOT_OPEN'
         | 'PRESENTATION_REQUEST_NOT_PENDING'
+        | 'PRESENTATION_REQUEST_OTHER_MODE'
         | 'CERTIFICATE_AUTHORITY_NOT_CONFIGURED'
         | 'CLIENT_ID_PREFIX_UNAVAILABLE'
         | 'PAYLOAD_TOO_LARGE'
@@ -3078,12 +3100,19 @@ export interface components {
         [key: string]: unknown;
       };
       /**
-       * @description How the wallet answers (OpenID4VP 1.0 §8.2, §8.3): `direct_post.jwt` encrypts the answer to a key of this request.
+       * @description How the wallet answers (OpenID4VP 1.0 §8.2, §8.3): `direct_post.jwt` encrypts the answer to a key of this request. `dc_api` and `dc_api.jwt` (encrypted, HAIP 1.0): through the browser’s Digital Credentials API (appendix A); the answer is `dcApiRequest`, not a link, and needs `expectedOrigins`.
        * @default direct_post
        * @example direct_post
        * @enum {string}
        */
-      responseMode: 'direct_post' | 'direct_post.jwt';
+      responseMode: 'direct_post' | 'direct_post.jwt' | 'dc_api' | 'dc_api.jwt';
+      /**
+       * @description DC API requests only, and required there: the web origins of the relying party’s pages that call `navigator.credentials.get` (https, or http at localhost, 127.0.0.1 or [::1] for development), as the browser writes them (`location.origin`). A signed request sends them as `expected_origins`; the answer’s origin must be one of them.
+       * @example [
+       *       "https://shop.example"
+       *     ]
+       */
+      expectedOrigins?: string[];
       /**
        * @description How the wallet knows the verifier (OpenID4VP 1.0 §5.9.3, HAIP 1.0 §5): `x509_hash` (the SHA-256 of the tenant’s leaf certificate) or `x509_san_dns` (a DNS name of the leaf, which must be the host of PUBLIC_BASE_URL), the request object signed ES256 with the chain in `x5c`; `decentralized_identifier` (the tenant’s DID). Default: `x509_hash` when the tenant has an active certificate, else `decentralized_identifier`. An x509 prefix the certificate cannot make is 409 `CLIENT_ID_PREFIX_UNAVAILABLE`.
        * @example x509_hash
@@ -3116,6 +3145,23 @@ export interface components {
        */
       redirectUri?: string;
     };
+    DcApiRequestDto: {
+      /**
+       * @description `openid4vp-v1-signed` when the tenant’s client id is x509 (`x509_hash`, `x509_san_dns`; HAIP 1.0 §5), `openid4vp-v1-unsigned` otherwise.
+       * @example openid4vp-v1-signed
+       * @enum {string}
+       */
+      protocol: 'openid4vp-v1-signed' | 'openid4vp-v1-unsigned';
+      /**
+       * @description Signed: `{request}`, the request object (ES256, `x5c`) with `client_id` and `expected_origins`. Unsigned: `response_type`, `response_mode`, `nonce`, `dcql_query` and `client_metadata` (with the encryption key for dc_api.jwt), no `client_id`.
+       * @example {
+       *       "request": "eyJhbGciOiJFUzI1NiIsInR5cCI6Im9hdXRoLWF1dGh6LXJlcStqd3QiLCJ4NWMiOlsiTUlJQi4uLiJdfQ.eyJjbGllbnRfaWQiOiJ4NTA5X2hhc2g6R3Y0cWtWenJuNVdrVzZxQnNFWGRiR3M2ZUZyekNNM2IxeVo2VjBCWkpYbyIsImV4cGVjdGVkX29yaWdpbnMiOlsiaHR0cHM6Ly9zaG9wLmV4YW1wbGUiXSwicmVzcG9uc2VfbW9kZSI6ImRjX2FwaS5qd3QifQ.c2lnbmF0dXJlLWJ5LXRoZS10ZW5hbnRzLWVzMjU2LWtleQ"
+       *     }
+       */
+      data: {
+        [key: string]: unknown;
+      };
+    };
     CreatedPresentationRequestDto: {
       /**
        * Format: uuid
@@ -3131,17 +3177,19 @@ export interface components {
        * @example direct_post
        * @enum {string}
        */
-      responseMode: 'direct_post' | 'direct_post.jwt';
+      responseMode: 'direct_post' | 'direct_post.jwt' | 'dc_api' | 'dc_api.jwt';
       /**
        * @description The tenant as verifier (OpenID4VP 1.0 §5.9.3), as `clientIdPrefix` asked: `x509_hash:<SHA-256 of the leaf certificate>`, `x509_san_dns:<host>` or `decentralized_identifier:<DID>` (for example `decentralized_identifier:did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK`). A KB-JWT's `aud` must be all of it.
        * @example x509_hash:Gv4qkVzrn5WkW6qBsEXdbGs6eFrzCM3b1yZ6V0BZJXo
        */
       clientId: string;
       /**
-       * @description The link for the wallet (a QR code or a button): `openid4vp://?client_id=…&request_uri=…`.
+       * @description Redirect requests: the link for the wallet (a QR code or a button): `openid4vp://?client_id=…&request_uri=…`. Absent for a DC API request.
        * @example openid4vp://?client_id=x509_hash%3AGv4qkVzrn5WkW6qBsEXdbGs6eFrzCM3b1yZ6V0BZJXo&request_uri=http%3A%2F%2Flocalhost%3A8080%2Fctrl%2Foid4vp%2Fglobex%2Frequests%2Fc2Vjb25kLXJhbmRvbS1yZWZlcmVuY2UtMzItYnl0ZXM
        */
-      authorizationRequestUri: string;
+      authorizationRequestUri?: string;
+      /** @description DC API requests: what the relying party’s page passes to `navigator.credentials.get({digital: {requests: [dcApiRequest]}})`. */
+      dcApiRequest?: components['schemas']['DcApiRequestDto'];
       /** @example 2026-11-25T10:05:00.000Z */
       expiresAt: string;
     };
@@ -3170,7 +3218,7 @@ export interface components {
        * @example direct_post
        * @enum {string}
        */
-      responseMode: 'direct_post' | 'direct_post.jwt';
+      responseMode: 'direct_post' | 'direct_post.jwt' | 'dc_api' | 'dc_api.jwt';
       /**
        * @example get
        * @enum {string}
@@ -3224,10 +3272,17 @@ export interface components {
        */
       clientId: string;
       /**
-       * @description While pending only.
+       * @description DC API requests: the origins its answer may come from; null for redirect requests.
+       * @example null
+       */
+      expectedOrigins: string[] | null;
+      /**
+       * @description Redirect requests, while pending only.
        * @example openid4vp://?client_id=x509_hash%3AGv4qkVzrn5WkW6qBsEXdbGs6eFrzCM3b1yZ6V0BZJXo&request_uri=http%3A%2F%2Flocalhost%3A8080%2Fctrl%2Foid4vp%2Fglobex%2Frequests%2Fc2Vjb25kLXJhbmRvbS1yZWZlcmVuY2UtMzItYnl0ZXM
        */
       authorizationRequestUri?: string;
+      /** @description DC API requests, while pending, when one request is read (not in the list): the request for `navigator.credentials.get`, signed anew; absent when the tenant’s certificate no longer stands for the client id. */
+      dcApiRequest?: components['schemas']['DcApiRequestDto'];
       /** @example 2026-11-25T10:00:00.000Z */
       createdAt: string;
       /** @example 2026-11-25T10:05:00.000Z */
@@ -3293,6 +3348,22 @@ export interface components {
        * @example 1
        */
       totalPages: number;
+    };
+    DcApiResponseDto: {
+      /**
+       * @description The origin of the page that called `navigator.credentials.get` (`location.origin`): one of the request’s `expectedOrigins`. The answer’s key binding must name it as `aud: origin:<origin>` (OpenID4VP 1.0 appendix A.4).
+       * @example https://shop.example
+       */
+      origin: string;
+      /**
+       * @description The `data` of the DigitalCredential the browser returned, as it is: `{vp_token}` for dc_api, `{response}` (a JWE to the request’s key) for dc_api.jwt, or `{error}` when the wallet declined.
+       * @example {
+       *       "response": "eyJhbGciOiJFQ0RILUVTIiwiZW5jIjoiQTI1NkdDTSIsImtpZCI6IlpwM25PcTVMOGMyazFtVmQ0UjdzVHciLCJlcGsiOnsia3R5IjoiRUMiLCJjcnYiOiJQLTI1NiIsIngiOiIuLi4iLCJ5IjoiLi4uIn19..uAYcHRUSSn2X0WPX.yVzlGSYG4qbg0bq18JcUiDRw56yVnbKR8E7S7YlEtzT00RqE3Pw5oTpUG3hdLN4taHZ9gC1kwak8JOnJgQ.1wR024_3-qtAlx1oFIUpQQ"
+       *     }
+       */
+      data: {
+        [key: string]: unknown;
+      };
     };
     CreateWebhookDto: {
       /**
@@ -10162,6 +10233,7 @@ export interface operations {
            *           "trustedIssuers": null,
            *           "redirectUri": null,
            *           "responseCodeSha256": null,
+           *           "expectedOrigins": null,
            *           "createdAt": "2026-11-25T10:00:00.000Z",
            *           "endedAt": null,
            *           "refusedAnswers": 0
@@ -10267,22 +10339,12 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The request and its link. */
+      /** @description The request and its link, or its `dcApiRequest` (DC API). */
       201: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "5b1d7c1e-3f0a-4a57-9c4e-8e2f1d6a7b90",
-           *       "status": "pending",
-           *       "responseMode": "direct_post",
-           *       "clientId": "x509_hash:Gv4qkVzrn5WkW6qBsEXdbGs6eFrzCM3b1yZ6V0BZJXo",
-           *       "authorizationRequestUri": "openid4vp://?client_id=x509_hash%3AGv4qkVzrn5WkW6qBsEXdbGs6eFrzCM3b1yZ6V0BZJXo&request_uri=http%3A%2F%2Flocalhost%3A8080%2Fctrl%2Foid4vp%2Fglobex%2Frequests%2Fc2Vjb25kLXJhbmRvbS1yZWZlcmVuY2UtMzItYnl0ZXM",
-           *       "expiresAt": "2026-11-25T10:05:00.000Z"
-           *     }
-           */
           'application/json': components['schemas']['CreatedPresentationRequestDto'];
         };
       };
@@ -10778,6 +10840,142 @@ export interface operations {
       };
       /** @description - `PRESENTATION_REQUEST_NOT_PENDING`: Presentation request not pending */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `RATE_LIMITED`: Too many requests this second or this minute from the caller or the address; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `INTERNAL_ERROR`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `SERVICE_UNAVAILABLE`: The database or the token issuer cannot be reached, or the service has as many requests in flight as it takes; see Retry-After. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  submitDcApiResponse: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The presentation request id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    /** @description `data` as the browser returned it: `{vp_token}` for dc_api, `{response}` for dc_api.jwt, for example {"response":"eyJhbGciOiJFQ0RILUVTIiwiZW5jIjoiQTI1NkdDTSIsImt… */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DcApiResponseDto'];
+      };
+    };
+    responses: {
+      /** @description The request, concluded by this answer. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PresentationRequestDto'];
+        };
+      };
+      /**
+       * @description - `PRESENTATION_ANSWER_REFUSED`: Presentation answer refused
+       *     - `VALIDATION_FAILED`: A field, query parameter or path id is invalid, missing or unknown.
+       *     - `MALFORMED_JSON`: Malformed JSON body
+       *     - `TENANT_HEADER_MISSING`: Tenant header missing
+       *     - `TENANT_HEADER_INVALID`: Tenant header invalid
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNAUTHORIZED`: No valid access token. */
+      401: {
+        headers: {
+          /** @description RFC 6750 Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `FORBIDDEN`: The caller may not do this (role, or tenant outside its tenant_ids). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `PRESENTATION_REQUEST_NOT_FOUND`: Presentation request not found
+       *     - `TENANT_NOT_FOUND`: No such tenant.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /**
+       * @description - `PRESENTATION_REQUEST_NOT_PENDING`: Presentation request not pending
+       *     - `PRESENTATION_REQUEST_OTHER_MODE`: Presentation request of another response mode
+       */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description - `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
         headers: {
           [name: string]: unknown;
         };

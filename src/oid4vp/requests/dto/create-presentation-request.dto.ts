@@ -30,6 +30,19 @@ export const dcqlQueryExample = {
   ],
 };
 
+/** The query of the DC API's answer example (src/oid4vp/dc-api/): a credential without holder binding (OpenID4VP 1.0 §6.1). */
+export const membershipQueryExample = {
+  credentials: [
+    {
+      id: 'membership',
+      format: 'dc+sd-jwt',
+      meta: { vct_values: ['https://shop.example/credentials/membership'] },
+      claims: [{ path: ['given_name'] }],
+      require_cryptographic_holder_binding: false,
+    },
+  ],
+};
+
 /** Asks for an mDL (ISO/IEC 18013-5) and three of its elements, by [namespace, element]. */
 export const mdocDcqlQueryExample = {
   credentials: [
@@ -46,7 +59,14 @@ export const mdocDcqlQueryExample = {
   ],
 };
 
-export const responseModes = ['direct_post', 'direct_post.jwt'] as const;
+export const responseModes = ['direct_post', 'direct_post.jwt', 'dc_api', 'dc_api.jwt'] as const;
+
+/**
+ * A web origin as browsers serialize it (scheme, lower-case host, optional port): https, or http at a
+ * loopback host for development (OpenID4VP 1.0 appendix A.2 allows it only there).
+ */
+export const originPattern =
+  /^(https:\/\/([a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])|http:\/\/(localhost|127\.0\.0\.1|\[::1\]))(:[0-9]{1,5})?$/;
 
 /** A presentation request: what to ask the wallet for and how it answers. */
 export class CreatePresentationRequestDto {
@@ -63,12 +83,38 @@ export class CreatePresentationRequestDto {
     enum: responseModes,
     default: 'direct_post',
     description:
-      'How the wallet answers (OpenID4VP 1.0 §8.2, §8.3): `direct_post.jwt` encrypts the answer to a key of this request.',
+      'How the wallet answers (OpenID4VP 1.0 §8.2, §8.3): `direct_post.jwt` encrypts the answer to a key of this request. `dc_api` and `dc_api.jwt` (encrypted, HAIP 1.0): through the browser’s Digital Credentials API (appendix A); the answer is `dcApiRequest`, not a link, and needs `expectedOrigins`.',
     example: 'direct_post',
   })
   @IsOptional()
-  @IsIn(responseModes, { message: 'must be direct_post or direct_post.jwt' })
+  @IsIn(responseModes, { message: `must be one of ${responseModes.join(', ')}` })
   responseMode?: (typeof responseModes)[number];
+
+  @ApiPropertyOptional({
+    type: [String],
+    minItems: 1,
+    maxItems: limits.expectedOrigins,
+    description:
+      'DC API requests only, and required there: the web origins of the relying party’s pages that call `navigator.credentials.get` (https, or http at localhost, 127.0.0.1 or [::1] for development), as the browser writes them (`location.origin`). A signed request sends them as `expected_origins`; the answer’s origin must be one of them.',
+    example: ['https://shop.example'],
+  })
+  @IsOptional()
+  @Matches(originPattern, {
+    each: true,
+    message:
+      'must hold web origins (https://host[:port], or http:// at localhost, 127.0.0.1 or [::1]) without path, in lower case',
+  })
+  @MaxLength(limits.originChars, {
+    each: true,
+    message: `must hold origins of at most ${limits.originChars} characters`,
+  })
+  @IsString({ each: true, message: 'must hold strings' })
+  @ArrayMaxSize(limits.expectedOrigins, {
+    message: `must hold at most ${limits.expectedOrigins} origins`,
+  })
+  @ArrayMinSize(1, { message: 'must hold at least one origin' })
+  @IsArray({ message: 'must be an array of web origins' })
+  expectedOrigins?: string[];
 
   @ApiPropertyOptional({
     enum: clientIdPrefixes,

@@ -37,6 +37,57 @@ export const createdRequestExample = {
   expiresAt: '2026-11-25T10:05:00.000Z',
 };
 
+/** An unsigned DC API request (OpenID4VP 1.0 appendix A.2): no client_id, the origin stands for it. */
+export const unsignedDcApiRequestExample = {
+  protocol: 'openid4vp-v1-unsigned' as const,
+  data: {
+    response_type: 'vp_token',
+    response_mode: 'dc_api.jwt',
+    nonce: 'bm9uY2UtMjU2LWJpdHMtb2YtcmFuZG9tbmVzcy1oZXJl',
+    dcql_query: dcqlQueryExample,
+    client_metadata: {
+      vp_formats_supported: {
+        'dc+sd-jwt': {
+          'sd-jwt_alg_values': ['ES256', 'EdDSA', 'Ed25519'],
+          'kb-jwt_alg_values': ['ES256', 'EdDSA', 'Ed25519'],
+        },
+      },
+      jwks: {
+        keys: [
+          {
+            kty: 'EC',
+            crv: 'P-256',
+            x: 'YO4epjifD-KWeq1sL2tNmm36BhXnkJ0He-WqMYrp9Fk',
+            y: 'Hekpm0zfK7C-YccH5iBjcIXgf6YdUvNUac_0At55Okk',
+            kid: 'Zp3nOq5L8c2k1mVd4R7sTw',
+            use: 'enc',
+            alg: 'ECDH-ES',
+          },
+        ],
+      },
+      encrypted_response_enc_values_supported: ['A128GCM', 'A256GCM'],
+    },
+  },
+};
+
+/** A signed DC API request (appendix A.3.2): the request object, ES256 with `x5c`, in `request`. */
+export const signedDcApiRequestExample = {
+  protocol: 'openid4vp-v1-signed' as const,
+  data: {
+    request:
+      'eyJhbGciOiJFUzI1NiIsInR5cCI6Im9hdXRoLWF1dGh6LXJlcStqd3QiLCJ4NWMiOlsiTUlJQi4uLiJdfQ.eyJjbGllbnRfaWQiOiJ4NTA5X2hhc2g6R3Y0cWtWenJuNVdrVzZxQnNFWGRiR3M2ZUZyekNNM2IxeVo2VjBCWkpYbyIsImV4cGVjdGVkX29yaWdpbnMiOlsiaHR0cHM6Ly9zaG9wLmV4YW1wbGUiXSwicmVzcG9uc2VfbW9kZSI6ImRjX2FwaS5qd3QifQ.c2lnbmF0dXJlLWJ5LXRoZS10ZW5hbnRzLWVzMjU2LWtleQ',
+  },
+};
+
+export const createdDcApiRequestExample = {
+  id: '0c6f3e8a-9b2d-4f1e-8a7c-5d4b3a2f1e0d',
+  status: 'pending' as PresentationRequestStatus,
+  responseMode: 'dc_api.jwt' as ResponseMode,
+  clientId: exampleClientId,
+  dcApiRequest: signedDcApiRequestExample,
+  expiresAt: '2026-11-25T10:05:00.000Z',
+};
+
 export const requestExample = {
   ...createdRequestExample,
   requestUriMethod: 'get' as const,
@@ -44,6 +95,7 @@ export const requestExample = {
   trustedIssuers: null,
   redirectUri: null,
   responseCodeSha256: null,
+  expectedOrigins: null,
   createdAt: '2026-11-25T10:00:00.000Z',
   endedAt: null,
   refusedAnswers: 0,
@@ -110,6 +162,26 @@ export const failedRequestExample = {
   },
 };
 
+/** What the relying party's page passes to `navigator.credentials.get` (OpenID4VP 1.0 appendix A). */
+export class DcApiRequestDto {
+  @ApiProperty({
+    enum: ['openid4vp-v1-signed', 'openid4vp-v1-unsigned'],
+    description:
+      '`openid4vp-v1-signed` when the tenant’s client id is x509 (`x509_hash`, `x509_san_dns`; HAIP 1.0 §5), `openid4vp-v1-unsigned` otherwise.',
+    example: 'openid4vp-v1-signed',
+  })
+  protocol!: 'openid4vp-v1-signed' | 'openid4vp-v1-unsigned';
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      'Signed: `{request}`, the request object (ES256, `x5c`) with `client_id` and `expected_origins`. Unsigned: `response_type`, `response_mode`, `nonce`, `dcql_query` and `client_metadata` (with the encryption key for dc_api.jwt), no `client_id`.',
+    example: signedDcApiRequestExample.data,
+  })
+  data!: Record<string, unknown>;
+}
+
 /** The create answer: the link the wallet opens. */
 export class CreatedPresentationRequestDto {
   @ApiProperty({ format: 'uuid', example: createdRequestExample.id })
@@ -127,12 +199,19 @@ export class CreatedPresentationRequestDto {
   })
   clientId!: string;
 
-  @ApiProperty({
+  @ApiPropertyOptional({
     description:
-      'The link for the wallet (a QR code or a button): `openid4vp://?client_id=…&request_uri=…`.',
+      'Redirect requests: the link for the wallet (a QR code or a button): `openid4vp://?client_id=…&request_uri=…`. Absent for a DC API request.',
     example: exampleLink,
   })
-  authorizationRequestUri!: string;
+  authorizationRequestUri?: string;
+
+  @ApiPropertyOptional({
+    type: DcApiRequestDto,
+    description:
+      'DC API requests: what the relying party’s page passes to `navigator.credentials.get({digital: {requests: [dcApiRequest]}})`.',
+  })
+  dcApiRequest?: DcApiRequestDto;
 
   @ApiProperty({ example: createdRequestExample.expiresAt })
   expiresAt!: string;
@@ -276,8 +355,27 @@ export class PresentationRequestDto {
   })
   clientId!: string;
 
-  @ApiPropertyOptional({ description: 'While pending only.', example: exampleLink })
+  @ApiProperty({
+    type: [String],
+    nullable: true,
+    description:
+      'DC API requests: the origins its answer may come from; null for redirect requests.',
+    example: null,
+  })
+  expectedOrigins!: string[] | null;
+
+  @ApiPropertyOptional({
+    description: 'Redirect requests, while pending only.',
+    example: exampleLink,
+  })
   authorizationRequestUri?: string;
+
+  @ApiPropertyOptional({
+    type: DcApiRequestDto,
+    description:
+      'DC API requests, while pending, when one request is read (not in the list): the request for `navigator.credentials.get`, signed anew; absent when the tenant’s certificate no longer stands for the client id.',
+  })
+  dcApiRequest?: DcApiRequestDto;
 
   @ApiProperty({ example: requestExample.createdAt })
   createdAt!: string;
