@@ -120,29 +120,14 @@ export async function issueLeaf(
   authority: AuthorityMaterial,
   profile: LeafProfile,
 ): Promise<Buffer> {
-  const issuer = new x509.X509Certificate(authority.chain[0]);
-  const key = createPrivateKey({ key: authority.privateKey, format: 'der', type: 'pkcs8' });
-  const curve = curveOf(key);
-  const signingKey = await webcrypto.subtle.importKey(
-    'pkcs8',
-    authority.privateKey,
-    { name: 'ECDSA', namedCurve: curve },
-    false,
-    ['sign'],
-  );
-  const publicKey = await webcrypto.subtle.importKey(
-    'jwk',
-    profile.publicJwk,
-    { name: 'ECDSA', namedCurve: 'P-256' },
-    true,
-    ['verify'],
-  );
+  const { issuer, signingKey, signingAlgorithm } = await authoritySigner(authority);
+  const publicKey = await certifiedKey(profile.publicJwk);
   const certificate = await x509.X509CertificateGenerator.create({
     subject: [{ CN: [profile.commonName] }],
     issuer: issuer.subjectName,
-    publicKey: libraryKey(publicKey),
-    signingKey: libraryKey(signingKey),
-    signingAlgorithm: { name: 'ECDSA', hash: curves[curve] },
+    publicKey,
+    signingKey,
+    signingAlgorithm,
     serialNumber: serialNumber(),
     notBefore: profile.notBefore,
     notAfter: profile.notAfter,
@@ -153,11 +138,50 @@ export async function issueLeaf(
         ...profile.dnsNames.map((value) => ({ type: 'dns' as const, value })),
         ...profile.uris.map((value) => ({ type: 'url' as const, value })),
       ]),
-      await x509.SubjectKeyIdentifierExtension.create(libraryKey(publicKey)),
+      await x509.SubjectKeyIdentifierExtension.create(publicKey),
       await x509.AuthorityKeyIdentifierExtension.create(issuer.publicKey),
     ],
   });
   return Buffer.from(certificate.rawData);
+}
+
+/** What an authority signs certificates and CRLs with: its certificate, key and the algorithm for its curve. */
+export async function authoritySigner(authority: AuthorityMaterial) {
+  const issuer = new x509.X509Certificate(authority.chain[0]);
+  const curve = curveOf(
+    createPrivateKey({ key: authority.privateKey, format: 'der', type: 'pkcs8' }),
+  );
+  const key = await webcrypto.subtle.importKey(
+    'pkcs8',
+    authority.privateKey,
+    { name: 'ECDSA', namedCurve: curve },
+    false,
+    ['sign'],
+  );
+  return {
+    issuer,
+    signingKey: libraryKey(key),
+    signingAlgorithm: { name: 'ECDSA', hash: curves[curve] },
+  };
+}
+
+/** The P-256 public key a certificate certifies, as the certificate library takes it. */
+export async function certifiedKey(publicJwk: LeafProfile['publicJwk']) {
+  const key = await webcrypto.subtle.importKey(
+    'jwk',
+    publicJwk,
+    { name: 'ECDSA', namedCurve: 'P-256' },
+    true,
+    ['verify'],
+  );
+  return libraryKey(key);
+}
+
+/** A positive 128-bit serial number in hex: the high bit clear, so that DER needs no sign byte. */
+export function serialNumber(): string {
+  const bytes = randomBytes(16);
+  bytes[0] = (bytes[0] & 0x7f) | 0x01;
+  return bytes.toString('hex');
 }
 
 function curveOf(key: KeyObject): Curve {
@@ -165,11 +189,4 @@ function curveOf(key: KeyObject): Curve {
   if (curve === 'prime256v1') return 'P-256';
   if (curve === 'secp384r1') return 'P-384';
   throw new ChainRefusal('malformed', 'The authority key must be an EC key on P-256 or P-384.');
-}
-
-/** A positive 128-bit serial number in hex: the high bit clear, so that DER needs no sign byte. */
-function serialNumber(): string {
-  const bytes = randomBytes(16);
-  bytes[0] = (bytes[0] & 0x7f) | 0x01;
-  return bytes.toString('hex');
 }

@@ -1,6 +1,10 @@
-import { createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
-import { type AuthorityMaterial } from './authority.js';
-import { libraryKey, x509 } from './x509.js';
+import {
+  authoritySigner,
+  certifiedKey,
+  serialNumber,
+  type AuthorityMaterial,
+} from './authority.js';
+import { x509 } from './x509.js';
 
 /** The extended key usage of an mdoc document signer (ISO/IEC 18013-5 Annex B.1.4). */
 export const documentSignerKeyPurpose = '1.0.18013.5.1.2';
@@ -29,29 +33,14 @@ export async function issueDocumentSigner(
   authority: AuthorityMaterial,
   profile: DocumentSignerProfile,
 ): Promise<Buffer> {
-  const issuer = new x509.X509Certificate(authority.chain[0]);
-  const key = createPrivateKey({ key: authority.privateKey, format: 'der', type: 'pkcs8' });
-  const curve = key.asymmetricKeyDetails?.namedCurve === 'secp384r1' ? 'P-384' : 'P-256';
-  const signingKey = await webcrypto.subtle.importKey(
-    'pkcs8',
-    authority.privateKey,
-    { name: 'ECDSA', namedCurve: curve },
-    false,
-    ['sign'],
-  );
-  const publicKey = await webcrypto.subtle.importKey(
-    'jwk',
-    profile.publicJwk,
-    { name: 'ECDSA', namedCurve: 'P-256' },
-    true,
-    ['verify'],
-  );
+  const { issuer, signingKey, signingAlgorithm } = await authoritySigner(authority);
+  const publicKey = await certifiedKey(profile.publicJwk);
   const certificate = await x509.X509CertificateGenerator.create({
     subject: [{ C: [profile.country] }, { CN: [profile.commonName] }],
     issuer: issuer.subjectName,
-    publicKey: libraryKey(publicKey),
-    signingKey: libraryKey(signingKey),
-    signingAlgorithm: { name: 'ECDSA', hash: curve === 'P-384' ? 'SHA-384' : 'SHA-256' },
+    publicKey,
+    signingKey,
+    signingAlgorithm,
     serialNumber: serialNumber(),
     notBefore: profile.notBefore,
     notAfter: profile.notAfter,
@@ -60,16 +49,9 @@ export async function issueDocumentSigner(
       new x509.ExtendedKeyUsageExtension([documentSignerKeyPurpose], true),
       new x509.IssuerAlternativeNameExtension([{ type: 'url', value: profile.issuerUri }]),
       new x509.CRLDistributionPointsExtension([profile.crlUri]),
-      await x509.SubjectKeyIdentifierExtension.create(libraryKey(publicKey)),
+      await x509.SubjectKeyIdentifierExtension.create(publicKey),
       await x509.AuthorityKeyIdentifierExtension.create(issuer.publicKey),
     ],
   });
   return Buffer.from(certificate.rawData);
-}
-
-/** A positive 128-bit serial number in hex (RFC 5280 §4.1.2.2). */
-function serialNumber(): string {
-  const bytes = randomBytes(16);
-  bytes[0] = (bytes[0] & 0x7f) | 0x01;
-  return bytes.toString('hex');
 }
