@@ -188,10 +188,14 @@ describe('Master key rotation', () => {
         ['dist/src/cli/rewrap-keys.js', ...args],
         {
           env: { PATH: process.env.PATH, NODE_ENV: 'test', DATA_DIR: dataDir, ...env },
-          timeout: 30_000,
+          // Generous for a busy machine; a command killed for taking longer counts as failed (-1).
+          timeout: 120_000,
         },
         (error, stdout, stderr) =>
-          resolve({ code: error === null ? 0 : Number(error.code), output: stdout + stderr }),
+          resolve({
+            code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1,
+            output: stdout + stderr,
+          }),
       );
     });
   }
