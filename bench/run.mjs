@@ -36,12 +36,16 @@
 //                            its baselines), tenants (GET /tenants page 0, POST /tenants/create),
 //                            credentials, webhooks, wallet-endpoints (OpenID4VCI issuances, pre-authorized
 //                            and by authorization code with a login, the
-//                            credential and the OpenID4VP response endpoint beside their baselines),
+//                            credential and the OpenID4VP response endpoint beside their baselines,
+//                            for SD-JWT VC and for an ISO mdoc mDL),
 //                            wallet-scale (the credential endpoint with 1, 10, 100 tenants at once, and
 //                            after BENCH_SCALE_CREDENTIALS issued), wallet-nginx (the wallet rows through
 //                            nginx in front of two instances), scale (the rows at BENCH_SCALE_TENANTS);
 //                            "wallet" is the three wallet groups
 //   BENCH_SCALE_CREDENTIALS=100000  issued credentials seeded in SQL for the wallet-scale row; 0 skips it
+//   BENCH_WALLET_FORMATS=sd-jwt,mdoc  the credential formats of the wallet-endpoints rows (comma-separated):
+//                            sd-jwt (the SD-JWT VC rows), mdoc (the mso_mdoc credential and response
+//                            endpoint rows, bench/mdoc.mjs); BENCH_COMPARE measures the SD-JWT rows only
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -51,6 +55,8 @@ import { measureWebhooks } from './webhooks.mjs';
 import { measureOid4vci } from './oid4vci.mjs';
 import { measureAuthorizationCode } from './oid4vci-login.mjs';
 import { measureOid4vp } from './oid4vp.mjs';
+import { measureMdocIssuance } from './mdoc.mjs';
+import { measureMdocResponse } from './mdoc-presentation.mjs';
 import { measureWalletScaling } from './wallet-scale.mjs';
 import { measureWalletThroughNginx } from './wallet-nginx.mjs';
 import { accessTokens, createTenantsThroughApi, discover, tokenSource } from './http.mjs';
@@ -234,11 +240,19 @@ async function main() {
   }
   if (selected('webhooks')) await measureWebhooks(context, smallIds[1]);
   if (selected('wallet-endpoints')) {
-    await measureOid4vci(context, smallIds[2], serviceTarget(context));
-    await measureAuthorizationCode(context, smallIds[2], serviceTarget(context));
-    await measureOid4vp(context, smallIds[2], smallIds[3], serviceTarget(context));
+    const sdJwt = settings.walletFormats.has('sd-jwt');
+    const mdoc = settings.walletFormats.has('mdoc');
+    if (sdJwt) {
+      await measureOid4vci(context, smallIds[2], serviceTarget(context));
+      await measureAuthorizationCode(context, smallIds[2], serviceTarget(context));
+      await measureOid4vp(context, smallIds[2], smallIds[3], serviceTarget(context));
+    }
+    if (mdoc) {
+      await measureMdocIssuance(context, smallIds[2], serviceTarget(context));
+      await measureMdocResponse(context, smallIds[2], smallIds[3], serviceTarget(context));
+    }
     // The checkout compared with: the same rows right after, on its own database (not in turns).
-    if (compare !== undefined) {
+    if (compare !== undefined && sdJwt) {
       await measureOid4vci(context, smallIds[2], compareTarget(context), false);
       await measureOid4vp(context, smallIds[2], smallIds[3], compareTarget(context), false);
     }

@@ -32,6 +32,7 @@ export const settings = {
   scaleCredentials: positive('BENCH_SCALE_CREDENTIALS', 100_000, true),
   pageSize: 20,
   only: only(),
+  walletFormats: walletFormats(),
 };
 export const target = env.BENCH_TARGET?.replace(/\/$/, '') || undefined;
 /** Every id this run makes starts with it, so that a run against a shared database can clean up. */
@@ -72,6 +73,20 @@ function only() {
       throw new Error(`BENCH_ONLY: '${name}' is none of ${groups.join(', ')} (or 'wallet')`);
     }
     for (const group of matching) chosen.add(group);
+  }
+  return chosen;
+}
+
+/** The credential formats of the wallet-endpoints rows (BENCH_WALLET_FORMATS, comma-separated). */
+function walletFormats() {
+  const known = ['sd-jwt', 'mdoc'];
+  const raw = env.BENCH_WALLET_FORMATS?.trim();
+  if (!raw) return new Set(known);
+  const chosen = new Set(raw.split(',').map((part) => part.trim()));
+  for (const format of chosen) {
+    if (!known.includes(format)) {
+      throw new Error(`BENCH_WALLET_FORMATS: '${format}' is none of ${known.join(', ')}`);
+    }
   }
   return chosen;
 }
