@@ -1,11 +1,13 @@
 // @ts-check
 /**
- * A demo wallet for the README's walk-through: receives SD-JWT VCs over OpenID4VCI and presents them
- * over OpenID4VP with nothing but the links, through OWF's wallet libraries (@openid4vc/openid4vci and
- * @openid4vc/openid4vp, the ones Credo uses) and @sd-jwt/core. Its key and credentials lie in a plain
+ * A demo wallet for the README's walk-through: receives SD-JWT VCs and mdocs (mso_mdoc) over OpenID4VCI
+ * and presents them over OpenID4VP with nothing but the links, through OWF's wallet libraries
+ * (@openid4vc/openid4vci and @openid4vc/openid4vp, the ones Credo uses), @sd-jwt/core and @owf/mdoc
+ * (scripts/demo-wallet-mdoc.mjs: an mdoc's answer is a DeviceResponse of the asked elements only). Its key and credentials lie in a plain
  * JSON file ($WALLET_FILE, default /tmp/agent-service-demo-wallet.json): for trying the service, never
  * for real credentials. With `--trust <root PEM>` it checks X.509 `x5c` chains (HAIP 1.0) up to that
- * root: the issuer's of a credential it receives, the verifier's of an x509_hash or x509_san_dns request.
+ * root: the issuer's of a credential it receives (an mdoc's `x5chain` up to its IACA), the verifier's of
+ * an x509_hash or x509_san_dns request. Its one key is P-256: ES256 proofs, key binding, device key.
  *
  *   npm run --silent wallet -- receive 'openid-credential-offer://...' [--tx-code 493021] [--trust root.pem]
  *     (an offer with the authorization_code grant: it prints a link to log in at, in a browser)
@@ -33,13 +35,15 @@ import {
   importJWK,
 } from 'jose';
 import { demoWalletClientId, tokenByLogin } from './demo-wallet-login.mjs';
+import { checkMdoc, presentMdoc } from './demo-wallet-mdoc.mjs';
 import { certificateOf, leafJwk, sanNames, signerOf, trustedLeaf } from './demo-wallet-x509.mjs';
 
 const walletFile = process.env.WALLET_FILE ?? '/tmp/agent-service-demo-wallet.json';
 // Local mode serves plain http on localhost; a real wallet insists on https.
 setGlobalConfig({ allowInsecureUrls: true });
 
-/** @typedef {{ privateJwk: import('jose').JWK, credentials: { issuer: string, vct: string, credential: string }[] }} WalletState */
+/** @typedef {{ issuer: string, vct?: string, format?: string, doctype?: string, credential: string }} Held */
+/** @typedef {{ privateJwk: import('jose').JWK, credentials: Held[] }} WalletState */
 
 /** @returns {Promise<WalletState>} */
 async function openWallet() {
@@ -175,9 +179,19 @@ async function receive(link, txCode, trust) {
     accessToken: token.accessTokenResponse.access_token,
     dpop: token.dpop,
   });
+  const { format } =
+    issuerMetadata.credentialIssuer.credential_configurations_supported[configurationId];
   for (const { credential } of /** @type {any[]} */ (answer.credentialResponse.credentials)) {
     if (typeof credential !== 'string') {
-      console.log('received a credential this demo wallet does not keep (it keeps SD-JWT VCs)');
+      console.log('received a credential this demo wallet does not keep (SD-JWT VCs and mdocs)');
+      continue;
+    }
+    if (format === 'mso_mdoc') {
+      const { doctype, signer } = await checkMdoc(credential, trust); // throws, keeping nothing
+      const issuer = credentialOffer.credential_issuer;
+      state.credentials.push({ issuer, format, doctype, credential });
+      console.log(`received an mdoc: ${doctype} from ${issuer}`);
+      console.log(signer);
       continue;
     }
     const { iss, vct } = payloadOf(credential);
@@ -236,8 +250,19 @@ async function present(link, trust) {
   /** @type {Record<string, string[]>} */
   const vpToken = {};
   for (const credentialQuery of query.credentials) {
+    if (credentialQuery.format === 'mso_mdoc') {
+      const doctype = credentialQuery.meta?.doctype_value;
+      const held = state.credentials.find((entry) => entry.doctype === doctype);
+      if (held === undefined) throw new Error(`no ${doctype} mdoc in the wallet`);
+      vpToken[credentialQuery.id] = [
+        await presentMdoc(/** @type {any} */ (held), credentialQuery, request, state.privateJwk),
+      ];
+      continue;
+    }
     const vcts = credentialQuery.meta?.vct_values;
-    const held = state.credentials.find((entry) => vcts === undefined || vcts.includes(entry.vct));
+    const held = state.credentials.find(
+      (entry) => entry.vct !== undefined && (vcts === undefined || vcts.includes(entry.vct)),
+    );
     if (held === undefined)
       throw new Error(`no credential in the wallet for ${credentialQuery.id}`);
     const claims = await sdJwt.getClaims(held.credential);
@@ -285,7 +310,8 @@ try {
     await present(link, option('--trust'));
   } else if (command === 'list') {
     const { credentials } = await openWallet();
-    for (const { vct, issuer } of credentials) console.log(`${vct} from ${issuer}`);
+    for (const { vct, doctype, issuer } of credentials)
+      console.log(`${vct ?? doctype} from ${issuer}`);
   } else {
     console.error(
       'usage: demo-wallet receive <offer link> [--tx-code CODE] [--trust ROOT_PEM] | present <request link> [--trust ROOT_PEM] | list',
