@@ -14,7 +14,7 @@
  *   npm run --silent wallet -- present 'openid4vp://...' [--trust root.pem]
  *   npm run --silent wallet -- list
  */
-import { createHash, createPrivateKey, randomBytes, sign } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import {
   clientAuthenticationAnonymous,
@@ -24,7 +24,6 @@ import {
 } from '@openid4vc/oauth2';
 import { Openid4vciClient } from '@openid4vc/openid4vci';
 import { Openid4vpClient } from '@openid4vc/openid4vp';
-import { SDJwtInstance } from '@sd-jwt/core';
 import { base58 } from '@scure/base';
 import {
   CompactEncrypt,
@@ -36,6 +35,7 @@ import {
 } from 'jose';
 import { demoWalletClientId, tokenByLogin } from './demo-wallet-login.mjs';
 import { checkMdoc, presentMdoc } from './demo-wallet-mdoc.mjs';
+import { presentSdJwt } from './demo-wallet-sd-jwt.mjs';
 import { certificateOf, leafJwk, sanNames, signerOf, trustedLeaf } from './demo-wallet-x509.mjs';
 
 const walletFile = process.env.WALLET_FILE ?? '/tmp/agent-service-demo-wallet.json';
@@ -203,21 +203,6 @@ async function receive(link, txCode, trust) {
   saveWallet(state);
 }
 
-/** A presentation frame disclosing the claims a DCQL query's paths name (all when it names none). */
-function frameOf(query, claims) {
-  const paths = query.claims?.map((claim) => claim.path) ?? Object.keys(claims).map((n) => [n]);
-  const frame = {};
-  for (const path of paths) {
-    let level = frame;
-    const names = path.filter((segment) => typeof segment === 'string');
-    names.forEach((name, index) => {
-      level[name] = index === names.length - 1 ? true : (level[name] ?? {});
-      level = level[name];
-    });
-  }
-  return frame;
-}
-
 async function present(link, trust) {
   const state = await openWallet();
   const all = /** @type {any} */ (callbacks(state, trust));
@@ -237,16 +222,6 @@ async function present(link, trust) {
       ? `request signed by ${certificateOf(signer.x5c[0]).subject} through x5c (chain to the trusted root verified)`
       : `request signed by ${signer?.didUrl.split('#')[0]} (verified through the did:key alone)`,
   );
-  const sdJwt = new SDJwtInstance({
-    hasher: (data) => new Uint8Array(sha256(data)),
-    kbSignAlg: 'ES256',
-    // The signature over the KB-JWT's signing input, as JWS ES256 has it (r || s).
-    kbSigner: (input) =>
-      sign('sha256', Buffer.from(input), {
-        key: createPrivateKey({ key: /** @type {any} */ (state.privateJwk), format: 'jwk' }),
-        dsaEncoding: 'ieee-p1363',
-      }).toString('base64url'),
-  });
   /** @type {Record<string, string[]>} */
   const vpToken = {};
   for (const credentialQuery of query.credentials) {
@@ -265,17 +240,8 @@ async function present(link, trust) {
     );
     if (held === undefined)
       throw new Error(`no credential in the wallet for ${credentialQuery.id}`);
-    const claims = await sdJwt.getClaims(held.credential);
     vpToken[credentialQuery.id] = [
-      await sdJwt.present(held.credential, frameOf(credentialQuery, claims), {
-        kb: {
-          payload: {
-            iat: Math.floor(Date.now() / 1000),
-            aud: request.client_id,
-            nonce: request.nonce,
-          },
-        },
-      }),
+      await presentSdJwt(held.credential, credentialQuery, request, state.privateJwk),
     ];
   }
   const jarm = request.response_mode === 'direct_post.jwt' && {
