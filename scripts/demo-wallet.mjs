@@ -3,9 +3,10 @@
  * A demo wallet for the README's walk-through: receives SD-JWT VCs and mdocs (mso_mdoc) over OpenID4VCI
  * and presents them over OpenID4VP with nothing but the links, through OWF's wallet libraries
  * (@openid4vc/openid4vci and @openid4vc/openid4vp, the ones Credo uses), @sd-jwt/core and @owf/mdoc
- * (scripts/demo-wallet-mdoc.mjs: an mdoc's answer is a DeviceResponse of the asked elements only). Its key and credentials lie in a plain
- * JSON file ($WALLET_FILE, default /tmp/agent-service-demo-wallet.json): for trying the service, never
- * for real credentials. With `--trust <root PEM>` it checks X.509 `x5c` chains (HAIP 1.0) up to that
+ * (scripts/demo-wallet-mdoc.mjs: an mdoc's answer is a DeviceResponse of the asked elements only, over
+ * the session transcript of OpenID4VP 1.0 appendix B.2.6.1). Its key and credentials lie in a plain JSON
+ * file ($WALLET_FILE, default /tmp/agent-service-demo-wallet.json): for trying the service, never for
+ * real credentials. With `--trust <root PEM>` it checks X.509 `x5c` chains (HAIP 1.0) up to that
  * root: the issuer's of a credential it receives (an mdoc's `x5chain` up to its IACA), the verifier's of
  * an x509_hash or x509_san_dns request. Its one key is P-256: ES256 proofs, key binding, device key.
  *

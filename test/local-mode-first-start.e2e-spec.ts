@@ -57,9 +57,9 @@ describe('local mode, the first start', () => {
       return page.body.content.map(({ id, format }) => `${id} ${format}`);
     };
     expect(await ids()).toEqual([
+      'DrivingLicence_mdoc mso_mdoc',
       'EmployeeBadge_ldp_vc ldp_vc',
       'EmployeeBadge_sd_jwt dc+sd-jwt',
-      'mDL mso_mdoc',
     ]);
     const offer = await call<{ credentialOfferUri: string }>(
       running().url,
@@ -82,7 +82,7 @@ describe('local mode, the first start', () => {
     });
     expect(deleted.status).toBe(204);
     await restart();
-    expect(await ids()).toEqual(['EmployeeBadge_sd_jwt dc+sd-jwt', 'mDL mso_mdoc']);
+    expect(await ids()).toEqual(['DrivingLicence_mdoc mso_mdoc', 'EmployeeBadge_sd_jwt dc+sd-jwt']);
   });
 
   it('does not make the demo tenant again once it is deleted while another tenant exists', async () => {

@@ -35,7 +35,8 @@ export const demoConfigurations: readonly CreateCredentialConfigurationDto[] = [
     format: 'ldp_vc',
     cryptosuite: 'eddsa-rdfc-2022',
   },
-  { ...mdocExamples.mdl, format: 'mso_mdoc' },
+  // Its own id: the create examples' `mDL` still makes one beside it (docs/api.md).
+  { ...mdocExamples.mdl, id: 'DrivingLicence_mdoc', format: 'mso_mdoc' },
 ];
 
 /** Adds the demo configurations to a tenant local mode has just made (the caller knows it is new). */
