@@ -1,18 +1,21 @@
 // @ts-check
 /**
- * A demo wallet for the README's walk-through: receives SD-JWT VCs over OpenID4VCI and presents them
- * over OpenID4VP with nothing but the links, through OWF's wallet libraries (@openid4vc/openid4vci and
- * @openid4vc/openid4vp, the ones Credo uses) and @sd-jwt/core. Its key and credentials lie in a plain
- * JSON file ($WALLET_FILE, default /tmp/agent-service-demo-wallet.json): for trying the service, never
- * for real credentials. With `--trust <root PEM>` it checks X.509 `x5c` chains (HAIP 1.0) up to that
- * root: the issuer's of a credential it receives, the verifier's of an x509_hash or x509_san_dns request.
+ * A demo wallet for the README's walk-through: receives SD-JWT VCs and mdocs (mso_mdoc) over OpenID4VCI
+ * and presents them over OpenID4VP with nothing but the links, through OWF's wallet libraries
+ * (@openid4vc/openid4vci and @openid4vc/openid4vp, the ones Credo uses), @sd-jwt/core and @owf/mdoc
+ * (scripts/demo-wallet-mdoc.mjs: an mdoc's answer is a DeviceResponse of the asked elements only, over
+ * the session transcript of OpenID4VP 1.0 appendix B.2.6.1). Its key and credentials lie in a plain JSON
+ * file ($WALLET_FILE, default /tmp/agent-service-demo-wallet.json): for trying the service, never for
+ * real credentials. With `--trust <root PEM>` it checks X.509 `x5c` chains (HAIP 1.0) up to that
+ * root: the issuer's of a credential it receives (an mdoc's `x5chain` up to its IACA), the verifier's of
+ * an x509_hash or x509_san_dns request. Its one key is P-256: ES256 proofs, key binding, device key.
  *
  *   npm run --silent wallet -- receive 'openid-credential-offer://...' [--tx-code 493021] [--trust root.pem]
  *     (an offer with the authorization_code grant: it prints a link to log in at, in a browser)
  *   npm run --silent wallet -- present 'openid4vp://...' [--trust root.pem]
  *   npm run --silent wallet -- list
  */
-import { createHash, createPrivateKey, randomBytes, sign } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import {
   clientAuthenticationAnonymous,
@@ -22,7 +25,6 @@ import {
 } from '@openid4vc/oauth2';
 import { Openid4vciClient } from '@openid4vc/openid4vci';
 import { Openid4vpClient } from '@openid4vc/openid4vp';
-import { SDJwtInstance } from '@sd-jwt/core';
 import { base58 } from '@scure/base';
 import {
   CompactEncrypt,
@@ -33,13 +35,16 @@ import {
   importJWK,
 } from 'jose';
 import { demoWalletClientId, tokenByLogin } from './demo-wallet-login.mjs';
+import { checkMdoc, presentMdoc } from './demo-wallet-mdoc.mjs';
+import { presentSdJwt } from './demo-wallet-sd-jwt.mjs';
 import { certificateOf, leafJwk, sanNames, signerOf, trustedLeaf } from './demo-wallet-x509.mjs';
 
 const walletFile = process.env.WALLET_FILE ?? '/tmp/agent-service-demo-wallet.json';
 // Local mode serves plain http on localhost; a real wallet insists on https.
 setGlobalConfig({ allowInsecureUrls: true });
 
-/** @typedef {{ privateJwk: import('jose').JWK, credentials: { issuer: string, vct: string, credential: string }[] }} WalletState */
+/** @typedef {{ issuer: string, vct?: string, format?: string, doctype?: string, credential: string }} Held */
+/** @typedef {{ privateJwk: import('jose').JWK, credentials: Held[] }} WalletState */
 
 /** @returns {Promise<WalletState>} */
 async function openWallet() {
@@ -175,9 +180,19 @@ async function receive(link, txCode, trust) {
     accessToken: token.accessTokenResponse.access_token,
     dpop: token.dpop,
   });
+  const { format } =
+    issuerMetadata.credentialIssuer.credential_configurations_supported[configurationId];
   for (const { credential } of /** @type {any[]} */ (answer.credentialResponse.credentials)) {
     if (typeof credential !== 'string') {
-      console.log('received a credential this demo wallet does not keep (it keeps SD-JWT VCs)');
+      console.log('received a credential this demo wallet does not keep (SD-JWT VCs and mdocs)');
+      continue;
+    }
+    if (format === 'mso_mdoc') {
+      const { doctype, signer } = await checkMdoc(credential, trust); // throws, keeping nothing
+      const issuer = credentialOffer.credential_issuer;
+      state.credentials.push({ issuer, format, doctype, credential });
+      console.log(`received an mdoc: ${doctype} from ${issuer}`);
+      console.log(signer);
       continue;
     }
     const { iss, vct } = payloadOf(credential);
@@ -187,21 +202,6 @@ async function receive(link, txCode, trust) {
     console.log(signer);
   }
   saveWallet(state);
-}
-
-/** A presentation frame disclosing the claims a DCQL query's paths name (all when it names none). */
-function frameOf(query, claims) {
-  const paths = query.claims?.map((claim) => claim.path) ?? Object.keys(claims).map((n) => [n]);
-  const frame = {};
-  for (const path of paths) {
-    let level = frame;
-    const names = path.filter((segment) => typeof segment === 'string');
-    names.forEach((name, index) => {
-      level[name] = index === names.length - 1 ? true : (level[name] ?? {});
-      level = level[name];
-    });
-  }
-  return frame;
 }
 
 async function present(link, trust) {
@@ -223,34 +223,26 @@ async function present(link, trust) {
       ? `request signed by ${certificateOf(signer.x5c[0]).subject} through x5c (chain to the trusted root verified)`
       : `request signed by ${signer?.didUrl.split('#')[0]} (verified through the did:key alone)`,
   );
-  const sdJwt = new SDJwtInstance({
-    hasher: (data) => new Uint8Array(sha256(data)),
-    kbSignAlg: 'ES256',
-    // The signature over the KB-JWT's signing input, as JWS ES256 has it (r || s).
-    kbSigner: (input) =>
-      sign('sha256', Buffer.from(input), {
-        key: createPrivateKey({ key: /** @type {any} */ (state.privateJwk), format: 'jwk' }),
-        dsaEncoding: 'ieee-p1363',
-      }).toString('base64url'),
-  });
   /** @type {Record<string, string[]>} */
   const vpToken = {};
   for (const credentialQuery of query.credentials) {
+    if (credentialQuery.format === 'mso_mdoc') {
+      const doctype = credentialQuery.meta?.doctype_value;
+      const held = state.credentials.find((entry) => entry.doctype === doctype);
+      if (held === undefined) throw new Error(`no ${doctype} mdoc in the wallet`);
+      vpToken[credentialQuery.id] = [
+        await presentMdoc(/** @type {any} */ (held), credentialQuery, request, state.privateJwk),
+      ];
+      continue;
+    }
     const vcts = credentialQuery.meta?.vct_values;
-    const held = state.credentials.find((entry) => vcts === undefined || vcts.includes(entry.vct));
+    const held = state.credentials.find(
+      (entry) => entry.vct !== undefined && (vcts === undefined || vcts.includes(entry.vct)),
+    );
     if (held === undefined)
       throw new Error(`no credential in the wallet for ${credentialQuery.id}`);
-    const claims = await sdJwt.getClaims(held.credential);
     vpToken[credentialQuery.id] = [
-      await sdJwt.present(held.credential, frameOf(credentialQuery, claims), {
-        kb: {
-          payload: {
-            iat: Math.floor(Date.now() / 1000),
-            aud: request.client_id,
-            nonce: request.nonce,
-          },
-        },
-      }),
+      await presentSdJwt(held.credential, credentialQuery, request, state.privateJwk),
     ];
   }
   const jarm = request.response_mode === 'direct_post.jwt' && {
@@ -285,7 +277,8 @@ try {
     await present(link, option('--trust'));
   } else if (command === 'list') {
     const { credentials } = await openWallet();
-    for (const { vct, issuer } of credentials) console.log(`${vct} from ${issuer}`);
+    for (const { vct, doctype, issuer } of credentials)
+      console.log(`${vct ?? doctype} from ${issuer}`);
   } else {
     console.error(
       'usage: demo-wallet receive <offer link> [--tx-code CODE] [--trust ROOT_PEM] | present <request link> [--trust ROOT_PEM] | list',

@@ -45,7 +45,7 @@ describe('local mode, the first start', () => {
     );
   });
 
-  it('gives the demo tenant two credential configurations, ready for an offer; a deleted one is not made again', async () => {
+  it('gives the demo tenant three credential configurations, ready for an offer; a deleted one is not made again', async () => {
     const headers = { 'x-tenant-id': 'demo', authorization: await tokenOf('demo') };
     const ids = async () => {
       const page = await call<{ content: { id: string; format: string }[] }>(
@@ -56,7 +56,11 @@ describe('local mode, the first start', () => {
       expect(page.status).toBe(200);
       return page.body.content.map(({ id, format }) => `${id} ${format}`);
     };
-    expect(await ids()).toEqual(['EmployeeBadge_ldp_vc ldp_vc', 'EmployeeBadge_sd_jwt dc+sd-jwt']);
+    expect(await ids()).toEqual([
+      'DrivingLicence_mdoc mso_mdoc',
+      'EmployeeBadge_ldp_vc ldp_vc',
+      'EmployeeBadge_sd_jwt dc+sd-jwt',
+    ]);
     const offer = await call<{ credentialOfferUri: string }>(
       running().url,
       '/ctrl/api/v1.0/oid4vci/offers',
@@ -78,7 +82,7 @@ describe('local mode, the first start', () => {
     });
     expect(deleted.status).toBe(204);
     await restart();
-    expect(await ids()).toEqual(['EmployeeBadge_sd_jwt dc+sd-jwt']);
+    expect(await ids()).toEqual(['DrivingLicence_mdoc mso_mdoc', 'EmployeeBadge_sd_jwt dc+sd-jwt']);
   });
 
   it('does not make the demo tenant again once it is deleted while another tenant exists', async () => {

@@ -5,6 +5,7 @@ import {
   configurationExample,
   type CreateCredentialConfigurationDto,
   ldpConfigurationExample,
+  mdocExamples,
 } from './dto/credential-configuration.dto.js';
 
 /** The example's badge without its logo: a wallet would try to load the example's image and fail. */
@@ -12,7 +13,8 @@ const badgeDisplay = configurationExample.display.map(({ logo: _logo, ...display
 
 /**
  * What local mode gives a tenant it makes at the first start, so that an offer can be made and scanned
- * at once (docs/oid4vci.md): the employee badge the API's examples name, as an SD-JWT VC and as ldp_vc.
+ * at once (docs/oid4vci.md): the employee badge the API's examples name, as an SD-JWT VC and as ldp_vc,
+ * and the examples' mobile driving licence as an mdoc (docs/mdoc.md).
  */
 export const demoConfigurations: readonly CreateCredentialConfigurationDto[] = [
   {
@@ -33,6 +35,8 @@ export const demoConfigurations: readonly CreateCredentialConfigurationDto[] = [
     format: 'ldp_vc',
     cryptosuite: 'eddsa-rdfc-2022',
   },
+  // Its own id: the create examples' `mDL` still makes one beside it (docs/api.md).
+  { ...mdocExamples.mdl, id: 'DrivingLicence_mdoc', format: 'mso_mdoc' },
 ];
 
 /** Adds the demo configurations to a tenant local mode has just made (the caller knows it is new). */

@@ -141,7 +141,7 @@ describe('the README walk-through', () => {
     );
     rmSync('/tmp/authority.pem');
     expect(output).toMatch(
-      /"status":"issued","credentialConfigurationId":"Alumni","credentialIds":\["urn:uuid:/,
+      /"status":"issued","credentialConfigurationId":"Alumni","format":"dc\+sd-jwt","doctype":null,"credentialIds":\["urn:uuid:/,
     );
     expect(readFileSync('/tmp/alumni-offer.png').subarray(0, 8)).toEqual(
       Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
@@ -162,6 +162,15 @@ describe('the README walk-through', () => {
       Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     );
     rmSync('/tmp/alumni-request.png');
+    // The mdoc step: demo's mDL received through its IACA, globex's answer holds the two elements asked.
+    expect(output).toContain('received an mdoc: org.iso.18013.5.1.mDL from http://');
+    expect(output).toMatch(
+      /^signed by C=XX, CN=demo through x5chain \(chain to the trusted root verified\)$/m,
+    );
+    expect(output).toMatch(/^201$/m);
+    expect(output).toMatch(
+      /"status":"verified","responseMode":"direct_post\.jwt"[^\n]*"format":"mso_mdoc"[^\n]*"claims":\{"org\.iso\.18013\.5\.1":\{"family_name":"Mustermann","birth_date":"1963-08-12"\}\}/,
+    );
     // The person's login: the demo wallet took the code at its loopback and received Erika's badge.
     expect(output).toMatch(
       /^http:\/\/localhost:\d+\/ctrl\/oid4vci\/demo\/authorize\?request_uri=urn%3A[^&\s]+&client_id=agent-service-demo-wallet$/m,
