@@ -11,6 +11,7 @@ import { loginProviderCases } from './contract/login-provider.cases.js';
 import { oid4vciCases } from './contract/oid4vci.cases.js';
 import { oid4vciOfferCases } from './contract/oid4vci-offers.cases.js';
 import { oid4vpRequestCases } from './contract/oid4vp-requests.cases.js';
+import { oid4vpDcApiCases } from './contract/oid4vp-dc-api.cases.js';
 import { tenantCases } from './contract/tenants.cases.js';
 import { trustAnchorCases } from './contract/trust-anchors.cases.js';
 import { walletProviderCases } from './contract/wallet-providers.cases.js';
@@ -47,6 +48,7 @@ const features = [
   oid4vciOfferCases,
   loginProviderCases,
   oid4vpRequestCases,
+  oid4vpDcApiCases,
   idempotencyCases,
   healthCases,
 ];

@@ -66,6 +66,8 @@ describe('route inventory', () => {
       // Wallets discover each tenant's OpenID4VCI issuer before they hold any token.
       'GET /.well-known/oauth-authorization-server/ctrl/oid4vci/:tenantId',
       'GET /.well-known/openid-credential-issuer/ctrl/oid4vci/:tenantId',
+      // Verifiers check a document signer against its authority's CRL (ISO/IEC 18013-5 Annex B).
+      'GET /ctrl/certificate-authorities/:authorityId/crl',
       'GET /ctrl/health/live',
       'GET /ctrl/health/ready',
       // The same discovery where wallets built on the drafts look for it.

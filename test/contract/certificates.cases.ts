@@ -119,6 +119,8 @@ export function certificateCases(context: ContractContext): Case[] {
     ['issueCertificate', 201, 'the authority issues', () => issue()],
     ['issueCertificate', 400, 'the tenant header is missing', () => post(`${base}/issue`)],
     ['issueCertificate', 401, 'no token is sent', () => issue(anonymous)],
+    ['issueCertificate', 413, 'the body is too large', () => issue({ body: bigBody() })],
+    ['issueCertificate', 415, 'the body is not JSON', notJson('/issue')],
     ['issueCertificate', 403, 'an agent-user names another tenant', () => issue(forbidden)],
     ['issueCertificate', 404, 'the tenant does not exist', () => issue(tenantHeader('nobody'))],
     [
@@ -152,6 +154,30 @@ export function certificateCases(context: ContractContext): Case[] {
       409,
       'the service has no authority',
       () => withoutAuthority(() => authority()),
+    ],
+    [
+      'getCertificateAuthorityCrl',
+      200,
+      'the current authority’s CRL is fetched without a token',
+      async () => {
+        const db = new Client({ connectionString: context.service.databaseUrl });
+        await db.connect();
+        try {
+          const { rows } = await db.query<{ id: string }>(
+            'SELECT id FROM certificate_authority WHERE current',
+          );
+          return send(`/ctrl/certificate-authorities/${rows[0].id}/crl`, anonymous);
+        } finally {
+          await db.end();
+        }
+      },
+    ],
+    [
+      'getCertificateAuthorityCrl',
+      404,
+      'no authority has the id',
+      () =>
+        send('/ctrl/certificate-authorities/00000000-0000-4000-8000-000000000000/crl', anonymous),
     ],
   ];
   return table.map(([operationId, status, when, run]) => ({

@@ -43,7 +43,9 @@ export function oid4vpRequestCases(context: ContractContext): Case[] {
       () =>
         create({
           body: {
-            dcqlQuery: { credentials: [{ id: 'j', format: 'jwt_vc_json', meta: { type_values: [['x']] } }] },
+            dcqlQuery: {
+              credentials: [{ id: 'j', format: 'jwt_vc_json', meta: { type_values: [['x']] } }],
+            },
           },
         }),
     ],
