@@ -345,7 +345,9 @@ describe(AgentClient.name, () => {
 
       await expect(
         admin.createPresentationRequest('verifier-co', {
-          dcqlQuery: { credentials: [{ id: 'j', format: 'jwt_vc_json', meta: { type_values: [['x']] } }] },
+          dcqlQuery: {
+            credentials: [{ id: 'j', format: 'jwt_vc_json', meta: { type_values: [['x']] } }],
+          },
         }),
       ).rejects.toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
       await expect(admin.getPresentationRequest('issuer-co', created.id)).rejects.toMatchObject({

@@ -58,7 +58,7 @@ async function present(credential: string, key: WalletKey, elements: string[], t
     doctype,
     namespace: ns,
     elements,
-    devicePrivateJwk: (await exportJWK(key.privateKey)),
+    devicePrivateJwk: await exportJWK(key.privateKey),
     transcript,
   });
 }

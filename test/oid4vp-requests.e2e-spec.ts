@@ -312,7 +312,9 @@ describe('OpenID4VP presentation requests', () => {
 
   it('names the unsupported format in the problem', async () => {
     const response = await create({
-      dcqlQuery: { credentials: [{ id: 'q', format: 'jwt_vc_json', meta: { type_values: [['x']] } }] },
+      dcqlQuery: {
+        credentials: [{ id: 'q', format: 'jwt_vc_json', meta: { type_values: [['x']] } }],
+      },
     });
     const problem = expectProblem(response, 400, 'VALIDATION_FAILED', base);
     expect(problem.detail).toContain('jwt_vc_json');

@@ -251,7 +251,10 @@ export function statusVerdict(
       reason: 'the status list says the credential is revoked (INVALID)',
     };
   if (value === 2)
-    return { code: 'credential_suspended', reason: 'the status list says the credential is suspended' };
+    return {
+      code: 'credential_suspended',
+      reason: 'the status list says the credential is suspended',
+    };
   return {
     code: 'status_unavailable',
     reason: `the status list gives the credential the status ${value}, which this verifier does not accept`,
