@@ -14,7 +14,7 @@ import 'reflect-metadata';
 import { KeyObject, randomInt, randomUUID, webcrypto } from 'node:crypto';
 import { createServer } from 'node:http';
 import * as x509 from '@peculiar/x509';
-import { decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
+import { holderKey, readJson, send } from './credential-endpoint-baseline.mjs';
 
 // The compiled toolbox, typed by its sources (dist holds JavaScript without declarations, which the
 // bench's typecheck would otherwise read as untyped JavaScript and check).
@@ -50,44 +50,12 @@ const signer = {
   chain: [Buffer.from(certificate.rawData).toString('base64')],
 };
 
-function send(response, status, body) {
-  const text = JSON.stringify(body);
-  response.writeHead(status, {
-    'content-type': 'application/json',
-    'cache-control': 'no-store',
-    'content-length': Buffer.byteLength(text),
-  });
-  response.end(text);
-}
-
-async function readJson(request) {
-  const chunks = [];
-  for await (const chunk of request) chunks.push(chunk);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-}
-
-/** The proof's key, after its signature, type, audience, nonce and time are checked. */
-async function holderKey(proof) {
-  const header = decodeProtectedHeader(proof);
-  if (header.typ !== 'openid4vci-proof+jwt' || header.jwk === undefined) throw new Error('proof');
-  const key = await importJWK(header.jwk, header.alg);
-  const { payload } = await jwtVerify(proof, key, {
-    typ: 'openid4vci-proof+jwt',
-    audience: baselineIssuer,
-    maxTokenAge: 300,
-    algorithms: ['ES256'],
-  });
-  if (payload.nonce !== baselineNonce) throw new Error('nonce');
-  const { kty, crv, x, y } = header.jwk;
-  return /** @type {any} */ ({ kty, crv, x, y });
-}
-
 const server = createServer((request, response) => {
   void (async () => {
     try {
       const body = await readJson(request);
       const [proof] = body.proofs.jwt;
-      const deviceKey = await holderKey(proof);
+      const deviceKey = await holderKey(proof, baselineIssuer, baselineNonce);
       const typed = elementValues(JSON.parse(CLAIMS));
       if (!('values' in typed)) throw new Error('element values refused');
       const now = new Date();

@@ -10,7 +10,7 @@
 // Prints one JSON line {"port": n} on stdout once it listens.
 import { generateKeyPairSync, randomBytes, randomInt, randomUUID, sign } from 'node:crypto';
 import { createServer } from 'node:http';
-import { decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
+import { holderKey, readJson, send } from './credential-endpoint-baseline.mjs';
 import { issueSdJwtVc } from '../dist/src/credentials/sd-jwt/sd-jwt-vc.js';
 
 const {
@@ -33,44 +33,12 @@ const key = {
   x5c: [randomBytes(485).toString('base64')],
 };
 
-function send(response, status, body) {
-  const text = JSON.stringify(body);
-  response.writeHead(status, {
-    'content-type': 'application/json',
-    'cache-control': 'no-store',
-    'content-length': Buffer.byteLength(text),
-  });
-  response.end(text);
-}
-
-async function readJson(request) {
-  const chunks = [];
-  for await (const chunk of request) chunks.push(chunk);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-}
-
-/** The proof's key, after its signature, type, audience, nonce and time are checked. */
-async function holderKey(proof) {
-  const header = decodeProtectedHeader(proof);
-  if (header.typ !== 'openid4vci-proof+jwt' || header.jwk === undefined) throw new Error('proof');
-  const key = await importJWK(header.jwk, header.alg);
-  const { payload } = await jwtVerify(proof, key, {
-    typ: 'openid4vci-proof+jwt',
-    audience: baselineIssuer,
-    maxTokenAge: 300,
-    algorithms: ['ES256'],
-  });
-  if (payload.nonce !== baselineNonce) throw new Error('nonce');
-  const { kty, crv, x, y } = header.jwk;
-  return { kty, crv, x, y };
-}
-
 const server = createServer((request, response) => {
   void (async () => {
     try {
       const body = await readJson(request);
       const [proof] = body.proofs.jwt;
-      const jwk = await holderKey(proof);
+      const jwk = await holderKey(proof, baselineIssuer, baselineNonce);
       const claims = { given_name: 'Erika', family_name: 'Mustermann', birthdate: '1964-08-12' };
       const credential = await issueSdJwtVc(
         {
