@@ -1,14 +1,13 @@
 import 'reflect-metadata';
-import { createHash, KeyObject } from 'node:crypto';
+import { KeyObject } from 'node:crypto';
 import { setGlobalConfig } from '@openid4vc/oauth2';
-import { Encoder } from 'cbor-x';
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import { CertificateAuthorityService } from '../src/certificates/certificate-authority.service.js';
 import { type PublicJwk } from '../src/jose/jwk.js';
 import { elementValues } from '../src/mdoc/elements.js';
 import { issueMdoc } from '../src/mdoc/issue-mdoc.js';
 import { expectProblem } from './support/problems.js';
-import { presentMdoc } from './support/mdoc-holder.js';
+import { dcApiTranscript, presentMdoc } from './support/mdoc-holder.js';
 import {
   dcApiResponseData,
   resolveDcApiRequest,
@@ -28,24 +27,6 @@ const asked: [string, string][] = [
   [iso, 'family_name'],
   [iso, 'birth_date'],
 ];
-/** CBOR as ISO/IEC 18013-5 writes it: maps kept as maps. */
-const cbor = new Encoder({ mapsAsObjects: false, useRecords: false });
-
-/**
- * The DC API SessionTranscript written by hand from OpenID4VP 1.0 appendix B.2.6.2:
- * `[null, null, ["OpenID4VPDCAPIHandover", SHA-256(cbor([origin, nonce, jwkThumbprint]))]]`, the
- * thumbprint (RFC 7638, SHA-256, bytes) of the request's encryption key.
- */
-async function dcApiTranscript(p: {
-  origin: string;
-  nonce: string;
-  key: JWK;
-}): Promise<Uint8Array> {
-  const thumbprint = Buffer.from(await calculateJwkThumbprint(p.key, 'sha256'), 'base64url');
-  const info = cbor.encode([p.origin, p.nonce, thumbprint]);
-  const handover = ['OpenID4VPDCAPIHandover', createHash('sha256').update(info).digest()];
-  return cbor.encode([null, null, handover]);
-}
 
 /**
  * An mdoc over the Digital Credentials API (OpenID4VP 1.0 appendix A, B.2.6.2): issued by `issueMdoc`

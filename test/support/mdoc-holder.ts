@@ -56,6 +56,25 @@ export async function handTranscript(request: MdocRequest): Promise<Uint8Array> 
 }
 
 /**
+ * The DC API SessionTranscript written by hand from OpenID4VP 1.0 appendix B.2.6.2:
+ * `[null, null, ["OpenID4VPDCAPIHandover", SHA-256(cbor([origin, nonce, jwkThumbprint]))]]`, the
+ * thumbprint (RFC 7638, SHA-256, bytes) of the request's encryption key for dc_api.jwt, else null.
+ */
+export async function dcApiTranscript(p: {
+  origin: string;
+  nonce: string;
+  key?: JWK;
+}): Promise<Uint8Array> {
+  const thumbprint =
+    p.key === undefined
+      ? null
+      : Buffer.from(await calculateJwkThumbprint(p.key, 'sha256'), 'base64url');
+  const info = cbor.encode([p.origin, p.nonce, thumbprint]);
+  const handover = ['OpenID4VPDCAPIHandover', createHash('sha256').update(info).digest()];
+  return cbor.encode([null, null, handover]);
+}
+
+/**
  * A DeviceResponse made by @auth0/mdl (the independent library) from an mdoc's `IssuerSigned`
  * (base64url, OpenID4VCI 1.0 appendix A.2): the asked elements, device-signed (ES256) over
  * `transcript` (the CBOR SessionTranscript; the library takes it wrapped as a tag-24 data item).
