@@ -11,7 +11,13 @@ import { makeDevelopmentAuthority } from '../src/x509/authority.js';
 import { auth0Checks, handoverTranscript, presentWithAuth0 } from './support/mdoc-holder.js';
 import { expectProblem } from './support/problems.js';
 import { startTestService, type TestService } from './support/test-service.js';
-import { x509 } from './support/x509-test-ca.js';
+import {
+  documentSignerExtensions,
+  makeCa,
+  pemChain,
+  signLeaf,
+  x509,
+} from './support/x509-test-ca.js';
 
 const base = '/ctrl/api/v1.0/certificates';
 const day = 86_400_000;
@@ -28,7 +34,8 @@ interface Certificate {
 /**
  * The tenant's mdoc document signer from the development authority acting as IACA (ISO/IEC 18013-5
  * Annex B): one active beside the `x5c` chain, the profile @auth0/mdl's verifier wants, the CRL its
- * distribution point names, and an mdoc signed with the tenant's key that @auth0/mdl verifies.
+ * distribution point names, and an mdoc signed with the tenant's key that @auth0/mdl verifies; or one
+ * the tenant's own IACA signed, imported.
  */
 describe('The document signer certificate', () => {
   let service: TestService;
@@ -146,9 +153,13 @@ describe('The document signer certificate', () => {
     }
   });
 
-  it('signs an mdoc with the tenant key that @auth0/mdl verifies up to the authority root', async () => {
-    const chain = (await service.app.get(CertificatesService).documentSignerChain('acme'))!;
-    const key = await service.app.get(TenantKeys).es256SigningKey('acme');
+  /**
+   * An mdoc signed with the tenant's key under its active document signer, presented by @auth0/mdl:
+   * that library's failed checks under `rootsPem`, and the elements our verifier reads under `root`.
+   */
+  async function signedAndChecked(tenantId: string, rootPem: string, otherRootsPem: string[] = []) {
+    const chain = (await service.app.get(CertificatesService).documentSignerChain(tenantId))!;
+    const key = await service.app.get(TenantKeys).es256SigningKey(tenantId);
     const device = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const devicePublic = device.publicKey.export({ format: 'jwk' });
     const values = elementValues({
@@ -180,17 +191,71 @@ describe('The document signer certificate', () => {
       devicePrivateJwk: device.privateKey.export({ format: 'jwk' }),
       transcript,
     });
-    const rootPem = (await service.client().getCertificateAuthority('acme')).certificate;
-    const checks = await auth0Checks(presented, transcript, [rootPem]);
-    expect(checks.filter((check) => check.status === 'FAILED')).toEqual([]);
-    const root = new x509.X509Certificate(rootPem);
+    const failed = async (rootsPem: string[]) =>
+      (await auth0Checks(presented, transcript, rootsPem)).filter(
+        (check) => check.status === 'FAILED',
+      );
     const [verified] = await verifyDeviceResponse({
       deviceResponse: presented.toString('base64url'),
       sessionTranscript: transcript,
-      anchors: [Buffer.from(root.rawData).toString('base64')],
+      anchors: [Buffer.from(new x509.X509Certificate(rootPem).rawData).toString('base64')],
       now,
     });
-    expect(verified.elements[ns]).toEqual({ family_name: 'Mustermann', issuing_country: 'DE' });
+    return {
+      chain,
+      failedUnderRoot: await failed([rootPem]),
+      failedUnderOthers: otherRootsPem.length === 0 ? [] : await failed(otherRootsPem),
+      elements: verified.elements[ns],
+    };
+  }
+
+  it('signs an mdoc with the tenant key that @auth0/mdl verifies up to the authority root', async () => {
+    const rootPem = (await service.client().getCertificateAuthority('acme')).certificate;
+    const checked = await signedAndChecked('acme', rootPem);
+    expect(checked.failedUnderRoot).toEqual([]);
+    expect(checked.elements).toEqual({ family_name: 'Mustermann', issuing_country: 'DE' });
+  });
+
+  it('imports a document signer from the tenant’s own IACA: its mdocs verify under that IACA only', async () => {
+    const own = await makeCa('Beta IACA', undefined, 'DE');
+    const call = <Body>(path: string, body: unknown) =>
+      service.request<Body>(`${base}${path}`, {
+        method: 'POST',
+        headers: { 'x-tenant-id': 'beta' },
+        body,
+      });
+    const { csr } = (await call<{ csr: string }>('/csr', { purpose: 'document_signer' })).body;
+    const request = new x509.Pkcs10CertificateRequest(csr);
+    expect(request.subject).toBe('C=DE, CN=beta');
+    const profile = await documentSignerExtensions(csr);
+    // Without the mdoc extended key usage it is refused, naming what it misses, and changes nothing.
+    const before = await service.client().listCertificates('beta');
+    const lacking = await signLeaf(own, csr, { extensions: profile.slice(1) });
+    const refused = await call('/import', {
+      chain: pemChain(lacking, own.certificate),
+      purpose: 'document_signer',
+    });
+    const problem = expectProblem(refused, 422, 'CERTIFICATE_PROFILE_UNSUITABLE', `${base}/import`);
+    expect(problem.detail).toMatch(/1\.0\.18013\.5\.1\.2/);
+    expect(await service.client().listCertificates('beta')).toEqual(before);
+
+    const signer = await signLeaf(own, csr, { extensions: profile });
+    const imported = await call<Certificate>('/import', {
+      chain: pemChain(signer, own.certificate),
+      purpose: 'document_signer',
+    });
+    expect(imported.status).toBe(201);
+    expect(imported.body).toMatchObject({
+      purpose: 'document_signer',
+      status: 'active',
+      x5c: [Buffer.from(signer.rawData).toString('base64')],
+    });
+    const serviceRoot = (await service.client().getCertificateAuthority('beta')).certificate;
+    const checked = await signedAndChecked('beta', own.certificate.toString('pem'), [serviceRoot]);
+    expect(checked.chain).toEqual(imported.body.x5c);
+    expect(checked.failedUnderRoot).toEqual([]);
+    expect(checked.failedUnderOthers.length).toBeGreaterThan(0);
+    expect(checked.elements).toEqual({ family_name: 'Mustermann', issuing_country: 'DE' });
   });
 });
 

@@ -9,7 +9,13 @@ import {
   type Parameter,
 } from './support/openapi-contract.js';
 import { call, passwordGrant, type ApiResponse } from './support/test-service.js';
-import { makeCa, pemChain, signLeaf, x509 } from './support/x509-test-ca.js';
+import {
+  documentSignerExtensions,
+  makeCa,
+  pemChain,
+  signLeaf,
+  x509,
+} from './support/x509-test-ca.js';
 import { exampleAuthorityId } from '../src/certificates/certificate-authority.controller.js';
 import { certificateExamples } from '../src/certificates/dto/certificate-examples.js';
 import { loginProviderExample } from '../src/oid4vci/login-provider/dto/login-provider.dto.js';
@@ -73,10 +79,18 @@ const assignedBy: Record<
   createWalletProvider: (answer) => ({ walletProviderId: answer.id as string }),
   // A chain for the demo tenant's key exists only once a CA signed its CSR: a test CA signs the default one.
   createCertificateSigningRequest: async (answer): Promise<Record<string, string>> => {
+    const csr = answer.csr as string;
+    const subject = new x509.Pkcs10CertificateRequest(csr).subject;
+    if (subject === 'C=DE, CN=demo') {
+      const iaca = await makeCa('Examples IACA', undefined, 'DE');
+      const extensions = await documentSignerExtensions(csr);
+      const signer = await signLeaf(iaca, csr, { extensions });
+      return { documentSignerChain: pemChain(signer, iaca.certificate) };
+    }
     // The example with names of its own asks for another host than the tenant's.
-    if (new x509.Pkcs10CertificateRequest(answer.csr).subject !== 'CN=demo') return {};
+    if (subject !== 'CN=demo') return {};
     const ca = await makeCa('Examples CA');
-    return { certificateChain: pemChain(await signLeaf(ca, answer.csr as string), ca.certificate) };
+    return { certificateChain: pemChain(await signLeaf(ca, csr), ca.certificate) };
   },
   // The document signer's CRL distribution point names the authority whose CRL the walk fetches.
   issueCertificate: (answer): Record<string, string> => {
@@ -124,6 +138,7 @@ const placeholders: Record<string, string> = {
   '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f': 'webhookId',
   'a3c1e2d4-5b6f-4a7c-9d8e-1f2a3b4c5d6e': 'deliveryId',
   [certificateExamples.chainPem]: 'certificateChain',
+  [certificateExamples.documentSignerChainPem]: 'documentSignerChain',
   [exampleAuthorityId]: 'authorityId',
   // No provider answers at the example's issuer here: one on loopback stands in for it.
   [loginProviderExample.issuer]: 'loginProviderIssuer',

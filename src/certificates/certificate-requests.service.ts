@@ -2,10 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AuditLog } from '../audit/audit-log.js';
 import { type Actor } from '../auth/caller.js';
 import { CLOCK, type Clock } from '../common/clock.js';
+import { Settings } from '../config/settings.js';
 import { TenantKeys } from '../did/tenant-keys.service.js';
 import { TenantsService } from '../tenants/tenants.service.js';
 import { ChainRefusal } from '../x509/certificate.js';
 import { createCsr } from '../x509/csr.js';
+import { documentSignerKeyPurpose } from '../x509/document-signer.js';
 import { acceptImportedChain } from '../x509/imported-chain.js';
 import { chainRefused } from './certificate.errors.js';
 import { CertificatesService, viewOf } from './certificates.service.js';
@@ -18,28 +20,36 @@ import {
 
 /**
  * A tenant's own CA in the loop (docs/certificates.md): a CSR for the tenant's ES256 key, signed by
- * it, and the chain the CA answered, checked and made active.
+ * it, and the chain the CA answered, checked and made active, for either purpose (a JWS `x5c` or an
+ * mdoc document signer).
  */
 @Injectable()
 export class CertificateRequestsService {
   constructor(
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly settings: Settings,
     private readonly audit: AuditLog,
     private readonly certificates: CertificatesService,
     private readonly keys: TenantKeys,
     private readonly tenants: TenantsService,
   ) {}
 
-  /** A PKCS #10 request for the tenant's ES256 key; by default naming its issuer URL and host. */
+  /**
+   * A PKCS #10 request for the tenant's ES256 key: for `x5c` by default naming its issuer URL and
+   * host; for a document signer its country and the mdoc extended key usage (Annex B.1.4).
+   */
   async csr(tenantId: string, input: CreateCsrDto): Promise<CsrDto> {
     await this.tenants.requireTenant(tenantId);
     const key = await this.keys.es256SigningKey(tenantId);
     const { issuerUrl, host } = this.certificates.namesOf(tenantId);
+    const documentSigner = input.purpose === 'document_signer';
     const csr = await createCsr({
       publicJwk: { kty: 'EC', crv: 'P-256', x: key.publicJwk.x, y: key.publicJwk.y },
       commonName: input.subject ?? tenantId,
-      dnsNames: input.dnsNames ?? this.certificates.dnsNamesFor(host),
-      uris: input.uris ?? [issuerUrl],
+      country: input.country ?? (documentSigner ? this.settings.MDOC_ISSUER_COUNTRY : undefined),
+      dnsNames: input.dnsNames ?? (documentSigner ? [] : this.certificates.dnsNamesFor(host)),
+      uris: input.uris ?? (documentSigner ? [] : [issuerUrl]),
+      extendedKeyUsages: documentSigner ? [documentSignerKeyPurpose] : undefined,
       sign: (data) => key.sign(data),
     });
     return { csr };
@@ -57,13 +67,14 @@ export class CertificateRequestsService {
     await this.tenants.requireTenant(tenantId);
     const key = await this.keys.es256SigningKey(tenantId);
     const { issuerUrl, host } = this.certificates.namesOf(tenantId);
+    const purpose = input.purpose ?? 'x5c';
     let accepted: ReturnType<typeof acceptImportedChain>;
     try {
       accepted = acceptImportedChain(input.chain, {
         publicJwk: key.publicJwk,
-        uri: issuerUrl,
-        dnsName: host,
         now: new Date(this.clock()),
+        profile:
+          purpose === 'x5c' ? { purpose, uri: issuerUrl, dnsName: host } : { purpose },
       });
     } catch (error) {
       if (error instanceof ChainRefusal) throw chainRefused(error);
@@ -71,7 +82,7 @@ export class CertificateRequestsService {
     }
     const activated = await this.certificates.activate(
       tenantId,
-      { source: 'imported', kid: key.kid, chain: accepted.chain },
+      { source: 'imported', purpose, kid: key.kid, chain: accepted.chain },
       'replace',
     );
     // 'replace' always activates.
@@ -80,6 +91,7 @@ export class CertificateRequestsService {
       certificateId: row.id,
       serialNumber: row.serialNumber,
       issuer: row.issuer,
+      purpose,
     });
     return viewOf(row);
   }

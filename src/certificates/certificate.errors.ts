@@ -11,6 +11,7 @@ const codes: Record<ChainRefusalReason, ErrorCode> = {
   'key-mismatch': 'CERTIFICATE_KEY_MISMATCH',
   'no-digital-signature': 'CERTIFICATE_PROFILE_UNSUITABLE',
   'names-mismatch': 'CERTIFICATE_PROFILE_UNSUITABLE',
+  'profile-unsuitable': 'CERTIFICATE_PROFILE_UNSUITABLE',
 };
 
 export function chainRefused(refusal: ChainRefusal): DomainException {

@@ -62,7 +62,7 @@ export class CertificatesController {
     operationId: 'createCertificateSigningRequest',
     summary: 'A certificate signing request for the tenant’s ES256 key',
     description:
-      'PKCS #10, signed by the tenant’s key. By default it names the tenant’s credential issuer identifier (subjectAltName URI) and its host (dNSName), and asks for keyUsage digitalSignature. Give it to your CA, then import the chain it answers.',
+      'PKCS #10, signed by the tenant’s key, asking for keyUsage digitalSignature. `purpose` `x5c` (the default): it names the tenant’s credential issuer identifier (subjectAltName URI) and its host (dNSName) unless told otherwise. `document_signer`: the subject `C=<country>, CN=<tenant>` (country default `MDOC_ISSUER_COUNTRY`), extended key usage 1.0.18013.5.1.2, no names; your IACA adds the rest of the ISO/IEC 18013-5 Annex B.1.4 profile. Give it to your CA, then import the chain it answers with the same `purpose`.',
   })
   @ApiBody({
     type: CreateCsrDto,
@@ -75,6 +75,10 @@ export class CertificatesController {
           dnsNames: ['issuer.example.com'],
           uris: ['https://issuer.example.com/ctrl/oid4vci/acme'],
         },
+      },
+      documentSigner: {
+        summary: 'For an mdoc document signer your IACA signs',
+        value: { purpose: 'document_signer', country: 'DE' },
       },
     },
   })
@@ -96,12 +100,16 @@ export class CertificatesController {
     operationId: 'importCertificate',
     summary: 'Make a chain from your CA the tenant’s active one',
     description:
-      'PEM, the leaf first, then its intermediates; a root at the end is left out of `x5c`. The leaf must certify the tenant’s ES256 key, not be self-signed, name digitalSignature and the tenant’s credential issuer URI or host; every certificate must be valid now and each signed by the next. The earlier active chain is superseded. A refused chain changes nothing.',
+      'PEM, the leaf first, then its intermediates; a root at the end is left out of `x5c`. The leaf must certify the tenant’s ES256 key, not be self-signed and name digitalSignature; every certificate must be valid now and each signed by the next. `purpose` `x5c` (the default): the leaf names the tenant’s credential issuer URI or host. `document_signer`: the leaf has the ISO/IEC 18013-5 Annex B.1.4 profile (keyUsage digitalSignature only, extended key usage 1.0.18013.5.1.2, the countryName of its IACA, issuer alternative name, CRL distribution point, key identifiers), and the tenant’s mdocs carry it in `x5chain`. The earlier active chain of that purpose is superseded. A refused chain changes nothing.',
   })
   @ApiBody({
     type: ImportCertificateDto,
     examples: {
       chain: { summary: 'A leaf and its root', value: { chain: certificateExamples.chainPem } },
+      documentSigner: {
+        summary: 'A document signer and its IACA',
+        value: { chain: certificateExamples.documentSignerChainPem, purpose: 'document_signer' },
+      },
     },
   })
   @ApiCreatedResponse({

@@ -12,7 +12,8 @@ export type ChainRefusalReason =
   | 'chain-broken'
   | 'key-mismatch'
   | 'no-digital-signature'
-  | 'names-mismatch';
+  | 'names-mismatch'
+  | 'profile-unsuitable';
 
 /** A chain or certificate this folder refuses, with a sentence that says why. */
 export class ChainRefusal extends Error {

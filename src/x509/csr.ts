@@ -5,8 +5,12 @@ import { libraryKey, x509 } from './x509.js';
 export interface CsrRequest {
   publicJwk: { kty: 'EC'; crv: 'P-256'; x: string; y: string };
   commonName: string;
+  /** ISO 3166-1 alpha-2 countryName of the subject, when the profile asks for one. */
+  country?: string;
   dnsNames: string[];
   uris: string[];
+  /** Extended key usages to ask for (OIDs), e.g. an mdoc document signer's. */
+  extendedKeyUsages?: string[];
   /** An ES256 signature (r || s, RFC 7518 §3.4) by the key's holder: the key never comes here. */
   sign: (data: Uint8Array) => Promise<Uint8Array>;
 }
@@ -14,8 +18,9 @@ export interface CsrRequest {
 const ecdsa = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 
 /**
- * A PKCS #10 request (RFC 2986) in PEM for the key, signed through `sign`, asking for the names and
- * keyUsage digitalSignature (RFC 5280 §4.2.1.3, what HAIP 1.0 issuer keys sign with).
+ * A PKCS #10 request (RFC 2986) in PEM for the key, signed through `sign`, asking for the names,
+ * keyUsage digitalSignature (RFC 5280 §4.2.1.3, what HAIP 1.0 issuer keys and document signers sign
+ * with) and the extended key usages given.
  */
 export async function createCsr(request: CsrRequest): Promise<string> {
   const publicKey = await webcrypto.subtle.importKey('jwk', request.publicJwk, ecdsa, true, [
@@ -34,17 +39,25 @@ export async function createCsr(request: CsrRequest): Promise<string> {
       },
     },
   };
+  const names = [
+    ...request.dnsNames.map((value) => ({ type: 'dns' as const, value })),
+    ...request.uris.map((value) => ({ type: 'url' as const, value })),
+  ];
   const csr = await x509.Pkcs10CertificateRequestGenerator.create(
     {
-      name: [{ CN: [request.commonName] }],
+      name: [
+        ...(request.country === undefined ? [] : [{ C: [request.country] }]),
+        { CN: [request.commonName] },
+      ],
       keys: libraryKey({ publicKey, privateKey: holderKey as unknown as webcrypto.CryptoKey }),
       signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
       extensions: [
         new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-        new x509.SubjectAlternativeNameExtension([
-          ...request.dnsNames.map((value) => ({ type: 'dns' as const, value })),
-          ...request.uris.map((value) => ({ type: 'url' as const, value })),
-        ]),
+        // RFC 5280 §4.2.1.6: a subjectAltName holds at least one name.
+        ...(names.length === 0 ? [] : [new x509.SubjectAlternativeNameExtension(names)]),
+        ...(request.extendedKeyUsages === undefined
+          ? []
+          : [new x509.ExtendedKeyUsageExtension(request.extendedKeyUsages, true)]),
       ],
     },
     provider,

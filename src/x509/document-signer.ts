@@ -55,3 +55,37 @@ export async function issueDocumentSigner(
   });
   return Buffer.from(certificate.rawData);
 }
+
+/**
+ * The first requirement of the Annex B.1.4 document signer profile the certificate misses, as a
+ * sentence; undefined when it meets them all. Checked on import: a verifier following ISO/IEC 18013-5
+ * refuses an mdoc whose document signer lacks any of them.
+ */
+export function documentSignerProfileGap(der: Buffer): string | undefined {
+  const certificate = new x509.X509Certificate(der);
+  const usages = certificate.getExtension(x509.KeyUsagesExtension)?.usages;
+  if (usages !== x509.KeyUsageFlags.digitalSignature) {
+    return 'Its keyUsage must name digitalSignature and nothing else.';
+  }
+  const purposes = certificate.getExtension(x509.ExtendedKeyUsageExtension)?.usages ?? [];
+  if (!purposes.map(String).includes(documentSignerKeyPurpose)) {
+    return `Its extended key usage must name ${documentSignerKeyPurpose} (mdoc document signer).`;
+  }
+  const [country] = certificate.subjectName.getField('C');
+  if (country === undefined) return 'Its subject must name a countryName (C).';
+  const issuerCountries = certificate.issuerName.getField('C');
+  if (!issuerCountries.includes(country)) {
+    return `Its subject’s countryName ${country} must be its issuer’s (the IACA’s), which names ${issuerCountries.join(', ') || 'none'}.`;
+  }
+  // RFC 5280 §4.2.1: the extensions' object identifiers.
+  const required = [
+    ['2.5.29.18', 'an issuer alternative name'],
+    ['2.5.29.31', 'a CRL distribution point'],
+    ['2.5.29.14', 'a subject key identifier'],
+    ['2.5.29.35', 'an authority key identifier'],
+  ] as const;
+  for (const [oid, name] of required) {
+    if (certificate.getExtension(oid) === null) return `It must carry ${name}.`;
+  }
+  return undefined;
+}

@@ -7,15 +7,18 @@ import {
   type CertificateFacts,
   type ParsedCertificate,
 } from './certificate.js';
+import { documentSignerProfileGap } from './document-signer.js';
 
 /** What an imported chain must prove about its leaf (docs/certificates.md, Importing a chain). */
 export interface LeafExpectation {
   /** The key the leaf must certify: a P-256 JWK. */
   publicJwk: { x: string; y: string };
-  /** The leaf names at least one: this URI or this DNS name (subjectAltName). */
-  uri: string;
-  dnsName: string;
   now: Date;
+  /**
+   * `x5c`: a JWS chain whose leaf names at least one of this URI or this DNS name (subjectAltName);
+   * `document_signer`: an mdoc document signer with the ISO/IEC 18013-5 Annex B.1.4 profile.
+   */
+  profile: { purpose: 'x5c'; uri: string; dnsName: string } | { purpose: 'document_signer' };
 }
 
 /** A chain that passed: DER, leaf first, a trailing root left out (HAIP 1.0 `x5c`), and the leaf's facts. */
@@ -61,16 +64,7 @@ export function acceptImportedChain(pem: string, expected: LeafExpectation): Acc
       'The leaf’s keyUsage does not name digitalSignature, which signing credentials needs.',
     );
   }
-  const dnsName = expected.dnsName.toLowerCase();
-  if (
-    !leaf.facts.uris.includes(expected.uri) &&
-    !leaf.facts.dnsNames.some((name) => name.toLowerCase() === dnsName)
-  ) {
-    throw new ChainRefusal(
-      'names-mismatch',
-      `The leaf's subjectAltName names neither the tenant's credential issuer URI ${expected.uri} nor its host ${expected.dnsName}.`,
-    );
-  }
+  leafProfileCheck(leaf, expected.profile);
   certificates.forEach(({ facts }, index) => {
     if (facts.notBefore <= expected.now && expected.now < facts.notAfter) return;
     throw new ChainRefusal(
@@ -93,6 +87,28 @@ export function acceptImportedChain(pem: string, expected: LeafExpectation): Acc
       ? certificates.slice(0, -1)
       : certificates;
   return { chain: withoutRoot.map(({ der }) => der), leaf: leaf.facts };
+}
+
+/** Refuses a leaf that does not meet its purpose's profile, naming what it misses. */
+function leafProfileCheck(leaf: ParsedCertificate, profile: LeafExpectation['profile']): void {
+  if (profile.purpose === 'document_signer') {
+    const gap = documentSignerProfileGap(leaf.der);
+    if (gap === undefined) return;
+    throw new ChainRefusal(
+      'profile-unsuitable',
+      `The leaf is no mdoc document signer (ISO/IEC 18013-5 Annex B.1.4): ${gap}`,
+    );
+  }
+  const dnsName = profile.dnsName.toLowerCase();
+  if (
+    !leaf.facts.uris.includes(profile.uri) &&
+    !leaf.facts.dnsNames.some((name) => name.toLowerCase() === dnsName)
+  ) {
+    throw new ChainRefusal(
+      'names-mismatch',
+      `The leaf's subjectAltName names neither the tenant's credential issuer URI ${profile.uri} nor its host ${profile.dnsName}.`,
+    );
+  }
 }
 
 /** A check on a certificate node:crypto cannot read counts as failed. */

@@ -23,9 +23,13 @@ export async function newKeys(): Promise<{ publicKey: never; privateKey: never }
   return (await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify'])) as never;
 }
 
-/** A CA made with @peculiar/x509 alone: a self-signed root, or an intermediate `parent` signs. */
-export async function makeCa(name: string, parent?: Issuer): Promise<Issuer> {
+/**
+ * A CA made with @peculiar/x509 alone: a self-signed root, or an intermediate `parent` signs; with a
+ * `country`, its subject names it (what an mdoc IACA's does).
+ */
+export async function makeCa(name: string, parent?: Issuer, country?: string): Promise<Issuer> {
   const keys = await newKeys();
+  const subject = country === undefined ? `CN=${name}` : `C=${country}, CN=${name}`;
   const extensions = [
     new x509.BasicConstraintsExtension(true, parent === undefined ? 1 : 0, true),
     new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
@@ -38,14 +42,14 @@ export async function makeCa(name: string, parent?: Issuer): Promise<Issuer> {
   const certificate =
     parent === undefined
       ? await x509.X509CertificateGenerator.createSelfSigned({
-          name: `CN=${name}`,
+          name: subject,
           keys: keys as never,
           signingAlgorithm: algorithm,
           ...validity,
           extensions,
         })
       : await x509.X509CertificateGenerator.create({
-          subject: `CN=${name}`,
+          subject,
           issuer: parent.certificate.subject,
           publicKey: keys.publicKey,
           signingKey: parent.privateKey,
@@ -77,6 +81,8 @@ export interface LeafOptions {
   usages?: x509.KeyUsageFlags | null;
   notBefore?: Date;
   notAfter?: Date;
+  /** Added after the defaults (basicConstraints, keyUsage, subjectAltName, authority key id). */
+  extensions?: x509.Extension[];
 }
 
 /** A leaf the issuer signs for the CSR's key and names (or what `options` says instead). */
@@ -114,6 +120,7 @@ export async function signLeaf(
       ...(usages === null ? [] : [new x509.KeyUsagesExtension(usages, true)]),
       ...(names.length > 0 ? [new x509.SubjectAlternativeNameExtension(names)] : []),
       await x509.AuthorityKeyIdentifierExtension.create(issuer.certificate.publicKey),
+      ...(options.extensions ?? []),
     ],
   });
 }
@@ -137,4 +144,18 @@ export async function selfSignedLeaf(uri: string): Promise<x509.X509Certificate>
 /** PEM of certificates, one block each, in the order given. */
 export function pemChain(...certificates: x509.X509Certificate[]): string {
   return certificates.map((certificate) => certificate.toString('pem')).join('\n');
+}
+
+/**
+ * What an IACA adds to a document signer's CSR (ISO/IEC 18013-5 Annex B.1.4), beyond `signLeaf`'s
+ * defaults: the mdoc extended key usage first, issuer alternative name, CRL distribution point, key id.
+ */
+export async function documentSignerExtensions(csrPem: string): Promise<x509.Extension[]> {
+  const csr = new x509.Pkcs10CertificateRequest(csrPem);
+  return [
+    new x509.ExtendedKeyUsageExtension(['1.0.18013.5.1.2'], true),
+    new x509.IssuerAlternativeNameExtension([{ type: 'url', value: 'https://iaca.example' }]),
+    new x509.CRLDistributionPointsExtension(['https://iaca.example/crl']),
+    await x509.SubjectKeyIdentifierExtension.create(csr.publicKey),
+  ];
 }

@@ -644,17 +644,20 @@ export class AgentClient {
     return answer.csr;
   }
 
-  /** Makes a PEM chain (leaf first) the tenant's active one; the earlier one is superseded. */
+  /**
+   * Makes a PEM chain (leaf first) the tenant's active one of its purpose: `x5c` (the default) or
+   * `document_signer`; the earlier one of that purpose is superseded.
+   */
   async importCertificate(
     tenantId: string,
     chain: string,
-    options: IdempotencyOptions = {},
+    options: IdempotencyOptions & { purpose?: 'x5c' | 'document_signer' } = {},
   ): Promise<Certificate> {
     return this.#result(
       'POST /ctrl/api/v1.0/certificates/import',
       await this.api.POST('/ctrl/api/v1.0/certificates/import', {
         headers: { [tenantHeader]: tenantId, ...keyHeader(options) },
-        body: { chain },
+        body: { chain, ...(options.purpose === undefined ? {} : { purpose: options.purpose }) },
       }),
     );
   }

@@ -93,6 +93,15 @@ export class CertificatePageDto extends NumberedPageDto(CertificateDto) {}
 
 export class CreateCsrDto {
   @ApiPropertyOptional({
+    enum: certificatePurposes,
+    description:
+      'What the certificate will be for: `x5c` (the tenant’s JWS chain, the default; the names below default to the tenant’s issuer URL and host) or `document_signer` (its mdocs: the subject gets `country`, the request asks for extended key usage 1.0.18013.5.1.2, and no names unless given).',
+  })
+  @IsOptional()
+  @IsIn(certificatePurposes)
+  purpose?: (typeof certificatePurposes)[number];
+
+  @ApiPropertyOptional({
     description: 'The subject’s common name; default: the tenant id.',
     example: 'acme',
     maxLength: 64,
@@ -104,9 +113,20 @@ export class CreateCsrDto {
   subject?: string;
 
   @ApiPropertyOptional({
+    description:
+      'The subject’s countryName (ISO 3166-1 alpha-2); default for `document_signer`: the operator’s `MDOC_ISSUER_COUNTRY` (it must be the IACA’s), none for `x5c`.',
+    example: 'DE',
+    pattern: '^[A-Z]{2}$',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Z]{2}$/, { message: '$property must be an ISO 3166-1 alpha-2 code such as DE' })
+  country?: string;
+
+  @ApiPropertyOptional({
     type: [String],
     description:
-      'subjectAltName dNSName entries; default: the host of the tenant’s credential issuer identifier.',
+      'subjectAltName dNSName entries; default for `x5c`: the host of the tenant’s credential issuer identifier.',
     example: ['issuer.example.com'],
     maxItems: 10,
   })
@@ -123,7 +143,8 @@ export class CreateCsrDto {
 
   @ApiPropertyOptional({
     type: [String],
-    description: 'subjectAltName URI entries; default: the tenant’s credential issuer identifier.',
+    description:
+      'subjectAltName URI entries; default for `x5c`: the tenant’s credential issuer identifier.',
     example: ['https://issuer.example.com/ctrl/oid4vci/acme'],
     maxItems: 10,
   })
@@ -158,6 +179,15 @@ export class ImportCertificateDto {
   @IsString()
   @MaxLength(chainLimits.pemCharacters)
   chain!: string;
+
+  @ApiPropertyOptional({
+    enum: certificatePurposes,
+    description:
+      'What the chain is for: `x5c` (the tenant’s JWS chain, the default: the leaf names the issuer URL or host) or `document_signer` (its mdocs: the leaf has the ISO/IEC 18013-5 Annex B.1.4 profile).',
+  })
+  @IsOptional()
+  @IsIn(certificatePurposes)
+  purpose?: (typeof certificatePurposes)[number];
 }
 
 export class AuthorityCertificateDto {

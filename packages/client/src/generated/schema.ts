@@ -163,7 +163,7 @@ export interface paths {
     put?: never;
     /**
      * A certificate signing request for the tenant’s ES256 key
-     * @description PKCS #10, signed by the tenant’s key. By default it names the tenant’s credential issuer identifier (subjectAltName URI) and its host (dNSName), and asks for keyUsage digitalSignature. Give it to your CA, then import the chain it answers.
+     * @description PKCS #10, signed by the tenant’s key, asking for keyUsage digitalSignature. `purpose` `x5c` (the default): it names the tenant’s credential issuer identifier (subjectAltName URI) and its host (dNSName) unless told otherwise. `document_signer`: the subject `C=<country>, CN=<tenant>` (country default `MDOC_ISSUER_COUNTRY`), extended key usage 1.0.18013.5.1.2, no names; your IACA adds the rest of the ISO/IEC 18013-5 Annex B.1.4 profile. Give it to your CA, then import the chain it answers with the same `purpose`.
      */
     post: operations['createCertificateSigningRequest'];
     delete?: never;
@@ -183,7 +183,7 @@ export interface paths {
     put?: never;
     /**
      * Make a chain from your CA the tenant’s active one
-     * @description PEM, the leaf first, then its intermediates; a root at the end is left out of `x5c`. The leaf must certify the tenant’s ES256 key, not be self-signed, name digitalSignature and the tenant’s credential issuer URI or host; every certificate must be valid now and each signed by the next. The earlier active chain is superseded. A refused chain changes nothing.
+     * @description PEM, the leaf first, then its intermediates; a root at the end is left out of `x5c`. The leaf must certify the tenant’s ES256 key, not be self-signed and name digitalSignature; every certificate must be valid now and each signed by the next. `purpose` `x5c` (the default): the leaf names the tenant’s credential issuer URI or host. `document_signer`: the leaf has the ISO/IEC 18013-5 Annex B.1.4 profile (keyUsage digitalSignature only, extended key usage 1.0.18013.5.1.2, the countryName of its IACA, issuer alternative name, CRL distribution point, key identifiers), and the tenant’s mdocs carry it in `x5chain`. The earlier active chain of that purpose is superseded. A refused chain changes nothing.
      */
     post: operations['importCertificate'];
     delete?: never;
@@ -1885,19 +1885,29 @@ export interface components {
     };
     CreateCsrDto: {
       /**
+       * @description What the certificate will be for: `x5c` (the tenant’s JWS chain, the default; the names below default to the tenant’s issuer URL and host) or `document_signer` (its mdocs: the subject gets `country`, the request asks for extended key usage 1.0.18013.5.1.2, and no names unless given).
+       * @enum {string}
+       */
+      purpose?: 'x5c' | 'document_signer';
+      /**
        * @description The subject’s common name; default: the tenant id.
        * @example acme
        */
       subject?: string;
       /**
-       * @description subjectAltName dNSName entries; default: the host of the tenant’s credential issuer identifier.
+       * @description The subject’s countryName (ISO 3166-1 alpha-2); default for `document_signer`: the operator’s `MDOC_ISSUER_COUNTRY` (it must be the IACA’s), none for `x5c`.
+       * @example DE
+       */
+      country?: string;
+      /**
+       * @description subjectAltName dNSName entries; default for `x5c`: the host of the tenant’s credential issuer identifier.
        * @example [
        *       "issuer.example.com"
        *     ]
        */
       dnsNames?: string[];
       /**
-       * @description subjectAltName URI entries; default: the tenant’s credential issuer identifier.
+       * @description subjectAltName URI entries; default for `x5c`: the tenant’s credential issuer identifier.
        * @example [
        *       "https://issuer.example.com/ctrl/oid4vci/acme"
        *     ]
@@ -1948,6 +1958,11 @@ export interface components {
        *     -----END CERTIFICATE-----
        */
       chain: string;
+      /**
+       * @description What the chain is for: `x5c` (the tenant’s JWS chain, the default: the leaf names the issuer URL or host) or `document_signer` (its mdocs: the leaf has the ISO/IEC 18013-5 Annex B.1.4 profile).
+       * @enum {string}
+       */
+      purpose?: 'x5c' | 'document_signer';
     };
     IssueCertificateDto: {
       /**
