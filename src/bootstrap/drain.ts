@@ -5,7 +5,6 @@ import { type EmbeddedDatabase } from '../database/embedded-postgres.js';
 import { type HttpApp } from './create-http-app.js';
 
 const shutdownGraceMs = 8_000;
-const idleDrainMs = 2_000;
 const drainPollMs = 100;
 
 /** What a started service holds, in the order the drain lets go of it. */
@@ -15,6 +14,8 @@ export interface Holdings {
   readonly embedded: EmbeddedDatabase | undefined;
   /** Gives the service's own ports back to outbound requests (common/outbound.ts). */
   readonly releaseOwnPorts: () => void;
+  /** How long idle connections are left for their client to close (SHUTDOWN_IDLE_WAIT_MS). */
+  readonly idleWaitMs: number;
 }
 
 function openConnections(server: Server): Promise<number> {
@@ -27,7 +28,7 @@ function openConnections(server: Server): Promise<number> {
  * Drain: refuse new connections at once (a proxy retries a refused connect elsewhere, even for a POST),
  * answer on the open ones with Connection: close and leave idle ones for their client to close (a POST
  * sent on a connection cut while idle could not be retried); after a moment close what is still idle
- * (server.close), wait for the requests in flight, and cut whatever is left after the grace period.
+ * (server.close; SHUTDOWN_IDLE_WAIT_MS), wait for the requests in flight, and cut whatever is left after the grace period.
  * Then the management port, the database and the embedded PostgreSQL.
  */
 export async function drain({
@@ -35,15 +36,16 @@ export async function drain({
   management,
   embedded,
   releaseOwnPorts,
+  idleWaitMs,
 }: Holdings): Promise<void> {
   const { app, server, dataSource, draining } = http;
   draining.active = true;
   stopAccepting(server);
-  for (let waited = 0; waited < idleDrainMs && (await openConnections(server)) > 0;) {
+  for (let waited = 0; waited < idleWaitMs && (await openConnections(server)) > 0;) {
     await sleep(drainPollMs);
     waited += drainPollMs;
   }
-  const force = setTimeout(() => server.closeAllConnections(), shutdownGraceMs - idleDrainMs);
+  const force = setTimeout(() => server.closeAllConnections(), shutdownGraceMs - idleWaitMs);
   force.unref();
   await app.close();
   clearTimeout(force);

@@ -91,7 +91,8 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     const management = await openMetricsPort(settings, metrics);
     if (management !== undefined) ownPorts.push(refuseOwnPort(management.port));
     announceOutboundAllowance(settings, logger, [port, management?.port, embedded?.port]);
-    const holdings = { http, management, embedded, releaseOwnPorts };
+    const idleWaitMs = settings.SHUTDOWN_IDLE_WAIT_MS;
+    const holdings = { http, management, embedded, releaseOwnPorts, idleWaitMs };
     return {
       settings,
       app: http.app,

@@ -129,6 +129,14 @@ export class OperationSettings extends FeatureSettings {
   @WholeNumber(1, undefined, 'milliseconds')
   readonly HTTP_KEEP_ALIVE_TIMEOUT_MS: number = 65_000;
 
+  @Setting({
+    description:
+      'at shutdown, idle keep-alive connections are left this long for their client to close before the app closes them; keep it above a proxy\'s upstream keep-alive (our nginx: 1 s)',
+    default: '`2000`',
+  })
+  @WholeNumber(0, 8_000, 'milliseconds')
+  readonly SHUTDOWN_IDLE_WAIT_MS: number = 2_000;
+
   @Setting({ description: 'connections beyond this many are dropped at once', default: '`1000`' })
   @WholeNumber(1)
   readonly HTTP_MAX_CONNECTIONS: number = 1_000;
