@@ -73,8 +73,7 @@ export class CertificateRequestsService {
       accepted = acceptImportedChain(input.chain, {
         publicJwk: key.publicJwk,
         now: new Date(this.clock()),
-        profile:
-          purpose === 'x5c' ? { purpose, uri: issuerUrl, dnsName: host } : { purpose },
+        profile: purpose === 'x5c' ? { purpose, uri: issuerUrl, dnsName: host } : { purpose },
       });
     } catch (error) {
       if (error instanceof ChainRefusal) throw chainRefused(error);

@@ -131,7 +131,7 @@ export class OperationSettings extends FeatureSettings {
 
   @Setting({
     description:
-      'at shutdown, idle keep-alive connections are left this long for their client to close before the app closes them; keep it above a proxy\'s upstream keep-alive (our nginx: 1 s)',
+      "at shutdown, idle keep-alive connections are left this long for their client to close before the app closes them; keep it above a proxy's upstream keep-alive (our nginx: 1 s)",
     default: '`2000`',
   })
   @WholeNumber(0, 8_000, 'milliseconds')
