@@ -28,7 +28,6 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
     next();
   });
 
-  const document = buildOpenApiDocument(app, settings);
   // The API explorer keeps tokens in localStorage: no other site may frame it.
   app.use('/ctrl/swagger-ui', (_request: Request, response: Response, next: NextFunction) => {
     response.setHeader('X-Frame-Options', 'DENY');
@@ -49,7 +48,8 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
   });
   for (const path of ['ctrl/v3/api-docs', 'ctrl/v3/api-docs.yaml'])
     app.get(RouteTable).add('GET', path);
-  SwaggerModule.setup('ctrl/swagger-ui', app, document, {
+  // Built at its first request, not at start: a start (and each test's) skips scanning every route.
+  SwaggerModule.setup('ctrl/swagger-ui', app, () => buildOpenApiDocument(app, settings), {
     jsonDocumentUrl: 'ctrl/v3/api-docs',
     yamlDocumentUrl: 'ctrl/v3/api-docs.yaml',
     customSiteTitle: 'Agent service API',
