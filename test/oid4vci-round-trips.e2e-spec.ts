@@ -123,6 +123,19 @@ describe('OpenID4VCI credential endpoint round trips', () => {
     expect(withinBudget(sent, budget)).toBe('within budget');
   });
 
+  it('creates an offer in three: the tenant, its configuration, the insert within the cap', async () => {
+    const path = '/ctrl/api/v1.0/oid4vci/offers';
+    const { result, statements: sent } = await statements.during(path, () =>
+      service.request<Json>(path, {
+        method: 'POST',
+        headers: { 'x-tenant-id': 'univ' },
+        body: { credentialConfigurationId: 'Diploma', claims: { given_name: 'Erika' } },
+      }),
+    );
+    expect(result.status).toBe(201);
+    expect(withinBudget(sent, 3)).toBe('within budget');
+  });
+
   describe('two instances on one database', () => {
     let other: TestService;
 

@@ -32,6 +32,7 @@ import { Oid4vciLoginProviders1795800400000 } from '../../migrations/17958004000
 import { Oid4vciAuthorizationCode1795800450000 } from '../../migrations/1795800450000-oid4vci-authorization-code.js';
 import { CertificatePurposes1795800510000 } from '../../migrations/1795800510000-certificate-purposes.js';
 import { Oid4vpDcApi1795800560000 } from '../../migrations/1795800560000-oid4vp-dc-api.js';
+import { OfferWithinCap1795800600000 } from '../../migrations/1795800600000-offer-within-cap.js';
 import { WalletProviders1795800210000 } from '../../migrations/1795800210000-wallet-providers.js';
 import { KeyAttestationsRequired1795800220000 } from '../../migrations/1795800220000-key-attestations-required.js';
 import { MdocDoctype1795800520000 } from '../../migrations/1795800520000-mdoc-doctype.js';
@@ -74,6 +75,7 @@ export const migrations = [
   CertificatePurposes1795800510000,
   MdocDoctype1795800520000,
   Oid4vpDcApi1795800560000,
+  OfferWithinCap1795800600000,
 ];
 
 /**

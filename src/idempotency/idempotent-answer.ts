@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { type EntityManager } from 'typeorm';
+import { type DataSource, type EntityManager } from 'typeorm';
 import { DomainException } from '../common/problem/domain.exception.js';
 
 /** Larger answers are not kept (today's largest is a credential of at most the 100 kB body limit). */
@@ -45,6 +45,22 @@ export async function keepIdempotentAnswer(manager: EntityManager, body: unknown
   if (key === undefined) return;
   if (!(await key.record(answerJson(body), manager))) throw keyTakenOver();
   key.kept = true;
+}
+
+/**
+ * Runs an effect that needs no transaction of its own (one statement): in a transaction with the
+ * request's kept answer when it holds an `Idempotency-Key`, otherwise alone on the pool's manager.
+ */
+export function withKeptAnswer<T>(
+  dataSource: DataSource,
+  body: unknown,
+  effect: (manager: EntityManager) => Promise<T>,
+): Promise<T> {
+  if (heldKeys.getStore() === undefined) return effect(dataSource.manager);
+  return dataSource.transaction(async (manager) => {
+    await keepIdempotentAnswer(manager, body);
+    return effect(manager);
+  });
 }
 
 export function keyTakenOver(): DomainException {

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
-import { lockTenantCount } from '../../database/tenant-count-lock.js';
 import { type ChangeStatement } from '../../events/event-outbox.js';
 import { type ConfigurationDefinition } from '../credential-configuration.rules.js';
 import { OfferEntity, type OfferStatus } from './offer.entity.js';
@@ -26,6 +25,29 @@ export type NewOffer = Pick<
   | 'subject'
   | 'expiresAt'
 >;
+
+/** The offer's columns as `jsonb_populate_record` reads them: bytea as `\\x` hex, times as ISO text. */
+function offerColumns(offer: NewOffer): Record<string, unknown> {
+  const bytes = (value: Buffer | null) => (value === null ? null : `\\x${value.toString('hex')}`);
+  return {
+    id: offer.id,
+    tenant_id: offer.tenantId,
+    configuration_id: offer.configurationId,
+    configuration: offer.configuration,
+    claims_sealed: bytes(offer.claimsSealed),
+    claims_master_key_id: offer.claimsMasterKeyId,
+    by_value: offer.byValue,
+    secrets_sealed: bytes(offer.secretsSealed),
+    master_key_id: offer.masterKeyId,
+    pre_authorized_code_hash: bytes(offer.preAuthorizedCodeHash),
+    grant_type: offer.grantType,
+    subject: offer.subject,
+    reference_hash: bytes(offer.referenceHash),
+    tx_code: offer.txCode,
+    tx_code_hash: bytes(offer.txCodeHash),
+    expires_at: offer.expiresAt.toISOString(),
+  };
+}
 
 /** An open offer past its time, as the expiry job ends it. */
 export interface ExpiredOffer {
@@ -174,25 +196,22 @@ export class OfferRepository {
    * Holds the tenant's open-offer count until the caller's transaction ends: concurrent creates count
    * and insert one after the other (docs/architecture.md, Per-tenant caps).
    */
-  lockOpenCount(manager: EntityManager, tenantId: string): Promise<void> {
-    return lockTenantCount(manager, 'oid4vci_offer', tenantId);
-  }
-
-  /** How many offers of the tenant are open at `now`, in the caller's transaction. */
-  async countOpen(manager: EntityManager, tenantId: string, now: Date): Promise<number> {
-    const [{ count }] = await manager.query<[{ count: number }]>(
-      `SELECT count(*)::int AS count FROM oid4vci_offer
-        WHERE tenant_id = $1 AND status IN ${openStatuses} AND expires_at > $2`,
-      [tenantId, now],
+  /**
+   * Inserts the offer unless the tenant keeps `cap` open ones at `now`: one statement
+   * (`insert_offer_within_cap`, migrations/1795800600000-offer-within-cap.ts), under the tenant's
+   * offer-count lock until the caller's transaction (or the statement's own) ends. False when full.
+   */
+  async insertWithinCap(
+    offer: NewOffer,
+    cap: number,
+    now: Date,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<boolean> {
+    const [row] = await manager.query<[{ inserted: boolean | null }]>(
+      'SELECT insert_offer_within_cap($1, $2, $3) AS inserted',
+      [JSON.stringify(offerColumns(offer)), cap, now],
     );
-    return count;
-  }
-
-  /** Inserts in the caller's transaction, in one statement. */
-  async insert(manager: EntityManager, offer: NewOffer): Promise<void> {
-    await manager
-      .getRepository(OfferEntity)
-      .insert({ ...offer, status: 'offered', credentialIds: [] });
+    return row.inserted === true;
   }
 
   /** Withdraws the offer if it is open at `now`, dropping its claims; null when it is not. */

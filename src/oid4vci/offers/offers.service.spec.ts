@@ -49,19 +49,13 @@ describe(OffersService.name, () => {
     claimsFromLogin: { given_name: 'given_name' },
   } as unknown as CredentialConfigurationDto;
   const repository = {
-    lockOpenCount: () => {
-      steps.push('lock');
-      return Promise.resolve();
-    },
-    countOpen: () => {
-      steps.push('count');
-      return Promise.resolve(open);
-    },
-    insert: (_manager: EntityManager, offer: NewOffer) => {
-      steps.push('insert');
+    // The statement's rule: inserted only below the cap.
+    insertWithinCap: (offer: NewOffer, cap: number) => {
+      steps.push('insert within cap');
       if (refusal !== undefined) return Promise.reject(refusal);
+      if (open >= cap) return Promise.resolve(false);
       inserted.push(offer);
-      return Promise.resolve();
+      return Promise.resolve(true);
     },
   } as unknown as OfferRepository;
 
@@ -99,9 +93,9 @@ describe(OffersService.name, () => {
   const create = () =>
     service.create('acme', { credentialConfigurationId: 'Badge', claims }, actor);
 
-  it('counts and inserts last, under the tenant count lock, never locking the tenant row', async () => {
+  it('inserts within the cap in one statement, without a transaction or the tenant row locked', async () => {
     const created = await create();
-    expect(steps).toEqual(['begin', 'lock', 'count', 'insert']);
+    expect(steps).toEqual(['insert within cap']);
     expect(created).toMatchObject({ status: 'offered' });
     expect(audited).toEqual(['oid4vci.offer.create']);
   });
@@ -119,7 +113,8 @@ describe(OffersService.name, () => {
   it('refuses the offer past the cap, and inserts nothing', async () => {
     open = offerLimits.openPerTenant;
     expect(await codeOf(create())).toBe('OFFERS_LIMIT_REACHED');
-    expect(steps).toEqual(['begin', 'lock', 'count']);
+    expect(steps).toEqual(['insert within cap']);
+    expect(inserted).toEqual([]);
     expect(audited).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { type DataSource } from 'typeorm';
+import { type DataSource, type EntityManager } from 'typeorm';
 import { AuditLog } from '../../audit/audit-log.js';
 import { oneAtATime } from '../../common/one-at-a-time.js';
 import { type Actor } from '../../auth/caller.js';
@@ -9,7 +9,7 @@ import { CLOCK, type Clock } from '../../common/clock.js';
 import { pageWindow, springPage } from '../../common/page-query.js';
 import { Settings } from '../../config/settings.js';
 import { violates } from '../../database/constraint-violation.js';
-import { keepIdempotentAnswer } from '../../idempotency/idempotent-answer.js';
+import { withKeptAnswer } from '../../idempotency/idempotent-answer.js';
 import { KeyVault } from '../../secrets/key-vault.js';
 import { credentialIssuerId } from '../../tenancy/credential-issuer.js';
 import { tenantNotFound } from '../../tenancy/tenant.errors.js';
@@ -119,13 +119,7 @@ export class OffersService {
       expiresAt,
     };
     await oneAtATime(`oid4vci_offer:${tenantId}`, () =>
-      this.dataSource.transaction(async (manager) => {
-        await keepIdempotentAnswer(manager, answer);
-        await this.offers.lockOpenCount(manager, tenantId);
-        const open = await this.offers.countOpen(manager, tenantId, new Date(now));
-        if (open >= offerLimits.openPerTenant) throw offersFull();
-        await this.offers.insert(manager, row);
-      }),
+      withKeptAnswer(this.dataSource, answer, (manager) => this.insert(row, now, manager)),
     ).catch((error: unknown) => {
       // The tenant was deleted since it was checked: its foreign key refuses the offer.
       if (violates(error, 'foreign-key')) throw tenantNotFound(tenantId);
@@ -165,17 +159,16 @@ export class OffersService {
       subject: null,
       expiresAt: new Date(now + offerLimits.defaultExpiresIn * 1000),
     };
-    await oneAtATime(`oid4vci_offer:${tenantId}`, () =>
-      this.dataSource.transaction(async (manager) => {
-        await this.offers.lockOpenCount(manager, tenantId);
-        const open = await this.offers.countOpen(manager, tenantId, new Date(now));
-        if (open >= offerLimits.openPerTenant) throw offersFull();
-        await this.offers.insert(manager, row);
-      }),
-    );
+    await oneAtATime(`oid4vci_offer:${tenantId}`, () => this.insert(row, now));
   }
 
   /** A new offer's secrets and claims: hashed to be found, sealed to be served and issued. */
+  /** Inserts the offer while the tenant keeps fewer open ones than its cap; 422 when it keeps that many. */
+  private async insert(row: NewOffer, now: number, manager?: EntityManager): Promise<void> {
+    const cap = offerLimits.openPerTenant;
+    if (!(await this.offers.insertWithinCap(row, cap, new Date(now), manager))) throw offersFull();
+  }
+
   private sealed(
     tenantId: string,
     id: string,
