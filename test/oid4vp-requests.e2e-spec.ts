@@ -8,6 +8,7 @@ import {
 import { referenceHashOf } from '../src/oid4vp/verifier-urls.js';
 import { KeyVault } from '../src/secrets/key-vault.js';
 import { queryDatabase } from './support/database.js';
+import { logStatements } from './support/statement-log.js';
 import { expectFieldErrors, expectProblem } from './support/problems.js';
 import { startTestService, type TestService } from './support/test-service.js';
 
@@ -308,6 +309,22 @@ describe('OpenID4VP presentation requests', () => {
     const problem = expectProblem(response, 400, 'VALIDATION_FAILED', base);
     expectFieldErrors(problem, fields);
     expect(await requestRows()).toBe(before);
+  });
+
+  it('creates a request in few round trips: the insert within the cap is one statement', async () => {
+    const statements = logStatements(service.dataSource, service.app.getHttpServer());
+    try {
+      const { result, statements: sent } = await statements.during(base, () =>
+        create({ dcqlQuery, clientIdPrefix: 'decentralized_identifier' }),
+      );
+      expect(result.status).toBe(201);
+      expect(sent.filter((text) => /oid4vp_request|presentation_request/.test(text))).toEqual([
+        'SELECT insert_presentation_request_within_cap($1, $2, $3) AS inserted',
+      ]);
+      expect(sent.filter((text) => /^(START TRANSACTION|BEGIN|COMMIT)/.test(text))).toEqual([]);
+    } finally {
+      statements.restore();
+    }
   });
 
   it('names the unsupported format in the problem', async () => {

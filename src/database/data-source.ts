@@ -33,6 +33,7 @@ import { Oid4vciAuthorizationCode1795800450000 } from '../../migrations/17958004
 import { CertificatePurposes1795800510000 } from '../../migrations/1795800510000-certificate-purposes.js';
 import { Oid4vpDcApi1795800560000 } from '../../migrations/1795800560000-oid4vp-dc-api.js';
 import { OfferWithinCap1795800600000 } from '../../migrations/1795800600000-offer-within-cap.js';
+import { PresentationRequestWithinCap1795800610000 } from '../../migrations/1795800610000-presentation-request-within-cap.js';
 import { WalletProviders1795800210000 } from '../../migrations/1795800210000-wallet-providers.js';
 import { KeyAttestationsRequired1795800220000 } from '../../migrations/1795800220000-key-attestations-required.js';
 import { MdocDoctype1795800520000 } from '../../migrations/1795800520000-mdoc-doctype.js';
@@ -76,6 +77,7 @@ export const migrations = [
   MdocDoctype1795800520000,
   Oid4vpDcApi1795800560000,
   OfferWithinCap1795800600000,
+  PresentationRequestWithinCap1795800610000,
 ];
 
 /**

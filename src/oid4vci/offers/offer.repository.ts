@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
+import { recordJson } from '../../database/record-json.js';
 import { type ChangeStatement } from '../../events/event-outbox.js';
 import { type ConfigurationDefinition } from '../credential-configuration.rules.js';
 import { OfferEntity, type OfferStatus } from './offer.entity.js';
@@ -26,26 +27,25 @@ export type NewOffer = Pick<
   | 'expiresAt'
 >;
 
-/** The offer's columns as `jsonb_populate_record` reads them: bytea as `\\x` hex, times as ISO text. */
+/** The offer's columns, by their names in the table. */
 function offerColumns(offer: NewOffer): Record<string, unknown> {
-  const bytes = (value: Buffer | null) => (value === null ? null : `\\x${value.toString('hex')}`);
   return {
     id: offer.id,
     tenant_id: offer.tenantId,
     configuration_id: offer.configurationId,
     configuration: offer.configuration,
-    claims_sealed: bytes(offer.claimsSealed),
+    claims_sealed: offer.claimsSealed,
     claims_master_key_id: offer.claimsMasterKeyId,
     by_value: offer.byValue,
-    secrets_sealed: bytes(offer.secretsSealed),
+    secrets_sealed: offer.secretsSealed,
     master_key_id: offer.masterKeyId,
-    pre_authorized_code_hash: bytes(offer.preAuthorizedCodeHash),
+    pre_authorized_code_hash: offer.preAuthorizedCodeHash,
     grant_type: offer.grantType,
     subject: offer.subject,
-    reference_hash: bytes(offer.referenceHash),
+    reference_hash: offer.referenceHash,
     tx_code: offer.txCode,
-    tx_code_hash: bytes(offer.txCodeHash),
-    expires_at: offer.expiresAt.toISOString(),
+    tx_code_hash: offer.txCodeHash,
+    expires_at: offer.expiresAt,
   };
 }
 
@@ -209,7 +209,7 @@ export class OfferRepository {
   ): Promise<boolean> {
     const [row] = await manager.query<[{ inserted: boolean | null }]>(
       'SELECT insert_offer_within_cap($1, $2, $3) AS inserted',
-      [JSON.stringify(offerColumns(offer)), cap, now],
+      [recordJson(offerColumns(offer)), cap, now],
     );
     return row.inserted === true;
   }

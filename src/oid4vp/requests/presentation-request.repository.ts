@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource, type EntityManager, type QueryDeepPartialEntity } from 'typeorm';
+import { type DataSource, type EntityManager } from 'typeorm';
 import { EntityRead } from '../../database/entity-read.js';
-import { lockTenantCount } from '../../database/tenant-count-lock.js';
+import { recordJson } from '../../database/record-json.js';
 import {
   PresentationRequestEntity,
   type PresentedCredentialSummary,
@@ -127,31 +127,39 @@ export class PresentationRequestRepository {
     return this.repo().findOneBy({ tenantId, id });
   }
 
-  /** How many requests of the tenant are pending at `now`, in the caller's transaction. */
   /**
-   * Holds the tenant's pending-request count until the caller's transaction ends: concurrent creates
-   * count and insert one after the other (docs/architecture.md, Per-tenant caps).
+   * Inserts the request unless the tenant keeps `cap` pending ones at `now`: one statement
+   * (`insert_presentation_request_within_cap`, migrations/1795800610000-presentation-request-within-cap.ts),
+   * under the tenant's request-count lock until the caller's transaction (or its own) ends. False when full.
    */
-  lockPendingCount(manager: EntityManager, tenantId: string): Promise<void> {
-    return lockTenantCount(manager, 'oid4vp_request', tenantId);
-  }
-
-  async countPending(manager: EntityManager, tenantId: string, now: Date): Promise<number> {
-    const [{ count }] = await manager.query<[{ count: number }]>(
-      `SELECT count(*)::int AS count FROM oid4vp_request
-        WHERE tenant_id = $1 AND status = 'pending' AND expires_at > $2`,
-      [tenantId, now],
+  async insertWithinCap(
+    request: NewPresentationRequest,
+    cap: number,
+    now: Date,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<boolean> {
+    const columns = {
+      id: request.id,
+      tenant_id: request.tenantId,
+      dcql_query: request.dcqlQuery,
+      response_mode: request.responseMode,
+      request_uri_method: request.requestUriMethod,
+      trusted_issuers: request.trustedIssuers,
+      redirect_uri: request.redirectUri,
+      expected_origins: request.expectedOrigins,
+      client_id: request.clientId,
+      nonce: request.nonce,
+      state: request.state,
+      reference_hash: request.referenceHash,
+      secrets_sealed: request.secretsSealed,
+      master_key_id: request.masterKeyId,
+      expires_at: request.expiresAt,
+    };
+    const [row] = await manager.query<[{ inserted: boolean | null }]>(
+      'SELECT insert_presentation_request_within_cap($1, $2, $3) AS inserted',
+      [recordJson(columns), cap, now],
     );
-    return count;
-  }
-
-  /** Inserts in the caller's transaction, in one statement. */
-  async insert(manager: EntityManager, request: NewPresentationRequest): Promise<void> {
-    // A JSON column's object type is not one TypeORM's insert type accepts as it is.
-    await this.repo(manager).insert({
-      ...request,
-      status: 'pending',
-    } as QueryDeepPartialEntity<PresentationRequestEntity>);
+    return row.inserted === true;
   }
 
   /** Deletes the tenant's request, whatever its state; false when there was none. */

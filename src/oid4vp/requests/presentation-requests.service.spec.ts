@@ -31,17 +31,11 @@ describe(PresentationRequestsService.name, () => {
   const settings = { PUBLIC_BASE_URL: 'https://agent.example' } as Settings;
 
   const repository = {
-    lockPendingCount: () => {
-      steps.push('lock');
-      return Promise.resolve();
-    },
-    countPending: () => {
-      steps.push('count');
-      return Promise.resolve(pending);
-    },
-    insert: () => {
-      steps.push('insert');
-      return refusal === undefined ? Promise.resolve() : Promise.reject(refusal);
+    // The statement's rule: inserted only below the cap.
+    insertWithinCap: (_request: unknown, cap: number) => {
+      steps.push('insert within cap');
+      if (refusal !== undefined) return Promise.reject(refusal);
+      return Promise.resolve(pending < cap);
     },
   } as unknown as PresentationRequestRepository;
 
@@ -83,9 +77,9 @@ describe(PresentationRequestsService.name, () => {
 
   const create = () => service.create('acme', { dcqlQuery }, actor);
 
-  it('counts and inserts last, under the tenant count lock, never locking the tenant row', async () => {
+  it('inserts within the cap in one statement, without a transaction or the tenant row locked', async () => {
     const created = await create();
-    expect(steps).toEqual(['begin', 'lock', 'count', 'insert']);
+    expect(steps).toEqual(['insert within cap']);
     expect(created).toMatchObject({
       status: 'pending',
       clientId: 'decentralized_identifier:did:key:z6MkAcme',
@@ -96,7 +90,7 @@ describe(PresentationRequestsService.name, () => {
   it('refuses the request past the cap, and inserts nothing', async () => {
     pending = requestLimits.pendingPerTenant;
     expect(await codeOf(create())).toBe('PRESENTATION_REQUESTS_LIMIT_REACHED');
-    expect(steps).toEqual(['begin', 'lock', 'count']);
+    expect(steps).toEqual(['insert within cap']);
     expect(audited).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { type DataSource } from 'typeorm';
+import { type DataSource, type EntityManager } from 'typeorm';
 import { AuditLog } from '../../audit/audit-log.js';
 import { oneAtATime } from '../../common/one-at-a-time.js';
 import { type Actor } from '../../auth/caller.js';
@@ -10,7 +10,7 @@ import { pageWindow, springPage } from '../../common/page-query.js';
 import { qrCodes, type QrFormat } from '../../common/qr-code.js';
 import { Settings } from '../../config/settings.js';
 import { violates } from '../../database/constraint-violation.js';
-import { keepIdempotentAnswer } from '../../idempotency/idempotent-answer.js';
+import { withKeptAnswer } from '../../idempotency/idempotent-answer.js';
 import { KeyVault } from '../../secrets/key-vault.js';
 import { tenantNotFound } from '../../tenancy/tenant.errors.js';
 import { TenantsService } from '../../tenants/tenants.service.js';
@@ -123,30 +123,31 @@ export class PresentationRequestsService {
           }),
       expiresAt: expiresAt.toISOString(),
     };
+    const insert = async (manager: EntityManager) => {
+      const cap = requestLimits.pendingPerTenant;
+      const row = {
+        id,
+        tenantId,
+        dcqlQuery: checked.query,
+        responseMode,
+        requestUriMethod,
+        trustedIssuers: input.trustedIssuers ?? null,
+        redirectUri: input.redirectUri ?? null,
+        expectedOrigins,
+        clientId,
+        nonce,
+        state: drawSecret(),
+        referenceHash: referenceHashOf(secrets.reference),
+        secretsSealed,
+        masterKeyId: this.vault.masterKeyId,
+        expiresAt,
+      };
+      if (!(await this.requests.insertWithinCap(row, cap, new Date(now), manager))) {
+        throw requestsFull();
+      }
+    };
     await oneAtATime(`oid4vp_request:${tenantId}`, () =>
-      this.dataSource.transaction(async (manager) => {
-        await keepIdempotentAnswer(manager, answer);
-        await this.requests.lockPendingCount(manager, tenantId);
-        const pending = await this.requests.countPending(manager, tenantId, new Date(now));
-        if (pending >= requestLimits.pendingPerTenant) throw requestsFull();
-        await this.requests.insert(manager, {
-          id,
-          tenantId,
-          dcqlQuery: checked.query,
-          responseMode,
-          requestUriMethod,
-          trustedIssuers: input.trustedIssuers ?? null,
-          redirectUri: input.redirectUri ?? null,
-          expectedOrigins,
-          clientId,
-          nonce,
-          state: drawSecret(),
-          referenceHash: referenceHashOf(secrets.reference),
-          secretsSealed,
-          masterKeyId: this.vault.masterKeyId,
-          expiresAt,
-        });
-      }),
+      withKeptAnswer(this.dataSource, answer, insert),
     ).catch((error: unknown) => {
       // The tenant was deleted since it was checked: its foreign key refuses the request.
       if (violates(error, 'foreign-key')) throw tenantNotFound(tenantId);

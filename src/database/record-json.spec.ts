@@ -1,0 +1,20 @@
+import { recordJson } from './record-json.js';
+
+describe(recordJson.name, () => {
+  it('writes bytea as hex, times as ISO text, and leaves jsonb values and nulls as they are', () => {
+    const json = recordJson({
+      id: 'a',
+      hash: Buffer.from([0, 255]),
+      at: new Date(Date.UTC(2026, 10, 29)),
+      query: { credentials: [{ id: 'x', data: [1] }] },
+      none: null,
+    });
+    expect(JSON.parse(json)).toEqual({
+      id: 'a',
+      hash: '\\x00ff',
+      at: '2026-11-29T00:00:00.000Z',
+      query: { credentials: [{ id: 'x', data: [1] }] },
+      none: null,
+    });
+  });
+});
