@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { expectFieldErrors, expectProblem } from './support/problems.js';
+import { withFlippedSignatureBit } from './support/tampered.js';
 import { startTestService, type TestService } from './support/test-service.js';
 import { makeCertificate, makePki, type TestCertificate } from './support/x509-test-pki.js';
 
@@ -112,12 +113,11 @@ describe('Wallet providers', () => {
     // A token whose signature was altered, and one whose payload claims another user.
     const token = await service.tokenFor('demo');
     const [header, payload, signature] = token.split('.');
-    const flipped = `${signature.slice(0, -2)}${signature.endsWith('AA') ? 'BB' : 'AA'}`;
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Json;
     const admin = Buffer.from(JSON.stringify({ ...claims, preferred_username: 'admin' })).toString(
       'base64url',
     );
-    for (const forged of [`${header}.${payload}.${flipped}`, `${header}.${admin}.${signature}`]) {
+    for (const forged of [withFlippedSignatureBit(token), `${header}.${admin}.${signature}`]) {
       const response = await service.request(path, {
         method: 'POST',
         token: forged,
