@@ -27,28 +27,6 @@ export type NewOffer = Pick<
   | 'expiresAt'
 >;
 
-/** The offer's columns, by their names in the table. */
-function offerColumns(offer: NewOffer): Record<string, unknown> {
-  return {
-    id: offer.id,
-    tenant_id: offer.tenantId,
-    configuration_id: offer.configurationId,
-    configuration: offer.configuration,
-    claims_sealed: offer.claimsSealed,
-    claims_master_key_id: offer.claimsMasterKeyId,
-    by_value: offer.byValue,
-    secrets_sealed: offer.secretsSealed,
-    master_key_id: offer.masterKeyId,
-    pre_authorized_code_hash: offer.preAuthorizedCodeHash,
-    grant_type: offer.grantType,
-    subject: offer.subject,
-    reference_hash: offer.referenceHash,
-    tx_code: offer.txCode,
-    tx_code_hash: offer.txCodeHash,
-    expires_at: offer.expiresAt,
-  };
-}
-
 /** An open offer past its time, as the expiry job ends it. */
 export interface ExpiredOffer {
   id: string;
@@ -209,7 +187,7 @@ export class OfferRepository {
   ): Promise<boolean> {
     const [row] = await manager.query<[{ inserted: boolean | null }]>(
       'SELECT insert_offer_within_cap($1, $2, $3) AS inserted',
-      [recordJson(offerColumns(offer)), cap, now],
+      [recordJson(this.dataSource.getMetadata(OfferEntity), offer), cap, now],
     );
     return row.inserted === true;
   }

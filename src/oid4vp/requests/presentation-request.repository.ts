@@ -138,26 +138,9 @@ export class PresentationRequestRepository {
     now: Date,
     manager: EntityManager = this.dataSource.manager,
   ): Promise<boolean> {
-    const columns = {
-      id: request.id,
-      tenant_id: request.tenantId,
-      dcql_query: request.dcqlQuery,
-      response_mode: request.responseMode,
-      request_uri_method: request.requestUriMethod,
-      trusted_issuers: request.trustedIssuers,
-      redirect_uri: request.redirectUri,
-      expected_origins: request.expectedOrigins,
-      client_id: request.clientId,
-      nonce: request.nonce,
-      state: request.state,
-      reference_hash: request.referenceHash,
-      secrets_sealed: request.secretsSealed,
-      master_key_id: request.masterKeyId,
-      expires_at: request.expiresAt,
-    };
     const [row] = await manager.query<[{ inserted: boolean | null }]>(
       'SELECT insert_presentation_request_within_cap($1, $2, $3) AS inserted',
-      [recordJson(columns), cap, now],
+      [recordJson(this.dataSource.getMetadata(PresentationRequestEntity), request), cap, now],
     );
     return row.inserted === true;
   }
