@@ -28,6 +28,14 @@ type QueryCallback = (error: unknown, ...results: unknown[]) => void;
 export const preparedPerConnection = 256;
 const names = new Map<string, string>();
 
+/**
+ * Statements whose best plan depends on their values: a pattern (`ILIKE $1`), whose rarity only the
+ * value shows, and an optional filter (`$2::text IS NULL OR ...`), which a plan for the value folds
+ * away. They are sent unnamed, so each call is planned for its values; a generic plan of a search walks
+ * every row where a plan for the pattern reads a trigram index (docs/performance.md).
+ */
+const plannedPerCall = /\bI?LIKE\s+[$:(]|\$\d+(?:::[\w ]+(?:\[\])?)?\s+IS\s+NULL\s+OR\b/i;
+
 /** A name for the statement's text: the same text, the same name, on every connection. */
 function nameOf(text: string): string {
   let name = names.get(text);
@@ -80,13 +88,16 @@ export class BoundedClient extends pg.Client {
 
   /**
    * `query(text, values)` as `query({name, text, values})`: PostgreSQL parses and analyses a statement
-   * the first time this connection sends it, then plans (bounded-pool.ts), binds and runs it; parsing was
-   * much of the service's database time (docs/performance.md). Only statements with parameters, which pg sends
-   * with the extended protocol anyway (so one statement each), and at most `preparedPerConnection`.
+   * the first time this connection sends it, plans it for the values of its first five calls and then,
+   * unless that generic plan costs more than theirs did, keeps one plan for all (`plan_cache_mode`
+   * `auto`, PostgreSQL's default); parsing and planning were most of the service's database time
+   * (docs/performance.md). Only statements with parameters, which pg sends with the extended protocol
+   * anyway (so one statement each), not those `plannedPerCall`, and at most `preparedPerConnection`.
    */
   private named(args: unknown[]): { args: unknown[]; fresh?: string } {
     const [text, values, ...rest] = args;
     if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return { args };
+    if (plannedPerCall.test(text)) return { args };
     const name = nameOf(text);
     const named = [{ name, text, values }, ...rest];
     if (this.prepared.has(name)) return { args: named };

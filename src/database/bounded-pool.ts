@@ -16,13 +16,6 @@ type ConnectCallback = (
 export class BoundedPool extends pg.Pool {
   constructor(config: pg.PoolConfig = {}) {
     super({ ...config, Client: BoundedClient });
-    // Statements are prepared (bounded-client.ts) but planned for each call's values, as unprepared ones
-    // are: a generic plan cannot see that a search pattern is rare, and scans the table. A SET, not a
-    // start-up parameter, which poolers refuse; pg sends it before the connection's first query, and a
-    // connection that cannot take it fails that query as well.
-    this.on('connect', (client) => {
-      client.query('SET plan_cache_mode = force_custom_plan').catch(() => undefined);
-    });
   }
 
   // pg's two forms, a promise or a callback: arguments and answer pass through unchanged.
