@@ -4,6 +4,7 @@ import {
   type VerifiedPresentation,
 } from '../src/credentials/verifying/wallet-presentations.service.js';
 import { startTestService, type TestService } from './support/test-service.js';
+import { logStatements } from './support/statement-log.js';
 import { answerRequest, resolveRequest } from './support/oid4vp-holder.js';
 import {
   insertRequest,
@@ -83,6 +84,27 @@ describe('OpenID4VP response endpoint over a stand-in verifier', () => {
   const snapshot = async (request: TestRequest) => ({
     row: await requestRow(service, request.id),
     events: await requestEvents(service.dataSource, request.id),
+  });
+
+  it('ends the request with its event in one statement, without a transaction of its own', async () => {
+    const request = await open();
+    const statements = logStatements(service.dataSource, service.app.getHttpServer());
+    try {
+      const { result, statements: sent } = await statements.during(
+        new URL(request.responseUri).pathname,
+        () => post(request, { badge: ['presentation-1'] }),
+      );
+      expect(result.status).toBe(200);
+      expect(sent.filter((text) => /^(START TRANSACTION|BEGIN|COMMIT)/.test(text))).toEqual([]);
+      const writes = sent.filter((text) => /\b(UPDATE|INSERT)\b/.test(text));
+      expect(writes).toHaveLength(1);
+      expect(writes[0]).toMatch(/^WITH change AS \(UPDATE oid4vp_request .*enqueue_webhook_event/);
+    } finally {
+      statements.restore();
+    }
+    const { row, events } = await snapshot(request);
+    expect(row).toMatchObject({ status: 'verified' });
+    expect(events.map((event) => event.type)).toEqual(['presentation.verified']);
   });
 
   it.each(['direct_post', 'direct_post.jwt'] as const)(

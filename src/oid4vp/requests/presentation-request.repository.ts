@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
 import { EntityRead } from '../../database/entity-read.js';
 import { recordJson } from '../../database/record-json.js';
+import { type ChangeStatement } from '../../events/event-outbox.js';
 import {
   PresentationRequestEntity,
   type PresentedCredentialSummary,
@@ -66,27 +67,36 @@ export class PresentationRequestRepository {
   }
 
   /**
-   * Ends a pending request with the wallet's one answer, when it is still pending and in time: false
-   * when another answer came first or the time is up, and then nothing changed.
+   * Ends a pending request with the wallet's one answer, when it is still pending and in time, for
+   * `EventOutbox.withChange` (its event in the same statement): no row when another answer came first
+   * or the time is up, and then nothing changed.
    */
-  async conclude(
-    manager: EntityManager,
+  concludeStatement(
     tenantId: string,
     id: string,
     conclusion: Conclusion,
     now: Date,
-  ): Promise<boolean> {
-    const result = await this.repo(manager)
-      .createQueryBuilder()
-      .update()
-      .set({ ...conclusion, endedAt: now })
-      .where(`id = :id AND tenant_id = :tenantId AND status = 'pending' AND expires_at > :now`, {
+  ): ChangeStatement {
+    return {
+      sql: `UPDATE oid4vp_request
+               SET status = $4, outcome_code = $5, outcome_reason = $6, presented = $7::jsonb,
+                   claims_sealed = $8, claims_master_key_id = $9, response_code_hash = $10,
+                   ended_at = $3
+             WHERE id = $1 AND tenant_id = $2 AND status = 'pending' AND expires_at > $3
+             RETURNING id`,
+      parameters: [
         id,
         tenantId,
         now,
-      })
-      .execute();
-    return result.affected === 1;
+        conclusion.status,
+        conclusion.outcomeCode,
+        conclusion.outcomeReason,
+        conclusion.presented === null ? null : JSON.stringify(conclusion.presented),
+        conclusion.claimsSealed,
+        conclusion.claimsMasterKeyId,
+        conclusion.responseCodeHash,
+      ],
+    };
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
 import { CLOCK, type Clock } from '../../common/clock.js';
+import { type ChangeStatement } from '../../events/event-outbox.js';
 import { KeyVault } from '../../secrets/key-vault.js';
 import { referenceHashOf, referencePattern } from '../verifier-urls.js';
 import {
@@ -91,14 +92,13 @@ export class WalletRequests {
     return this.repository.countRefusal(manager, tenantId, id, now);
   }
 
-  /** Ends a pending request with the wallet's one answer: false when it was no longer open. */
-  conclude(
-    manager: EntityManager,
+  /** Ends a pending request with the wallet's one answer, for `EventOutbox.withChange`. */
+  concludeStatement(
     tenantId: string,
     id: string,
     conclusion: Conclusion,
     now: Date,
-  ): Promise<boolean> {
-    return this.repository.conclude(manager, tenantId, id, conclusion, now);
+  ): ChangeStatement {
+    return this.repository.concludeStatement(tenantId, id, conclusion, now);
   }
 }

@@ -174,35 +174,38 @@ export class AnswerSettlement {
     });
   }
 
-  /** Ends the request once, with its event, in one transaction: false when it was no longer open. */
+  /**
+   * Ends the request once, with its event, in one statement (`EventOutbox.withChange`, no transaction
+   * of its own): false when it was no longer open.
+   */
   private conclude(
     request: PresentationRequestEntity,
     outcome: Outcome,
     responseCode?: ResponseCode,
   ): Promise<boolean> {
-    return this.dataSource.transaction((manager) =>
-      this.concludeIn(manager, request, outcome, responseCode),
-    );
+    return this.concludeIn(this.dataSource.manager, request, outcome, responseCode);
   }
 
   private async concludeIn(
-    manager: EntityManager,
+    runner: Pick<EntityManager, 'query'>,
     request: PresentationRequestEntity,
     outcome: Outcome,
     responseCode?: ResponseCode,
   ): Promise<boolean> {
     const conclusion = this.conclusionOf(request, outcome, responseCode);
     const now = this.requests.now();
-    if (!(await this.requests.conclude(manager, request.tenantId, request.id, conclusion, now)))
-      return false;
-    await this.outbox.emit(manager, {
-      type: outcome.verified ? 'presentation.verified' : 'presentation.failed',
-      tenantId: request.tenantId,
-      data: outcome.verified
-        ? { requestId: request.id }
-        : { requestId: request.id, code: outcome.code },
-    });
-    return true;
+    const changed = await this.outbox.withChange(
+      runner,
+      this.requests.concludeStatement(request.tenantId, request.id, conclusion, now),
+      {
+        type: outcome.verified ? 'presentation.verified' : 'presentation.failed',
+        tenantId: request.tenantId,
+        data: outcome.verified
+          ? { requestId: request.id }
+          : { requestId: request.id, code: outcome.code },
+      },
+    );
+    return changed.length > 0;
   }
 
   private conclusionOf(

@@ -3,6 +3,7 @@ import { calculateJwkThumbprint, CompactEncrypt, importJWK, type JWK } from 'jos
 import { oid4vpSessionTranscript } from '../../mdoc/session-transcript.js';
 import { type EntityManager } from 'typeorm';
 import { OAuthError } from '../../common/oauth-error.js';
+import { type ChangeStatement, type DomainEvent } from '../../events/event-outbox.js';
 import {
   type PresentationCheck,
   type PresentationExpectation,
@@ -138,13 +139,26 @@ function newTestService() {
       fakes.refusals += 1;
       return Promise.resolve(fakes.refusals);
     },
-    conclude: (manager: EntityManager, _tenantId: string, _id: string, conclusion: Conclusion) => {
-      if (!fakes.stillOpen) return Promise.resolve(false);
-      fakes.stillOpen = false;
-      fakes.concluded.push({ manager, conclusion });
-      return Promise.resolve(true);
-    },
+    concludeStatement: (_tenantId: string, _id: string, conclusion: Conclusion) => ({
+      sql: 'conclude',
+      parameters: [conclusion],
+    }),
   } as unknown as WalletRequests;
+  // The request's closing statement answers its row only while the request is still open.
+  const recordingChange = outbox.outbox.withChange.bind(outbox.outbox);
+  outbox.outbox.withChange = <Row>(
+    runner: Pick<EntityManager, 'query'>,
+    change: ChangeStatement,
+    event: DomainEvent,
+  ): Promise<Row[]> => {
+    if (change.sql === 'conclude') {
+      if (!fakes.stillOpen) return Promise.resolve([]);
+      fakes.stillOpen = false;
+      const [conclusion] = change.parameters as [Conclusion];
+      fakes.concluded.push({ manager: runner as EntityManager, conclusion });
+    }
+    return recordingChange<Row>(runner, change, event);
+  };
   const presentations = {
     verify: (expectation: PresentationExpectation) => {
       fakes.expectations.push(expectation);
@@ -187,7 +201,7 @@ const refusal = (promise: Promise<unknown>) =>
   );
 
 describe(ResponseEndpointService.name, () => {
-  it('ends the request verified once, sealing the claims, with its event in the same transaction', async () => {
+  it('ends the request verified once, sealing the claims, with its event in the same statement', async () => {
     const { service, fakes } = newTestService();
     expect(await service.answer('acme', 'ref-1', form())).toEqual({});
     expect(fakes.expectations).toMatchObject([
@@ -206,6 +220,8 @@ describe(ResponseEndpointService.name, () => {
       { type: 'presentation.verified', tenantId: 'acme', data: { requestId: 'request-1' } },
     ]);
     expect(fakes.outbox.managers).toEqual([fakes.transactions.manager]);
+    // One statement, no transaction of its own: its event is written by the same statement.
+    expect(fakes.transactions.log).toEqual([]);
   });
 
   it('refuses a second answer that verifies: the first one’s conclusion stands, no second event', async () => {
