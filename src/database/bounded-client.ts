@@ -26,7 +26,7 @@ type QueryCallback = (error: unknown, ...results: unknown[]) => void;
 
 /** Statements kept prepared on one connection at most; further ones are sent unnamed. */
 export const preparedPerConnection = 256;
-const names = new Map<string, string>();
+const names = new Map<string, string | null>();
 
 /**
  * Statements whose best plan depends on their values: a pattern (`ILIKE $1`), whose rarity only the
@@ -36,11 +36,16 @@ const names = new Map<string, string>();
  */
 const plannedPerCall = /\bI?LIKE\s+[$:(]|\$\d+(?:::[\w ]+(?:\[\])?)?\s+IS\s+NULL\s+OR\b/i;
 
-/** A name for the statement's text: the same text, the same name, on every connection. */
-function nameOf(text: string): string {
+/**
+ * A name for the statement's text: the same text, the same name, on every connection; null for one
+ * `plannedPerCall`. Decided once per text.
+ */
+function nameOf(text: string): string | null {
   let name = names.get(text);
   if (name === undefined) {
-    name = `s${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
+    name = plannedPerCall.test(text)
+      ? null
+      : `s${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
     if (names.size < 4 * preparedPerConnection) names.set(text, name);
   }
   return name;
@@ -97,8 +102,8 @@ export class BoundedClient extends pg.Client {
   private named(args: unknown[]): { args: unknown[]; fresh?: string } {
     const [text, values, ...rest] = args;
     if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return { args };
-    if (plannedPerCall.test(text)) return { args };
     const name = nameOf(text);
+    if (name === null) return { args };
     const named = [{ name, text, values }, ...rest];
     if (this.prepared.has(name)) return { args: named };
     if (this.prepared.size >= preparedPerConnection) return { args };

@@ -83,7 +83,8 @@ export class AnswerSettlement {
     // Same-device flows: the wallet sends the browser on with a code only this answer gave.
     const responseCode =
       outcome.verified && request.redirectUri !== null ? drawResponseCode() : undefined;
-    if (!(await this.conclude(request, outcome, responseCode))) return { kind: 'late' };
+    if (!(await this.conclude(this.dataSource.manager, request, outcome, responseCode)))
+      return { kind: 'late' };
     if (!outcome.verified) return { kind: 'failed', reason: outcome.reason };
     return responseCode === undefined ? { kind: 'verified' } : { kind: 'verified', responseCode };
   }
@@ -170,23 +171,16 @@ export class AnswerSettlement {
       const count = await this.requests.countRefusal(manager, tenantId, id, this.requests.now());
       const ending = count === undefined ? undefined : refusalEnding(count, reason);
       if (ending !== undefined)
-        await this.concludeIn(manager, request, { verified: false, bound: false, ...ending });
+        await this.conclude(manager, request, { verified: false, bound: false, ...ending });
     });
   }
 
   /**
-   * Ends the request once, with its event, in one statement (`EventOutbox.withChange`, no transaction
-   * of its own): false when it was no longer open.
+   * Ends the request once, with its event, in one statement (`EventOutbox.withChange`), on `runner`:
+   * the data source's manager (no transaction of its own) or a refusal's transaction. False when it
+   * was no longer open.
    */
-  private conclude(
-    request: PresentationRequestEntity,
-    outcome: Outcome,
-    responseCode?: ResponseCode,
-  ): Promise<boolean> {
-    return this.concludeIn(this.dataSource.manager, request, outcome, responseCode);
-  }
-
-  private async concludeIn(
+  private async conclude(
     runner: Pick<EntityManager, 'query'>,
     request: PresentationRequestEntity,
     outcome: Outcome,
