@@ -15,6 +15,8 @@ import { startTestService, type TestService } from '../support/test-service.js';
  */
 const artifacts = fileURLToPath(new URL('../../test-artifacts/swagger-ui/', import.meta.url));
 const realmAuth = '/auth/realms/agent-cloud/protocol/openid-connect/auth';
+/** How long a step may wait for the page: long, since a busy CI machine runs other system tests beside it. */
+const patience = 30_000;
 
 interface Tenant {
   id: string;
@@ -121,7 +123,7 @@ async function pickerOptions(page: Page, expected: string): Promise<string[]> {
   const select = page.locator('#agent-tenant-select');
   await select
     .locator(`option[value="${expected}"]`)
-    .waitFor({ state: 'attached', timeout: 5000 })
+    .waitFor({ state: 'attached', timeout: patience })
     .catch(async () => {
       const listed = await select.locator('option').allInnerTexts();
       throw new Error(
@@ -155,7 +157,7 @@ describe('Swagger UI in Chromium', () => {
     expect(existing.status).toBe(201);
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(10000);
+    context.setDefaultTimeout(patience);
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
   });
@@ -201,7 +203,7 @@ describe('Swagger UI in Chromium', () => {
       await page.waitForFunction(
         `document.querySelector('#agent-tenant-select')?.value === ${JSON.stringify(existingTenant)}`,
         undefined,
-        { timeout: 5000 },
+        { timeout: patience },
       );
     });
 
@@ -351,7 +353,7 @@ describe('Swagger UI in Chromium', () => {
     });
     expect(demoTenant.status).toBe(201);
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(10000);
+    context.setDefaultTimeout(patience);
     try {
       const demoPage = await context.newPage();
       await step(demoPage, 'demo', async () => {
@@ -373,7 +375,7 @@ describe('Swagger UI in Chromium', () => {
   });
   it('tells the user when the service no longer accepts their token', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(10000);
+    context.setDefaultTimeout(patience);
     try {
       const stalePage = await context.newPage();
       await step(stalePage, 'stale-token', async () => {
@@ -388,7 +390,7 @@ describe('Swagger UI in Chromium', () => {
         await bearer.locator('button.authorize').click();
         await closeDialog(stalePage);
         const note = stalePage.locator('#agent-tenant-note', { hasText: 'sign-in has expired' });
-        await note.waitFor({ timeout: 10000 });
+        await note.waitFor();
         expect(await note.textContent()).toMatch(/Authorize/);
       });
     } finally {
