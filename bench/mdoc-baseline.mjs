@@ -55,7 +55,7 @@ const server = createServer((request, response) => {
     try {
       const body = await readJson(request);
       const [proof] = body.proofs.jwt;
-      const deviceKey = await holderKey(proof, baselineIssuer, baselineNonce);
+      const deviceKey = holderKey(proof, baselineIssuer, baselineNonce);
       const typed = elementValues(JSON.parse(CLAIMS));
       if (!('values' in typed)) throw new Error('element values refused');
       const now = new Date();

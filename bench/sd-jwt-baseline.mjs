@@ -38,7 +38,7 @@ const server = createServer((request, response) => {
     try {
       const body = await readJson(request);
       const [proof] = body.proofs.jwt;
-      const jwk = await holderKey(proof, baselineIssuer, baselineNonce);
+      const jwk = holderKey(proof, baselineIssuer, baselineNonce);
       const claims = { given_name: 'Erika', family_name: 'Mustermann', birthdate: '1964-08-12' };
       const credential = await issueSdJwtVc(
         {

@@ -1,6 +1,7 @@
-import { jwtVerify, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
+import { type JWTPayload, type ProtectedHeaderParameters } from 'jose';
 import { issuedAtWindow } from '../jose/issued-at.js';
-import { importedPublicKey, typedJwtHeader } from '../jose/jws.js';
+import { typedJwtHeader } from '../jose/jws.js';
+import { JwtRefusal, verifiedJwt } from '../jose/jwt.js';
 import { publicJwkFor, type PublicJwk } from '../jose/jwk.js';
 import { type Certificate, publicKeyJwk, validateChain } from '../x509/chain.js';
 
@@ -31,31 +32,26 @@ export function keyOf(value: unknown, alg: AttestationAlgorithm, what: string): 
  * The payload of `jwt` once its signature verifies with `jwk`; `exp` and `nbf`, when present, are
  * checked at `now` with the proofs' clock allowance, `aud` when given.
  */
-export async function verifiedWith(
+export function verifiedWith(
   jwt: string,
   jwk: PublicJwk,
   header: Header,
   now: number,
   options: { audience?: string; requiredClaims?: string[] } = {},
-): Promise<JWTPayload> {
+): JWTPayload {
   try {
-    const { payload } = await jwtVerify(jwt, await importedPublicKey(jwk, header.alg), {
-      algorithms: [header.alg],
-      typ: header.typ,
-      currentDate: new Date(now),
-      clockTolerance: issuedAtWindow.futureSeconds,
+    return verifiedJwt(jwt, jwk, header.alg, {
+      now,
+      toleranceSeconds: issuedAtWindow.futureSeconds,
       ...options,
     });
-    return payload;
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === 'ERR_JWT_EXPIRED') throw new AttestationRefusal('has expired');
-    if (code === 'ERR_JWT_CLAIM_VALIDATION_FAILED') {
-      const claim = (error as { claim?: string }).claim ?? 'claim';
+    if (!(error instanceof JwtRefusal)) throw error;
+    if (error.reason === 'expired') throw new AttestationRefusal('has expired');
+    if (error.reason === 'claim')
       throw new AttestationRefusal(
-        claim === 'nbf' ? 'is not valid yet' : `has a missing or wrong ${claim}`,
+        error.claim === 'nbf' ? 'is not valid yet' : `has a missing or wrong ${error.claim}`,
       );
-    }
     throw new AttestationRefusal('has a signature that does not verify');
   }
 }
@@ -64,13 +60,13 @@ export async function verifiedWith(
  * A JWT signed by a wallet provider (HAIP 1.0 §4.4): its header's `x5c` validates at `now` up to one
  * of `providers` (src/x509/chain.ts; none listed trusts nothing), and the leaf's key verifies it.
  */
-export async function verifiedByProvider(
+export function verifiedByProvider(
   jwt: string,
   header: Header,
   providers: readonly Certificate[],
   now: number,
   requiredClaims: string[],
-): Promise<JWTPayload> {
+): JWTPayload {
   if (header.x5c === undefined)
     throw new AttestationRefusal('must carry its certificate chain in x5c');
   const chain = validateChain(header.x5c, providers, new Date(now));

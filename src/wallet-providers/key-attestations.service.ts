@@ -47,7 +47,7 @@ export class KeyAttestationsService {
         walletProviderLimits.attestationChars,
       );
       const providers = await this.certificates.of(tenantId);
-      const claims = await verifiedByProvider(attestation, header, providers, check.now, [
+      const claims = verifiedByProvider(attestation, header, providers, check.now, [
         'iat',
         'attested_keys',
       ]);

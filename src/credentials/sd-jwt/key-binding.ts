@@ -22,11 +22,11 @@ export interface KeyBindingExpectation {
  * §7.3, OpenID4VP 1.0 appendix B.3.6), or undefined: `typ: kb+jwt`, signed by the cnf key, `sd_hash`
  * over what was presented, the request's `nonce` and client id as `aud`, `iat` within the window.
  */
-export async function keyBindingProblem(
+export function keyBindingProblem(
   kbJwt: string,
   cnfJwk: PublicJwk,
   expected: KeyBindingExpectation,
-): Promise<{ code: KeyBindingCode; reason: string } | undefined> {
+): { code: KeyBindingCode; reason: string } | undefined {
   const invalid = (reason: string) => ({ code: 'key_binding_invalid' as const, reason });
   const decoded = decodeJws(kbJwt);
   if (typeof decoded === 'string') return invalid(`the key binding JWT ${decoded}`);
@@ -37,7 +37,7 @@ export async function keyBindingProblem(
   const alg = header.alg as JwsAlgorithm;
   const key = publicKeyFor(cnfJwk, alg);
   if (typeof key === 'string') return invalid(`the credential's cnf key: ${key}`);
-  if (!(await jwsVerifies(kbJwt, key, alg))) {
+  if (!jwsVerifies(kbJwt, key, alg)) {
     return invalid("the key binding JWT is not signed by the credential's holder key (cnf)");
   }
   if (payload.sd_hash !== sha256Base64url(expected.withoutKb)) {

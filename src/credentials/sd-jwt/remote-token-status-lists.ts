@@ -206,7 +206,7 @@ export class RemoteTokenStatusLists {
     if (exp !== undefined && exp <= now) return failed('has expired');
     const key = await this.keys.keyFor(signer, header, signal);
     if (typeof key === 'string') return failed(`has no key of the issuer: ${key}`);
-    if (!(await jwsVerifies(token, key, header.alg as JwsAlgorithm))) {
+    if (!jwsVerifies(token, key, header.alg as JwsAlgorithm)) {
       return failed("is not signed by the credential's issuer");
     }
     const { bits, lst } = (payload.status_list ?? {}) as Json;

@@ -97,7 +97,7 @@ export class SdJwtVcVerifier {
     const issuerKey = await this.issuerKey(iss, header, anchors, expectation.signal);
     if ('code' in issuerKey) return issuerKey;
     const { key, chain } = issuerKey;
-    if (!(await jwsVerifies(parsed.issuerJwt, key, header.alg as JwsAlgorithm))) {
+    if (!jwsVerifies(parsed.issuerJwt, key, header.alg as JwsAlgorithm)) {
       return fail(
         'signature_invalid',
         "the credential's signature does not verify with the issuer's key",
@@ -105,7 +105,7 @@ export class SdJwtVcVerifier {
     }
     const disclosed = await disclosedPayload(parsed);
     if ('code' in disclosed) return fail(disclosed.code, disclosed.reason);
-    const binding = await this.holderBinding(parsed, payload, expectation);
+    const binding = this.holderBinding(parsed, payload, expectation);
     if ('verified' in binding) return binding;
     // From here on a failure is the holder's, for this request, once its KB-JWT verified.
     const after = (failure: Failure): Failure =>
@@ -150,11 +150,11 @@ export class SdJwtVcVerifier {
   }
 
   /** The holder key's thumbprint once the KB-JWT binds it, null without `cnf`; or the failure. */
-  private async holderBinding(
+  private holderBinding(
     parsed: ParsedSdJwt,
     payload: Json,
     expectation: PresentationExpectation,
-  ): Promise<{ thumbprint: string | null } | Failure> {
+  ): { thumbprint: string | null } | Failure {
     const { cnf } = payload;
     if (cnf === undefined) {
       return parsed.kbJwt === undefined
@@ -178,7 +178,7 @@ export class SdJwtVcVerifier {
         'the credential is bound to a holder key, and no key binding JWT came with it',
       );
     }
-    const problem = await keyBindingProblem(parsed.kbJwt, holderKey, {
+    const problem = keyBindingProblem(parsed.kbJwt, holderKey, {
       nonce: expectation.nonce,
       clientId: expectation.clientId,
       now: this.clock() / 1000,

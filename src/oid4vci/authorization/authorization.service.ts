@@ -74,7 +74,7 @@ export class AuthorizationService {
     });
     if (client.clientId !== undefined && client.clientId !== request.clientId)
       throw new OAuthError(401, 'invalid_client', 'client_id is not the attested client.');
-    const dpopJkt = await this.dpopKey(call, request.dpopJkt, now);
+    const dpopJkt = this.dpopKey(call, request.dpopJkt, now);
     const { offerId, configurationId } = await this.checkGrantable(call.tenantId, request, now);
     const requestUri = draw();
     await this.authorizations
@@ -158,12 +158,12 @@ export class AuthorizationService {
   }
 
   /** The DPoP key of the pushed request (RFC 9449 §10): its proof's, or `dpop_jkt`; they must agree. */
-  private async dpopKey(call: ParCall, given: string | undefined, now: number) {
+  private dpopKey(call: ParCall, given: string | undefined, now: number) {
     if (call.dpop === undefined) return given;
     let proved: string;
     try {
       // The proof names the key only: its jti is spent where a token is made or used.
-      const proof = await verifyDpopProof(call.dpop, {
+      const proof = verifyDpopProof(call.dpop, {
         method: 'POST',
         url: `${call.issuer}/par`,
         now,

@@ -133,7 +133,7 @@ export class CredentialEndpointService {
       throw invalidToken('DPoP', 'A DPoP proof is required.', 'invalid_dpop_proof');
     let proof: DpopProof;
     try {
-      proof = await verifyDpopProof(call.dpop, {
+      proof = verifyDpopProof(call.dpop, {
         method: 'POST',
         url: call.url,
         now,

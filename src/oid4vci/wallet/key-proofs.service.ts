@@ -38,7 +38,7 @@ export class KeyProofsService {
     for (const [index, jwt] of jwts.entries()) {
       try {
         proved.push(
-          await verifyKeyProof(jwt, {
+          verifyKeyProof(jwt, {
             issuer: context.issuer,
             now: this.clock(),
             didAllowed: context.didAllowed,

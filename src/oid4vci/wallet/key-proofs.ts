@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { importJWK, jwtVerify, type JWTPayload } from 'jose';
+import { type JWTPayload } from 'jose';
 import { type JwsAlgorithm } from '../../jose/algorithms.js';
 import { jwkOfDidJwk, jwkOfDidKey } from '../../jose/did-keys.js';
 import { issuedAtProblem, issuedAtWindow } from '../../jose/issued-at.js';
 import { jwkThumbprint, publicJwkFor, type PublicJwk } from '../../jose/jwk.js';
 import { typedJwtHeader } from '../../jose/jws.js';
+import { JwtRefusal, verifiedJwt } from '../../jose/jwt.js';
 
 /** What a JWT proof is checked for; each check names itself in the refusal. */
 export class ProofRefusal extends Error {}
@@ -45,31 +46,25 @@ export function proofJwkOf(value: unknown, alg: Algorithm): PublicJwk {
   return jwk;
 }
 
-/** Verifies the signature and answers the payload; jose checks `typ`, `iat` shape and audience. */
-async function verified(
+/** Verifies the signature and answers the payload, with its `aud` when given; the caller checks `iat`. */
+function verified(
   jwt: string,
   jwk: PublicJwk,
   alg: Algorithm,
-  typ: string,
   now: number,
   audience?: string,
-): Promise<JWTPayload> {
+): JWTPayload {
   try {
-    const key = await importJWK(jwk, alg);
-    const { payload } = await jwtVerify(jwt, key, {
-      algorithms: [alg],
-      typ,
+    return verifiedJwt(jwt, jwk, alg, {
+      now,
+      toleranceSeconds: issuedAtWindow.futureSeconds,
       ...(audience === undefined ? {} : { audience }),
-      // Our clock (tests move it); the window of iat is checked below.
-      currentDate: new Date(now),
-      clockTolerance: issuedAtWindow.futureSeconds,
     });
-    return payload;
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === 'ERR_JWT_CLAIM_VALIDATION_FAILED')
-      throw new ProofRefusal(`has a wrong ${(error as { claim?: string }).claim ?? 'claim'}`);
-    throw new ProofRefusal('has a signature that does not verify with its key');
+    if (!(error instanceof JwtRefusal)) throw error;
+    if (error.reason === 'signature')
+      throw new ProofRefusal('has a signature that does not verify with its key');
+    throw new ProofRefusal(`has a wrong ${error.claim ?? 'claim'}`);
   }
 }
 
@@ -108,13 +103,10 @@ export interface DpopProof {
  * request's method and URL, a fresh `iat`, a `jti`, the token's hash at a resource. The caller spends
  * its `jti` (RFC 9449 §11.1, docs/oid4vci.md).
  */
-export async function verifyDpopProof(
-  proof: string,
-  expected: DpopExpectation,
-): Promise<DpopProof> {
+export function verifyDpopProof(proof: string, expected: DpopExpectation): DpopProof {
   const header = headerOf(proof, 'dpop+jwt', algorithms);
   const jwk = proofJwkOf(header.jwk, header.alg);
-  const payload = await verified(proof, jwk, header.alg, 'dpop+jwt', expected.now);
+  const payload = verified(proof, jwk, header.alg, expected.now);
   if (payload.htm !== expected.method) throw new ProofRefusal(`must have htm ${expected.method}`);
   if (payload.htu !== expected.url) throw new ProofRefusal('must have htu the endpoint URL');
   requireFreshIat(payload, Math.floor(expected.now / 1000));
@@ -143,10 +135,10 @@ export interface KeyProofExpectation {
  * A JWT key proof (OpenID4VCI 1.0 Appendix F.1) verified; answers its key, its `nonce` and the
  * `key_attestation` of its header, unchecked (Appendix D.1: the caller checks it when required).
  */
-export async function verifyKeyProof(
+export function verifyKeyProof(
   jwt: string,
   expected: KeyProofExpectation,
-): Promise<ProvedKey & { nonce: string; keyAttestation?: unknown }> {
+): ProvedKey & { nonce: string; keyAttestation?: unknown } {
   const header = headerOf(jwt, 'openid4vci-proof+jwt', algorithms, maxKeyProofChars);
   const named = [
     header.jwk,
@@ -163,14 +155,7 @@ export async function verifyKeyProof(
   else if (typeof header.kid !== 'string' || header.kid.length > maxProofChars)
     throw new ProofRefusal('has a kid that is not a DID URL');
   else key = keyOfDidUrl(header.kid, header.alg);
-  const payload = await verified(
-    jwt,
-    key.jwk,
-    header.alg,
-    'openid4vci-proof+jwt',
-    expected.now,
-    expected.issuer,
-  );
+  const payload = verified(jwt, key.jwk, header.alg, expected.now, expected.issuer);
   requireFreshIat(payload, Math.floor(expected.now / 1000));
   const nonce = (payload as { nonce?: unknown }).nonce;
   if (typeof nonce !== 'string' || nonce.length === 0 || nonce.length > 256)

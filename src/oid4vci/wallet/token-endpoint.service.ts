@@ -79,7 +79,7 @@ export class TokenEndpointService {
     if (form.grant_type === 'authorization_code') {
       const now = this.clock();
       // The proof's nonce and jti as for the other grant; the client is the code grant's to check.
-      const dpop = await this.dpopProof(request, now);
+      const dpop = this.dpopProof(request, now);
       const dpopJkt = dpop === undefined ? undefined : await this.spendDpop(request.tenantId, dpop);
       return this.codeGrant.token(request, dpopJkt, now);
     }
@@ -96,7 +96,7 @@ export class TokenEndpointService {
     if (!codeShape.test(code) || (txCode?.length ?? 0) > maxCodeChars)
       throw invalidGrant('The pre-authorized code or transaction code is not valid.');
     const now = this.clock();
-    const dpop = await this.dpopProof(request, now);
+    const dpop = this.dpopProof(request, now);
     // The client before the grant (RFC 6749 §3.2.1): attested when it sends one, as the tenant requires.
     await this.clientAttestations.authenticate(request.tenantId, {
       ...(request.attestation === undefined ? {} : { attestation: request.attestation }),
@@ -157,11 +157,11 @@ export class TokenEndpointService {
    * one (§8: `use_dpop_nonce`, the controller sends the `DPoP-Nonce`), or undefined without a proof
    * (a Bearer token: the nonce setting concerns DPoP proofs only).
    */
-  private async dpopProof(request: TokenRequest, now: number): Promise<DpopProof | undefined> {
+  private dpopProof(request: TokenRequest, now: number): DpopProof | undefined {
     if (request.dpop === undefined) return undefined;
     let proof: DpopProof;
     try {
-      proof = await verifyDpopProof(request.dpop, { method: 'POST', url: request.url, now });
+      proof = verifyDpopProof(request.dpop, { method: 'POST', url: request.url, now });
     } catch (error) {
       if (!(error instanceof ProofRefusal)) throw error;
       throw new OAuthError(400, 'invalid_dpop_proof', `The DPoP proof ${error.message}.`);
