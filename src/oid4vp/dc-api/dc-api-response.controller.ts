@@ -2,11 +2,11 @@ import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentTenant, TenantScoped } from '../../auth/access.decorators.js';
 import { ApiProblems, ApiTenantSecurity, tenantScopedProblems } from '../../common/openapi.js';
+import { PresentationRequestDto } from '../requests/dto/presentation-request-answer.dto.js';
 import {
   failedRequestExample,
-  PresentationRequestDto,
   verifiedRequestExample,
-} from '../requests/dto/presentation-request-answer.dto.js';
+} from '../requests/dto/presentation-request.examples.js';
 import { DcApiResponseService } from './dc-api-response.service.js';
 import {
   clearDataExample,

@@ -32,16 +32,18 @@ import {
 import { ListPresentationRequestsQuery } from './dto/list-presentation-requests.query.js';
 import {
   CreatedPresentationRequestDto,
-  createdDcApiRequestExample,
-  createdRequestExample,
-  failedRequestExample,
   PresentationRequestDto,
   PresentationRequestPageDto,
   PresentationRequestCredentialDto,
+} from './dto/presentation-request-answer.dto.js';
+import {
+  createdDcApiRequestExample,
+  createdRequestExample,
+  failedRequestExample,
   requestExample,
   verifiedRequestExample,
   verifiedMdocRequestExample,
-} from './dto/presentation-request-answer.dto.js';
+} from './dto/presentation-request.examples.js';
 import { PresentationRequestsService } from './presentation-requests.service.js';
 import { requestLimits } from './request-limits.js';
 
