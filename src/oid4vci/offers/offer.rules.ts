@@ -3,6 +3,7 @@ import { type FieldError } from '../../common/problem/problem.js';
 import { elementValues } from '../../mdoc/elements.js';
 import { type ConfigurationDefinition } from '../credential-configuration.rules.js';
 import { type ClaimPathElement } from '../dto/credential-display.dto.js';
+import { type CreateOfferDto } from './dto/create-offer.dto.js';
 import { type OfferGrant, type TxCodeDescription } from './offer.entity.js';
 import { offerInvalid } from './offer.errors.js';
 import { offerLimits as limits } from './offer-limits.js';
@@ -231,4 +232,22 @@ export function offerLinkOf(
   return byValue
     ? `openid-credential-offer://?credential_offer=${encodeURIComponent(JSON.stringify(offer))}`
     : `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(offerUri)}`;
+}
+
+/** An authorization code offer: no transaction code (the login authenticates), claims from the login. */
+export function checkGrant(input: CreateOfferDto, definition: ConfigurationDefinition): void {
+  if (input.grant !== 'authorization_code') {
+    if (input.subject !== undefined)
+      throw offerInvalid([{ field: 'subject', message: 'is for the authorization_code grant' }]);
+    return;
+  }
+  if (input.txCode !== undefined && input.txCode !== false)
+    throw offerInvalid([{ field: 'txCode', message: 'is for the pre-authorized_code grant' }]);
+  if (definition.claimsFromLogin === null)
+    throw offerInvalid([
+      {
+        field: 'grant',
+        message: 'authorization_code needs a credential configuration with claimsFromLogin',
+      },
+    ]);
 }

@@ -20,20 +20,16 @@ import { type CredentialConfigurationDto } from '../dto/credential-configuration
 import { type CreateOfferDto } from './dto/create-offer.dto.js';
 import { type ListOffersQuery } from './dto/list-offers.query.js';
 import { type CreatedOfferDto, type OfferDto, type OfferPageDto } from './dto/offer-answer.dto.js';
-import { type OfferEntity, type OfferStatus } from './offer.entity.js';
+import { statusOf, viewOf } from './offer-view.js';
+import { type OfferEntity } from './offer.entity.js';
 import { closedOfferDescription } from './offer-closed.js';
-import {
-  offerInvalid,
-  offerNotFound,
-  offerNotOpen,
-  offerReferenceNotFound,
-  offersFull,
-} from './offer.errors.js';
+import { offerNotFound, offerNotOpen, offerReferenceNotFound, offersFull } from './offer.errors.js';
 import { sealClaims } from './offer-claims.js';
 import { offerLimits } from './offer-limits.js';
 import { OfferRepository, type NewOffer } from './offer.repository.js';
 import {
   checkClaims,
+  checkGrant,
   checkMdocElements,
   credentialOfferOf,
   drawTxCode,
@@ -292,47 +288,6 @@ export class OffersService {
   private issuerOf(tenantId: string): string {
     return credentialIssuerId(this.settings.PUBLIC_BASE_URL, tenantId);
   }
-}
-
-/** An open offer past its time reads as expired before the expiry job marks it. */
-function statusOf(row: OfferEntity, now: number): OfferStatus {
-  const open = row.status === 'offered' || row.status === 'accepted';
-  return open && row.expiresAt.getTime() <= now ? 'expired' : row.status;
-}
-
-function viewOf(row: OfferEntity, now: number): OfferDto {
-  return {
-    id: row.id,
-    status: statusOf(row, now),
-    credentialConfigurationId: row.configurationId,
-    format: row.configuration.format,
-    doctype: row.configuration.doctype ?? null,
-    credentialIds: row.credentialIds,
-    txCodeRequired: row.txCode !== null,
-    grant: row.grantType,
-    notification: row.notification,
-    expiresAt: row.expiresAt.toISOString(),
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-  };
-}
-
-/** An authorization code offer: no transaction code (the login authenticates), claims from the login. */
-function checkGrant(input: CreateOfferDto, definition: ConfigurationDefinition): void {
-  if (input.grant !== 'authorization_code') {
-    if (input.subject !== undefined)
-      throw offerInvalid([{ field: 'subject', message: 'is for the authorization_code grant' }]);
-    return;
-  }
-  if (input.txCode !== undefined && input.txCode !== false)
-    throw offerInvalid([{ field: 'txCode', message: 'is for the pre-authorized_code grant' }]);
-  if (definition.claimsFromLogin === null)
-    throw offerInvalid([
-      {
-        field: 'grant',
-        message: 'authorization_code needs a credential configuration with claimsFromLogin',
-      },
-    ]);
 }
 
 /** The configuration's definition as the offer keeps it (what the credential endpoint issues). */
