@@ -65,6 +65,8 @@ describe('JWS verification', () => {
       `${Buffer.from(JSON.stringify(value)).toString('base64url')}.${payload}.${signature}`;
     // A header naming another algorithm, or an extension it must understand, is not signed as asked.
     expect(jwsVerifies(reheaded({ alg: 'ES384' }), signer.jwk, 'ES256')).toBe(false);
+    // An algorithm outside the table, passed as a header gave it, verifies nothing.
+    expect(jwsVerifies(reheaded({ alg: 'ES384' }), signer.jwk, 'ES384' as 'ES256')).toBe(false);
     expect(
       jwsVerifies(reheaded({ alg: 'ES256', crit: ['b64'], b64: false }), signer.jwk, 'ES256'),
     ).toBe(false);

@@ -1,6 +1,11 @@
 import crypto, { createPublicKey, KeyObject } from 'node:crypto';
 import { decodeProtectedHeader, type ProtectedHeaderParameters } from 'jose';
-import { jwsAlgorithms, type JoseSigningKey, type JwsAlgorithm } from './algorithms.js';
+import {
+  isJwsAlgorithm,
+  jwsAlgorithms,
+  type JoseSigningKey,
+  type JwsAlgorithm,
+} from './algorithms.js';
 import { type PublicJwk } from './jwk.js';
 import { LRUCache } from 'lru-cache';
 
@@ -94,6 +99,8 @@ export function verifiedJws(
   jwk: PublicJwk,
   alg: JwsAlgorithm,
 ): DecodedJws | undefined {
+  // A caller may pass a header's `alg` as it came: only the table's algorithms verify anything.
+  if (!isJwsAlgorithm(alg)) return undefined;
   const decoded = decodeJws(compact);
   if (typeof decoded === 'string') return undefined;
   if (decoded.header.alg !== alg || decoded.header.crit !== undefined) return undefined;
