@@ -19,10 +19,8 @@ export interface DecodedJws {
 
 /** The header and payload of a compact JWS, or why it is not one. */
 export function decodeJws(compact: string): DecodedJws | string {
-  const parts = compact.split('.');
-  if (parts.length !== 3 || !parts.every((part) => /^[A-Za-z0-9_-]+$/.test(part))) {
-    return 'is not a compact JWS (three base64url parts)';
-  }
+  const parts = compactParts(compact);
+  if (parts === undefined) return 'is not a compact JWS (three base64url parts)';
   const header = jsonObject(parts[0]);
   const payload = jsonObject(parts[1]);
   if (header === undefined) return 'has a header that is not a JSON object';
@@ -90,7 +88,27 @@ export async function signCompactJws(
  * `KeyObject`: WebCrypto's import and asynchronous job cost about twice the CPU (docs/performance.md).
  */
 export function jwsVerifies(compact: string, jwk: PublicJwk, alg: JwsAlgorithm): boolean {
-  return verifiedJws(compact, jwk, alg) !== undefined;
+  // A caller may pass a header's `alg` as it came: only the table's algorithms verify anything.
+  if (!isJwsAlgorithm(alg)) return false;
+  const parts = compactParts(compact);
+  if (parts === undefined) return false;
+  const header = jsonObject(parts[0]);
+  if (header?.alg !== alg || header.crit !== undefined) return false;
+  const wanted = jwsAlgorithms[alg];
+  if (jwk.kty !== wanted.kty || jwk.crv !== wanted.crv) return false;
+  const signature = Buffer.from(parts[2], 'base64url');
+  // ES256 (IEEE P1363 r || s) and Ed25519 signatures are both 64 bytes.
+  if (signature.length !== 64) return false;
+  try {
+    const key = publicKeyObject(jwk);
+    const input = Buffer.from(`${parts[0]}.${parts[1]}`, 'ascii');
+    // Through the module object, so that a test can count the verifications.
+    return jwk.kty === 'EC'
+      ? crypto.verify('sha256', input, { key, dsaEncoding: 'ieee-p1363' }, signature)
+      : crypto.verify(null, input, key, signature);
+  } catch {
+    return false;
+  }
 }
 
 /** The header and payload of `compact` once its signature verifies as `jwsVerifies` says, else undefined. */
@@ -99,28 +117,17 @@ export function verifiedJws(
   jwk: PublicJwk,
   alg: JwsAlgorithm,
 ): DecodedJws | undefined {
-  // A caller may pass a header's `alg` as it came: only the table's algorithms verify anything.
-  if (!isJwsAlgorithm(alg)) return undefined;
+  if (!jwsVerifies(compact, jwk, alg)) return undefined;
   const decoded = decodeJws(compact);
-  if (typeof decoded === 'string') return undefined;
-  if (decoded.header.alg !== alg || decoded.header.crit !== undefined) return undefined;
-  const wanted = jwsAlgorithms[alg];
-  if (jwk.kty !== wanted.kty || jwk.crv !== wanted.crv) return undefined;
-  const end = compact.lastIndexOf('.');
-  const signature = Buffer.from(compact.slice(end + 1), 'base64url');
-  // ES256 (IEEE P1363 r || s) and Ed25519 signatures are both 64 bytes.
-  if (signature.length !== 64) return undefined;
-  try {
-    const key = publicKeyObject(jwk);
-    const input = Buffer.from(compact.slice(0, end), 'ascii');
-    const verifies =
-      jwk.kty === 'EC'
-        ? crypto.verify('sha256', input, { key, dsaEncoding: 'ieee-p1363' }, signature)
-        : crypto.verify(null, input, key, signature);
-    return verifies ? decoded : undefined;
-  } catch {
-    return undefined;
-  }
+  return typeof decoded === 'string' ? undefined : decoded;
+}
+
+/** The three base64url parts of a compact JWS, or undefined when it has not exactly those. */
+function compactParts(compact: string): [string, string, string] | undefined {
+  const parts = compact.split('.');
+  return parts.length === 3 && parts.every((part) => /^[A-Za-z0-9_-]+$/.test(part))
+    ? (parts as [string, string, string])
+    : undefined;
 }
 
 function base64urlJson(value: unknown): string {
