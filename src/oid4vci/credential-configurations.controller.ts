@@ -14,12 +14,14 @@ import { ApiProblems, ApiTenantSecurity, tenantScopedProblems } from '../common/
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { CredentialConfigurationsService } from './credential-configurations.service.js';
 import {
-  configurationExample,
   CreateCredentialConfigurationDto,
   CredentialConfigurationBodyDto,
+} from './dto/credential-configuration.dto.js';
+import {
+  configurationExample,
   mdocExamples,
   visitorPassExamples,
-} from './dto/credential-configuration.dto.js';
+} from './dto/credential-configuration.examples.js';
 import {
   CredentialConfigurationDto,
   CredentialConfigurationPageDto,

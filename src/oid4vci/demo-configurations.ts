@@ -1,12 +1,12 @@
 import { Logger } from '@nestjs/common';
 import { type Actor } from '../auth/caller.js';
 import { type CredentialConfigurationsService } from './credential-configurations.service.js';
+import { type CreateCredentialConfigurationDto } from './dto/credential-configuration.dto.js';
 import {
   configurationExample,
-  type CreateCredentialConfigurationDto,
   ldpConfigurationExample,
   mdocExamples,
-} from './dto/credential-configuration.dto.js';
+} from './dto/credential-configuration.examples.js';
 
 /** The example's badge without its logo: a wallet would try to load the example's image and fail. */
 const badgeDisplay = configurationExample.display.map(({ logo: _logo, ...display }) => display);

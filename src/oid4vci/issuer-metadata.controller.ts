@@ -11,7 +11,7 @@ import { Public } from '../auth/access.decorators.js';
 import { ApiProblems } from '../common/openapi.js';
 import { credentialIssuerId } from '../tenancy/credential-issuer.js';
 import { TenantIdPipe } from '../tenancy/tenant-id.pipe.js';
-import { configurationExample } from './dto/credential-configuration.dto.js';
+import { configurationExample } from './dto/credential-configuration.examples.js';
 import { authorizationServerMetadata, credentialIssuerMetadata } from './issuer-metadata.js';
 import { IssuerMetadataService } from './issuer-metadata.service.js';
 import { answerMetadata, signedMetadataExample } from './metadata-negotiation.js';

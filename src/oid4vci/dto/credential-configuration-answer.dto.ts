@@ -1,7 +1,7 @@
 import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { NumberedPageDto } from '../../common/page-dto.js';
+import { configurationExample } from './credential-configuration.examples.js';
 import {
-  configurationExample,
   cryptosuites,
   formats,
   signingAlgorithms,

@@ -22,7 +22,7 @@ import { CurrentActor, CurrentTenant, TenantScoped } from '../../auth/access.dec
 import { type Actor } from '../../auth/caller.js';
 import { ApiProblems, ApiTenantSecurity, tenantScopedProblems } from '../../common/openapi.js';
 import { Idempotent } from '../../idempotency/idempotent.decorator.js';
-import { configurationExample } from '../dto/credential-configuration.dto.js';
+import { configurationExample } from '../dto/credential-configuration.examples.js';
 import { CreateOfferDto, offerClaimsExample, TxCodeRequestDto } from './dto/create-offer.dto.js';
 import { ListOffersQuery } from './dto/list-offers.query.js';
 import {

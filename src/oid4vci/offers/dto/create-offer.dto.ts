@@ -14,7 +14,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { configurationExample } from '../../dto/credential-configuration.dto.js';
+import { configurationExample } from '../../dto/credential-configuration.examples.js';
 import { type OfferGrant } from '../offer.entity.js';
 import { offerLimits as limits } from '../offer-limits.js';
 

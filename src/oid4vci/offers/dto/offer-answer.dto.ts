@@ -1,11 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { NumberedPageDto } from '../../../common/page-dto.js';
 import { credentialIssuerId } from '../../../tenancy/credential-issuer.js';
-import {
-  configurationExample,
-  formats,
-  type CredentialFormat,
-} from '../../dto/credential-configuration.dto.js';
+import { formats, type CredentialFormat } from '../../dto/credential-configuration.dto.js';
+import { configurationExample } from '../../dto/credential-configuration.examples.js';
 import { type OfferGrant, type OfferStatus } from '../offer.entity.js';
 import { credentialOfferOf, offerLinkOf, offerUriOf } from '../offer.rules.js';
 
