@@ -16,4 +16,7 @@ export default {
   testTimeout: 60000,
   // Three on two cores: the e2e files wait on PostgreSQL, child processes and sockets much of their time.
   maxWorkers: 3,
+  // Each file's module registry stays on a worker's heap (about 60 MB a file): a worker past this is
+  // replaced after its file, before garbage collection over gigabytes costs more than a fresh start.
+  workerIdleMemoryLimit: '600MB',
 };
