@@ -10,7 +10,8 @@ import { createCsr } from '../x509/csr.js';
 import { documentSignerKeyPurpose } from '../x509/document-signer.js';
 import { acceptImportedChain } from '../x509/imported-chain.js';
 import { chainRefused } from './certificate.errors.js';
-import { CertificatesService, viewOf } from './certificates.service.js';
+import { viewOf } from './certificate-view.js';
+import { CertificatesService } from './certificates.service.js';
 import {
   type CertificateDto,
   type CreateCsrDto,

@@ -18,6 +18,7 @@ import { TenantsService } from '../tenants/tenants.service.js';
 import { parseDer, pemOf, x5cOf } from '../x509/certificate.js';
 import { CertificateAuthorityService } from './certificate-authority.service.js';
 import { authorityNotConfigured } from './certificate.errors.js';
+import { viewOf } from './certificate-view.js';
 import { type CertificateDto, type CertificatePageDto } from './dto/certificate.dto.js';
 import {
   type CertificatePurpose,
@@ -286,22 +287,4 @@ function validAt(
   now: Date,
 ): boolean {
   return new Date(certificate.notBefore) <= now && now < new Date(certificate.notAfter);
-}
-
-export function viewOf(row: TenantCertificateEntity): CertificateDto {
-  return {
-    id: row.id,
-    status: row.status,
-    source: row.source,
-    purpose: row.purpose,
-    subject: row.subject,
-    dnsNames: row.dnsNames,
-    uris: row.uris,
-    issuer: row.issuer,
-    serialNumber: row.serialNumber,
-    notBefore: new Date(row.notBefore).toISOString(),
-    notAfter: new Date(row.notAfter).toISOString(),
-    x5c: row.x5c,
-    createdAt: new Date(row.createdAt).toISOString(),
-  };
 }

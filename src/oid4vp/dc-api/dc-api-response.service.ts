@@ -6,9 +6,9 @@ import {
   requestNotPending,
   requestOfOtherMode,
 } from '../requests/presentation-request.errors.js';
+import { statusOf } from '../requests/presentation-request-view.js';
 import {
   PresentationRequestsService,
-  statusOf,
   uuidPattern,
 } from '../requests/presentation-requests.service.js';
 import { WalletRequests } from '../requests/wallet-requests.js';

@@ -17,7 +17,7 @@ import { TenantsService } from '../../tenants/tenants.service.js';
 import { DomainException } from '../../common/problem/domain.exception.js';
 import { prefixOf } from '../client-ids.js';
 import { DcApiRequests } from '../dc-api-request.js';
-import { authorizationRequestUriOf, referenceHashOf, requestUriOf } from '../verifier-urls.js';
+import { referenceHashOf } from '../verifier-urls.js';
 import { VerifierIdentity } from '../verifier-identity.service.js';
 import { checkDcqlQuery } from './dcql-query.js';
 import { type CreatePresentationRequestDto } from './dto/create-presentation-request.dto.js';
@@ -26,12 +26,9 @@ import {
   type CreatedPresentationRequestDto,
   type PresentationRequestDto,
   type PresentationRequestPageDto,
-  type PresentationRequestCredentialDto,
 } from './dto/presentation-request-answer.dto.js';
-import {
-  type PresentationRequestEntity,
-  type PresentationRequestStatus,
-} from './presentation-request.entity.js';
+import { PresentationRequestView, statusOf } from './presentation-request-view.js';
+import { type PresentationRequestEntity } from './presentation-request.entity.js';
 import {
   requestInvalid,
   requestOfOtherMode,
@@ -41,7 +38,6 @@ import {
 } from './presentation-request.errors.js';
 import { PresentationRequestRepository } from './presentation-request.repository.js';
 import {
-  disclosedClaimsPurpose,
   requestSecretsPurpose,
   type RequestSecrets,
 } from './presentation-request.sealed-columns.js';
@@ -63,7 +59,11 @@ export class PresentationRequestsService {
     private readonly tenants: TenantsService,
     private readonly identity: VerifierIdentity,
     private readonly dcApiRequests: DcApiRequests,
-  ) {}
+  ) {
+    this.view = new PresentationRequestView(vault, settings);
+  }
+
+  private readonly view: PresentationRequestView;
 
   /**
    * Opens a request: the DCQL query is checked and the secrets sealed before anything is written; the
@@ -106,7 +106,7 @@ export class PresentationRequestsService {
       clientId,
       ...(expectedOrigins === null
         ? {
-            authorizationRequestUri: this.linkOf(
+            authorizationRequestUri: this.view.linkOf(
               tenantId,
               clientId,
               secrets.reference,
@@ -176,7 +176,7 @@ export class PresentationRequestsService {
     });
     const now = this.clock();
     return springPage(
-      rows.map((row) => this.viewOf(row, now)),
+      rows.map((row) => this.view.of(row, now)),
       window,
       total,
     );
@@ -186,13 +186,13 @@ export class PresentationRequestsService {
   async get(tenantId: string, id: string): Promise<PresentationRequestDto> {
     const row = await this.find(tenantId, id);
     const now = this.clock();
-    const view = this.viewOf(row, now);
+    const view = this.view.of(row, now);
     if (view.status !== 'pending' || row.expectedOrigins === null) return view;
     const request = await this.dcApiRequests
       .requestOf({
         ...row,
         expectedOrigins: row.expectedOrigins,
-        responseKey: this.secretsOf(row).responseKey,
+        responseKey: this.view.secretsOf(row).responseKey,
         now: new Date(now),
       })
       .catch((error: unknown) => {
@@ -219,7 +219,7 @@ export class PresentationRequestsService {
       throw requestOfOtherMode(id, 'is answered over the Digital Credentials API: it has no link');
     const status = statusOf(row, this.clock());
     if (status !== 'pending') throw requestNotPending(id, status);
-    return qrCodes.codeOf(this.storedLinkOf(row), format, row.expiresAt);
+    return qrCodes.codeOf(this.view.storedLinkOf(row), format, row.expiresAt);
   }
 
   private async find(tenantId: string, id: string): Promise<PresentationRequestEntity> {
@@ -228,92 +228,4 @@ export class PresentationRequestsService {
     if (row === null) throw requestNotFound(id);
     return row;
   }
-
-  private viewOf(row: PresentationRequestEntity, now: number): PresentationRequestDto {
-    const status = statusOf(row, now);
-    return {
-      id: row.id,
-      status,
-      responseMode: row.responseMode,
-      requestUriMethod: row.requestUriMethod,
-      dcqlQuery: row.dcqlQuery,
-      trustedIssuers: row.trustedIssuers,
-      redirectUri: row.redirectUri,
-      responseCodeSha256: row.responseCodeHash?.toString('base64url') ?? null,
-      expectedOrigins: row.expectedOrigins,
-      clientId: row.clientId,
-      ...(status === 'pending' && row.expectedOrigins === null
-        ? { authorizationRequestUri: this.storedLinkOf(row) }
-        : {}),
-      createdAt: row.createdAt.toISOString(),
-      expiresAt: row.expiresAt.toISOString(),
-      endedAt: row.endedAt?.toISOString() ?? null,
-      refusedAnswers: row.refusedAnswers,
-      ...(status === 'failed'
-        ? { outcome: { code: row.outcomeCode ?? 'failed', reason: row.outcomeReason ?? '' } }
-        : {}),
-      ...(status === 'verified' && row.presented !== null
-        ? { presented: this.presentedOf(row) }
-        : {}),
-      ...(row.claimsErasedAt === null ? {} : { claimsErasedAt: row.claimsErasedAt.toISOString() }),
-    };
-  }
-
-  /** The verified summary with each credential's disclosed claims, while they are kept. */
-  private presentedOf(
-    row: PresentationRequestEntity,
-  ): Record<string, PresentationRequestCredentialDto[]> {
-    const claims =
-      row.claimsSealed === null
-        ? {}
-        : (JSON.parse(
-            this.vault
-              .open(
-                row.tenantId,
-                row.claimsSealed,
-                disclosedClaimsPurpose,
-                row.claimsMasterKeyId ?? undefined,
-              )
-              .toString('utf8'),
-          ) as Record<string, Record<string, unknown>[]>);
-    return Object.fromEntries(
-      Object.entries(row.presented ?? {}).map(([queryId, credentials]) => [
-        queryId,
-        credentials.map((credential, index) => {
-          const disclosed = claims[queryId]?.[index];
-          return disclosed === undefined ? credential : { ...credential, claims: disclosed };
-        }),
-      ]),
-    );
-  }
-
-  private secretsOf(row: PresentationRequestEntity): RequestSecrets {
-    const opened = this.vault.open(
-      row.tenantId,
-      row.secretsSealed,
-      requestSecretsPurpose,
-      row.masterKeyId ?? undefined,
-    );
-    return JSON.parse(opened.toString('utf8')) as RequestSecrets;
-  }
-
-  private storedLinkOf(row: PresentationRequestEntity): string {
-    const { reference } = this.secretsOf(row);
-    return this.linkOf(row.tenantId, row.clientId, reference, row.requestUriMethod);
-  }
-
-  private linkOf(
-    tenantId: string,
-    clientId: string,
-    reference: string,
-    method: 'get' | 'post',
-  ): string {
-    const requestUri = requestUriOf(this.settings.PUBLIC_BASE_URL, tenantId, reference);
-    return authorizationRequestUriOf(clientId, requestUri, method);
-  }
-}
-
-/** A pending request past its time reads as expired before the expiry job marks it. */
-export function statusOf(row: PresentationRequestEntity, now: number): PresentationRequestStatus {
-  return row.status === 'pending' && row.expiresAt.getTime() <= now ? 'expired' : row.status;
 }
