@@ -11,7 +11,7 @@ import {
 } from './presentation-request.entity.js';
 import {
   disclosedClaimsPurpose,
-  requestSecretsPurpose,
+  openSecrets,
   type RequestSecrets,
 } from './presentation-request.sealed-columns.js';
 
@@ -88,13 +88,7 @@ export class PresentationRequestView {
 
   /** The request's sealed secrets, opened. */
   secretsOf(row: PresentationRequestEntity): RequestSecrets {
-    const opened = this.vault.open(
-      row.tenantId,
-      row.secretsSealed,
-      requestSecretsPurpose,
-      row.masterKeyId ?? undefined,
-    );
-    return JSON.parse(opened.toString('utf8')) as RequestSecrets;
+    return openSecrets(this.vault, row);
   }
 
   /** The link a wallet opens, from the stored reference. */

@@ -1,4 +1,6 @@
+import { type KeyVault } from '../../secrets/key-vault.js';
 import { type SealedColumn } from '../../secrets/sealed-columns.js';
+import { type PresentationRequestEntity } from './presentation-request.entity.js';
 
 /** The KeyVault purpose of a request's reference and response key. */
 export const requestSecretsPurpose = 'oid4vp-request-secrets';
@@ -11,6 +13,20 @@ export interface RequestSecrets {
   reference: string;
   /** For `direct_post.jwt`: the ephemeral P-256 private JWK the wallet encrypts its answer to. */
   responseKey?: Record<string, unknown>;
+}
+
+/** A request's sealed reference and response key, opened. */
+export function openSecrets(
+  vault: KeyVault,
+  row: Pick<PresentationRequestEntity, 'tenantId' | 'secretsSealed' | 'masterKeyId'>,
+): RequestSecrets {
+  const opened = vault.open(
+    row.tenantId,
+    row.secretsSealed,
+    requestSecretsPurpose,
+    row.masterKeyId ?? undefined,
+  );
+  return JSON.parse(opened.toString('utf8')) as RequestSecrets;
 }
 
 /** Sealed with the tenant as owner: master-key rotation re-seals them. */

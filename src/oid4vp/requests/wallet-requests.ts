@@ -14,10 +14,7 @@ import {
   PresentationRequestRepository,
   type Conclusion,
 } from './presentation-request.repository.js';
-import {
-  requestSecretsPurpose,
-  type RequestSecrets,
-} from './presentation-request.sealed-columns.js';
+import { openSecrets, type RequestSecrets } from './presentation-request.sealed-columns.js';
 
 export type { Conclusion, PresentationRequestEntity, PresentedCredentialSummary, ResponseMode };
 
@@ -66,13 +63,7 @@ export class WalletRequests {
 
   /** The request's sealed reference and response key, opened. */
   secretsOf(request: PresentationRequestEntity): RequestSecrets {
-    const opened = this.vault.open(
-      request.tenantId,
-      request.secretsSealed,
-      requestSecretsPurpose,
-      request.masterKeyId ?? undefined,
-    );
-    return JSON.parse(opened.toString('utf8')) as RequestSecrets;
+    return openSecrets(this.vault, request);
   }
 
   now(): Date {
