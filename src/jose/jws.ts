@@ -88,27 +88,7 @@ export async function signCompactJws(
  * `KeyObject`: WebCrypto's import and asynchronous job cost about twice the CPU (docs/performance.md).
  */
 export function jwsVerifies(compact: string, jwk: PublicJwk, alg: JwsAlgorithm): boolean {
-  // A caller may pass a header's `alg` as it came: only the table's algorithms verify anything.
-  if (!isJwsAlgorithm(alg)) return false;
-  const parts = compactParts(compact);
-  if (parts === undefined) return false;
-  const header = jsonObject(parts[0]);
-  if (header?.alg !== alg || header.crit !== undefined) return false;
-  const wanted = jwsAlgorithms[alg];
-  if (jwk.kty !== wanted.kty || jwk.crv !== wanted.crv) return false;
-  const signature = Buffer.from(parts[2], 'base64url');
-  // ES256 (IEEE P1363 r || s) and Ed25519 signatures are both 64 bytes.
-  if (signature.length !== 64) return false;
-  try {
-    const key = publicKeyObject(jwk);
-    const input = Buffer.from(`${parts[0]}.${parts[1]}`, 'ascii');
-    // Through the module object, so that a test can count the verifications.
-    return jwk.kty === 'EC'
-      ? crypto.verify('sha256', input, { key, dsaEncoding: 'ieee-p1363' }, signature)
-      : crypto.verify(null, input, key, signature);
-  } catch {
-    return false;
-  }
+  return signedParts(compact, jwk, alg) !== undefined;
 }
 
 /** The header and payload of `compact` once its signature verifies as `jwsVerifies` says, else undefined. */
@@ -117,9 +97,42 @@ export function verifiedJws(
   jwk: PublicJwk,
   alg: JwsAlgorithm,
 ): DecodedJws | undefined {
-  if (!jwsVerifies(compact, jwk, alg)) return undefined;
-  const decoded = decodeJws(compact);
-  return typeof decoded === 'string' ? undefined : decoded;
+  const signed = signedParts(compact, jwk, alg);
+  if (signed === undefined) return undefined;
+  const payload = jsonObject(signed.parts[1]);
+  return payload === undefined ? undefined : { header: signed.header, payload };
+}
+
+/** `compact`'s parts and header when its signature verifies (`jwsVerifies`), else undefined. */
+function signedParts(
+  compact: string,
+  jwk: PublicJwk,
+  alg: JwsAlgorithm,
+): { parts: [string, string, string]; header: Json } | undefined {
+  // A caller may pass a header's `alg` as it came: only the table's algorithms verify anything.
+  if (!isJwsAlgorithm(alg)) return undefined;
+  const parts = compactParts(compact);
+  if (parts === undefined) return undefined;
+  const header = jsonObject(parts[0]);
+  if (header?.alg !== alg || header.crit !== undefined) return undefined;
+  const wanted = jwsAlgorithms[alg];
+  if (jwk.kty !== wanted.kty || jwk.crv !== wanted.crv) return undefined;
+  const signature = Buffer.from(parts[2], 'base64url');
+  // ES256 (IEEE P1363 r || s) and Ed25519 signatures are both 64 bytes.
+  if (signature.length !== 64) return undefined;
+  let verified: boolean;
+  try {
+    const key = publicKeyObject(jwk);
+    const input = Buffer.from(`${parts[0]}.${parts[1]}`, 'ascii');
+    // Through the module object, so that a test can count the verifications.
+    verified =
+      jwk.kty === 'EC'
+        ? crypto.verify('sha256', input, { key, dsaEncoding: 'ieee-p1363' }, signature)
+        : crypto.verify(null, input, key, signature);
+  } catch {
+    return undefined;
+  }
+  return verified ? { parts, header } : undefined;
 }
 
 /** The three base64url parts of a compact JWS, or undefined when it has not exactly those. */

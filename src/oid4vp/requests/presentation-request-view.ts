@@ -9,11 +9,7 @@ import {
   type PresentationRequestEntity,
   type PresentationRequestStatus,
 } from './presentation-request.entity.js';
-import {
-  disclosedClaimsPurpose,
-  openSecrets,
-  type RequestSecrets,
-} from './presentation-request.sealed-columns.js';
+import { disclosedClaimsPurpose, openSecrets } from './presentation-request.sealed-columns.js';
 
 /** A pending request past its time reads as expired before the expiry job marks it. */
 export function statusOf(row: PresentationRequestEntity, now: number): PresentationRequestStatus {
@@ -86,14 +82,9 @@ export class PresentationRequestView {
     );
   }
 
-  /** The request's sealed secrets, opened. */
-  secretsOf(row: PresentationRequestEntity): RequestSecrets {
-    return openSecrets(this.vault, row);
-  }
-
   /** The link a wallet opens, from the stored reference. */
   storedLinkOf(row: PresentationRequestEntity): string {
-    const { reference } = this.secretsOf(row);
+    const { reference } = openSecrets(this.vault, row);
     return this.linkOf(row.tenantId, row.clientId, reference, row.requestUriMethod);
   }
 

@@ -38,6 +38,7 @@ import {
 } from './presentation-request.errors.js';
 import { PresentationRequestRepository } from './presentation-request.repository.js';
 import {
+  openSecrets,
   requestSecretsPurpose,
   type RequestSecrets,
 } from './presentation-request.sealed-columns.js';
@@ -49,6 +50,8 @@ export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-
 /** A tenant's OpenID4VP presentation requests (docs/oid4vp.md, API). */
 @Injectable()
 export class PresentationRequestsService {
+  private readonly view: PresentationRequestView;
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -62,8 +65,6 @@ export class PresentationRequestsService {
   ) {
     this.view = new PresentationRequestView(vault, settings);
   }
-
-  private readonly view: PresentationRequestView;
 
   /**
    * Opens a request: the DCQL query is checked and the secrets sealed before anything is written; the
@@ -192,7 +193,7 @@ export class PresentationRequestsService {
       .requestOf({
         ...row,
         expectedOrigins: row.expectedOrigins,
-        responseKey: this.view.secretsOf(row).responseKey,
+        responseKey: openSecrets(this.vault, row).responseKey,
         now: new Date(now),
       })
       .catch((error: unknown) => {
