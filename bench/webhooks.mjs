@@ -1,7 +1,7 @@
 // @ts-check
 /** The webhook scenario: a burst of events written to the outbox at once, drained to a local receiver. */
 import { createServer } from 'node:http';
-import { ProcessSampler } from './processes.mjs';
+import { PostgresSampler, ProcessSampler } from './processes.mjs';
 import { apiPath, log } from './settings.mjs';
 
 export const webhookScenario = 'webhook burst, change to delivery';
@@ -43,7 +43,10 @@ export async function measureWebhooks(context, tenantId) {
     const { id: subscriptionId } = /** @type {{ id: string }} */ (await created.json());
     log(`webhooks: ${burstSize} events at once to a receiver on port ${port}`);
     const sampler = service.pid === undefined ? undefined : new ProcessSampler(service.pid);
+    const postgres =
+      service.postgresPid === undefined ? undefined : new PostgresSampler(service.postgresPid);
     sampler?.start();
+    postgres?.start();
     const { rows } = await database.query(
       `WITH events AS (
          INSERT INTO webhook_event (id, tenant_id, type, body)
@@ -63,6 +66,7 @@ export async function measureWebhooks(context, tenantId) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const usage = sampler?.stop();
+    const postgresCpuSeconds = postgres?.stop();
     const latencies = rows
       .map((row) => (arrivals.get(row.id) ?? Number.NaN) - committedAt)
       .filter((latency) => Number.isFinite(latency))
@@ -87,11 +91,15 @@ export async function measureWebhooks(context, tenantId) {
         usage === undefined || latencies.length === 0
           ? undefined
           : Math.round(((usage.cpuSeconds * 1000) / latencies.length) * 1000) / 1000,
+      postgresCpuMsPerRequest:
+        postgresCpuSeconds === undefined || latencies.length === 0
+          ? undefined
+          : Math.round(((postgresCpuSeconds * 1000) / latencies.length) * 1000) / 1000,
     };
     context.rows.push(row);
     log(
       `${webhookScenario}: ${latencies.length} of ${burstSize} delivered, ${row.requestsPerSecond} events/s, ` +
-        `commit to arrival p50 ${row.latencyP50Ms} ms, p99 ${row.latencyP99Ms} ms, CPU ${row.cpuMsPerRequest ?? 'n/a'} ms/event`,
+        `commit to arrival p50 ${row.latencyP50Ms} ms, p99 ${row.latencyP99Ms} ms, CPU ${row.cpuMsPerRequest ?? 'n/a'} ms/event (PostgreSQL ${row.postgresCpuMsPerRequest ?? 'n/a'})`,
     );
   } finally {
     receiver.closeAllConnections();

@@ -145,7 +145,7 @@ describe('Webhook fairness', () => {
     });
     database = new pg.Client({ connectionString: service.databaseUrl });
     await database.connect();
-    for (const id of ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta']) {
+    for (const id of ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta']) {
       await service.client().createTenant({ id, label: id });
     }
   });
@@ -260,6 +260,46 @@ describe('Webhook fairness', () => {
         .slice(from)
         .filter((line) => ['error', 'fatal'].includes(line.level)),
     ).toEqual([]);
+  });
+
+  it('records deliveries answered together, each once, and one another transaction holds once it is free', async () => {
+    const id = await subscribe('eta', '/hold/eta/ok');
+    await backlog('eta', id, 3);
+    await waitFor(() => (heldAt('/hold/eta/') === 3 ? true : undefined));
+    const blocker = new pg.Client({ connectionString: service.databaseUrl });
+    await blocker.connect();
+    try {
+      const blocked = held.find((one) => one.path === '/hold/eta/ok')!.id;
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT id FROM webhook_delivery WHERE id = $1 FOR UPDATE', [blocked]);
+      for (const one of held.splice(0)) one.response.writeHead(204).end();
+      const states = async () =>
+        (
+          await database.query<{ id: string; state: string; attempts: number }>(
+            `SELECT d.id, d.state, (SELECT count(*)::int FROM webhook_attempt a WHERE a.delivery_id = d.id)
+                    AS attempts
+               FROM webhook_delivery d WHERE d.subscription_id = $1 ORDER BY d.id`,
+            [id],
+          )
+        ).rows;
+      // The others are recorded without waiting for the held one.
+      await waitFor(async () =>
+        (await states()).filter((row) => row.state === 'delivered').length === 2 ? true : undefined,
+      );
+      expect((await states()).find((row) => row.id === blocked)).toMatchObject({
+        state: 'pending',
+        attempts: 0,
+      });
+      await blocker.query('COMMIT');
+      await waitFor(async () =>
+        (await states()).every((row) => row.state === 'delivered') ? true : undefined,
+      );
+      expect((await states()).map((row) => row.attempts)).toEqual([1, 1, 1]);
+      expect(arrivals.get('/hold/eta/ok')).toHaveLength(3);
+    } finally {
+      await blocker.end();
+    }
+    await cleanUp('eta');
   });
 
   it('keeps only a short excerpt of a text or JSON answer, and says no more than that a connection failed', async () => {

@@ -6,7 +6,8 @@ import { Settings } from '../config/settings.js';
 import { type OutboundResponse } from '../common/outbound.js';
 import { CLOCK, type Clock } from '../common/clock.js';
 import { Metrics } from '../observability/metrics.js';
-import { type AttemptRecord } from './webhook-delivery.rows.js';
+import { Coalesced } from '../common/coalesced.js';
+import { type AttemptRecord, type DeliveredAttempt } from './webhook-delivery.rows.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import {
   type CircuitSettings,
@@ -44,6 +45,11 @@ export interface AttemptedDelivery {
 @Injectable()
 export class WebhookAttempts {
   private readonly logger = new Logger('Webhooks');
+  /** Delivered attempts recorded together (an instance has at most 32 deliveries in flight). */
+  private readonly delivered = new Coalesced<DeliveredAttempt, boolean>(async (batch) => {
+    const recorded = await this.deliveries.recordDeliveredTogether(batch);
+    return batch.map(({ attempt }) => recorded.has(attempt.deliveryId));
+  }, 64);
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -87,9 +93,7 @@ export class WebhookAttempts {
       waitMs,
     };
     if (delivered) {
-      if (!(await this.deliveries.recordDelivered(attempt, delivery.subscription_id))) {
-        this.gone(delivery);
-      }
+      if (!(await this.recordDelivered(attempt, delivery.subscription_id))) this.gone(delivery);
       return;
     }
     const outcome = await this.dataSource.transaction(async (manager) => {
@@ -134,6 +138,14 @@ export class WebhookAttempts {
         reason: outcome.disabled,
       });
     }
+  }
+
+  /** With the others delivered meanwhile; one held by another transaction then on its own. */
+  private async recordDelivered(attempt: AttemptRecord, subscriptionId: string): Promise<boolean> {
+    return (
+      (await this.delivered.add({ attempt, subscriptionId })) ||
+      this.deliveries.recordDelivered(attempt, subscriptionId)
+    );
   }
 
   /** Its subscription was deleted while it was sent: nothing to record, and nothing went wrong. */

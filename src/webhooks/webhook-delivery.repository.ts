@@ -10,6 +10,7 @@ import {
   type Backlog,
   type ClaimLimits,
   type Claimed,
+  type DeliveredAttempt,
   type DeliveryRow,
 } from './webhook-delivery.rows.js';
 
@@ -114,6 +115,30 @@ export class WebhookDeliveryRepository {
     return recorded?.count !== 0;
   }
 
+  /**
+   * Delivered attempts in one statement, as `recordDelivered` records one; the ids it recorded. A
+   * delivery another transaction holds (a redelivery, its subscription's delete) is skipped, not waited
+   * for: holding some rows while waiting for others could deadlock. Record those one at a time.
+   */
+  async recordDeliveredTogether(delivered: readonly DeliveredAttempt[]): Promise<Set<string>> {
+    const column = <T>(of: (attempt: AttemptRecord) => T) =>
+      delivered.map(({ attempt }) => of(attempt));
+    const rows = await retriedOnStalePlan(this.dataSource, 'webhooks delivered', () =>
+      this.dataSource.query<{ id: string }[]>(recordDeliveredTogether, [
+        column((attempt) => attempt.deliveryId),
+        column((attempt) => attempt.attempt),
+        column((attempt) => attempt.startedAt),
+        column((attempt) => attempt.statusCode),
+        column((attempt) => attempt.durationMs),
+        column((attempt) => attempt.error),
+        column((attempt) => attempt.responseExcerpt),
+        column((attempt) => attempt.responseContentType),
+        delivered.map(({ subscriptionId }) => subscriptionId),
+      ]),
+    );
+    return new Set(rows.map((row) => row.id));
+  }
+
   /** The attempt's row and the delivery's new state, if the delivery still exists. */
   async recordAttempt(manager: EntityManager, attempt: AttemptRecord): Promise<void> {
     await manager.query(`WITH ${recordAttempt} SELECT 1`, attemptValues(attempt));
@@ -189,6 +214,37 @@ const recordDelivered = `
                    WHERE id = $11::uuid AND (consecutive_failures > 0 OR backoff_ms > 0)
                      FOR NO KEY UPDATE SKIP LOCKED))
   SELECT count(*)::int AS count FROM delivery`;
+
+/**
+ * Delivered attempts ($1 to $8 are recordAttempt's columns as arrays, $9 their subscriptions): the
+ * deliveries no other transaction holds, their attempts' rows, and the circuits closed as in
+ * recordDelivered; answers the deliveries recorded.
+ */
+const recordDeliveredTogether = `
+  WITH given AS (
+    SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[],
+                         $6::varchar[], $7::varchar[], $8::varchar[], $9::uuid[])
+      AS g(delivery_id, attempt, started_at, status_code, duration_ms, error, response_excerpt,
+           response_content_type, subscription_id)),
+  delivery AS (
+    UPDATE webhook_delivery
+       SET state = 'delivered', lease_until = NULL, finished_at = now(), next_attempt_at = now()
+     WHERE id IN (SELECT id FROM webhook_delivery WHERE id IN (SELECT delivery_id FROM given)
+                     FOR UPDATE SKIP LOCKED)
+    RETURNING id),
+  attempt AS (
+    INSERT INTO webhook_attempt (delivery_id, attempt, started_at, status_code, duration_ms, error,
+                                 response_excerpt, response_content_type)
+    SELECT g.delivery_id, g.attempt, g.started_at, g.status_code, g.duration_ms, g.error,
+           g.response_excerpt, g.response_content_type
+      FROM given g JOIN delivery d ON d.id = g.delivery_id),
+  closed AS (
+    UPDATE webhook_subscription SET consecutive_failures = 0, backoff_ms = 0, backoff_until = NULL
+     WHERE id IN (SELECT id FROM webhook_subscription
+                   WHERE id IN (SELECT subscription_id FROM given)
+                     AND (consecutive_failures > 0 OR backoff_ms > 0)
+                     FOR NO KEY UPDATE SKIP LOCKED))
+  SELECT id FROM delivery`;
 
 /**
  * In flight: the leased deliveries, counted per subscription and per owner. Candidates: due deliveries

@@ -40,6 +40,12 @@ export interface AttemptRecord {
   waitMs: number;
 }
 
+/** A delivered attempt with its delivery's subscription, whose circuit it closes. */
+export interface DeliveredAttempt {
+  attempt: AttemptRecord;
+  subscriptionId: string;
+}
+
 /** A delivery of the log with its attempts. */
 export interface DeliveryRow {
   id: string;
