@@ -7,7 +7,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { load } from './load.mjs';
-import { startSdJwtBaseline } from './processes.mjs';
+import { startSdJwtBaseline, startSdJwtStackFloor } from './processes.mjs';
 import { check, row, sampled } from './wallet-rows.mjs';
 import { apiPath, log, settings } from './settings.mjs';
 
@@ -15,6 +15,7 @@ import { apiPath, log, settings } from './settings.mjs';
 export const issuanceScenario = 'OpenID4VCI issuance (offer, token, nonce, credential), with x5c';
 export const credentialEndpointScenario = 'POST {issuer}/credential, with x5c';
 export const sdJwtBaselineProcess = 'SD-JWT baseline';
+export const sdJwtStackFloorProcess = 'SD-JWT stack floor';
 export const configurationId = 'bench-identity';
 export const claims = { given_name: 'Erika', family_name: 'Mustermann', birthdate: '1964-08-12' };
 /** Requests the credential endpoint is measured with: each needs its own offer, token and nonce. */
@@ -281,5 +282,25 @@ export async function measureOid4vci(context, tenantId, at, withBaseline = true)
     bare.measured,
     bare.usage,
     bare.otherCpuPercent,
+  );
+  if (context.service.databaseUrl === undefined) return;
+  // The same work in the service's stack with two round trips (bench/sd-jwt-stack-floor.mjs).
+  const floor = await startSdJwtStackFloor(
+    context.service.databaseUrl,
+    baselineIssuer,
+    baselineNonce,
+  );
+  const floored = await sampled(
+    floor.pid,
+    () => load(floor.url, 'none', settings.duration, (counter) => baselineRequests[counter % 64]),
+    context.service.postgresPid,
+  );
+  row(
+    context,
+    credentialEndpointScenario,
+    sdJwtStackFloorProcess,
+    floored.measured,
+    floored.usage,
+    floored.otherCpuPercent,
   );
 }

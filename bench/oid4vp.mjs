@@ -24,6 +24,7 @@ import { apiPath, log, settings } from './settings.mjs';
 // HAIP 1.0: request objects signed with x5c, the client id an x509_hash one; the run checks both.
 export const responseEndpointScenario = 'POST {verifier}/requests/{reference}/response, with x5c';
 export const presentationBaselineProcess = 'SD-JWT presentation baseline';
+export const presentationFloorProcess = 'SD-JWT presentation stack floor';
 const vct = 'https://credentials.example.com/identity_credential';
 const queryId = 'identity';
 const dcqlQuery = {
@@ -193,6 +194,28 @@ export async function measureOid4vp(
     bare.usage,
     bare.otherCpuPercent,
   );
+  if (context.service.databaseUrl !== undefined) {
+    // The same check in the service's stack with two round trips (bench/sd-jwt-presentation-stack-floor.mjs).
+    const floor = await startScript('bench/sd-jwt-presentation-stack-floor.mjs', {
+      DATABASE_URL: context.service.databaseUrl,
+      ISSUER_JWK: JSON.stringify(issuerJwk),
+      NONCE: nonce,
+      AUD: aud,
+    });
+    const floored = await sampled(
+      floor.pid,
+      () => load(floor.url, 'none', settings.duration, (counter) => baselineAnswers[counter % 64]),
+      context.service.postgresPid,
+    );
+    row(
+      context,
+      responseEndpointScenario,
+      presentationFloorProcess,
+      floored.measured,
+      floored.usage,
+      floored.otherCpuPercent,
+    );
+  }
   log(
     `OpenID4VP: configuration ${configurationId} presented with ${Object.keys(claims).length} claims`,
   );

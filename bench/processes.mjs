@@ -240,6 +240,18 @@ export function startSdJwtBaseline(issuer, nonce) {
   return startScript('bench/sd-jwt-baseline.mjs', { ISSUER: issuer, NONCE: nonce });
 }
 
+/**
+ * The credential endpoint's stack floor (bench/sd-jwt-stack-floor.mjs): the SD-JWT baseline's work in a
+ * bare NestJS app, with the access token read and the record written in PostgreSQL.
+ */
+export function startSdJwtStackFloor(databaseUrl, issuer, nonce) {
+  return startScript('bench/sd-jwt-stack-floor.mjs', {
+    DATABASE_URL: databaseUrl,
+    ISSUER: issuer,
+    NONCE: nonce,
+  });
+}
+
 /** A baseline script in its own process, listening on a free port it prints as {"port": n}. */
 export async function startScript(script, scriptEnv) {
   const child = spawn(process.execPath, [join(root, script)], {

@@ -19,8 +19,17 @@ import {
 } from './credentials.mjs';
 import { settings, targets } from './settings.mjs';
 import { webhookScenario } from './webhooks.mjs';
-import { credentialEndpointScenario, issuanceScenario, sdJwtBaselineProcess } from './oid4vci.mjs';
-import { presentationBaselineProcess, responseEndpointScenario } from './oid4vp.mjs';
+import {
+  credentialEndpointScenario,
+  issuanceScenario,
+  sdJwtBaselineProcess,
+  sdJwtStackFloorProcess,
+} from './oid4vci.mjs';
+import {
+  presentationBaselineProcess,
+  presentationFloorProcess,
+  responseEndpointScenario,
+} from './oid4vp.mjs';
 import { mdocBaselineProcess, mdocCredentialScenario } from './mdoc.mjs';
 import { nginxProcess } from './wallet-nginx.mjs';
 import { issuedBeforeScenario, tenantCounts, tenantsAtOnceScenario } from './wallet-scale.mjs';
@@ -186,6 +195,30 @@ export function evaluate(rows) {
         target: `${judgedRow.name} [${processName}] p99 <= ${judgedRow.p99}x ${judgedRow.baseline}`,
         value: `${p99}x (${service.latencyP99Ms} vs ${baseline.latencyP99Ms} ms)`,
         pass: judged ? p99 !== undefined && p99 <= judgedRow.p99 : null,
+      });
+    }
+  }
+  // The stack floors: what NestJS, Express and a durable write cost the bare baselines' work, and what
+  // the service adds on top (bench/stack-floor.mjs).
+  for (const [scenario, bare, floor] of [
+    [credentialEndpointScenario, sdJwtBaselineProcess, sdJwtStackFloorProcess],
+    [responseEndpointScenario, presentationBaselineProcess, presentationFloorProcess],
+  ]) {
+    for (const [processName, against] of [
+      [floor, bare],
+      ['service', floor],
+    ]) {
+      const measured = find(scenario, 1, processName);
+      const baseline = find(scenario, 1, against);
+      if (measured === undefined || baseline === undefined) continue;
+      verdicts.push({
+        target: `${scenario} [${processName}] against the ${against}`,
+        value:
+          `${ratio(measured.requestsPerSecond, baseline.requestsPerSecond)}x ` +
+          `(${measured.requestsPerSecond} vs ${baseline.requestsPerSecond} req/s; CPU ` +
+          `${measured.cpuMsPerRequest ?? 'n/a'} vs ${baseline.cpuMsPerRequest ?? 'n/a'} ms, PostgreSQL ` +
+          `${measured.postgresCpuMsPerRequest ?? 'n/a'} vs ${baseline.postgresCpuMsPerRequest ?? 'n/a'} ms)`,
+        pass: null,
       });
     }
   }

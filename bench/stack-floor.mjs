@@ -1,0 +1,69 @@
+// @ts-check
+// What the stack floors (bench/sd-jwt-stack-floor.mjs, bench/sd-jwt-presentation-stack-floor.mjs)
+// share: the service's stack and nothing else of it, a NestJS app on Express with one POST route (no
+// pipes, guards, interceptors, logging or metrics) and a pool of PostgreSQL connections like the
+// service's, with tables in a schema of its own that is dropped when it stops.
+import 'reflect-metadata';
+import { Body, Controller, Header, Headers, HttpCode, Module, Post } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import pg from 'pg';
+
+/**
+ * A pool on `databaseUrl` (as large as the service's, src/database/data-source.ts) and a new schema,
+ * made with `tables` (statements where `{schema}` stands for its name).
+ * @param {string | undefined} databaseUrl @param {string[]} tables
+ */
+export async function floorDatabase(databaseUrl, tables) {
+  if (!databaseUrl) throw new Error('DATABASE_URL is required');
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  const schema = `bench_floor_${process.pid}`;
+  await pool.query(`CREATE SCHEMA ${schema}`);
+  for (const table of tables) await pool.query(table.replaceAll('{schema}', schema));
+  return { pool, schema };
+}
+
+/**
+ * Serves `handle(body, authorization)` at `POST /{path}` (200, `cache-control: no-store`, its answer as
+ * JSON) on PORT, prints {"port": n} once it listens, and on SIGTERM or SIGINT closes, drops the schema
+ * and ends the pool.
+ * @param {string} path @param {(body: any, authorization: string | undefined) => Promise<unknown>} handle
+ * @param {{ pool: pg.Pool, schema: string }} database
+ */
+export async function serveFloor(path, handle, database) {
+  class FloorController {
+    /** @param {any} body @param {string | undefined} authorization */
+    answer(body, authorization) {
+      return handle(body, authorization);
+    }
+  }
+  const method = /** @type {PropertyDescriptor} */ (
+    Object.getOwnPropertyDescriptor(FloorController.prototype, 'answer')
+  );
+  Controller()(FloorController);
+  Post(path)(FloorController.prototype, 'answer', method);
+  HttpCode(200)(FloorController.prototype, 'answer', method);
+  Header('cache-control', 'no-store')(FloorController.prototype, 'answer', method);
+  Body()(FloorController.prototype, 'answer', 0);
+  Headers('authorization')(FloorController.prototype, 'answer', 1);
+  class FloorModule {}
+  Module({ controllers: [FloorController] })(FloorModule);
+
+  const app = await NestFactory.create(FloorModule, { logger: false });
+  await app.listen(Number(process.env.PORT ?? '0'), '127.0.0.1');
+  const stop = () => {
+    app
+      .close()
+      .then(() => database.pool.query(`DROP SCHEMA ${database.schema} CASCADE`))
+      .then(() => database.pool.end())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  const address = app.getHttpServer().address();
+  process.stdout.write(
+    `${JSON.stringify({ port: typeof address === 'object' ? address?.port : 0 })}\n`,
+  );
+}
