@@ -6,7 +6,7 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { load } from './load.mjs';
+import { interleaved, load } from './load.mjs';
 import { startSdJwtBaseline, startSdJwtStackFloor } from './processes.mjs';
 import { check, row, sampled } from './wallet-rows.mjs';
 import { apiPath, log, settings } from './settings.mjs';
@@ -263,7 +263,6 @@ export async function measureOid4vci(context, tenantId, at, withBaseline = true)
 
   const baselineIssuer = 'https://baseline.invalid/issuer';
   const baselineNonce = 'baseline-nonce';
-  const started = await startSdJwtBaseline(baselineIssuer, baselineNonce);
   const baselineRequests = await Promise.all(
     Array.from({ length: 64 }, async () =>
       credentialRequest(
@@ -272,35 +271,29 @@ export async function measureOid4vci(context, tenantId, at, withBaseline = true)
       ),
     ),
   );
-  const bare = await sampled(started.pid, () =>
-    load(started.url, 'none', settings.duration, (counter) => baselineRequests[counter % 64]),
-  );
-  row(
+  const baselines = [
+    {
+      processName: sdJwtBaselineProcess,
+      started: await startSdJwtBaseline(baselineIssuer, baselineNonce),
+    },
+  ];
+  if (context.service.databaseUrl !== undefined) {
+    // The same work in the service's stack with two round trips (bench/sd-jwt-stack-floor.mjs).
+    const floor = startSdJwtStackFloor(context.service.databaseUrl, baselineIssuer, baselineNonce);
+    baselines.push({ processName: sdJwtStackFloorProcess, started: await floor });
+  }
+  // In turns, so that the floor's ratio to the bare baseline is not the machine's drift.
+  await interleaved(
     context,
-    credentialEndpointScenario,
-    sdJwtBaselineProcess,
-    bare.measured,
-    bare.usage,
-    bare.otherCpuPercent,
-  );
-  if (context.service.databaseUrl === undefined) return;
-  // The same work in the service's stack with two round trips (bench/sd-jwt-stack-floor.mjs).
-  const floor = await startSdJwtStackFloor(
-    context.service.databaseUrl,
-    baselineIssuer,
-    baselineNonce,
-  );
-  const floored = await sampled(
-    floor.pid,
-    () => load(floor.url, 'none', settings.duration, (counter) => baselineRequests[counter % 64]),
-    context.service.postgresPid,
-  );
-  row(
-    context,
-    credentialEndpointScenario,
-    sdJwtStackFloorProcess,
-    floored.measured,
-    floored.usage,
-    floored.otherCpuPercent,
+    baselines.map(({ processName, started }) => ({
+      name: credentialEndpointScenario,
+      size: 1,
+      process: processName,
+      url: started.url,
+      pid: started.pid,
+      token: () => Promise.resolve('none'),
+      requestFor: (counter) => baselineRequests[counter % 64],
+    })),
+    baselines.length > 1 ? settings.slices : 1,
   );
 }

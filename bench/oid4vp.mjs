@@ -7,7 +7,7 @@
 import { createHash, randomBytes, sign } from 'node:crypto';
 import { SDJwtInstance } from '@sd-jwt/core';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { load } from './load.mjs';
+import { interleaved, load } from './load.mjs';
 import {
   call,
   claims,
@@ -168,11 +168,6 @@ export async function measureOid4vp(
   const nonce = 'baseline-nonce';
   // Shaped like the service's client ids (HAIP 1.0: x509_hash, a SHA-256 of the leaf certificate).
   const aud = `x509_hash:${createHash('sha256').update('baseline').digest('base64url')}`;
-  const baseline = await startScript('bench/sd-jwt-presentation-baseline.mjs', {
-    ISSUER_JWK: JSON.stringify(issuerJwk),
-    NONCE: nonce,
-    AUD: aud,
-  });
   const baselineAnswers = await Promise.all(
     Array.from({ length: 64 }, async () => ({
       method: 'POST',
@@ -183,39 +178,40 @@ export async function measureOid4vp(
       },
     })),
   );
-  const bare = await sampled(baseline.pid, () =>
-    load(baseline.url, 'none', settings.duration, (counter) => baselineAnswers[counter % 64]),
-  );
-  row(
-    context,
-    responseEndpointScenario,
-    presentationBaselineProcess,
-    bare.measured,
-    bare.usage,
-    bare.otherCpuPercent,
-  );
+  const baselines = [
+    {
+      processName: presentationBaselineProcess,
+      started: await startScript('bench/sd-jwt-presentation-baseline.mjs', {
+        ISSUER_JWK: JSON.stringify(issuerJwk),
+        NONCE: nonce,
+        AUD: aud,
+      }),
+    },
+  ];
   if (context.service.databaseUrl !== undefined) {
     // The same check in the service's stack with two round trips (bench/sd-jwt-presentation-stack-floor.mjs).
-    const floor = await startScript('bench/sd-jwt-presentation-stack-floor.mjs', {
+    const floor = startScript('bench/sd-jwt-presentation-stack-floor.mjs', {
       DATABASE_URL: context.service.databaseUrl,
       ISSUER_JWK: JSON.stringify(issuerJwk),
       NONCE: nonce,
       AUD: aud,
     });
-    const floored = await sampled(
-      floor.pid,
-      () => load(floor.url, 'none', settings.duration, (counter) => baselineAnswers[counter % 64]),
-      context.service.postgresPid,
-    );
-    row(
-      context,
-      responseEndpointScenario,
-      presentationFloorProcess,
-      floored.measured,
-      floored.usage,
-      floored.otherCpuPercent,
-    );
+    baselines.push({ processName: presentationFloorProcess, started: await floor });
   }
+  // In turns, so that the floor's ratio to the bare baseline is not the machine's drift.
+  await interleaved(
+    context,
+    baselines.map(({ processName, started }) => ({
+      name: responseEndpointScenario,
+      size: 1,
+      process: processName,
+      url: started.url,
+      pid: started.pid,
+      token: () => Promise.resolve('none'),
+      requestFor: (counter) => baselineAnswers[counter % 64],
+    })),
+    baselines.length > 1 ? settings.slices : 1,
+  );
   log(
     `OpenID4VP: configuration ${configurationId} presented with ${Object.keys(claims).length} claims`,
   );
