@@ -3,6 +3,7 @@ import { configurationInvalid } from './credential-configuration.errors.js';
 import { configurationLimits } from './credential-configuration-limits.js';
 import { type ClaimPathElement } from './dto/credential-display.dto.js';
 import { type CredentialConfigurationBodyDto } from './dto/credential-configuration.dto.js';
+import { type CredentialConfigurationDto } from './dto/credential-configuration-answer.dto.js';
 import { type CredentialConfigurationEntity } from './credential-configuration.entity.js';
 
 /**
@@ -177,4 +178,24 @@ function checkClaimsFromLogin(
     else if (claims.length > 0 && !claims.some((claim) => claim.path[offset] === credentialClaim))
       refuse(field, 'must be a claim of claims');
   }
+}
+
+/** A stored configuration's definition, as an offer keeps it (what the credential endpoint issues). */
+export function configuredDefinitionOf(
+  configuration: CredentialConfigurationDto,
+): ConfigurationDefinition {
+  return {
+    format: configuration.format,
+    vct: configuration.vct,
+    doctype: configuration.doctype,
+    credentialDefinition: configuration.credentialDefinition,
+    claims: configuration.claims,
+    display: configuration.display,
+    selectivelyDisclosable: configuration.selectivelyDisclosable,
+    expiresInSeconds: configuration.expiresInSeconds,
+    revocable: configuration.revocable,
+    signingAlgorithm: configuration.signingAlgorithm,
+    cryptosuite: configuration.cryptosuite,
+    claimsFromLogin: configuration.claimsFromLogin,
+  };
 }

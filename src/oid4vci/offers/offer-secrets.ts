@@ -1,5 +1,7 @@
 import { createHash, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import { type KeyVault } from '../../secrets/key-vault.js';
+import { type OfferEntity } from './offer.entity.js';
 
 const scryptAsync = promisify(scrypt) as (
   password: string,
@@ -17,6 +19,25 @@ export interface OfferSecrets {
 
 /** The KeyVault purpose of an offer's sealed secrets. */
 export const offerSecretsPurpose = 'oid4vci-offer-secrets';
+
+/** The code and reference sealed for the offer's tenant (`secrets_sealed`), to serve the offer again. */
+export function sealOfferSecrets(vault: KeyVault, tenantId: string, secrets: OfferSecrets): Buffer {
+  return vault.seal(tenantId, Buffer.from(JSON.stringify(secrets)), offerSecretsPurpose);
+}
+
+/** An offer's code and reference, opened under the master key recorded with them. */
+export function openOfferSecrets(
+  vault: KeyVault,
+  row: Pick<OfferEntity, 'tenantId' | 'secretsSealed' | 'masterKeyId'>,
+): OfferSecrets {
+  const opened = vault.open(
+    row.tenantId,
+    row.secretsSealed,
+    offerSecretsPurpose,
+    row.masterKeyId ?? undefined,
+  );
+  return JSON.parse(opened.toString('utf8')) as OfferSecrets;
+}
 
 /** How codes, references and access tokens are found: by their SHA-256 (they are 256-bit random). */
 export function secretHash(secret: string): Buffer {

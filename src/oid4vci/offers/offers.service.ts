@@ -14,7 +14,7 @@ import { KeyVault } from '../../secrets/key-vault.js';
 import { credentialIssuerId } from '../../tenancy/credential-issuer.js';
 import { tenantNotFound } from '../../tenancy/tenant.errors.js';
 import { TenantsService } from '../../tenants/tenants.service.js';
-import { type ConfigurationDefinition } from '../credential-configuration.rules.js';
+import { configuredDefinitionOf } from '../credential-configuration.rules.js';
 import { CredentialConfigurationsService } from '../credential-configurations.service.js';
 import { type CredentialConfigurationDto } from '../dto/credential-configuration-answer.dto.js';
 import { type CreateOfferDto } from './dto/create-offer.dto.js';
@@ -36,7 +36,13 @@ import {
   offerLinkOf,
   offerUriOf,
 } from './offer.rules.js';
-import { offerSecretsPurpose, secretHash, txCodeHash, type OfferSecrets } from './offer-secrets.js';
+import {
+  openOfferSecrets,
+  sealOfferSecrets,
+  secretHash,
+  txCodeHash,
+  type OfferSecrets,
+} from './offer-secrets.js';
 import { qrCodes, type QrFormat } from '../../common/qr-code.js';
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -70,7 +76,7 @@ export class OffersService {
    */
   async create(tenantId: string, input: CreateOfferDto, actor: Actor): Promise<CreatedOfferDto> {
     const configuration = await this.configurations.get(tenantId, input.credentialConfigurationId);
-    const definition = definitionOf(configuration);
+    const definition = configuredDefinitionOf(configuration);
     const grant = input.grant ?? 'pre-authorized_code';
     checkGrant(input, definition);
     checkClaims(input.claims, definition, Object.keys(definition.claimsFromLogin ?? {}));
@@ -147,7 +153,7 @@ export class OffersService {
     const row: NewOffer = {
       ...this.sealed(tenantId, id, secrets, claims),
       configurationId: configuration.id,
-      configuration: definitionOf(configuration),
+      configuration: configuredDefinitionOf(configuration),
       byValue: false,
       txCode: null,
       txCodeHash: null,
@@ -186,11 +192,7 @@ export class OffersService {
       tenantId,
       claimsSealed: sealClaims(this.vault, id, claims),
       claimsMasterKeyId: this.vault.masterKeyId,
-      secretsSealed: this.vault.seal(
-        tenantId,
-        Buffer.from(JSON.stringify(secrets)),
-        offerSecretsPurpose,
-      ),
+      secretsSealed: sealOfferSecrets(this.vault, tenantId, secrets),
       masterKeyId: this.vault.masterKeyId,
       preAuthorizedCodeHash: secretHash(secrets.preAuthorizedCode),
       referenceHash: secretHash(secrets.reference),
@@ -245,7 +247,7 @@ export class OffersService {
     if (row === null) throw offerReferenceNotFound();
     if (statusOf(row, this.clock()) !== 'offered')
       throw offerReferenceNotFound(closedOfferDescription(row.status, row.expiresAt, this.clock()));
-    const { preAuthorizedCode } = this.secretsOf(row);
+    const { preAuthorizedCode } = openOfferSecrets(this.vault, row);
     return credentialOfferOf(
       this.issuerOf(tenantId),
       row.configurationId,
@@ -263,7 +265,7 @@ export class OffersService {
   }
 
   private linkOf(row: OfferEntity): string {
-    const secrets = this.secretsOf(row);
+    const secrets = openOfferSecrets(this.vault, row);
     const issuer = this.issuerOf(row.tenantId);
     const offer = credentialOfferOf(
       issuer,
@@ -275,35 +277,7 @@ export class OffersService {
     return offerLinkOf(offer, offerUriOf(issuer, secrets.reference), row.byValue);
   }
 
-  private secretsOf(row: OfferEntity): OfferSecrets {
-    const opened = this.vault.open(
-      row.tenantId,
-      row.secretsSealed,
-      offerSecretsPurpose,
-      row.masterKeyId ?? undefined,
-    );
-    return JSON.parse(opened.toString('utf8')) as OfferSecrets;
-  }
-
   private issuerOf(tenantId: string): string {
     return credentialIssuerId(this.settings.PUBLIC_BASE_URL, tenantId);
   }
-}
-
-/** The configuration's definition as the offer keeps it (what the credential endpoint issues). */
-function definitionOf(configuration: CredentialConfigurationDto): ConfigurationDefinition {
-  return {
-    format: configuration.format,
-    vct: configuration.vct,
-    doctype: configuration.doctype,
-    credentialDefinition: configuration.credentialDefinition,
-    claims: configuration.claims,
-    display: configuration.display,
-    selectivelyDisclosable: configuration.selectivelyDisclosable,
-    expiresInSeconds: configuration.expiresInSeconds,
-    revocable: configuration.revocable,
-    signingAlgorithm: configuration.signingAlgorithm,
-    cryptosuite: configuration.cryptosuite,
-    claimsFromLogin: configuration.claimsFromLogin,
-  };
 }
