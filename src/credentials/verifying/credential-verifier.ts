@@ -20,19 +20,13 @@ import { verifyProofs } from '../data-integrity.js';
 import { DOCUMENT_LOADER } from '../document-loader.js';
 import { DidResolution } from '../did-resolution/did-resolution.js';
 import { resolvedDidMethods, UnresolvableDidError } from '../did-resolution/unresolvable-did.js';
-import { entryStatus } from '../status/entry-status.js';
 import { RemoteStatusLists } from '../status/remote-status-lists.js';
 import { StatusListsService, type KnownDid } from '../status/status-lists.service.js';
 import { documentLimitErrors, remoteStatusListLimits } from '../verification-limits.js';
+import { CredentialStatusChecks } from './credential-status-checks.js';
 import { oneStepAtATime } from '../verification-steps.js';
 import { runs, type VerificationPolicy } from './verification-policy.js';
-import {
-  describeProof,
-  mapAtMost,
-  proofProblem,
-  statusSetDetail,
-  untrustedProblem,
-} from './verification-findings.js';
+import { describeProof, proofProblem, untrustedProblem } from './verification-findings.js';
 
 type Json = Record<string, unknown>;
 
@@ -56,13 +50,17 @@ export function statusDeadline(): AbortSignal {
 /** The checks of a credential, shared by credential and presentation verification. */
 @Injectable()
 export class CredentialVerifier {
+  private readonly status: CredentialStatusChecks;
+
   constructor(
     @Inject(DOCUMENT_LOADER) private readonly documentLoader: DocumentLoader,
-    private readonly statusLists: StatusListsService,
-    private readonly remoteLists: RemoteStatusLists,
+    statusLists: StatusListsService,
+    remoteLists: RemoteStatusLists,
     private readonly dids: DidResolution,
     @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+  ) {
+    this.status = new CredentialStatusChecks(statusLists, remoteLists);
+  }
 
   /**
    * Proofs, issuer, validity and status of a credential. Throws 400 when it is not a credential at
@@ -116,84 +114,12 @@ export class CredentialVerifier {
       });
     }
     if (!authentic || !runs(policy, 'status')) return { proofs, problems, checks, issuer };
-    problems.push(...(await this.statusProblems(credential, deadline, verifying)));
+    problems.push(
+      ...(await this.status.problems(credential, deadline, verifying, (list) =>
+        this.listProblem(list),
+      )),
+    );
     return { proofs, problems, checks: [...checks, 'status'], issuer };
-  }
-
-  /** Each BitstringStatusListEntry: its bit must be clear in the list it names. */
-  private async statusProblems(
-    credential: Json,
-    deadline: AbortSignal,
-    verifying: KnownDid | undefined,
-  ): Promise<CheckProblem[]> {
-    const issuer = issuerIdOf(credential);
-    const entries = asArray(credential.credentialStatus).map((entry) => (entry ?? {}) as Json);
-    const bits = await mapAtMost(entries, remoteStatusListLimits.fetchesAtOnce, (entry) =>
-      entry.type === 'BitstringStatusListEntry'
-        ? this.statusBit(entry, issuer, deadline, verifying)
-        : Promise.resolve(`unsupported status entry type ${JSON.stringify(entry.type)}`),
-    );
-    const problems: CheckProblem[] = [];
-    for (const [index, bit] of bits.entries()) {
-      const { statusPurpose } = entries[index];
-      if (typeof bit === 'string') {
-        problems.push({
-          type: checkProblemTypes.statusRetrieval,
-          check: 'status',
-          title: 'Status could not be read',
-          detail: bit,
-        });
-      } else if (bit) {
-        problems.push({
-          type: checkProblemTypes.status,
-          check: 'status',
-          title: 'Status set',
-          detail: statusSetDetail(statusPurpose),
-        });
-      }
-    }
-    return problems;
-  }
-
-  /**
-   * The entry's bit, or why it cannot be read. A list of ours is read from the database; any other is
-   * fetched, and must be a list of the same purpose, signed by the credential's issuer (§3.2).
-   */
-  private async statusBit(
-    entry: Json,
-    issuer: string | undefined,
-    deadline: AbortSignal,
-    verifying: KnownDid | undefined,
-  ): Promise<boolean | string> {
-    const { statusPurpose, statusListIndex, statusListCredential: url } = entry;
-    if (typeof url !== 'string') return 'the entry names no statusListCredential';
-    const ours = this.statusLists.listOfUrl(url);
-    if (ours !== undefined) {
-      return this.statusLists.bitOf(
-        ours.tenantId,
-        ours.listId,
-        statusListIndex,
-        String(statusPurpose),
-        issuer,
-        verifying,
-      );
-    }
-    const list = await this.remoteLists.read(
-      url,
-      (document) => this.listProblem(document),
-      deadline,
-    );
-    if (typeof list === 'string') return list;
-    if (list.issuer !== issuer) {
-      return `the status list ${url} is issued by '${list.issuer}', not by the credential's issuer`;
-    }
-    if (!list.purposes.includes(String(statusPurpose))) {
-      return `the status list ${url} is for ${list.purposes.join(', ')}, not ${String(statusPurpose)}`;
-    }
-    const status = entryStatus(entry, list.bits);
-    if (typeof status === 'string') return `the status list ${url}: ${status}`;
-    // Only these purposes invalidate: a message or refresh status informs, it does not fail.
-    return (statusPurpose === 'revocation' || statusPurpose === 'suspension') && status !== 0;
   }
 
   /** What is wrong with a status list credential from elsewhere: limits, terms, proofs, key, dates. */
