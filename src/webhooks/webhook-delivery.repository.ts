@@ -13,6 +13,12 @@ import {
   type DeliveredAttempt,
   type DeliveryRow,
 } from './webhook-delivery.rows.js';
+import {
+  claimStatement,
+  recordAttempt,
+  recordDelivered,
+  recordDeliveredTogether,
+} from './webhook-delivery.statements.js';
 
 /**
  * Deliveries (webhook_delivery) with their attempts (webhook_attempt): the claim of due ones, each
@@ -186,115 +192,3 @@ function attemptValues(attempt: AttemptRecord): unknown[] {
     attempt.waitMs,
   ];
 }
-
-/** The delivery's new state and, if the delivery still exists, the attempt's row ($1 to $10). */
-const recordAttempt = `
-  delivery AS (
-    UPDATE webhook_delivery
-       SET state = coalesce($9::varchar, state), lease_until = NULL,
-           finished_at = CASE WHEN $9::varchar IS NULL THEN NULL ELSE now() END,
-           next_attempt_at = now() + make_interval(secs => $10::double precision / 1000)
-     WHERE id = $1::uuid RETURNING id),
-  attempt AS (
-    INSERT INTO webhook_attempt (delivery_id, attempt, started_at, status_code, duration_ms, error,
-                                 response_excerpt, response_content_type)
-    SELECT id, $2::int, $3::timestamptz, $4::int, $5::int, $6::varchar, $7::varchar, $8::varchar
-      FROM delivery)`;
-
-/**
- * A delivered attempt, which also closes the subscription's circuit ($11), unless another transaction
- * holds the subscription (a failure being recorded, a change, a delete): never waiting for it keeps this
- * free of deadlocks. Answers 0 when the delivery is gone.
- */
-const recordDelivered = `
-  WITH ${recordAttempt},
-  closed AS (
-    UPDATE webhook_subscription SET consecutive_failures = 0, backoff_ms = 0, backoff_until = NULL
-     WHERE id IN (SELECT id FROM webhook_subscription
-                   WHERE id = $11::uuid AND (consecutive_failures > 0 OR backoff_ms > 0)
-                     FOR NO KEY UPDATE SKIP LOCKED))
-  SELECT count(*)::int AS count FROM delivery`;
-
-/**
- * Delivered attempts ($1 to $8 are recordAttempt's columns as arrays, $9 their subscriptions): the
- * deliveries no other transaction holds, their attempts' rows, and the circuits closed as in
- * recordDelivered; answers the deliveries recorded.
- */
-const recordDeliveredTogether = `
-  WITH given AS (
-    SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[],
-                         $6::varchar[], $7::varchar[], $8::varchar[], $9::uuid[])
-      AS g(delivery_id, attempt, started_at, status_code, duration_ms, error, response_excerpt,
-           response_content_type, subscription_id)),
-  delivery AS (
-    UPDATE webhook_delivery
-       SET state = 'delivered', lease_until = NULL, finished_at = now(), next_attempt_at = now()
-     WHERE id IN (SELECT id FROM webhook_delivery WHERE id IN (SELECT delivery_id FROM given)
-                     FOR UPDATE SKIP LOCKED)
-    RETURNING id),
-  attempt AS (
-    INSERT INTO webhook_attempt (delivery_id, attempt, started_at, status_code, duration_ms, error,
-                                 response_excerpt, response_content_type)
-    SELECT g.delivery_id, g.attempt, g.started_at, g.status_code, g.duration_ms, g.error,
-           g.response_excerpt, g.response_content_type
-      FROM given g JOIN delivery d ON d.id = g.delivery_id),
-  closed AS (
-    UPDATE webhook_subscription SET consecutive_failures = 0, backoff_ms = 0, backoff_until = NULL
-     WHERE id IN (SELECT id FROM webhook_subscription
-                   WHERE id IN (SELECT subscription_id FROM given)
-                     AND (consecutive_failures > 0 OR backoff_ms > 0)
-                     FOR NO KEY UPDATE SKIP LOCKED))
-  SELECT id FROM delivery`;
-
-/**
- * In flight: the leased deliveries, counted per subscription and per owner. Candidates: due deliveries
- * of enabled subscriptions that are not paused and below both caps, in due order (the due index), the
- * first `limit × perSubscription` of them; of those, each subscription's and then each owner's oldest up
- * to its room, and of those the oldest `limit`. The scan steps over the due backlog of subscriptions at
- * their cap (a failing one's is moved out of the due range when it pauses).
- */
-const claimStatement = `
-  WITH leased AS (
-    SELECT d.subscription_id, coalesce(s.tenant_id, '') AS owner, count(*)::int AS n
-      FROM webhook_delivery d JOIN webhook_subscription s ON s.id = d.subscription_id
-     WHERE d.lease_until > now() AND d.state = 'pending'
-     GROUP BY d.subscription_id, s.tenant_id),
-  owners AS (SELECT owner, sum(n)::int AS n FROM leased GROUP BY owner),
-  candidates AS (
-    SELECT w.id, w.subscription_id, w.next_attempt_at, coalesce(s.tenant_id, '') AS owner,
-           CASE WHEN s.consecutive_failures >= $5::int THEN 1 ELSE $3::int END - coalesce(l.n, 0)
-             AS subscription_room,
-           $4::int - coalesce(o.n, 0) AS owner_room
-      FROM webhook_delivery w
-      JOIN webhook_subscription s ON s.id = w.subscription_id
-      LEFT JOIN leased l ON l.subscription_id = w.subscription_id
-      LEFT JOIN owners o ON o.owner = coalesce(s.tenant_id, '')
-     WHERE w.state = 'pending' AND w.next_attempt_at <= now()
-       AND s.enabled AND (s.backoff_until IS NULL OR s.backoff_until <= now())
-       AND coalesce(l.n, 0) < CASE WHEN s.consecutive_failures >= $5::int THEN 1 ELSE $3::int END
-       AND coalesce(o.n, 0) < $4::int
-     ORDER BY w.next_attempt_at LIMIT $1::int * $3::int),
-  per_subscription AS (
-    SELECT *, row_number() OVER (PARTITION BY subscription_id ORDER BY next_attempt_at, id) AS rank
-      FROM candidates),
-  per_owner AS (
-    SELECT id, next_attempt_at, owner_room,
-           row_number() OVER (PARTITION BY owner ORDER BY next_attempt_at, id) AS rank
-      FROM per_subscription WHERE rank <= subscription_room),
-  picked AS (
-    SELECT id FROM per_owner WHERE rank <= owner_room ORDER BY next_attempt_at LIMIT $1::int),
-  claimed AS (
-    UPDATE webhook_delivery d
-       SET attempts = d.attempts + 1,
-           lease_until = now() + make_interval(secs => $2::int),
-           next_attempt_at = now() + make_interval(secs => $2::int)
-     WHERE d.id IN (
-       SELECT w.id FROM webhook_delivery w
-        WHERE w.id IN (SELECT id FROM picked) AND w.state = 'pending' AND w.next_attempt_at <= now()
-          FOR UPDATE OF w SKIP LOCKED)
-    RETURNING d.id, d.attempts, d.subscription_id, d.event_id)
-  SELECT c.id, c.attempts, c.subscription_id, s.url, s.secret_sealed, s.secret_master_key_id,
-         s.previous_secret_sealed, s.previous_secret_master_key_id, s.previous_secret_until, e.body
-    FROM claimed c
-    JOIN webhook_subscription s ON s.id = c.subscription_id
-    JOIN webhook_event e ON e.id = c.event_id`;
