@@ -3,6 +3,8 @@ import { type AddressInfo } from 'node:net';
 import pg from 'pg';
 import { pauseAfterFailures } from '../src/webhooks/webhook-attempts.js';
 import { perSubscription, perTenant } from '../src/webhooks/webhook-claim.js';
+import { WebhookDeliveryRepository } from '../src/webhooks/webhook-delivery.repository.js';
+import { type DeliveredAttempt } from '../src/webhooks/webhook-delivery.rows.js';
 import { startTestService, type TestService } from './support/test-service.js';
 
 interface Held {
@@ -134,6 +136,7 @@ describe('Webhook fairness', () => {
         }
         if (path === '/html')
           return answerWith(response, 404, 'text/html', '<h1>Admin console</h1>');
+        if (path === '/nul') return answerWith(response, 200, 'text/plain', 'ok\u0000done');
         response.writeHead(204).end();
       });
     });
@@ -262,6 +265,54 @@ describe('Webhook fairness', () => {
     ).toEqual([]);
   });
 
+  it('records delivered attempts in one statement, skipping a delivery another transaction holds', async () => {
+    const id = await subscribe('eta', '/ok/eta');
+    // Disabled: the dispatcher leaves its deliveries to this test.
+    await database.query('UPDATE webhook_subscription SET enabled = false WHERE id = $1', [id]);
+    await backlog('eta', id, 3);
+    const ids = (
+      await database.query<{ id: string }>(
+        'SELECT id FROM webhook_delivery WHERE subscription_id = $1 ORDER BY id',
+        [id],
+      )
+    ).rows.map((row) => row.id);
+    const delivered = (deliveryId: string): DeliveredAttempt => ({
+      attempt: {
+        deliveryId,
+        attempt: 1,
+        startedAt: new Date(),
+        statusCode: 204,
+        durationMs: 3,
+        error: null,
+        responseExcerpt: null,
+        responseContentType: null,
+        finalState: 'delivered',
+        waitMs: 0,
+      },
+      subscriptionId: id,
+    });
+    const repository = service.app.get(WebhookDeliveryRepository);
+    const blocker = new pg.Client({ connectionString: service.databaseUrl });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT id FROM webhook_delivery WHERE id = $1 FOR UPDATE', [ids[0]]);
+      const together = await repository.recordDelivered(ids.map(delivered), true);
+      await blocker.query('COMMIT');
+      expect([...together].sort()).toEqual(ids.slice(1));
+      expect([...(await repository.recordDelivered([delivered(ids[0])]))]).toEqual([ids[0]]);
+    } finally {
+      await blocker.end();
+    }
+    const { rows } = await database.query<{ state: string; attempts: number }>(
+      `SELECT d.state, (SELECT count(*)::int FROM webhook_attempt a WHERE a.delivery_id = d.id) AS attempts
+         FROM webhook_delivery d WHERE d.subscription_id = $1 ORDER BY d.id`,
+      [id],
+    );
+    expect(rows).toEqual(ids.map(() => ({ state: 'delivered', attempts: 1 })));
+    await cleanUp('eta');
+  });
+
   it('records deliveries answered together, each once, and one another transaction holds once it is free', async () => {
     const id = await subscribe('eta', '/hold/eta/ok');
     await backlog('eta', id, 3);
@@ -282,15 +333,17 @@ describe('Webhook fairness', () => {
             [id],
           )
         ).rows;
-      // The others are recorded without waiting for the held one.
-      await waitFor(async () =>
-        (await states()).filter((row) => row.state === 'delivered').length === 2 ? true : undefined,
-      );
-      expect((await states()).find((row) => row.id === blocked)).toMatchObject({
+      // The others are recorded without waiting for the held one, which waits for its row: freed at
+      // once, well within the service's lock timeout (1 s), past which it would be sent again.
+      const meanwhile = await waitFor(async () => {
+        const rows = await states();
+        return rows.filter((row) => row.state === 'delivered').length === 2 ? rows : undefined;
+      });
+      await blocker.query('COMMIT');
+      expect(meanwhile.find((row) => row.id === blocked)).toMatchObject({
         state: 'pending',
         attempts: 0,
       });
-      await blocker.query('COMMIT');
       await waitFor(async () =>
         (await states()).every((row) => row.state === 'delivered') ? true : undefined,
       );
@@ -313,6 +366,7 @@ describe('Webhook fairness', () => {
       json: `${origin}/json`,
       binary: `${origin}/binary`,
       html: `${origin}/html`,
+      nul: `${origin}/nul`,
       closed: `http://127.0.0.1:${closedPort}/`,
     };
     const logs: Record<string, unknown> = {};
@@ -337,6 +391,8 @@ describe('Webhook fairness', () => {
       responseExcerpt: '{"title":"no"}',
       responseContentType: 'application/problem+json',
     });
+    // PostgreSQL's text holds no NUL: kept as U+FFFD, and the delivery is recorded delivered.
+    expect(logs.nul).toMatchObject({ statusCode: 200, responseExcerpt: 'ok\uFFFDdone' });
     for (const name of ['binary', 'html']) {
       expect(logs[name]).toMatchObject({
         responseExcerpt: null,

@@ -45,9 +45,14 @@ export interface AttemptedDelivery {
 @Injectable()
 export class WebhookAttempts {
   private readonly logger = new Logger('Webhooks');
-  /** Delivered attempts recorded together (an instance has at most 32 deliveries in flight). */
+  /**
+   * Delivered attempts recorded together, at most 64 a statement; false for one not recorded so (held
+   * by another transaction, gone, or its batch failed), which is then recorded on its own.
+   */
   private readonly delivered = new Coalesced<DeliveredAttempt, boolean>(async (batch) => {
-    const recorded = await this.deliveries.recordDeliveredTogether(batch);
+    const recorded = await this.deliveries
+      .recordDelivered(batch, true)
+      .catch(() => new Set<string>());
     return batch.map(({ attempt }) => recorded.has(attempt.deliveryId));
   }, 64);
 
@@ -140,12 +145,14 @@ export class WebhookAttempts {
     }
   }
 
-  /** With the others delivered meanwhile; one held by another transaction then on its own. */
+  /**
+   * With the others delivered meanwhile; on its own when that did not record it, so that one attempt's
+   * failure (or a row another transaction holds) is its own, not its batch's. False when it is gone.
+   */
   private async recordDelivered(attempt: AttemptRecord, subscriptionId: string): Promise<boolean> {
-    return (
-      (await this.delivered.add({ attempt, subscriptionId })) ||
-      this.deliveries.recordDelivered(attempt, subscriptionId)
-    );
+    const delivered = { attempt, subscriptionId };
+    if (await this.delivered.add(delivered)) return true;
+    return (await this.deliveries.recordDelivered([delivered])).has(attempt.deliveryId);
   }
 
   /** Its subscription was deleted while it was sent: nothing to record, and nothing went wrong. */
@@ -190,6 +197,8 @@ function excerptOf(
   const text = response.body
     .subarray(0, excerptBytes)
     .toString('utf8')
-    .replace(/\uFFFD+$/, '');
+    .replace(/\uFFFD+$/, '')
+    // PostgreSQL's text holds no NUL character.
+    .replaceAll('\u0000', '\uFFFD');
   return { text, contentType: contentType.slice(0, 100) };
 }

@@ -17,7 +17,7 @@ import {
   claimStatement,
   recordAttempt,
   recordDelivered,
-  recordDeliveredTogether,
+  recordDeliveredSkippingHeld,
 } from './webhook-delivery.statements.js';
 
 /**
@@ -110,37 +110,32 @@ export class WebhookDeliveryRepository {
     }
   }
 
-  /** A delivered attempt, which also closes the circuit; false when the delivery is gone. */
-  async recordDelivered(attempt: AttemptRecord, subscriptionId: string): Promise<boolean> {
-    const [recorded] = await retriedOnStalePlan(this.dataSource, 'webhook delivered', () =>
-      this.dataSource.query<{ count: number }[]>(recordDelivered, [
-        ...attemptValues(attempt),
-        subscriptionId,
-      ]),
-    );
-    return recorded?.count !== 0;
-  }
-
   /**
-   * Delivered attempts in one statement, as `recordDelivered` records one; the ids it recorded. A
-   * delivery another transaction holds (a redelivery, its subscription's delete) is skipped, not waited
-   * for: holding some rows while waiting for others could deadlock. Record those one at a time.
+   * Delivered attempts in one statement, which also close their subscriptions' circuits; the ids of the
+   * deliveries recorded (a gone one is not). With `skipHeld`, a delivery that another transaction holds
+   * (a redelivery, its subscription's delete) is skipped rather than waited for: record it on its own.
    */
-  async recordDeliveredTogether(delivered: readonly DeliveredAttempt[]): Promise<Set<string>> {
+  async recordDelivered(
+    delivered: readonly DeliveredAttempt[],
+    skipHeld = false,
+  ): Promise<Set<string>> {
     const column = <T>(of: (attempt: AttemptRecord) => T) =>
       delivered.map(({ attempt }) => of(attempt));
     const rows = await retriedOnStalePlan(this.dataSource, 'webhooks delivered', () =>
-      this.dataSource.query<{ id: string }[]>(recordDeliveredTogether, [
-        column((attempt) => attempt.deliveryId),
-        column((attempt) => attempt.attempt),
-        column((attempt) => attempt.startedAt),
-        column((attempt) => attempt.statusCode),
-        column((attempt) => attempt.durationMs),
-        column((attempt) => attempt.error),
-        column((attempt) => attempt.responseExcerpt),
-        column((attempt) => attempt.responseContentType),
-        delivered.map(({ subscriptionId }) => subscriptionId),
-      ]),
+      this.dataSource.query<{ id: string }[]>(
+        skipHeld ? recordDeliveredSkippingHeld : recordDelivered,
+        [
+          column((attempt) => attempt.deliveryId),
+          column((attempt) => attempt.attempt),
+          column((attempt) => attempt.startedAt),
+          column((attempt) => attempt.statusCode),
+          column((attempt) => attempt.durationMs),
+          column((attempt) => attempt.error),
+          column((attempt) => attempt.responseExcerpt),
+          column((attempt) => attempt.responseContentType),
+          delivered.map(({ subscriptionId }) => subscriptionId),
+        ],
+      ),
     );
     return new Set(rows.map((row) => row.id));
   }

@@ -1,6 +1,6 @@
 /**
- * The statements of the delivery queue (WebhookDeliveryRepository): an attempt's record, a delivered
- * one's with the circuit closed, several delivered ones together, and the claim of due deliveries.
+ * The statements of the delivery queue (WebhookDeliveryRepository): an attempt's record, delivered
+ * ones' with their circuits closed, and the claim of due deliveries.
  */
 
 /** The delivery's new state and, if the delivery still exists, the attempt's row ($1 to $10). */
@@ -18,25 +18,14 @@ export const recordAttempt = `
       FROM delivery)`;
 
 /**
- * A delivered attempt, which also closes the subscription's circuit ($11), unless another transaction
- * holds the subscription (a failure being recorded, a change, a delete): never waiting for it keeps this
- * free of deadlocks. Answers 0 when the delivery is gone.
- */
-export const recordDelivered = `
-  WITH ${recordAttempt},
-  closed AS (
-    UPDATE webhook_subscription SET consecutive_failures = 0, backoff_ms = 0, backoff_until = NULL
-     WHERE id IN (SELECT id FROM webhook_subscription
-                   WHERE id = $11::uuid AND (consecutive_failures > 0 OR backoff_ms > 0)
-                     FOR NO KEY UPDATE SKIP LOCKED))
-  SELECT count(*)::int AS count FROM delivery`;
-
-/**
  * Delivered attempts ($1 to $8 are recordAttempt's columns as arrays, $9 their subscriptions): the
- * deliveries no other transaction holds, their attempts' rows, and the circuits closed as in
- * recordDelivered; answers the deliveries recorded.
+ * deliveries delivered, their attempts' rows, and their subscriptions' circuits closed unless another
+ * transaction holds a subscription (a failure being recorded, a change, a delete): never waiting for
+ * one keeps this free of deadlocks. Answers the deliveries recorded; a gone one is not.
  */
-export const recordDeliveredTogether = `
+function deliveredStatement(delivery: 'wait for a held one' | 'skip a held one'): string {
+  const skip = delivery === 'skip a held one' ? ' SKIP LOCKED' : '';
+  return `
   WITH given AS (
     SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[],
                          $6::varchar[], $7::varchar[], $8::varchar[], $9::uuid[])
@@ -46,7 +35,7 @@ export const recordDeliveredTogether = `
     UPDATE webhook_delivery
        SET state = 'delivered', lease_until = NULL, finished_at = now(), next_attempt_at = now()
      WHERE id IN (SELECT id FROM webhook_delivery WHERE id IN (SELECT delivery_id FROM given)
-                     FOR UPDATE SKIP LOCKED)
+                     FOR NO KEY UPDATE${skip})
     RETURNING id),
   attempt AS (
     INSERT INTO webhook_attempt (delivery_id, attempt, started_at, status_code, duration_ms, error,
@@ -61,6 +50,16 @@ export const recordDeliveredTogether = `
                      AND (consecutive_failures > 0 OR backoff_ms > 0)
                      FOR NO KEY UPDATE SKIP LOCKED))
   SELECT id FROM delivery`;
+}
+
+/** Delivered attempts, each delivery waited for while another transaction holds it. */
+export const recordDelivered = deliveredStatement('wait for a held one');
+
+/**
+ * Delivered attempts together, a delivery another transaction holds skipped: waiting for one while
+ * holding others could deadlock with a subscription's delete, which takes its deliveries in its order.
+ */
+export const recordDeliveredSkippingHeld = deliveredStatement('skip a held one');
 
 /**
  * In flight: the leased deliveries, counted per subscription and per owner. Candidates: due deliveries
