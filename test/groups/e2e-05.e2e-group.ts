@@ -1,3 +1,3 @@
 import { suitesOf } from './e2e-groups.js';
 
-for (const suite of suitesOf(4)) await import(suite);
+for (const suite of suitesOf(import.meta.url)) await import(suite);

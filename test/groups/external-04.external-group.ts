@@ -1,3 +1,3 @@
-import { databaseSuitesOf } from './e2e-groups.js';
+import { suitesOf } from './e2e-groups.js';
 
-for (const suite of databaseSuitesOf(3)) await import(suite);
+for (const suite of suitesOf(import.meta.url)) await import(suite);
