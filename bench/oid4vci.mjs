@@ -6,9 +6,9 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { interleaved, load } from './load.mjs';
+import { load } from './load.mjs';
 import { startSdJwtBaseline, startSdJwtStackFloor } from './processes.mjs';
-import { check, row, sampled } from './wallet-rows.mjs';
+import { check, measureBaselines, row, sampled } from './wallet-rows.mjs';
 import { apiPath, log, settings } from './settings.mjs';
 
 // HAIP 1.0: the service signs its ES256 SD-JWT VCs with an x5c header; the run checks that it did.
@@ -271,29 +271,17 @@ export async function measureOid4vci(context, tenantId, at, withBaseline = true)
       ),
     ),
   );
-  const baselines = [
+  await measureBaselines(
+    context,
+    credentialEndpointScenario,
     {
       processName: sdJwtBaselineProcess,
       started: await startSdJwtBaseline(baselineIssuer, baselineNonce),
     },
-  ];
-  if (context.service.databaseUrl !== undefined) {
-    // The same work in the service's stack with two round trips (bench/sd-jwt-stack-floor.mjs).
-    const floor = startSdJwtStackFloor(context.service.databaseUrl, baselineIssuer, baselineNonce);
-    baselines.push({ processName: sdJwtStackFloorProcess, started: await floor });
-  }
-  // In turns, so that the floor's ratio to the bare baseline is not the machine's drift.
-  await interleaved(
-    context,
-    baselines.map(({ processName, started }) => ({
-      name: credentialEndpointScenario,
-      size: 1,
-      process: processName,
-      url: started.url,
-      pid: started.pid,
-      token: () => Promise.resolve('none'),
-      requestFor: (counter) => baselineRequests[counter % 64],
-    })),
-    baselines.length > 1 ? settings.slices : 1,
+    {
+      processName: sdJwtStackFloorProcess,
+      start: (databaseUrl) => startSdJwtStackFloor(databaseUrl, baselineIssuer, baselineNonce),
+    },
+    baselineRequests,
   );
 }

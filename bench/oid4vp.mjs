@@ -7,7 +7,7 @@
 import { createHash, randomBytes, sign } from 'node:crypto';
 import { SDJwtInstance } from '@sd-jwt/core';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { interleaved, load } from './load.mjs';
+import { load } from './load.mjs';
 import {
   call,
   claims,
@@ -17,7 +17,7 @@ import {
   readyToRequest,
   wallet,
 } from './oid4vci.mjs';
-import { check, row, sampled } from './wallet-rows.mjs';
+import { check, measureBaselines, row, sampled } from './wallet-rows.mjs';
 import { startScript } from './processes.mjs';
 import { apiPath, log, settings } from './settings.mjs';
 
@@ -178,7 +178,9 @@ export async function measureOid4vp(
       },
     })),
   );
-  const baselines = [
+  await measureBaselines(
+    context,
+    responseEndpointScenario,
     {
       processName: presentationBaselineProcess,
       started: await startScript('bench/sd-jwt-presentation-baseline.mjs', {
@@ -187,30 +189,17 @@ export async function measureOid4vp(
         AUD: aud,
       }),
     },
-  ];
-  if (context.service.databaseUrl !== undefined) {
-    // The same check in the service's stack with two round trips (bench/sd-jwt-presentation-stack-floor.mjs).
-    const floor = startScript('bench/sd-jwt-presentation-stack-floor.mjs', {
-      DATABASE_URL: context.service.databaseUrl,
-      ISSUER_JWK: JSON.stringify(issuerJwk),
-      NONCE: nonce,
-      AUD: aud,
-    });
-    baselines.push({ processName: presentationFloorProcess, started: await floor });
-  }
-  // In turns, so that the floor's ratio to the bare baseline is not the machine's drift.
-  await interleaved(
-    context,
-    baselines.map(({ processName, started }) => ({
-      name: responseEndpointScenario,
-      size: 1,
-      process: processName,
-      url: started.url,
-      pid: started.pid,
-      token: () => Promise.resolve('none'),
-      requestFor: (counter) => baselineAnswers[counter % 64],
-    })),
-    baselines.length > 1 ? settings.slices : 1,
+    {
+      processName: presentationFloorProcess,
+      start: (databaseUrl) =>
+        startScript('bench/sd-jwt-presentation-stack-floor.mjs', {
+          DATABASE_URL: databaseUrl,
+          ISSUER_JWK: JSON.stringify(issuerJwk),
+          NONCE: nonce,
+          AUD: aud,
+        }),
+    },
+    baselineAnswers,
   );
   log(
     `OpenID4VP: configuration ${configurationId} presented with ${Object.keys(claims).length} claims`,

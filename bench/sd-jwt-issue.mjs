@@ -12,7 +12,6 @@ export function baselineKey() {
   return {
     kid: 'baseline',
     alg: /** @type {const} */ ('ES256'),
-    /** @param {Uint8Array} data */
     sign: (/** @type {Uint8Array} */ data) =>
       Promise.resolve(
         new Uint8Array(sign('sha256', data, { key: privateKey, dsaEncoding: 'ieee-p1363' })),

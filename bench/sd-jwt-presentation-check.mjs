@@ -1,6 +1,6 @@
 // @ts-check
 // What the SD-JWT presentation baselines (bench/sd-jwt-presentation-baseline.mjs,
-// bench/sd-jwt-presentation-floor.mjs) check of one answer, with the library the service uses
+// bench/sd-jwt-presentation-stack-floor.mjs) check of one answer, with the library the service uses
 // (@sd-jwt/core): the issuer's signature with its key in memory, every disclosure's digest, the key
 // binding JWT (signature by the cnf key, nonce, audience, freshness, sd_hash), and the status read from a
 // list in memory.

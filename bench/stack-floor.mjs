@@ -50,14 +50,21 @@ export async function serveFloor(path, handle, database) {
 
   const app = await NestFactory.create(FloorModule, { logger: false });
   await app.listen(Number(process.env.PORT ?? '0'), '127.0.0.1');
+  let stopping = false;
   const stop = () => {
+    // Ctrl-C reaches it as SIGINT and the benchmark's SIGTERM follows: one stop.
+    if (stopping) return;
+    stopping = true;
     app
       .close()
       .then(() => database.pool.query(`DROP SCHEMA ${database.schema} CASCADE`))
       .then(() => database.pool.end())
       .then(
         () => process.exit(0),
-        () => process.exit(1),
+        (error) => {
+          console.error(`stack floor: ${String(error)}`);
+          process.exit(1);
+        },
       );
   };
   process.on('SIGTERM', stop);

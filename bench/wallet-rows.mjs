@@ -4,8 +4,8 @@
  * the processes' CPU and RSS and PostgreSQL's CPU sampled, a row from it, and checks of what they measured.
  */
 import { InterferenceMeter, PostgresSampler, ProcessSampler } from './processes.mjs';
-import { compareProcess } from './load.mjs';
-import { log } from './settings.mjs';
+import { compareProcess, interleaved } from './load.mjs';
+import { log, settings } from './settings.mjs';
 
 /**
  * Where the wallet rows are measured: the service directly, or two instances behind nginx. `pids` are
@@ -100,4 +100,36 @@ export async function sampled(pids, run, postgresPid) {
 export function check(context, target, value, pass) {
   context.checks.push({ target, value, pass });
   if (!pass) log(`CHECK FAILED: ${target}: ${value}`);
+}
+
+/**
+ * A wallet row's bare baseline and, with the service's database, its stack floor (bench/stack-floor.mjs)
+ * started by `startFloor` on it, measured in turns so that their ratio is not the machine's drift;
+ * `requests` are sent round, without an access token.
+ * @param {any} context @param {string} name the row
+ * @param {{ processName: string, started: { url: string, pid: number | undefined } }} bare
+ * @param {{ processName: string, start: (databaseUrl: string) => Promise<{ url: string, pid: number | undefined }> }} floor
+ * @param {unknown[]} requests
+ */
+export async function measureBaselines(context, name, bare, floor, requests) {
+  const baselines = [bare];
+  if (context.service.databaseUrl !== undefined) {
+    baselines.push({
+      processName: floor.processName,
+      started: await floor.start(context.service.databaseUrl),
+    });
+  }
+  await interleaved(
+    context,
+    baselines.map(({ processName, started }) => ({
+      name,
+      size: 1,
+      process: processName,
+      url: started.url,
+      pid: started.pid,
+      token: () => Promise.resolve('none'),
+      requestFor: (/** @type {number} */ counter) => requests[counter % requests.length],
+    })),
+    baselines.length > 1 ? settings.slices : 1,
+  );
 }
