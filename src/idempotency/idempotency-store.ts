@@ -79,8 +79,12 @@ export class IdempotencyStore {
         { 'Retry-After': '30' },
       );
     }
-    const json = this.vault.open(rowId, row.answer_sealed, idempotentAnswerPurpose, masterKeyId);
-    const { body } = JSON.parse(json.toString('utf8')) as { body: unknown };
+    const { body } = this.vault.openJson<{ body: unknown }>(
+      rowId,
+      row.answer_sealed,
+      idempotentAnswerPurpose,
+      masterKeyId,
+    );
     return { kind: 'replay', status: row.status, body };
   }
 

@@ -100,6 +100,29 @@ export class KeyVault {
     return Buffer.concat([decipher.update(box.subarray(headerLength)), decipher.final()]);
   }
 
+  /** A JSON value sealed as `seal` seals bytes. */
+  sealJson(owner: string, value: unknown, purpose: SealPurpose): Buffer {
+    return this.seal(owner, Buffer.from(JSON.stringify(value), 'utf8'), purpose);
+  }
+
+  /**
+   * A sealed JSON value opened as `open` opens bytes (null as the key id: sealed before key ids were
+   * recorded, under the current key); its plaintext bytes are wiped once parsed.
+   */
+  openJson<T>(
+    owner: string,
+    sealed: Uint8Array,
+    purpose: SealPurpose,
+    masterKeyId?: string | null,
+  ): T {
+    const opened = this.open(owner, sealed, purpose, masterKeyId ?? this.masterKeyId);
+    try {
+      return JSON.parse(opened.toString('utf8')) as T;
+    } finally {
+      opened.fill(0);
+    }
+  }
+
   /**
    * A 32-byte key for `purpose`, derived from the current master key (HKDF-SHA256, RFC 5869): a MAC
    * every instance can check without storing anything; it changes when the master key is rotated.

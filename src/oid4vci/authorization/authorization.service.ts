@@ -130,11 +130,7 @@ export class AuthorizationService {
       clientId,
       {
         loginStateHash: secretHash(state),
-        loginSealed: this.vault.seal(
-          tenantId,
-          Buffer.from(JSON.stringify(secrets)),
-          loginSecretsPurpose,
-        ),
+        loginSealed: this.vault.sealJson(tenantId, secrets, loginSecretsPurpose),
         loginMasterKeyId: this.vault.masterKeyId,
         expiresAt: new Date(now + loginLifetimeSeconds * 1000),
       },

@@ -126,13 +126,12 @@ export class LoginCallbackService {
   }
 
   private loginSecrets(authorization: Authorization): LoginSecrets {
-    const opened = this.vault.open(
+    return this.vault.openJson(
       authorization.tenantId,
       authorization.loginSealed!,
       loginSecretsPurpose,
-      authorization.loginMasterKeyId ?? undefined,
+      authorization.loginMasterKeyId,
     );
-    return JSON.parse(opened.toString('utf8')) as LoginSecrets;
   }
 
   /** The offer's claims and pinned person, or the configuration of a wallet-initiated request. */

@@ -9,7 +9,7 @@ export function sealClaims(
   offerId: string,
   claims: Record<string, unknown>,
 ): Buffer {
-  return vault.seal(offerId, Buffer.from(JSON.stringify(claims), 'utf8'), offerClaimsPurpose);
+  return vault.sealJson(offerId, claims, offerClaimsPurpose);
 }
 
 /** The offer's claims opened; those of an offer made before claims were sealed are as they were. */
@@ -23,15 +23,5 @@ export function openClaims(
   },
 ): Record<string, unknown> | null {
   if (stored.claimsSealed === null) return stored.claimsUnsealed;
-  const opened = vault.open(
-    offerId,
-    stored.claimsSealed,
-    offerClaimsPurpose,
-    stored.claimsMasterKeyId ?? undefined,
-  );
-  try {
-    return JSON.parse(opened.toString('utf8')) as Record<string, unknown>;
-  } finally {
-    opened.fill(0);
-  }
+  return vault.openJson(offerId, stored.claimsSealed, offerClaimsPurpose, stored.claimsMasterKeyId);
 }

@@ -22,7 +22,7 @@ export const offerSecretsPurpose = 'oid4vci-offer-secrets';
 
 /** The code and reference sealed for the offer's tenant (`secrets_sealed`), to serve the offer again. */
 export function sealOfferSecrets(vault: KeyVault, tenantId: string, secrets: OfferSecrets): Buffer {
-  return vault.seal(tenantId, Buffer.from(JSON.stringify(secrets)), offerSecretsPurpose);
+  return vault.sealJson(tenantId, secrets, offerSecretsPurpose);
 }
 
 /** An offer's code and reference, opened under the master key recorded with them. */
@@ -30,13 +30,7 @@ export function openOfferSecrets(
   vault: KeyVault,
   row: Pick<OfferEntity, 'tenantId' | 'secretsSealed' | 'masterKeyId'>,
 ): OfferSecrets {
-  const opened = vault.open(
-    row.tenantId,
-    row.secretsSealed,
-    offerSecretsPurpose,
-    row.masterKeyId ?? undefined,
-  );
-  return JSON.parse(opened.toString('utf8')) as OfferSecrets;
+  return vault.openJson(row.tenantId, row.secretsSealed, offerSecretsPurpose, row.masterKeyId);
 }
 
 /** How codes, references and access tokens are found: by their SHA-256 (they are 256-bit random). */

@@ -61,16 +61,12 @@ export class PresentationRequestView {
     const claims =
       row.claimsSealed === null
         ? {}
-        : (JSON.parse(
-            this.vault
-              .open(
-                row.tenantId,
-                row.claimsSealed,
-                disclosedClaimsPurpose,
-                row.claimsMasterKeyId ?? undefined,
-              )
-              .toString('utf8'),
-          ) as Record<string, Record<string, unknown>[]>);
+        : this.vault.openJson<Record<string, Record<string, unknown>[]>>(
+            row.tenantId,
+            row.claimsSealed,
+            disclosedClaimsPurpose,
+            row.claimsMasterKeyId,
+          );
     return Object.fromEntries(
       Object.entries(row.presented ?? {}).map(([queryId, credentials]) => [
         queryId,

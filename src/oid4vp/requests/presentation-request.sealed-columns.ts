@@ -20,13 +20,7 @@ export function openSecrets(
   vault: KeyVault,
   row: Pick<PresentationRequestEntity, 'tenantId' | 'secretsSealed' | 'masterKeyId'>,
 ): RequestSecrets {
-  const opened = vault.open(
-    row.tenantId,
-    row.secretsSealed,
-    requestSecretsPurpose,
-    row.masterKeyId ?? undefined,
-  );
-  return JSON.parse(opened.toString('utf8')) as RequestSecrets;
+  return vault.openJson(row.tenantId, row.secretsSealed, requestSecretsPurpose, row.masterKeyId);
 }
 
 /** Sealed with the tenant as owner: master-key rotation re-seals them. */

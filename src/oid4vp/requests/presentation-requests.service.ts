@@ -92,11 +92,7 @@ export class PresentationRequestsService {
     const expiresAt = new Date(
       now + (input.expiresInSeconds ?? requestLimits.defaultExpiresIn) * 1000,
     );
-    const secretsSealed = this.vault.seal(
-      tenantId,
-      Buffer.from(JSON.stringify(secrets)),
-      requestSecretsPurpose,
-    );
+    const secretsSealed = this.vault.sealJson(tenantId, secrets, requestSecretsPurpose);
     await this.tenants.requireTenant(tenantId);
     const clientId = await this.identity.clientIdFor(tenantId, input.clientIdPrefix ?? undefined);
     const expectedOrigins = input.expectedOrigins ?? null;

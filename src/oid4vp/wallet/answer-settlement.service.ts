@@ -231,11 +231,7 @@ export class AnswerSettlement {
       outcomeReason: null,
       presented,
       // Personal data: sealed for the tenant, erased after the retention time (docs/oid4vp.md).
-      claimsSealed: this.vault.seal(
-        request.tenantId,
-        Buffer.from(JSON.stringify(claims), 'utf8'),
-        disclosedClaimsPurpose,
-      ),
+      claimsSealed: this.vault.sealJson(request.tenantId, claims, disclosedClaimsPurpose),
       claimsMasterKeyId: this.vault.masterKeyId,
       responseCodeHash: responseCode?.sha256 ?? null,
     };
