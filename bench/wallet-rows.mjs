@@ -36,7 +36,8 @@ export function compareTarget(context) {
   };
 }
 
-const perRequestMs = (seconds, requests) =>
+/** @param {number | undefined} seconds @param {number} requests */
+export const perRequestMs = (seconds, requests) =>
   seconds === undefined || requests === 0
     ? undefined
     : Math.round(((seconds * 1000) / requests) * 1000) / 1000;

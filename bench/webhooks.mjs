@@ -1,7 +1,7 @@
 // @ts-check
 /** The webhook scenario: a burst of events written to the outbox at once, drained to a local receiver. */
 import { createServer } from 'node:http';
-import { PostgresSampler, ProcessSampler } from './processes.mjs';
+import { perRequestMs, sampled } from './wallet-rows.mjs';
 import { apiPath, log } from './settings.mjs';
 
 export const webhookScenario = 'webhook burst, change to delivery';
@@ -42,31 +42,32 @@ export async function measureWebhooks(context, tenantId) {
     if (created.status !== 201) throw new Error(`subscribing: ${created.status}`);
     const { id: subscriptionId } = /** @type {{ id: string }} */ (await created.json());
     log(`webhooks: ${burstSize} events at once to a receiver on port ${port}`);
-    const sampler = service.pid === undefined ? undefined : new ProcessSampler(service.pid);
-    const postgres =
-      service.postgresPid === undefined ? undefined : new PostgresSampler(service.postgresPid);
-    sampler?.start();
-    postgres?.start();
-    const { rows } = await database.query(
-      `WITH events AS (
-         INSERT INTO webhook_event (id, tenant_id, type, body)
-         SELECT gen_random_uuid(), $1::text, 'tenant.updated',
-                json_build_object('type', 'tenant.updated', 'timestamp', now(),
-                                  'data', json_build_object('id', $1::text, 'label', 'Burst ' || n))::text
-           FROM generate_series(1, $3::int) AS n
-         RETURNING id)
-       INSERT INTO webhook_delivery (id, subscription_id, event_id)
-       SELECT gen_random_uuid(), $2, id FROM events
-       RETURNING id`,
-      [tenantId, subscriptionId, burstSize],
+    const { measured, usage } = await sampled(
+      service.pid === undefined ? [] : [service.pid],
+      async () => {
+        const { rows } = await database.query(
+          `WITH events AS (
+             INSERT INTO webhook_event (id, tenant_id, type, body)
+             SELECT gen_random_uuid(), $1::text, 'tenant.updated',
+                    json_build_object('type', 'tenant.updated', 'timestamp', now(),
+                                      'data', json_build_object('id', $1::text, 'label', 'Burst ' || n))::text
+               FROM generate_series(1, $3::int) AS n
+             RETURNING id)
+           INSERT INTO webhook_delivery (id, subscription_id, event_id)
+           SELECT gen_random_uuid(), $2, id FROM events
+           RETURNING id`,
+          [tenantId, subscriptionId, burstSize],
+        );
+        const committedAt = Date.now();
+        const deadline = committedAt + 180_000;
+        while (arrivals.size < burstSize && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        return { rows, committedAt };
+      },
+      service.postgresPid,
     );
-    const committedAt = Date.now();
-    const deadline = committedAt + 180_000;
-    while (arrivals.size < burstSize && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    const usage = sampler?.stop();
-    const postgresCpuSeconds = postgres?.stop();
+    const { rows, committedAt } = measured;
     const latencies = rows
       .map((row) => (arrivals.get(row.id) ?? Number.NaN) - committedAt)
       .filter((latency) => Number.isFinite(latency))
@@ -87,14 +88,8 @@ export async function measureWebhooks(context, tenantId) {
       errors: burstSize - latencies.length,
       timeouts: 0,
       peakRssMb: usage?.peakRssMb,
-      cpuMsPerRequest:
-        usage === undefined || latencies.length === 0
-          ? undefined
-          : Math.round(((usage.cpuSeconds * 1000) / latencies.length) * 1000) / 1000,
-      postgresCpuMsPerRequest:
-        postgresCpuSeconds === undefined || latencies.length === 0
-          ? undefined
-          : Math.round(((postgresCpuSeconds * 1000) / latencies.length) * 1000) / 1000,
+      cpuMsPerRequest: perRequestMs(usage?.cpuSeconds, latencies.length),
+      postgresCpuMsPerRequest: perRequestMs(usage?.postgresCpuSeconds, latencies.length),
     };
     context.rows.push(row);
     log(
