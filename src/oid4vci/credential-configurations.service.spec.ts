@@ -29,9 +29,12 @@ describe(CredentialConfigurationsService.name, () => {
   let service: CredentialConfigurationsService;
 
   // The tenant rule is the tenants feature's: only 'acme' exists.
+  let tenantChecks = 0;
   const tenants = {
-    requireTenant: (tenantId: string) =>
-      tenantId === 'acme' ? Promise.resolve() : Promise.reject(tenantNotFound(tenantId)),
+    requireTenant: (tenantId: string) => {
+      tenantChecks++;
+      return tenantId === 'acme' ? Promise.resolve() : Promise.reject(tenantNotFound(tenantId));
+    },
   } as unknown as TenantsService;
   const dataSource = {
     transaction: (run: (manager: EntityManager) => Promise<unknown>) => run({} as EntityManager),
@@ -203,6 +206,16 @@ describe(CredentialConfigurationsService.name, () => {
     expect(await codeOf(service.update('acme', 'Nothing', body, actor))).toBe(
       'CREDENTIAL_CONFIGURATION_NOT_FOUND',
     );
+  });
+
+  it('reads a stored configuration in one read (its row implies its tenant), and tells an unknown tenant from an unknown configuration', async () => {
+    await service.create('acme', sdJwt('Badge'), actor);
+    tenantChecks = 0;
+    expect((await service.get('acme', 'Badge')).id).toBe('Badge');
+    expect(tenantChecks).toBe(0);
+    expect(await codeOf(service.get('nope', 'Badge'))).toBe('TENANT_NOT_FOUND');
+    expect(await codeOf(service.get('nope', 'a b'))).toBe('TENANT_NOT_FOUND');
+    expect(await codeOf(service.get('acme', 'Other'))).toBe('CREDENTIAL_CONFIGURATION_NOT_FOUND');
   });
 
   it('answers CREDENTIAL_CONFIGURATION_NOT_FOUND for an unknown or malformed id, auditing no delete', async () => {

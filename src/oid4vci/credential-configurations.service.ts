@@ -59,11 +59,14 @@ export class CredentialConfigurationsService {
   }
 
   async get(tenantId: string, id: string): Promise<CredentialConfigurationDto> {
-    await this.tenants.requireTenant(tenantId);
     const row = configurationIdPattern.test(id)
       ? await this.configurations.findById(tenantId, id)
       : null;
-    if (row === null) throw configurationNotFound(id);
+    // A configuration's row implies its tenant's (foreign key): the tenant is read only to tell which is missing.
+    if (row === null) {
+      await this.tenants.requireTenant(tenantId);
+      throw configurationNotFound(id);
+    }
     return viewOf(row);
   }
 
