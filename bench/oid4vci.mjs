@@ -56,26 +56,85 @@ export async function call(url, path, options = {}) {
   return body;
 }
 
-/** One issuance up to the credential request: offer, token, nonce; what the credential request needs. */
-export async function readyToRequest(url, apiToken, tenantId) {
-  const issuer = `/ctrl/oid4vci/${tenantId}`;
+const preAuthorizedGrant = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
+
+/** A credential offer's pre-authorized code traded at `endpoints.token`, and a nonce from `endpoints.nonce`. */
+async function redeem(credentialOffer, endpoints) {
+  const { access_token: accessToken } = await call(endpoints.token, '', {
+    form: {
+      grant_type: preAuthorizedGrant,
+      'pre-authorized_code': credentialOffer.grants[preAuthorizedGrant]['pre-authorized_code'],
+    },
+  });
+  const { c_nonce: nonce } = await call(endpoints.nonce, '');
+  return { accessToken, audience: credentialOffer.credential_issuer, nonce };
+}
+
+/** The service's offer of the identity configuration to `tenantId`: its credential offer object. */
+export async function serviceOffer(url, apiToken, tenantId) {
   const offer = await call(url, `${apiPath}/oid4vci/offers`, {
     token: apiToken,
     tenantId,
     json: { credentialConfigurationId: configurationId, claims },
   });
-  const code =
-    offer.credentialOffer.grants['urn:ietf:params:oauth:grant-type:pre-authorized_code'][
-      'pre-authorized_code'
-    ];
-  const { access_token: accessToken } = await call(url, `${issuer}/token`, {
-    form: {
-      grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code',
-      'pre-authorized_code': code,
+  return offer.credentialOffer;
+}
+
+/** One issuance up to the credential request: offer, token, nonce; what the credential request needs. */
+export async function readyToRequest(url, apiToken, tenantId) {
+  const issuer = `/ctrl/oid4vci/${tenantId}`;
+  const credentialOffer = await serviceOffer(url, apiToken, tenantId);
+  const endpoints = { token: `${url}${issuer}/token`, nonce: `${url}${issuer}/nonce` };
+  return { ...(await redeem(credentialOffer, endpoints)), issuer };
+}
+
+/**
+ * @typedef {{ token: string, nonce: string, credential: string }} IssuerEndpoints
+ * @param {string} identifier an issuer's URL
+ * @param {string} kind its metadata document
+ * @returns {Promise<any>}
+ */
+async function wellKnown(identifier, kind) {
+  const { origin, pathname } = new URL(identifier);
+  // The well-known segment goes between origin and path (OpenID4VCI 1.0 §12.2.2, RFC 8414 §3.1).
+  const response = await fetch(`${origin}/.well-known/${kind}${pathname.replace(/\/$/, '')}`);
+  if (!response.ok) throw new Error(`${kind} of ${identifier}: ${response.status}`);
+  return response.json();
+}
+
+/**
+ * A credential issuer's token, nonce and credential endpoints, from its metadata and its
+ * authorization server's: what a wallet reads once, not per issuance.
+ * @param {string} credentialIssuer @returns {Promise<IssuerEndpoints>}
+ */
+export async function discoverEndpoints(credentialIssuer) {
+  const issuer = await wellKnown(credentialIssuer, 'openid-credential-issuer');
+  const server = await wellKnown(
+    issuer.authorization_servers?.[0] ?? credentialIssuer,
+    'oauth-authorization-server',
+  );
+  return {
+    token: server.token_endpoint,
+    nonce: issuer.nonce_endpoint,
+    credential: issuer.credential_endpoint,
+  };
+}
+
+/**
+ * One complete pre-authorized issuance: the offer `offer()` makes, its code traded for a token, a
+ * nonce, and the credential asked for with a proof; the credential response.
+ * @param {() => Promise<any>} offer @param {IssuerEndpoints} endpoints
+ */
+export async function issueOnce(offer, endpoints) {
+  const credentialOffer = await offer();
+  const ready = await redeem(credentialOffer, endpoints);
+  return call(endpoints.credential, '', {
+    token: ready.accessToken,
+    json: {
+      credential_configuration_id: credentialOffer.credential_configuration_ids[0],
+      proofs: { jwt: [await proof(ready.audience, ready.nonce)] },
     },
   });
-  const { c_nonce: nonce } = await call(url, `${issuer}/nonce`);
-  return { accessToken, issuer, audience: offer.credentialOffer.credential_issuer, nonce };
 }
 
 export function credentialRequest(ready, jwt) {
@@ -87,8 +146,27 @@ export function credentialRequest(ready, jwt) {
   };
 }
 
+/**
+ * Checks that a credential response's first credential is an ES256 SD-JWT VC with x5c; its type,
+ * disclosures and holder binding are logged and reported beside.
+ */
+export function checkSdJwtVc(context, target, processName, answer) {
+  const [jwt, ...disclosures] = answer.credentials[0].credential.split('~');
+  const [header, payload] = jwt
+    .split('.')
+    .slice(0, 2)
+    .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')));
+  const x5c = Array.isArray(header.x5c) ? header.x5c.length : 0;
+  const value =
+    `${header.alg}, x5c of ${x5c} certificate(s) (${header.typ}, ` +
+    `${disclosures.filter(Boolean).length} disclosures, ${payload.cnf?.jwk ? 'cnf' : 'no cnf'}, ` +
+    `${payload.status === undefined ? 'no status' : 'status'})`;
+  log(`OpenID4VCI [${processName}]: SD-JWT VCs signed with ${value}`);
+  check(context, target, value, header.alg === 'ES256' && x5c > 0);
+}
+
 /** Runs `iteration` in `connections` loops for `seconds`: completions, per-completion latency. */
-async function loops(seconds, connections, iteration) {
+export async function loops(seconds, connections, iteration) {
   const latencies = [];
   let errors = 0;
   const end = performance.now() + seconds * 1000;
@@ -112,16 +190,16 @@ async function loops(seconds, connections, iteration) {
 }
 
 /**
- * `iteration` (one complete issuance) in settings.connections loops for settings.duration at `at`,
- * sampled: a row's numbers.
- * @param {import('./wallet-rows.mjs').WalletTarget} at @param {() => Promise<void>} iteration
+ * `iteration` (one complete issuance) in settings.connections loops for `seconds` at `at`, sampled: a
+ * row's numbers.
+ * @param {import('./wallet-rows.mjs').WalletTarget} at @param {() => Promise<unknown>} iteration
  */
-export function measureLoops(at, iteration) {
+export function measureLoops(at, iteration, seconds = settings.duration) {
   return sampled(
     at.pids,
     async () => {
       const started = performance.now();
-      const result = await loops(settings.duration, settings.connections, iteration);
+      const result = await loops(seconds, settings.connections, iteration);
       return {
         requests: result.completed,
         seconds: (performance.now() - started) / 1000,
@@ -223,18 +301,11 @@ export async function measureOid4vci(context, tenantId, at, withBaseline = true)
     token: firstRequest.token,
     json: firstRequest.body,
   });
-  const header = JSON.parse(
-    Buffer.from(answer.credentials[0].credential.split('.')[0], 'base64url').toString('utf8'),
-  );
-  const x5c = Array.isArray(header.x5c) ? header.x5c.length : 0;
-  log(
-    `OpenID4VCI [${at.process}]: SD-JWT VCs signed with ${header.alg}, x5c of ${x5c} certificate(s)`,
-  );
-  check(
+  checkSdJwtVc(
     context,
     `${at.process}: the credential rows' SD-JWT VCs are ES256 with x5c`,
-    `${header.alg}, x5c of ${x5c} certificate(s)`,
-    header.alg === 'ES256' && x5c > 0,
+    at.process,
+    answer,
   );
 
   log(`OpenID4VCI [${at.process}]: complete issuances`);

@@ -32,6 +32,7 @@ import {
 } from './oid4vp.mjs';
 import { mdocBaselineProcess, mdocCredentialScenario } from './mdoc.mjs';
 import { nginxProcess } from './wallet-nginx.mjs';
+import { credoProcess, peersScenario } from './peers.mjs';
 import { issuedBeforeScenario, tenantCounts, tenantsAtOnceScenario } from './wallet-scale.mjs';
 
 /** The wallet endpoints judged against their bare baselines: throughput ratio and p99 bound each. */
@@ -236,6 +237,24 @@ export function evaluate(rows) {
     verdicts.push({
       target: `CPU per complete issuance [${processName}]`,
       value: `service ${issuances.cpuMsPerRequest ?? 'n/a'} ms, PostgreSQL ${issuances.postgresCpuMsPerRequest ?? 'n/a'} ms`,
+      pass: null,
+    });
+  }
+  // The service against Credo's issuer in memory, in turns: the ratio holds where the machine drifts.
+  const beside = find(peersScenario, 1, 'service');
+  const credo = find(peersScenario, 1, credoProcess);
+  if (beside !== undefined && credo !== undefined) {
+    const serviceCpu =
+      beside.cpuMsPerRequest === undefined
+        ? undefined
+        : Math.round((beside.cpuMsPerRequest + (beside.postgresCpuMsPerRequest ?? 0)) * 100) / 100;
+    verdicts.push({
+      target: `complete issuances, in turns: service against the ${credoProcess}`,
+      value:
+        `${ratio(beside.requestsPerSecond, credo.requestsPerSecond)}x (${beside.requestsPerSecond} vs ` +
+        `${credo.requestsPerSecond}/s, p99 ${beside.latencyP99Ms} vs ${credo.latencyP99Ms} ms; CPU per ` +
+        `issuance ${serviceCpu ?? 'n/a'} ms (service ${beside.cpuMsPerRequest ?? 'n/a'} + PostgreSQL ` +
+        `${beside.postgresCpuMsPerRequest ?? 'n/a'}) vs ${credo.cpuMsPerRequest ?? 'n/a'} ms)`,
       pass: null,
     });
   }
@@ -479,7 +498,7 @@ export function report(result) {
       : []),
     '',
     'Targets (INFO: the same ratio against the prepared or the bare credential baseline, of BENCH_COMPARE, or',
-    'through nginx in front of two instances, not judged):',
+    'through nginx in front of two instances, or against a peer (Credo), not judged):',
     ...verdicts.map(
       (verdict) =>
         `  ${verdict.pass === null ? 'INFO' : verdict.pass ? 'PASS' : 'MISS'}  ${verdict.target}: ${verdict.value}`,

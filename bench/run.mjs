@@ -11,7 +11,8 @@
 // Knobs (environment):
 //   BENCH_DURATION=10        seconds measured per scenario
 //   BENCH_WARMUP=2           seconds of unmeasured load before each scenario
-//   BENCH_SLICES=4           the GET /did scenarios of the service and the baselines run in turns, in this
+//   BENCH_SLICES=4           the GET /did scenarios of the service and the baselines (and the peers
+//                            group's issuances of the service and Credo) run in turns, in this
 //                            many slices of BENCH_DURATION/BENCH_SLICES seconds each, so that a machine
 //                            whose speed drifts during the run skews them alike
 //   BENCH_CONNECTIONS=32     concurrent connections
@@ -40,7 +41,9 @@
 //                            for SD-JWT VC and for an ISO mdoc mDL),
 //                            wallet-scale (the credential endpoint with 1, 10, 100 tenants at once, and
 //                            after BENCH_SCALE_CREDENTIALS issued), wallet-nginx (the wallet rows through
-//                            nginx in front of two instances), scale (the rows at BENCH_SCALE_TENANTS);
+//                            nginx in front of two instances), peers (complete OpenID4VCI issuances in
+//                            turns with Credo 0.6.3's issuer in memory, bench/peers.mjs, compiled with
+//                            tsconfig.peers.json), scale (the rows at BENCH_SCALE_TENANTS);
 //                            "wallet" is the three wallet groups
 //   BENCH_SCALE_CREDENTIALS=100000  issued credentials seeded in SQL for the wallet-scale row; 0 skips it
 //   BENCH_WALLET_FORMATS=sd-jwt,mdoc  the credential formats of the wallet-endpoints rows (comma-separated):
@@ -59,6 +62,7 @@ import { measureMdocIssuance } from './mdoc.mjs';
 import { measureMdocResponse } from './mdoc-presentation.mjs';
 import { measureWalletScaling } from './wallet-scale.mjs';
 import { measureWalletThroughNginx } from './wallet-nginx.mjs';
+import { measurePeers } from './peers.mjs';
 import { accessTokens, createTenantsThroughApi, discover, tokenSource } from './http.mjs';
 import { compareTarget, serviceTarget } from './wallet-rows.mjs';
 import {
@@ -262,6 +266,7 @@ async function main() {
     if (target === undefined) await measureWalletThroughNginx(context);
     else log('NOTE: the wallet rows through nginx start their own instances: local mode only');
   }
+  if (selected('peers')) await measurePeers(context, smallIds[2]);
 
   // The large size: seeded in SQL.
   if (selected('scale') && database !== undefined && settings.scaleTenants > settings.tenants) {

@@ -17,6 +17,7 @@ export const groups = [
   'wallet-endpoints',
   'wallet-scale',
   'wallet-nginx',
+  'peers',
   'scale',
 ];
 

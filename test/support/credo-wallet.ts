@@ -19,7 +19,8 @@ import {
   type SdJwtVcIssuer,
   type SdJwtVcPayload,
 } from '@credo-ts/core';
-import { OpenId4VcModule } from '@credo-ts/openid4vc';
+import { OpenId4VcModule, type OpenId4VcIssuerModuleConfigOptions } from '@credo-ts/openid4vc';
+import { type Express } from 'express';
 import { InMemoryNodeKms } from './credo-kms.js';
 import { InMemoryStorage } from './credo-storage.js';
 
@@ -64,6 +65,8 @@ const dependencies: AgentDependencies = {
 export interface CredoWalletOptions {
   /** X.509 roots (PEM or base64 DER) Credo trusts for x5c-signed credentials and request objects. */
   trustedCertificates?: string[];
+  /** Makes the agent an OpenID4VCI issuer too, its endpoints routed on `app`. */
+  issuer?: { app: Express; config: OpenId4VcIssuerModuleConfigOptions };
 }
 
 function modulesFor(options: CredoWalletOptions) {
@@ -76,7 +79,7 @@ function modulesFor(options: CredoWalletOptions) {
     sdJwtVc: new SdJwtVcModule(),
     dcql: new DcqlModule(),
     x509: new X509Module({ trustedCertificates: options.trustedCertificates ?? [] }),
-    openid4vc: new OpenId4VcModule(),
+    openid4vc: new OpenId4VcModule({ app: options.issuer?.app, issuer: options.issuer?.config }),
   };
 }
 
