@@ -1,3 +1,6 @@
+/** The unit specs beside the code: every Jest run but the system tests' has them. */
+export const unitSpecs = ['<rootDir>/src/**/*.spec.ts', '<rootDir>/packages/*/src/**/*.spec.ts'];
+
 /** Jest in ESM mode: ts-jest compiles TypeScript to ESM, the mapper strips the `.js` of relative imports. */
 export default {
   testEnvironment: 'node',
@@ -6,11 +9,7 @@ export default {
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
   },
-  testMatch: [
-    '<rootDir>/src/**/*.spec.ts',
-    '<rootDir>/packages/*/src/**/*.spec.ts',
-    '<rootDir>/test/**/*.e2e-spec.ts',
-  ],
+  testMatch: [...unitSpecs, '<rootDir>/test/**/*.e2e-spec.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.mjs',
   globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
   testTimeout: 60000,

@@ -1,4 +1,4 @@
-import base from './jest.config.js';
+import base, { unitSpecs } from './jest.config.js';
 
 /**
  * `npm run test:external` (CI: on Node.js 24): the unit specs, which prove the runtime, and the e2e
@@ -10,8 +10,7 @@ import base from './jest.config.js';
 export default {
   ...base,
   testMatch: [
-    '<rootDir>/src/**/*.spec.ts',
-    '<rootDir>/packages/*/src/**/*.spec.ts',
+    ...unitSpecs,
     // The suites listed in test/groups/database-suites.json, in groups (test/groups/e2e-groups.ts).
     '<rootDir>/test/groups/*.external-group.ts',
   ],

@@ -1,4 +1,4 @@
-import base from './jest.config.js';
+import base, { unitSpecs } from './jest.config.js';
 
 /**
  * `npm test`: the unit specs, and the e2e suites in groups (test/groups/e2e-groups.ts), each group one
@@ -7,10 +7,6 @@ import base from './jest.config.js';
  */
 export default {
   ...base,
-  testMatch: [
-    '<rootDir>/src/**/*.spec.ts',
-    '<rootDir>/packages/*/src/**/*.spec.ts',
-    '<rootDir>/test/groups/*.e2e-group.ts',
-  ],
+  testMatch: [...unitSpecs, '<rootDir>/test/groups/*.e2e-group.ts'],
   testSequencer: '<rootDir>/test/groups/sequencer.mjs',
 };
