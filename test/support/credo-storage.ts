@@ -17,6 +17,7 @@ interface Stored {
   type: string;
   value: Record<string, unknown>;
   tags: Tags;
+  order: number;
 }
 
 /** Credo's storage and KMS interfaces are async; this work is not: a throw becomes a rejection. */
@@ -41,26 +42,78 @@ function matches(tags: Tags, query: Record<string, unknown>): boolean {
   return !($not && matches(tags, $not));
 }
 
+/** An index key: a record type's string tag with its value. */
+const tagKey = (type: string, name: string, value: string) => `${type}\u0000${name}\u0000${value}`;
+
+/** The records of one agent context, and the ids by each string tag (a query is then no scan). */
+interface Records {
+  byId: Map<string, Stored>;
+  byTag: Map<string, Set<string>>;
+  /** Records saved so far: each one's `order`. */
+  saved: number;
+}
+
 /**
  * Credo 0.6 storage in memory, one map per agent context: Credo keeps no in-memory storage in its
  * packages (its tests have their own, as here), and Askar's native binary cannot be fetched here.
  */
 export class InMemoryStorage<T extends AnyRecord = AnyRecord> implements StorageService<T> {
   public readonly supportsCursorPagination = false;
-  readonly #contexts = new Map<string, Map<string, Stored>>();
+  readonly #contexts = new Map<string, Records>();
 
-  #records(context: AgentContext): Map<string, Stored> {
+  #context(context: AgentContext): Records {
     let records = this.#contexts.get(context.contextCorrelationId);
     if (!records)
-      this.#contexts.set(context.contextCorrelationId, (records = new Map<string, Stored>()));
+      this.#contexts.set(
+        context.contextCorrelationId,
+        (records = { byId: new Map(), byTag: new Map(), saved: 0 }),
+      );
     return records;
+  }
+
+  #records(context: AgentContext): Map<string, Stored> {
+    return this.#context(context).byId;
+  }
+
+  #index(context: AgentContext, stored: Stored, add: boolean) {
+    const { byTag } = this.#context(context);
+    for (const [name, value] of Object.entries(stored.tags)) {
+      if (typeof value !== 'string') continue;
+      const key = tagKey(stored.type, name, value);
+      const ids = byTag.get(key) ?? new Set<string>();
+      if (add) byTag.set(key, ids.add(stored.id));
+      else if (ids.delete(stored.id) && ids.size === 0) byTag.delete(key);
+    }
+  }
+
+  #remove(context: AgentContext, id: string) {
+    const stored = this.#records(context).get(id);
+    if (stored) this.#index(context, stored, false);
+    this.#records(context).delete(id);
   }
 
   #write(context: AgentContext, record: T) {
     record.updatedAt = new Date();
     const value = JsonTransformer.toJSON(record) as Record<string, unknown>;
     const tags = record.getTags() as Tags;
-    this.#records(context).set(record.id, { id: record.id, type: record.type, value, tags });
+    // An update keeps the record's place in the map, the order every query answers in.
+    const before = this.#records(context).get(record.id);
+    if (before) this.#index(context, before, false);
+    const order = before?.order ?? this.#context(context).saved++;
+    const stored = { id: record.id, type: record.type, value, tags, order };
+    this.#records(context).set(record.id, stored);
+    this.#index(context, stored, true);
+  }
+
+  /** The records a query can match: those of one of its plain string tags, or all of them. */
+  #candidates(context: AgentContext, type: string, query: Record<string, unknown>): Stored[] {
+    const records = this.#records(context);
+    const tag = Object.entries(query).find(
+      ([name, value]) => !name.startsWith('$') && typeof value === 'string',
+    );
+    if (tag === undefined) return [...records.values()];
+    const ids = this.#context(context).byTag.get(tagKey(type, tag[0], tag[1] as string));
+    return [...(ids ?? [])].map((id) => records.get(id)!).sort((a, b) => a.order - b.order);
   }
 
   #read(stored: Stored, recordClass: BaseRecordConstructor<T>): T {
@@ -99,14 +152,14 @@ export class InMemoryStorage<T extends AnyRecord = AnyRecord> implements Storage
   public delete(context: AgentContext, record: T) {
     return later(() => {
       this.#found(context, record, record.id);
-      this.#records(context).delete(record.id);
+      this.#remove(context, record.id);
     });
   }
 
   public deleteById(context: AgentContext, recordClass: BaseRecordConstructor<T>, id: string) {
     return later(() => {
       this.#found(context, recordClass, id);
-      this.#records(context).delete(id);
+      this.#remove(context, id);
     });
   }
 
@@ -128,7 +181,11 @@ export class InMemoryStorage<T extends AnyRecord = AnyRecord> implements Storage
   ) {
     return later(() => {
       const { offset = 0, limit } = options;
-      const found = [...this.#records(context).values()].filter(
+      const found = this.#candidates(
+        context,
+        recordClass.type,
+        query as Record<string, unknown>,
+      ).filter(
         (stored) =>
           stored.type === recordClass.type &&
           matches(stored.tags, query as Record<string, unknown>),
