@@ -33,7 +33,12 @@ import {
 import { mdocBaselineProcess, mdocCredentialScenario } from './mdoc.mjs';
 import { nginxProcess } from './wallet-nginx.mjs';
 import { credoProcess, peersScenario } from './peers.mjs';
-import { issuedBeforeScenario, tenantCounts, tenantsAtOnceScenario } from './wallet-scale.mjs';
+import {
+  freshBesideScenario,
+  issuedBeforeScenario,
+  tenantCounts,
+  tenantsAtOnceScenario,
+} from './wallet-scale.mjs';
 
 /** The wallet endpoints judged against their bare baselines: throughput ratio and p99 bound each. */
 const walletJudged = [
@@ -275,6 +280,15 @@ export function evaluate(rows) {
       target: `${credentialEndpointScenario}, ${label} >= ${targets.walletScalingRatio}x one tenant`,
       value: `${throughput}x (${grown.requestsPerSecond} vs ${oneTenant.requestsPerSecond} req/s)`,
       pass: throughput !== undefined && throughput >= targets.walletScalingRatio,
+    });
+  }
+  const seeded = find(issuedBeforeScenario(), 1, 'service');
+  const none = find(freshBesideScenario(), 1, 'service');
+  if (seeded !== undefined && none !== undefined) {
+    verdicts.push({
+      target: `${credentialEndpointScenario}, the seeded tenant against one with none, in turns after the seeding`,
+      value: `${ratio(seeded.requestsPerSecond, none.requestsPerSecond)}x (${seeded.requestsPerSecond} vs ${none.requestsPerSecond} req/s)`,
+      pass: null,
     });
   }
   const burst = rows.find((row) => row.name === webhookScenario);

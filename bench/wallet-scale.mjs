@@ -24,6 +24,11 @@ export const tenantsAtOnceScenario = `${credentialEndpointScenario}, tenants at 
 export const issuedBeforeScenario = () =>
   `${credentialEndpointScenario}, ${settings.scaleCredentials.toLocaleString('en')} issued before`;
 export const tenantCounts = [1, 10, 100];
+/**
+ * Beside the seeded tenant, in turns, after the seeding: a tenant with none issued, so that a fall
+ * the machine's drift makes tells itself from one the grown tables make.
+ */
+export const freshBesideScenario = () => `${issuedBeforeScenario()}, a tenant with none beside`;
 
 /** Sums the slices of one row: throughput over all; p50, p99 and peak RSS the highest. */
 function combine(parts) {
@@ -158,7 +163,8 @@ export async function measureWalletScaling(context) {
   const apiToken = await context.token();
   // Tenants of their own: each keeps at most 1,000 open offers, and the rows prepare up to 900.
   const ids = Array.from(
-    { length: tenantCounts.reduce((total, count) => total + count, 0) },
+    // One more than the rows': the fresh tenant beside the seeded one.
+    { length: tenantCounts.reduce((total, count) => total + count, 0) + 1 },
     (_, n) => `${runPrefix}-w${String(n).padStart(4, '0')}`,
   );
   log(`wallet scaling: ${ids.length} tenants, a configuration and a first credential each`);
@@ -200,7 +206,8 @@ export async function measureWalletScaling(context) {
   }
   const tenant = sets[0][0];
   await seedIssued(context.database, tenant, settings.scaleCredentials);
-  const [after] = await inTurns(at, apiToken, [[tenant]], count, settings.slices);
+  const fresh = ids[ids.length - 1];
+  const [after, beside] = await inTurns(at, apiToken, [[tenant], [fresh]], count, settings.slices);
   row(
     context,
     issuedBeforeScenario(),
@@ -208,5 +215,13 @@ export async function measureWalletScaling(context) {
     after.measured,
     after.usage,
     after.otherCpuPercent,
+  );
+  row(
+    context,
+    freshBesideScenario(),
+    at.process,
+    beside.measured,
+    beside.usage,
+    beside.otherCpuPercent,
   );
 }
