@@ -52,7 +52,8 @@ export async function call(url, path, options = {}) {
     body: form === undefined ? JSON.stringify(json ?? {}) : new URLSearchParams(form).toString(),
   });
   const body = await response.json();
-  if (!response.ok) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body)}`);
+  if (!response.ok)
+    throw new Error(`${url}${path} answered ${response.status}: ${JSON.stringify(body)}`);
   return body;
 }
 
@@ -147,8 +148,8 @@ export function credentialRequest(ready, jwt) {
 }
 
 /**
- * Checks that a credential response's first credential is an ES256 SD-JWT VC with x5c; its type,
- * disclosures and holder binding are logged and reported beside.
+ * Checks that a credential response's first credential is an ES256 SD-JWT VC with x5c, each of the
+ * claims disclosable and bound to a key (`cnf`); its type and status are logged and reported beside.
  */
 export function checkSdJwtVc(context, target, processName, answer) {
   const [jwt, ...disclosures] = answer.credentials[0].credential.split('~');
@@ -162,7 +163,13 @@ export function checkSdJwtVc(context, target, processName, answer) {
     `${disclosures.filter(Boolean).length} disclosures, ${payload.cnf?.jwk ? 'cnf' : 'no cnf'}, ` +
     `${payload.status === undefined ? 'no status' : 'status'})`;
   log(`OpenID4VCI [${processName}]: SD-JWT VCs signed with ${value}`);
-  check(context, target, value, header.alg === 'ES256' && x5c > 0);
+  const disclosed = disclosures.filter(Boolean).length >= Object.keys(claims).length;
+  check(
+    context,
+    target,
+    value,
+    header.alg === 'ES256' && x5c > 0 && disclosed && !!payload.cnf?.jwk,
+  );
 }
 
 /** Runs `iteration` in `connections` loops for `seconds`: completions, per-completion latency. */
@@ -303,17 +310,17 @@ export async function measureOid4vci(context, tenantId, at, withBaseline = true)
   });
   checkSdJwtVc(
     context,
-    `${at.process}: the credential rows' SD-JWT VCs are ES256 with x5c`,
+    `${at.process}: the credential rows' SD-JWT VCs are ES256 with x5c, disclosures and cnf`,
     at.process,
     answer,
   );
 
   log(`OpenID4VCI [${at.process}]: complete issuances`);
-  const flow = await measureLoops(at, async () => {
-    const ready = await readyToRequest(at.url, apiToken, tenantId);
-    const request = credentialRequest(ready, await proof(ready.audience, ready.nonce));
-    await call(at.url, request.path, { token: request.token, json: request.body });
-  });
+  // The loop the peer row drives Credo's issuer with, the endpoints from the issuer's metadata.
+  const endpoints = await discoverEndpoints(first.audience);
+  const flow = await measureLoops(at, () =>
+    issueOnce(() => serviceOffer(at.url, apiToken, tenantId), endpoints),
+  );
   row(context, issuanceScenario, at.process, flow.measured, flow.usage, flow.otherCpuPercent);
 
   const count = preparedRequests();

@@ -18,8 +18,8 @@ import {
   measureLoops,
   serviceOffer,
 } from './oid4vci.mjs';
-import { startScript } from './processes.mjs';
-import { row, serviceTarget } from './wallet-rows.mjs';
+import { startScript, stopProcess } from './processes.mjs';
+import { combine, row, serviceTarget } from './wallet-rows.mjs';
 import { log, root, settings } from './settings.mjs';
 
 export const peersScenario =
@@ -38,47 +38,7 @@ async function startCredoIssuer() {
 }
 
 /**
- * One row from a side's slices: throughput and CPU time over all of them; p50, p99, peak RSS and other
- * processes' CPU the highest of the slices.
- * @param {any} context @param {string} processName @param {any[]} slices results of measureLoops
- */
-function sliceRow(context, processName, slices) {
-  const sum = (/** @type {(part: any) => number | undefined} */ pick) =>
-    slices.some((part) => pick(part) === undefined)
-      ? undefined
-      : slices.reduce((total, part) => total + (pick(part) ?? 0), 0);
-  const highest = (/** @type {(part: any) => number | undefined} */ pick) =>
-    slices.some((part) => pick(part) === undefined)
-      ? undefined
-      : Math.max(...slices.map((part) => pick(part) ?? 0));
-  const measured = {
-    requests: sum((part) => part.measured.requests) ?? 0,
-    seconds: sum((part) => part.measured.seconds) ?? 0,
-    latencyP50Ms: highest((part) => part.measured.latencyP50Ms),
-    latencyP99Ms: highest((part) => part.measured.latencyP99Ms),
-    errors: sum((part) => part.measured.errors),
-  };
-  const usage = slices.every((part) => part.usage !== undefined)
-    ? {
-        peakRssMb: highest((part) => part.usage.peakRssMb),
-        cpuSeconds: sum((part) => part.usage.cpuSeconds),
-        postgresCpuSeconds: sum((part) => part.usage.postgresCpuSeconds),
-      }
-    : undefined;
-  row(
-    context,
-    peersScenario,
-    processName,
-    measured,
-    usage,
-    highest((part) => part.otherCpuPercent),
-  );
-}
-
-/**
- * The service's complete issuances to `tenantId` and Credo's, in turns: each side's endpoints found
- * once from its first offer's issuer metadata, one credential checked, a warm-up, then
- * settings.slices slices of each, alternating.
+ * The service's complete issuances to `tenantId` and Credo's issuer's, in turns; Credo is stopped after.
  * @param {any} context @param {string} tenantId
  */
 export async function measurePeers(context, tenantId) {
@@ -97,13 +57,28 @@ export async function measurePeers(context, tenantId) {
       offer: async () => (await call(credo.url, '/offers', { json: { claims } })).credentialOffer,
     },
   ];
+  try {
+    await inTurns(context, sides);
+  } finally {
+    // Its sessions stay in memory: it goes before the groups that follow are measured.
+    await stopProcess(credo.child);
+  }
+}
+
+/**
+ * Each side's endpoints found once from its first offer's issuer metadata, one credential checked, a
+ * warm-up, then settings.slices slices of each, alternating which goes first.
+ * @param {any} context
+ * @param {{ at: import('./wallet-rows.mjs').WalletTarget, offer: () => Promise<any> }[]} sides
+ */
+async function inTurns(context, sides) {
   const runs = [];
   for (const { at, offer } of sides) {
     const endpoints = await discoverEndpoints((await offer()).credential_issuer);
     const issue = () => issueOnce(offer, endpoints);
     checkSdJwtVc(
       context,
-      `${at.process}: the in-turns issuances' SD-JWT VCs are ES256 with x5c`,
+      `${at.process}: the in-turns issuances' SD-JWT VCs are ES256 with x5c, disclosures and cnf`,
       at.process,
       await issue(),
     );
@@ -113,7 +88,7 @@ export async function measurePeers(context, tenantId) {
   }
   const seconds = settings.duration / settings.slices;
   for (let slice = 1; slice <= settings.slices; slice++) {
-    for (const run of runs) {
+    for (const run of slice % 2 === 1 ? runs : [...runs].reverse()) {
       const part = await measureLoops(run.at, run.issue, seconds);
       run.slices.push(part);
       log(
@@ -122,5 +97,8 @@ export async function measurePeers(context, tenantId) {
       );
     }
   }
-  for (const run of runs) sliceRow(context, run.at.process, run.slices);
+  for (const run of runs) {
+    const one = combine(run.slices);
+    row(context, peersScenario, run.at.process, one.measured, one.usage, one.otherCpuPercent);
+  }
 }

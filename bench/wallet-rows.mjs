@@ -97,6 +97,34 @@ export async function sampled(pids, run, postgresPid) {
   return { measured, usage, otherCpuPercent };
 }
 
+/** Sums the slices of one row: throughput over all; p50, p99 and peak RSS the highest. */
+export function combine(parts) {
+  const sum = (pick) => parts.reduce((total, part) => total + (pick(part) ?? 0), 0);
+  const highest = (pick) => Math.max(...parts.map((part) => pick(part) ?? 0));
+  const known = (pick) => parts.every((part) => pick(part) !== undefined);
+  return {
+    measured: {
+      requests: sum((part) => part.measured.requests),
+      seconds: sum((part) => part.measured.seconds),
+      latencyP50Ms: highest((part) => part.measured.latencyP50Ms),
+      latencyP99Ms: highest((part) => part.measured.latencyP99Ms),
+      non2xx: sum((part) => part.measured.non2xx),
+      errors: sum((part) => part.measured.errors),
+      timeouts: sum((part) => part.measured.timeouts),
+    },
+    usage: known((part) => part.usage)
+      ? {
+          peakRssMb: highest((part) => part.usage.peakRssMb),
+          cpuSeconds: sum((part) => part.usage.cpuSeconds),
+          postgresCpuSeconds: known((part) => part.usage.postgresCpuSeconds)
+            ? sum((part) => part.usage.postgresCpuSeconds)
+            : undefined,
+        }
+      : undefined,
+    otherCpuPercent: highest((part) => part.otherCpuPercent),
+  };
+}
+
 /** A check the run reports beside the targets: here that the rows measured what their labels say. */
 export function check(context, target, value, pass) {
   context.checks.push({ target, value, pass });

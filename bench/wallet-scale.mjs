@@ -16,7 +16,7 @@ import {
   proof,
   call,
 } from './oid4vci.mjs';
-import { row, serviceTarget } from './wallet-rows.mjs';
+import { combine, row, serviceTarget } from './wallet-rows.mjs';
 import { log, runPrefix, settings } from './settings.mjs';
 
 /** The row of `tenants` tenants issuing at once (its size is that count). */
@@ -25,38 +25,13 @@ export const issuedBeforeScenario = () =>
   `${credentialEndpointScenario}, ${settings.scaleCredentials.toLocaleString('en')} issued before`;
 export const tenantCounts = [1, 10, 100];
 /**
- * Beside the seeded tenant, in turns, after the seeding: a tenant with none issued, so that a fall
- * the machine's drift makes tells itself from one the grown tables make.
+ * Beside the seeded tenant, in turns, after the seeding: a tenant that issued only the benchmark's own
+ * few thousand, in the same grown tables, so that the seeded tenant's own growth shows without the
+ * machine's drift; this tenant against the one-tenant row before the seeding shows the drift and the
+ * tables' growth together.
  */
-export const freshBesideScenario = () => `${issuedBeforeScenario()}, a tenant with none beside`;
-
-/** Sums the slices of one row: throughput over all; p50, p99 and peak RSS the highest. */
-function combine(parts) {
-  const sum = (pick) => parts.reduce((total, part) => total + (pick(part) ?? 0), 0);
-  const highest = (pick) => Math.max(...parts.map((part) => pick(part) ?? 0));
-  const known = (pick) => parts.every((part) => pick(part) !== undefined);
-  return {
-    measured: {
-      requests: sum((part) => part.measured.requests),
-      seconds: sum((part) => part.measured.seconds),
-      latencyP50Ms: highest((part) => part.measured.latencyP50Ms),
-      latencyP99Ms: highest((part) => part.measured.latencyP99Ms),
-      non2xx: sum((part) => part.measured.non2xx),
-      errors: sum((part) => part.measured.errors),
-      timeouts: sum((part) => part.measured.timeouts),
-    },
-    usage: known((part) => part.usage)
-      ? {
-          peakRssMb: highest((part) => part.usage.peakRssMb),
-          cpuSeconds: sum((part) => part.usage.cpuSeconds),
-          postgresCpuSeconds: known((part) => part.usage.postgresCpuSeconds)
-            ? sum((part) => part.usage.postgresCpuSeconds)
-            : undefined,
-        }
-      : undefined,
-    otherCpuPercent: highest((part) => part.otherCpuPercent),
-  };
-}
+export const freshBesideScenario = () =>
+  `${issuedBeforeScenario()}, in turns: a tenant without them`;
 
 /**
  * The rows of `sets` (tenant lists) in turns, so that the machine's drift skews them alike: a few
@@ -77,7 +52,9 @@ async function inTurns(at, apiToken, sets, count, slices) {
   }
   const parts = sets.map(() => /** @type {any[]} */ ([]));
   for (let slice = 0; slice < slices; slice++) {
-    for (const [index, tenants] of sets.entries()) {
+    // Which goes first alternates, so that none always follows another's preparation.
+    const entries = [...sets.entries()];
+    for (const [index, tenants] of slice % 2 === 0 ? entries : entries.reverse()) {
       const requests = await prepareCredentialRequests(at.url, apiToken, tenants, count);
       parts[index].push(await measureCredentialEndpoint(at, apiToken, requests));
     }

@@ -105,21 +105,26 @@ export class InMemoryStorage<T extends AnyRecord = AnyRecord> implements Storage
     this.#index(context, stored, true);
   }
 
-  /** The records a query can match: those of one of its plain string tags, or all of them. */
+  /** The records a query can match: the fewest that one of its plain string tags has, or all. */
   #candidates(context: AgentContext, type: string, query: Record<string, unknown>): Stored[] {
     const records = this.#records(context);
-    const tag = Object.entries(query).find(
-      ([name, value]) => !name.startsWith('$') && typeof value === 'string',
-    );
-    if (tag === undefined) return [...records.values()];
-    const ids = this.#context(context).byTag.get(tagKey(type, tag[0], tag[1] as string));
-    return [...(ids ?? [])].map((id) => records.get(id)!).sort((a, b) => a.order - b.order);
+    const { byTag } = this.#context(context);
+    let fewest: Set<string> | undefined;
+    for (const [name, value] of Object.entries(query)) {
+      if (name.startsWith('$') || typeof value !== 'string') continue;
+      const ids = byTag.get(tagKey(type, name, value));
+      if (ids === undefined) return [];
+      if (fewest === undefined || ids.size < fewest.size) fewest = ids;
+    }
+    if (fewest === undefined) return [...records.values()];
+    return [...fewest].map((id) => records.get(id)!).sort((a, b) => a.order - b.order);
   }
 
   #read(stored: Stored, recordClass: BaseRecordConstructor<T>): T {
     const record = JsonTransformer.fromJSON<T>(stored.value, recordClass);
     record.id = stored.id;
-    record.replaceTags(stored.tags);
+    // A copy: a tag the caller sets on the record must not change the stored (indexed) ones.
+    record.replaceTags({ ...stored.tags });
     return record;
   }
 
