@@ -39,6 +39,10 @@ export interface TxCodeDescription {
 @Index('oid4vci_offer_open_expiry_idx', ['expiresAt'], {
   where: `"status" IN ('offered', 'accepted')`,
 })
+// The open-offers cap's count: the tenant's open offers alone.
+@Index('oid4vci_offer_tenant_open_idx', ['tenantId', 'expiresAt'], {
+  where: `"status" IN ('offered', 'accepted')`,
+})
 // The sealing step's work: offers made before claims were sealed that still hold them in the clear.
 @Index('oid4vci_offer_unsealed_claims_idx', ['id'], { where: `"claims_unsealed" IS NOT NULL` })
 export class OfferEntity {

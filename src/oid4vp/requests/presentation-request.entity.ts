@@ -45,6 +45,10 @@ export interface PresentedCredentialSummary {
 @Index('oid4vp_request_tenant_idx', ['tenantId', 'createdAt', 'id'])
 @Index('oid4vp_request_reference_idx', ['referenceHash'], { unique: true })
 @Index('oid4vp_request_pending_expiry_idx', ['expiresAt'], { where: `"status" = 'pending'` })
+// The pending-requests cap's count: the tenant's pending requests alone.
+@Index('oid4vp_request_tenant_pending_idx', ['tenantId', 'expiresAt'], {
+  where: `"status" = 'pending'`,
+})
 @Index('oid4vp_request_claims_idx', ['endedAt'], { where: `"claims_sealed" IS NOT NULL` })
 export class PresentationRequestEntity {
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'oid4vp_request_pkey' })
