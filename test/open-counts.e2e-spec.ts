@@ -33,7 +33,7 @@ describe('the per-tenant caps’ counts', () => {
 
   beforeAll(async () => {
     service = await startTestService();
-    for (const id of ['busy', 'quiet']) {
+    for (const id of ['template', 'quiet']) {
       await service.client().createTenant({ id, label: id });
       await service.client().createCredentialConfiguration(id, sdJwtBadge);
     }
@@ -52,8 +52,8 @@ describe('the per-tenant caps’ counts', () => {
         credentials: [{ id: 'badge', format: 'dc+sd-jwt', meta: { vct_values: [sdJwtBadge.vct] } }],
       },
     };
-    const busyOffer = await post('/ctrl/api/v1.0/oid4vci/offers', 'busy', offer);
-    const busyRequest = await post('/ctrl/api/v1.0/oid4vp/requests', 'busy', request);
+    const templateOffer = await post('/ctrl/api/v1.0/oid4vci/offers', 'template', offer);
+    const templateRequest = await post('/ctrl/api/v1.0/oid4vp/requests', 'template', request);
     const quietOffer = await post('/ctrl/api/v1.0/oid4vci/offers', 'quiet', offer);
     const quietRequest = await post('/ctrl/api/v1.0/oid4vp/requests', 'quiet', request);
     for (let n = 0; n < 2; n++) {
@@ -82,19 +82,19 @@ describe('the per-tenant caps’ counts', () => {
         [id, count],
       );
     };
-    // As a service of many tenants holds them: 40 others with open rows and a longer history each,
-    // and the quiet tenant with a long history of its own and 3 open.
+    // As a service of many tenants holds them: copies of the template tenant's rows for 40 others, each
+    // with open rows and a longer history, and the quiet tenant with a long history of its own and 3 open.
     await queryDatabase(
       service.databaseUrl,
       `INSERT INTO tenant (id, label) SELECT 'other' || n, 'Other' FROM generate_series(0, 39) n`,
     );
     const other = `'other' || (g % 40)`;
-    for (const [table, busy, quiet] of [
-      ['oid4vci_offer', busyOffer, quietOffer],
-      ['oid4vp_request', busyRequest, quietRequest],
+    for (const [table, template, quiet] of [
+      ['oid4vci_offer', templateOffer, quietOffer],
+      ['oid4vp_request', templateRequest, quietRequest],
     ] as const) {
-      await copies(table, busy, 40 * 50, other, false);
-      await copies(table, busy, 40 * 150, other, true);
+      await copies(table, template, 40 * 50, other, false);
+      await copies(table, template, 40 * 150, other, true);
       await copies(table, quiet, 2_000, `'quiet'`, true);
     }
     await queryDatabase(service.databaseUrl, 'ANALYZE oid4vci_offer, oid4vp_request');
