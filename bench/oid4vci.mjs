@@ -131,19 +131,22 @@ export async function issueOnce(offer, endpoints) {
   const ready = await redeem(credentialOffer, endpoints);
   return call(endpoints.credential, '', {
     token: ready.accessToken,
-    json: {
-      credential_configuration_id: credentialOffer.credential_configuration_ids[0],
-      proofs: { jwt: [await proof(ready.audience, ready.nonce)] },
-    },
+    json: credentialBody(
+      credentialOffer.credential_configuration_ids[0],
+      await proof(ready.audience, ready.nonce),
+    ),
   });
 }
+
+/** A credential request's body: one configuration, one proof (OpenID4VCI 1.0 §8.2). */
+const credentialBody = (id, jwt) => ({ credential_configuration_id: id, proofs: { jwt: [jwt] } });
 
 export function credentialRequest(ready, jwt) {
   return {
     method: 'POST',
     path: `${ready.issuer}/credential`,
     token: ready.accessToken,
-    body: { credential_configuration_id: configurationId, proofs: { jwt: [jwt] } },
+    body: credentialBody(configurationId, jwt),
   };
 }
 
