@@ -152,6 +152,8 @@ const server = createServer((request, response) => {
     send(response, 404, { status: 404 });
   };
   handle().catch((error) => {
+    // autocannon closes its connections at the end of each slice, with requests still in flight.
+    if (error?.code === 'ECONNRESET') return;
     console.error(error);
     if (!response.headersSent) send(response, 500, { status: 500 });
   });
