@@ -84,18 +84,18 @@ describe('migrations', () => {
     try {
       await otherInstance.query('SELECT pg_advisory_lock(7428101903)');
       const migrating = runMigrationsLocked(dataSource);
-      // Waiting on the other's lock (bounded poll), then for twice its own lock bound.
-      for (let attempt = 0; ; attempt++) {
-        const { rows } = await otherInstance.query<{ waiting: number }>(
-          `SELECT count(*)::int AS waiting FROM pg_locks l JOIN pg_database d ON d.oid = l.database
-             WHERE d.datname = current_database() AND l.locktype = 'advisory' AND NOT l.granted
-               AND ((l.classid::bigint << 32) | l.objid::bigint) = 7428101903`,
-        );
-        if (rows[0]?.waiting === 1) break;
-        if (attempt === 400) throw new Error('the migration never waited for the lock');
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      let settled = false;
+      void migrating.then(
+        () => (settled = true),
+        () => (settled = true),
+      );
+      // Asking for the other's lock (bounded poll), then still asking after twice its own lock bound.
+      const asking = `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid()
+          AND query LIKE 'SELECT pg_try_advisory_lock%'`;
+      await waitFor(otherInstance, asking);
       await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(settled).toBe(false);
       await otherInstance.query('SELECT pg_advisory_unlock(7428101903)');
       expect(await migrating).toHaveLength(migrations.length);
     } finally {
@@ -122,6 +122,61 @@ describe('migrations', () => {
     };
     expect(await settings('app')).toEqual({ statement: '2s', lock: '1s', idle: '5s' });
     expect(await settings('migrations')).toEqual({ statement: '0', lock: '10s', idle: '1min' });
+  });
+
+  it('index the tables the previous release writes without holding up its writes', async () => {
+    const url = await createEmptyDatabase();
+    const dataSource = await migratedUpTo(url, openIndexesMigration);
+    const [previousRelease, writer] = [url, url].map((u) => new pg.Client({ connectionString: u }));
+    await Promise.all([previousRelease.connect(), writer.connect()]);
+    try {
+      // An offer write of the previous release, still open when the migration starts.
+      await previousRelease.query('BEGIN');
+      await previousRelease.query(`UPDATE oid4vci_offer SET status = status WHERE false`);
+      const migrating = runMigrationsLocked(dataSource);
+      // Asked outside the open transaction: PostgreSQL shows a transaction one view of the activity.
+      await waitFor(
+        writer,
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+           WHERE query LIKE 'CREATE INDEX%' AND wait_event_type = 'Lock'`,
+      );
+      // Another write under the app's own lock bound gets through while the index waits: a plain
+      // CREATE INDEX would queue it behind its own table lock until the bound ended it.
+      await writer.query(`SET lock_timeout = '1s'`);
+      await writer.query(`UPDATE oid4vci_offer SET status = status WHERE false`);
+      await writer.query(`UPDATE oid4vp_request SET status = status WHERE false`);
+      await previousRelease.query('COMMIT');
+      expect(await migrating).toContain(openIndexesMigration);
+      expect(await validIndexes(url)).toEqual(openIndexes);
+    } finally {
+      await Promise.all([previousRelease.end(), writer.end()]);
+      await dataSource.destroy();
+    }
+  });
+
+  it('build again an index that an interrupted build left invalid', async () => {
+    const url = await createEmptyDatabase();
+    const dataSource = await migratedUpTo(url, openIndexesMigration);
+    try {
+      // What a build stopped half way leaves: an index of that name that PostgreSQL does not use.
+      await dataSource.query(
+        `CREATE INDEX "oid4vci_offer_tenant_open_idx" ON "oid4vci_offer" ("tenant_id")`,
+      );
+      await dataSource.query(
+        `UPDATE pg_index SET indisvalid = false
+           WHERE indexrelid = 'oid4vci_offer_tenant_open_idx'::regclass`,
+      );
+      expect(await validIndexes(url)).toEqual([]);
+      expect(await runMigrationsLocked(dataSource)).toContain(openIndexesMigration);
+      expect(await validIndexes(url)).toEqual(openIndexes);
+      const [definition] = await queryDatabase<{ text: string }>(
+        url,
+        `SELECT pg_get_indexdef('oid4vci_offer_tenant_open_idx'::regclass) AS text`,
+      );
+      expect(definition?.text).toContain('(tenant_id, expires_at) WHERE');
+    } finally {
+      await dataSource.destroy();
+    }
   });
 
   it('keep the claims of an offer made before sealing until the expiry job seals them', async () => {
@@ -175,3 +230,38 @@ describe('migrations', () => {
 
 const offerId = '5a0f6a54-8d0e-4f3c-9a57-1f0f1e2d3c4b';
 const claims = { given_name: 'Rosalind', birthdate: '1920-07-25' };
+
+const openIndexesMigration = 'OpenPerTenantIndexes1795800620000';
+const openIndexes = ['oid4vci_offer_tenant_open_idx', 'oid4vp_request_tenant_pending_idx'];
+
+/** A database migrated to just before `name`, with the DataSource that migrated it. */
+async function migratedUpTo(url: string, name: string): Promise<DataSource> {
+  const dataSource = createDataSource(url, 'migrations');
+  await dataSource.initialize();
+  await runMigrationsLocked(dataSource);
+  const names = migrations.map((migration) => migration.name);
+  for (let step = names.indexOf(name); step < names.length; step++)
+    await dataSource.undoLastMigration();
+  return dataSource;
+}
+
+/** Those of the per-tenant open indexes that exist and are valid. */
+async function validIndexes(url: string): Promise<string[]> {
+  const rows = await queryDatabase<{ name: string }>(
+    url,
+    `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+       WHERE c.relname = ANY($1) AND i.indisvalid ORDER BY c.relname`,
+    [openIndexes],
+  );
+  return rows.map((row) => row.name);
+}
+
+/** Polls `sql` (one row, `n`) until it counts at least one, within a bound of tries. */
+async function waitFor(client: pg.Client, sql: string): Promise<void> {
+  for (let attempt = 0; attempt < 400; attempt++) {
+    const { rows } = await client.query<{ n: number }>(sql);
+    if ((rows[0]?.n ?? 0) > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`never true: ${sql}`);
+}

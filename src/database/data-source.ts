@@ -176,6 +176,9 @@ export function createDataSource(
 /** An arbitrary constant: the key of the session-level advisory lock that serialises migrations. */
 const migrationLockKey = 7_428_101_903;
 
+/** How often an instance asks again for the lock another instance holds while it migrates. */
+const migrationLockPollMs = 250;
+
 /**
  * Runs `work` while holding a PostgreSQL advisory lock, so that several instances starting at once
  * migrate exactly once: the others wait, then find nothing to do.
@@ -187,15 +190,21 @@ export async function withMigrationLock<T>(
   const lockRunner = dataSource.createQueryRunner();
   await lockRunner.connect();
   try {
-    // Another instance may be migrating for minutes: wait for it however long it takes.
-    await lockRunner.query('SET lock_timeout = 0');
-    await lockRunner.query('SELECT pg_advisory_lock($1)', [migrationLockKey]);
+    // Another instance may be migrating for minutes: wait for it however long it takes. Polled, not
+    // waited for inside a statement: a waiting statement holds a snapshot, and an index built
+    // CONCURRENTLY waits for every older snapshot to end, so it would wait for the waiters.
+    for (;;) {
+      const [row] = (await lockRunner.query('SELECT pg_try_advisory_lock($1) AS locked', [
+        migrationLockKey,
+      ])) as { locked: boolean }[];
+      if (row?.locked === true) break;
+      await new Promise((resolve) => setTimeout(resolve, migrationLockPollMs));
+    }
     return await work();
   } finally {
     await lockRunner
       .query('SELECT pg_advisory_unlock($1)', [migrationLockKey])
       .catch(() => undefined);
-    await lockRunner.query('RESET lock_timeout').catch(() => undefined);
     await lockRunner.release();
   }
 }
