@@ -10,6 +10,8 @@ export default {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
   },
   testMatch: [...unitSpecs, '<rootDir>/test/**/*.e2e-spec.ts'],
+  // Before any module loads jsonld, as in main.ts (src/credentials/jsonld-context-memo.ts).
+  setupFiles: ['<rootDir>/src/credentials/jsonld-context-memo.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.mjs',
   globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
   testTimeout: 60000,

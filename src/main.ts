@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+// Before any module loads jsonld (it wraps what they take from jsonld's context module).
+import './credentials/jsonld-context-memo.js';
 import { existsSync } from 'node:fs';
 import { startTracing } from './observability/tracing.js';
 

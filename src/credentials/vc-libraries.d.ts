@@ -139,6 +139,10 @@ declare module 'jsonld' {
       document: JsonObject,
       options: { documentLoader: DocumentLoader; safe: boolean },
     ): Promise<unknown[]>;
+    canonize(
+      document: JsonObject,
+      options: { algorithm: string; format: string; documentLoader: DocumentLoader; safe: boolean },
+    ): Promise<string>;
   };
   export default jsonld;
 }
@@ -169,4 +173,45 @@ declare module '@digitalbazaar/vc-bitstring-status-list' {
 declare module '@digitalbazaar/ed25519-multikey' {
   export function generate(options?: { id?: string; controller?: string }): Promise<MultikeyPair>;
   export function toJwk(options: { keyPair: MultikeyPair }): Promise<JsonObject>;
+}
+
+// jsonld's context processing, which jsonld-context-memo.ts wraps (not public API: pinned by its spec).
+declare module 'jsonld/lib/context.js' {
+  export interface ActiveContext {
+    mappings: Map<string, unknown>;
+    protected: Record<string, unknown>;
+    inverse: unknown;
+    getInverse: unknown;
+    previousContext?: ActiveContext;
+    clone: (this: ActiveContext) => ActiveContext;
+    revertToPreviousContext: (this: ActiveContext) => ActiveContext;
+    '@base'?: unknown;
+    '@language'?: unknown;
+    '@vocab'?: unknown;
+  }
+  export interface ProcessArguments {
+    activeCtx: ActiveContext;
+    localCtx: unknown;
+    options: { base?: unknown; processingMode?: unknown; eventHandler?: unknown };
+    propagate?: boolean;
+    overrideProtected?: boolean;
+    cycles?: Set<unknown>;
+  }
+  const api: {
+    process: (args: ProcessArguments) => Promise<ActiveContext>;
+    getInitialContext: (options: Record<string, unknown>) => ActiveContext;
+  };
+  export default api;
+}
+
+declare module 'jsonld/lib/util.js' {
+  const util: { clone: <T>(value: T) => T };
+  export default util;
+}
+
+declare module 'jsonld/lib/events.js' {
+  const events: {
+    handleEvent(args: { event: unknown; options: { eventHandler?: unknown } }): void;
+  };
+  export default events;
 }
