@@ -9,6 +9,9 @@
 //
 // Environment: PORT (0: any free port); DATABASE_URL, JWKS_URL, ISSUER, AUDIENCE for the fair
 // baseline. Prints one JSON line {"port": n} on stdout once it listens.
+// First, as in the service: jsonld's contexts processed once, not at every typed node (docs/performance.md,
+// "JSON-LD contexts"), so that the baselines do the essential work as the service does it.
+import '../dist/src/credentials/jsonld-context-memo.js';
 import { generateKeyPairSync, randomInt, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import jsonld from 'jsonld';

@@ -1,4 +1,5 @@
 import { dereferenceLocally, type DidDereferencer } from './did-resolution/local-dids.js';
+import { keepContextsOf } from './jsonld-context-memo.js';
 
 /** Nest's token for the one document loader the credential operations share. */
 export const DOCUMENT_LOADER = Symbol('DOCUMENT_LOADER');
@@ -20,6 +21,8 @@ export function createDocumentLoader(
   contexts: ReadonlyMap<string, unknown>,
   dids: DidDereferencer = dereferenceLocally,
 ): DocumentLoader {
+  // The same URL always gives the same document here: jsonld may keep what it made of it.
+  keepContextsOf(contexts);
   return async (url) => {
     const context = contexts.get(url);
     if (context !== undefined) return { contextUrl: null, documentUrl: url, document: context };

@@ -39,40 +39,112 @@ const revocable = {
   },
 };
 
-/** Canonical N-Quads and the expanded form, or the error: what signing and verifying read. */
-async function processed(document: Json): Promise<string> {
+/** Canonical N-Quads (as the cryptosuites ask: directions as datatypes) and the expanded form. */
+async function processed(document: Json, safe = true): Promise<string> {
   try {
     const nquads = await jsonld.canonize(document, {
       algorithm: 'RDFC-1.0',
       format: 'application/n-quads',
+      rdfDirection: 'i18n-datatype',
       documentLoader,
-      safe: true,
+      safe,
     });
-    return `${nquads}\n${JSON.stringify(await jsonld.expand(document, { documentLoader, safe: true }))}`;
+    return `${nquads}\n${JSON.stringify(await jsonld.expand(document, { documentLoader, safe }))}`;
   } catch (error) {
     return `error: ${(error as Error).message}`;
   }
 }
 
-describe('the JSON-LD context memo', () => {
-  it("gives every document exactly what jsonld's own processing gives", async () => {
-    const documents: [string, Json][] = [
-      ...vectors(),
-      ['revocable', revocable],
-      // A term the safe mode refuses: the refusal must come again from a kept context.
+const v2 = 'https://www.w3.org/ns/credentials/v2';
+const examples = 'https://www.w3.org/ns/credentials/examples/v2';
+const subject = (claims: Json): Json => ({
+  ...revocable,
+  credentialSubject: { id: 'did:example:s', ...claims },
+});
+const withContext = (context: unknown[], claims: Json): Json => ({
+  ...subject(claims),
+  '@context': context,
+});
+
+/** Documents where sharing a context, a copy or a key would show: each must come out as jsonld's own. */
+const edgeCases: [string, Json][] = [
+  ['revocable', revocable],
+  // A direction in the active context: jsonld's copies drop it on the way down.
+  [
+    'direction',
+    withContext([v2, examples, { '@direction': 'rtl', nick: 'https://example.org/nick' }], {
+      nick: 'abc',
+    }),
+  ],
+  // A list of URLs and a string that joins them: never the same key.
+  ['url list', withContext([v2, v2, examples], {})],
+  ['joined urls', withContext([v2, `${v2}\n${examples}`], {})],
+  // Type-scoped contexts that report on processing (safe mode refuses them).
+  [
+    'reserved in a type scope',
+    withContext(
+      [v2, { Thing: { '@id': 'https://example.org/Thing', '@context': { '@reserved': 'x' } } }],
+      { type: 'Thing' },
+    ),
+  ],
+  [
+    'relative vocab in a type scope',
+    withContext(
+      [v2, { Thing: { '@id': 'https://example.org/Thing', '@context': { '@vocab': 'rel#' } } }],
+      { type: 'Thing', name: 'n' },
+    ),
+  ],
+  // A protected term redefined.
+  [
+    'protected redefinition',
+    withContext([v2, { VerifiableCredential: 'https://example.org/VC' }], {}),
+  ],
+  // A property-scoped context with a typed node inside.
+  [
+    'property scope',
+    withContext(
       [
-        'undefined term',
-        { ...revocable, credentialSubject: { id: 'did:example:x', unknownTerm: 1 } },
+        v2,
+        examples,
+        { p: { '@id': 'https://example.org/p', '@context': { q: 'https://example.org/q' } } },
       ],
-    ];
-    expect(documents.length).toBeGreaterThan(20);
-    for (const [name, document] of documents) {
-      jsonLdContextMemo.setEnabled(false);
-      const own = await processed(document);
+      { p: { type: 'ExampleAlumniCredential', q: 'x' } },
+    ),
+  ],
+  // A node that resets its context.
+  [
+    'null context',
+    { ...revocable, credentialSubject: { '@context': null, '@id': 'did:example:s' } },
+  ],
+  // A term safe mode refuses while expanding.
+  ['undefined term', subject({ unknownTerm: 1 })],
+];
+
+describe('the JSON-LD context memo', () => {
+  // First in the file: jsonld must not have processed the credentials context before.
+  it("keeps one context's refusal from the contexts before it in the list", async () => {
+    const refused = withContext([v2, { '@reserved': 'x' }], {});
+    expect(await processed(refused)).toMatch(/^error: Safe mode validation error/);
+    // jsonld 9 alone kept the refusal with the credentials context and refused this too.
+    expect(await processed(revocable)).not.toMatch(/^error/);
+  });
+
+  it("gives every document exactly what jsonld's own processing gives", async () => {
+    const documents = [...vectors(), ...edgeCases];
+    expect(documents.length).toBeGreaterThan(30);
+    try {
+      for (const safe of [false, true]) {
+        for (const [name, document] of documents) {
+          jsonLdContextMemo.setEnabled(false);
+          const own = await processed(document, safe);
+          jsonLdContextMemo.setEnabled(true);
+          const first = await processed(document, safe);
+          const again = await processed(document, safe);
+          expect({ name, safe, first, again }).toEqual({ name, safe, first: own, again: own });
+        }
+      }
+    } finally {
       jsonLdContextMemo.setEnabled(true);
-      const first = await processed(document);
-      const again = await processed(document);
-      expect({ name, first, again }).toEqual({ name, first: own, again: own });
     }
   });
 

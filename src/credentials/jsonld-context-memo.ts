@@ -1,37 +1,37 @@
+import { LRUCache } from 'lru-cache';
 import contextApi, { type ActiveContext, type ProcessArguments } from 'jsonld/lib/context.js';
 import jsonldEvents from 'jsonld/lib/events.js';
-import jsonldUtil from 'jsonld/lib/util.js';
 
 /*
- * jsonld 9 reaches into here; the one place the service does (docs/performance.md, "JSON-LD contexts").
+ * The one place the service reaches into jsonld 9 (docs/performance.md, "JSON-LD contexts").
  *
  * A type-scoped context (every typed node of a VC 2.0 credential: the credential, its subject, its
- * status entry) does not propagate, so jsonld processes it on a fresh copy of the active context, and
+ * status entry) does not propagate, so jsonld applies it to a fresh copy of the active context, and
  * going down a level reverts to another fresh copy. Its own cache of processed contexts is keyed by the
  * active context object, so with a new copy at every node it never hits: the same contexts are processed
- * and deep-copied again at every node of every credential. Here the result of processing is kept per
- * active context, local context and flags, and a reverted context is the previous context itself rather
- * than a copy, so that the same keys recur. jsonld never changes an active context after making it (it
- * copies one before defining terms in it), which its own cache relies on too; so sharing one is safe.
+ * and deep-copied again at every node of every credential. Here a context's copy is made once and kept
+ * (made by jsonld's own copy, so it holds exactly what jsonld's would), and what processing gives is kept
+ * per active context, local context and flags. jsonld never changes an active context after making it
+ * (it copies one before defining terms in it), which its own cache relies on too.
  * This must run before jsonld's other modules load: they take `process` and `getInitialContext` from
  * this module's exports when they load (main.ts and the Jest set-up import it first).
  */
 
-/** Local contexts kept per active context, by URL or list of URLs; objects are kept by identity. */
-const maxUrlKeysPerContext = 64;
+/** Processed contexts kept, each up to a few hundred KB (a copy of every term of its contexts). */
+const maxKept = 256;
 
 interface Processed {
   context: ActiveContext;
   events: unknown[];
 }
 
-/** Per active context: by local context, then by the flags that change the result. */
-const memo = new WeakMap<
-  ActiveContext,
-  { urls: Map<string, Map<string, Processed>>; objects: WeakMap<object, Map<string, Processed>> }
->();
-
 const state = { enabled: true, hits: 0 };
+const kept = new LRUCache<string, Processed>({ max: maxKept });
+/** The contexts of the allowlist: only these URLs name the same document at every call. */
+const staticUrls = new Set<string>();
+const copies = new WeakMap<ActiveContext, ActiveContext>();
+const ids = new WeakMap<object, number>();
+let lastId = 0;
 
 /** For the tests: on (the default) or jsonld's own behaviour, and how often the memo answered. */
 export const jsonLdContextMemo = {
@@ -43,51 +43,79 @@ export const jsonLdContextMemo = {
   },
 };
 
+/** The document loader's fixed contexts (never a DID or anything else it resolves at call time). */
+export function keepContextsOf(contexts: ReadonlyMap<string, unknown>): void {
+  for (const [url, document] of contexts) if (!setsPropagate(document)) staticUrls.add(url);
+}
+
+/** Whether a context (or a context document) says `@propagate`, which only a list's first may. */
+function setsPropagate(context: unknown): boolean {
+  if (Array.isArray(context)) return context.some(setsPropagate);
+  if (typeof context !== 'object' || context === null) return false;
+  const inner = (context as Record<string, unknown>)['@context'];
+  return '@propagate' in context || (inner !== undefined && setsPropagate(inner));
+}
+
+/**
+ * Whether a list of contexts may be processed one context at a time. jsonld processes a list in one
+ * call whose cache entries share one list of what processing reported, so a context's refusal was kept
+ * with the contexts before it: after `[credentials v2, {"@reserved": …}]` had been processed first,
+ * every later credential was refused in safe mode. One at a time gives the same context (each is applied
+ * to the one before, `propagate` unchanged) unless a context in it says `@propagate`.
+ */
+function splittable(list: unknown[]): boolean {
+  return list.every((context) =>
+    typeof context === 'string' ? staticUrls.has(context) : !setsPropagate(context),
+  );
+}
+
+function idOf(value: object): number {
+  let id = ids.get(value);
+  if (id === undefined) ids.set(value, (id = ++lastId));
+  return id;
+}
+
+/** The local context's part of the key; undefined when the result may differ from call to call. */
+function localKey(localCtx: unknown): string | undefined {
+  if (typeof localCtx === 'string' || Array.isArray(localCtx)) {
+    const urls: unknown[] = Array.isArray(localCtx) ? localCtx : [localCtx];
+    const fixed = urls.every((url) => typeof url === 'string' && staticUrls.has(url));
+    return fixed ? `urls:${JSON.stringify(localCtx)}` : undefined;
+  }
+  // A term's scoped context, from a kept document; a caller's inline context is copied, so never hits.
+  return typeof localCtx === 'object' && localCtx !== null ? `object:${idOf(localCtx)}` : undefined;
+}
+
 const processUncached = contextApi.process;
 const initialContextOf = contextApi.getInitialContext;
-
-function byLocalContext(
-  activeCtx: ActiveContext,
-  localCtx: unknown,
-): Map<string, Processed> | undefined {
-  const key =
-    typeof localCtx === 'string'
-      ? localCtx
-      : Array.isArray(localCtx) && localCtx.every((entry) => typeof entry === 'string')
-        ? localCtx.join('\n')
-        : undefined;
-  if (key === undefined && (typeof localCtx !== 'object' || localCtx === null)) return undefined;
-  let entry = memo.get(activeCtx);
-  if (entry === undefined) {
-    entry = { urls: new Map(), objects: new WeakMap() };
-    memo.set(activeCtx, entry);
-  }
-  if (key === undefined) {
-    let byFlags = entry.objects.get(localCtx as object);
-    if (byFlags === undefined)
-      entry.objects.set(localCtx as object, (byFlags = new Map<string, Processed>()));
-    return byFlags;
-  }
-  let byFlags = entry.urls.get(key);
-  if (byFlags === undefined) {
-    if (entry.urls.size >= maxUrlKeysPerContext) entry.urls.clear();
-    entry.urls.set(key, (byFlags = new Map<string, Processed>()));
-  }
-  return byFlags;
-}
+const jsonldCopy = initialContextOf({}).clone;
 
 contextApi.process = async (args: ProcessArguments): Promise<ActiveContext> => {
   const { activeCtx, localCtx, options, propagate = true, overrideProtected = false } = args;
-  const byFlags = state.enabled ? byLocalContext(activeCtx, localCtx) : undefined;
-  if (byFlags === undefined) return processUncached(args);
-  const flags = `${propagate}|${overrideProtected}|${String(options.base)}|${String(options.processingMode)}`;
-  const kept = byFlags.get(flags);
-  if (kept !== undefined) {
+  // `cycles` comes only with jsonld's checks of a scoped context, each on a fresh copy.
+  const ours = state.enabled && args.cycles === undefined;
+  if (ours && Array.isArray(localCtx) && localCtx.length > 1 && splittable(localCtx)) {
+    let context = activeCtx;
+    for (const one of localCtx)
+      context = await contextApi.process({ ...args, activeCtx: context, localCtx: one });
+    return context;
+  }
+  const local = ours ? localKey(localCtx) : undefined;
+  if (local === undefined) return processUncached(args);
+  const flags = JSON.stringify([
+    propagate,
+    overrideProtected,
+    options.base,
+    options.processingMode,
+  ]);
+  const key = `${idOf(activeCtx)}|${local}|${flags}`;
+  const found = kept.get(key);
+  if (found !== undefined) {
     state.hits++;
     // What processing reported (safe mode refuses on it), told again as jsonld's own cache does.
-    if (options.eventHandler !== undefined)
-      for (const event of kept.events) jsonldEvents.handleEvent({ event, options });
-    return kept.context;
+    if (options.eventHandler)
+      for (const event of found.events) jsonldEvents.handleEvent({ event, options });
+    return found.context;
   }
   const events: unknown[] = [];
   const capture: unknown[] = [
@@ -96,35 +124,32 @@ contextApi.process = async (args: ProcessArguments): Promise<ActiveContext> => {
       next();
     },
   ];
-  if (options.eventHandler !== undefined) capture.push(options.eventHandler);
+  if (options.eventHandler) capture.push(options.eventHandler);
   const context = await processUncached({
     ...args,
     options: { ...options, eventHandler: capture },
   });
-  byFlags.set(flags, { context, events });
+  kept.set(key, { context, events });
   return context;
 };
 
-/** jsonld's own copy, except that the previous context is shared, not copied (see above). */
+/** jsonld's copy of a context, made once per context and kept while the context lives. */
+function copyOf(context: ActiveContext): ActiveContext {
+  let copy = copies.get(context);
+  if (copy === undefined) copies.set(context, (copy = context.clone()));
+  return copy;
+}
+
 function cloneActiveContext(this: ActiveContext): ActiveContext {
-  const child: ActiveContext = {
-    mappings: jsonldUtil.clone(this.mappings),
-    clone: this.clone,
-    inverse: null,
-    getInverse: this.getInverse,
-    protected: jsonldUtil.clone(this.protected),
-    revertToPreviousContext: this.revertToPreviousContext,
-  };
-  if (this.previousContext)
-    child.previousContext = state.enabled ? this.previousContext : this.previousContext.clone();
-  for (const key of ['@base', '@language', '@vocab'] as const)
-    if (key in this) child[key] = this[key];
+  if (!state.enabled) return jsonldCopy.call(this);
+  const child = jsonldCopy.call({ ...this, previousContext: undefined });
+  if (this.previousContext) child.previousContext = copyOf(this.previousContext);
   return child;
 }
 
 function revertToPreviousContext(this: ActiveContext): ActiveContext {
-  if (this.previousContext === undefined) return this;
-  return state.enabled ? this.previousContext : this.previousContext.clone();
+  if (!this.previousContext) return this;
+  return state.enabled ? copyOf(this.previousContext) : this.previousContext.clone();
 }
 
 contextApi.getInitialContext = (options: Record<string, unknown>): ActiveContext => {

@@ -141,7 +141,13 @@ declare module 'jsonld' {
     ): Promise<unknown[]>;
     canonize(
       document: JsonObject,
-      options: { algorithm: string; format: string; documentLoader: DocumentLoader; safe: boolean },
+      options: {
+        algorithm: string;
+        format: string;
+        rdfDirection?: string;
+        documentLoader: DocumentLoader;
+        safe: boolean;
+      },
     ): Promise<string>;
   };
   export default jsonld;
@@ -188,6 +194,9 @@ declare module 'jsonld/lib/context.js' {
     '@base'?: unknown;
     '@language'?: unknown;
     '@vocab'?: unknown;
+    '@direction'?: unknown;
+    '@version'?: unknown;
+    processingMode?: unknown;
   }
   export interface ProcessArguments {
     activeCtx: ActiveContext;
@@ -202,11 +211,6 @@ declare module 'jsonld/lib/context.js' {
     getInitialContext: (options: Record<string, unknown>) => ActiveContext;
   };
   export default api;
-}
-
-declare module 'jsonld/lib/util.js' {
-  const util: { clone: <T>(value: T) => T };
-  export default util;
 }
 
 declare module 'jsonld/lib/events.js' {
