@@ -116,6 +116,48 @@ const edgeCases: [string, Json][] = [
     'null context',
     { ...revocable, credentialSubject: { '@context': null, '@id': 'did:example:s' } },
   ],
+  // Lists whose first context sets `@propagate`, at the top and in a type scope with a node below.
+  [
+    'propagate first',
+    withContext([v2, { '@propagate': true, nick: 'https://example.org/nick' }, examples], {
+      nick: 'x',
+    }),
+  ],
+  [
+    'propagating type scope',
+    withContext(
+      [
+        v2,
+        {
+          Thing: {
+            '@id': 'https://example.org/Thing',
+            '@context': [
+              { '@propagate': true, a: 'https://example.org/a' },
+              { b: 'https://example.org/b' },
+            ],
+          },
+        },
+      ],
+      { type: 'Thing', a: { b: 'deep', a: 'deeper' } },
+    ),
+  ],
+  [
+    'propagate later',
+    withContext([v2, { a: 'https://example.org/a' }, { '@propagate': false }], { a: 1 }),
+  ],
+  // A reset inside a type-scoped list, and a list inside a list (which jsonld refuses).
+  [
+    'reset in a type scope',
+    {
+      '@context': {
+        '@version': 1.1,
+        T: { '@id': 'http://example.org/T', '@context': [null, { x: 'http://example.org/x' }] },
+      },
+      '@type': 'T',
+      x: { x: 'v' },
+    },
+  ],
+  ['nested list', withContext([v2, [examples]], {})],
   // A term safe mode refuses while expanding.
   ['undefined term', subject({ unknownTerm: 1 })],
 ];
@@ -123,8 +165,12 @@ const edgeCases: [string, Json][] = [
 describe('the JSON-LD context memo', () => {
   // First in the file: jsonld must not have processed the credentials context before.
   it("keeps one context's refusal from the contexts before it in the list", async () => {
-    const refused = withContext([v2, { '@reserved': 'x' }], {});
-    expect(await processed(refused)).toMatch(/^error: Safe mode validation error/);
+    // Refused in a list that goes to jsonld whole, then in one processed one context at a time.
+    for (const refused of [
+      withContext([v2, { '@reserved': 'x' }, { '@propagate': true }], {}),
+      withContext([v2, { '@reserved': 'x' }], {}),
+    ])
+      expect(await processed(refused)).toMatch(/^error: Safe mode validation error/);
     // jsonld 9 alone kept the refusal with the credentials context and refused this too.
     expect(await processed(revocable)).not.toMatch(/^error/);
   });

@@ -1,5 +1,5 @@
-import { LRUCache } from 'lru-cache';
 import contextApi, { type ActiveContext, type ProcessArguments } from 'jsonld/lib/context.js';
+import ContextResolver from 'jsonld/lib/ContextResolver.js';
 import jsonldEvents from 'jsonld/lib/events.js';
 
 /*
@@ -17,7 +17,7 @@ import jsonldEvents from 'jsonld/lib/events.js';
  * this module's exports when they load (main.ts and the Jest set-up import it first).
  */
 
-/** Processed contexts kept, each up to a few hundred KB (a copy of every term of its contexts). */
+/** Processed contexts kept, each up to about a MB (every term of its contexts, copied, and its inverse). */
 const maxKept = 256;
 
 interface Processed {
@@ -26,10 +26,14 @@ interface Processed {
 }
 
 const state = { enabled: true, hits: 0 };
-const kept = new LRUCache<string, Processed>({ max: maxKept });
+/** Least recently used first (a Map keeps the order of insertion). */
+const kept = new Map<string, Processed>();
 /** The contexts of the allowlist: only these URLs name the same document at every call. */
-const staticUrls = new Set<string>();
+const staticUrls = new Map<string, unknown>();
+/** jsonld's limit on the context URLs one list may bring in. */
+const maxUrlsPerList = 10;
 const copies = new WeakMap<ActiveContext, ActiveContext>();
+const seenOnce = new WeakSet<object>();
 const ids = new WeakMap<object, number>();
 let lastId = 0;
 
@@ -45,8 +49,17 @@ export const jsonLdContextMemo = {
 
 /** The document loader's fixed contexts (never a DID or anything else it resolves at call time). */
 export function keepContextsOf(contexts: ReadonlyMap<string, unknown>): void {
-  for (const [url, document] of contexts) if (!setsPropagate(document)) staticUrls.add(url);
+  for (const [url, document] of contexts) {
+    const known = staticUrls.get(url);
+    // A URL two loaders answer differently is not kept at all (undefined marks it).
+    if (known === undefined && staticUrls.has(url)) continue;
+    if (setsPropagate(document) || (known !== undefined && known !== document))
+      staticUrls.set(url, undefined);
+    else staticUrls.set(url, document);
+  }
 }
+
+const isStatic = (url: string): boolean => staticUrls.get(url) !== undefined;
 
 /** Whether a context (or a context document) says `@propagate`, which only a list's first may. */
 function setsPropagate(context: unknown): boolean {
@@ -60,13 +73,20 @@ function setsPropagate(context: unknown): boolean {
  * Whether a list of contexts may be processed one context at a time. jsonld processes a list in one
  * call whose cache entries share one list of what processing reported, so a context's refusal was kept
  * with the contexts before it: after `[credentials v2, {"@reserved": …}]` had been processed first,
- * every later credential was refused in safe mode. One at a time gives the same context (each is applied
- * to the one before, `propagate` unchanged) unless a context in it says `@propagate`.
+ * every later credential was refused in safe mode. One at a time, each applied to the one before and
+ * only the first with the list's `propagate`, gives what jsonld's loop gives for a list of fixed URLs,
+ * resets and objects, of which only the first may say `@propagate`, and at most jsonld's 10 URLs.
  */
 function splittable(list: unknown[]): boolean {
-  return list.every((context) =>
-    typeof context === 'string' ? staticUrls.has(context) : !setsPropagate(context),
-  );
+  if (list.filter((context) => typeof context === 'string').length > maxUrlsPerList) return false;
+  return list.every((context, index) => {
+    if (context === null) return true;
+    if (typeof context === 'string') return isStatic(context);
+    if (typeof context !== 'object' || Array.isArray(context)) return false;
+    if (index > 0) return !setsPropagate(context);
+    const { '@propagate': said, ...rest } = context as Record<string, unknown>;
+    return (said === undefined || typeof said === 'boolean') && !setsPropagate(rest);
+  });
 }
 
 function idOf(value: object): number {
@@ -79,11 +99,17 @@ function idOf(value: object): number {
 function localKey(localCtx: unknown): string | undefined {
   if (typeof localCtx === 'string' || Array.isArray(localCtx)) {
     const urls: unknown[] = Array.isArray(localCtx) ? localCtx : [localCtx];
-    const fixed = urls.every((url) => typeof url === 'string' && staticUrls.has(url));
+    const fixed = urls.length > 0 && urls.every((url) => typeof url === 'string' && isStatic(url));
     return fixed ? `urls:${JSON.stringify(localCtx)}` : undefined;
   }
-  // A term's scoped context, from a kept document; a caller's inline context is copied, so never hits.
-  return typeof localCtx === 'object' && localCtx !== null ? `object:${idOf(localCtx)}` : undefined;
+  if (typeof localCtx !== 'object' || localCtx === null) return undefined;
+  // A term's scoped context comes again with its kept document; a caller's inline context is a copy
+  // made for one call: kept only from its second time on.
+  if (!seenOnce.has(localCtx)) {
+    seenOnce.add(localCtx);
+    return undefined;
+  }
+  return `object:${idOf(localCtx)}`;
 }
 
 const processUncached = contextApi.process;
@@ -93,14 +119,24 @@ const jsonldCopy = initialContextOf({}).clone;
 contextApi.process = async (args: ProcessArguments): Promise<ActiveContext> => {
   const { activeCtx, localCtx, options, propagate = true, overrideProtected = false } = args;
   // `cycles` comes only with jsonld's checks of a scoped context, each on a fresh copy.
-  const ours = state.enabled && args.cycles === undefined;
-  if (ours && Array.isArray(localCtx) && localCtx.length > 1 && splittable(localCtx)) {
+  const memoizable = state.enabled && args.cycles === undefined;
+  if (memoizable && Array.isArray(localCtx) && localCtx.length > 1) {
+    if (!splittable(localCtx)) {
+      // jsonld's loop, on caches of its own, so that what it keeps wrongly stays with this call.
+      const contextResolver = new ContextResolver({ sharedCache: new Map() });
+      return processUncached({ ...args, options: { ...options, contextResolver } });
+    }
     let context = activeCtx;
-    for (const one of localCtx)
-      context = await contextApi.process({ ...args, activeCtx: context, localCtx: one });
+    for (const [index, one] of localCtx.entries())
+      context = await contextApi.process({
+        ...args,
+        activeCtx: context,
+        localCtx: one,
+        ...(index === 0 ? {} : { propagate: true }),
+      });
     return context;
   }
-  const local = ours ? localKey(localCtx) : undefined;
+  const local = memoizable ? localKey(localCtx) : undefined;
   if (local === undefined) return processUncached(args);
   const flags = JSON.stringify([
     propagate,
@@ -111,6 +147,8 @@ contextApi.process = async (args: ProcessArguments): Promise<ActiveContext> => {
   const key = `${idOf(activeCtx)}|${local}|${flags}`;
   const found = kept.get(key);
   if (found !== undefined) {
+    kept.delete(key);
+    kept.set(key, found);
     state.hits++;
     // What processing reported (safe mode refuses on it), told again as jsonld's own cache does.
     if (options.eventHandler)
@@ -130,6 +168,7 @@ contextApi.process = async (args: ProcessArguments): Promise<ActiveContext> => {
     options: { ...options, eventHandler: capture },
   });
   kept.set(key, { context, events });
+  if (kept.size > maxKept) kept.delete(kept.keys().next().value as string);
   return context;
 };
 

@@ -201,7 +201,12 @@ declare module 'jsonld/lib/context.js' {
   export interface ProcessArguments {
     activeCtx: ActiveContext;
     localCtx: unknown;
-    options: { base?: unknown; processingMode?: unknown; eventHandler?: unknown };
+    options: {
+      base?: unknown;
+      processingMode?: unknown;
+      eventHandler?: unknown;
+      contextResolver?: unknown;
+    };
     propagate?: boolean;
     overrideProtected?: boolean;
     cycles?: Set<unknown>;
@@ -218,4 +223,10 @@ declare module 'jsonld/lib/events.js' {
     handleEvent(args: { event: unknown; options: { eventHandler?: unknown } }): void;
   };
   export default events;
+}
+
+declare module 'jsonld/lib/ContextResolver.js' {
+  export default class ContextResolver {
+    constructor(options: { sharedCache: Map<string, unknown> });
+  }
 }
