@@ -50,12 +50,9 @@ export const jsonLdContextMemo = {
 /** The document loader's fixed contexts (never a DID or anything else it resolves at call time). */
 export function keepContextsOf(contexts: ReadonlyMap<string, unknown>): void {
   for (const [url, document] of contexts) {
-    const known = staticUrls.get(url);
     // A URL two loaders answer differently is not kept at all (undefined marks it).
-    if (known === undefined && staticUrls.has(url)) continue;
-    if (setsPropagate(document) || (known !== undefined && known !== document))
-      staticUrls.set(url, undefined);
-    else staticUrls.set(url, document);
+    const fixed = !staticUrls.has(url) || staticUrls.get(url) === document;
+    staticUrls.set(url, fixed && !setsPropagate(document) ? document : undefined);
   }
 }
 

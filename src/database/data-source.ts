@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { boundedDriver } from './bounded-pool.js';
 import { InitialSchema1763800000000 } from '../../migrations/1763800000000-initial-schema.js';
@@ -198,7 +199,7 @@ export async function withMigrationLock<T>(
         migrationLockKey,
       ])) as { locked: boolean }[];
       if (row?.locked === true) break;
-      await new Promise((resolve) => setTimeout(resolve, migrationLockPollMs));
+      await sleep(migrationLockPollMs);
     }
     return await work();
   } finally {
