@@ -5,6 +5,8 @@ import { apiPath, log, settings } from './settings.mjs';
 
 export const credentialBaselineProcess = 'credential baseline';
 export const fairBaselineProcess = 'credential baseline, fair';
+/** The fair baseline's work in the service's stack (bench/credential-stack-floor.mjs). */
+export const credentialFloorProcess = 'credential stack floor';
 export const issueScenario = (cryptosuite) => `POST /credentials/issue (${cryptosuite})`;
 /** Issue with `credentialStatus: []`: what the status entry costs is the ratio to this. */
 export const issueNoStatusScenario = (cryptosuite) =>
@@ -57,12 +59,13 @@ async function post(url, token, request) {
 }
 
 /**
- * Issue: all requests for one tenant, beside the bare and the fair baseline, then with and without a
+ * Issue: all requests for one tenant, beside the bare and the fair baseline and the fair baseline's
+ * stack floor (without a database, the bare one alone), then with and without a
  * status entry in turns, for one tenant and spread over `tenantIds`. Verify: one credential of each
  * process, status included (BENCH_COMPARE's too).
  * Status: suspension set and cleared in turns over a pool of credentials of one tenant.
  */
-export async function measureCredentials(context, tenantIds, baseline, fairBaseline) {
+export async function measureCredentials(context, tenantIds, { bare: baseline, fair, floor }) {
   const { service, token } = context;
   const [tenant] = tenantIds;
   const serviceSpec = { size: 1, process: 'service', url: service.url, pid: service.pid };
@@ -72,11 +75,12 @@ export async function measureCredentials(context, tenantIds, baseline, fairBasel
     url: baseline.url,
     pid: baseline.pid,
   };
-  const fairSpec = fairBaseline && {
+  const fairSpec = fair && { size: 1, process: fairBaselineProcess, url: fair.url, pid: fair.pid };
+  const floorSpec = floor && {
     size: 1,
-    process: fairBaselineProcess,
-    url: fairBaseline.url,
-    pid: fairBaseline.pid,
+    process: credentialFloorProcess,
+    url: floor.url,
+    pid: floor.pid,
   };
   // BENCH_COMPARE's service issues in turns too: its database holds the same tenant ids.
   const { compare } = context;
@@ -105,6 +109,7 @@ export async function measureCredentials(context, tenantIds, baseline, fairBasel
         ...(bare ? [withoutStatus(serviceSpec, cryptosuite, [tenant])] : []),
         { ...baselineSpec, name, requestFor },
         ...(fairSpec ? [{ ...fairSpec, name, requestFor }] : []),
+        ...(floorSpec ? [{ ...floorSpec, name, requestFor }] : []),
         ...(compareSpec ? [{ ...compareSpec, name, requestFor }] : []),
         ...(compareSpec && bare ? [withoutStatus(compareSpec, cryptosuite, [tenant])] : []),
       ],
@@ -148,15 +153,15 @@ export async function measureCredentials(context, tenantIds, baseline, fairBasel
     [
       { ...serviceSpec, name: verifyScenario, requestFor: await verifyRequests(service.url) },
       { ...baselineSpec, name: verifyScenario, requestFor: await verifyRequests(baseline.url) },
-      ...(fairSpec
-        ? [
-            {
-              ...fairSpec,
-              name: verifyScenario,
-              requestFor: await verifyRequests(fairSpec.url),
-            },
-          ]
-        : []),
+      ...(await Promise.all(
+        [fairSpec, floorSpec]
+          .filter((spec) => spec !== undefined)
+          .map(async (spec) => ({
+            ...spec,
+            name: verifyScenario,
+            requestFor: await verifyRequests(spec.url),
+          })),
+      )),
       ...(compareSpec
         ? [
             {

@@ -235,6 +235,20 @@ export function startCredentialBaseline(fair) {
   );
 }
 
+/**
+ * The credential rows' stack floor (bench/credential-stack-floor.mjs): the fair baseline's work in a bare
+ * NestJS app.
+ * @param {{ databaseUrl: string, jwksUrl: string, issuer: string }} fair
+ */
+export function startCredentialStackFloor(fair) {
+  return startScript('bench/credential-stack-floor.mjs', {
+    DATABASE_URL: fair.databaseUrl,
+    JWKS_URL: fair.jwksUrl,
+    ISSUER: fair.issuer,
+    AUDIENCE: 'agent-api',
+  });
+}
+
 /** The OpenID4VCI baseline: proof check and SD-JWT VC signing, no framework, no database. */
 export function startSdJwtBaseline(issuer, nonce) {
   return startScript('bench/sd-jwt-baseline.mjs', { ISSUER: issuer, NONCE: nonce });

@@ -10,6 +10,7 @@ import {
 } from './load.mjs';
 import {
   credentialBaselineProcess,
+  credentialFloorProcess,
   cryptosuites,
   fairBaselineProcess,
   issueNoStatusScenario,
@@ -204,9 +205,10 @@ export function evaluate(rows) {
       });
     }
   }
-  // The stack floors: what NestJS, Express and a durable write cost the bare baselines' work, and what
-  // the service adds on top (bench/stack-floor.mjs).
+  // The stack floors: what NestJS and Express (and the wallet rows' durable write) cost the baselines'
+  // work, and what the service adds on top (bench/stack-floor.mjs).
   for (const [scenario, bare, floor] of [
+    ...credentialJudged.map((name) => [name, fairBaselineProcess, credentialFloorProcess]),
     [credentialEndpointScenario, sdJwtBaselineProcess, sdJwtStackFloorProcess],
     [responseEndpointScenario, presentationBaselineProcess, presentationFloorProcess],
   ]) {

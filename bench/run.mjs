@@ -82,6 +82,7 @@ import {
   startBaseline,
   temporaryDataDir,
   startCredentialBaseline,
+  startCredentialStackFloor,
   startLocalService,
 } from './processes.mjs';
 import { evaluate, machine, report } from './report.mjs';
@@ -232,15 +233,19 @@ async function main() {
 
   if (selected('credentials')) {
     log('starting the credential baselines');
-    const fairBaseline =
+    const fair =
       databaseUrl === undefined
         ? undefined
-        : await startCredentialBaseline({
+        : {
             databaseUrl,
             jwksUrl: openIdConfiguration.jwks_uri,
             issuer: openIdConfiguration.issuer,
-          });
-    await measureCredentials(context, smallIds, await startCredentialBaseline(), fairBaseline);
+          };
+    await measureCredentials(context, smallIds, {
+      bare: await startCredentialBaseline(),
+      fair: fair && (await startCredentialBaseline(fair)),
+      floor: fair && (await startCredentialStackFloor(fair)),
+    });
   }
   if (selected('webhooks')) await measureWebhooks(context, smallIds[1]);
   if (selected('wallet-endpoints')) {

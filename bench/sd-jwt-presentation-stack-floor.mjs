@@ -38,13 +38,14 @@ const outcomeWrite = {
 };
 
 await serveFloor(
-  'response',
-  async (body) => {
-    const { rows } = await pool.query({ ...requestRead, values: [String(body.state)] });
-    if (rows.length === 0) throw new BadRequestException();
-    await check(body.vp_token);
-    await pool.query({ ...outcomeWrite, values: [randomUUID(), String(body.state)] });
-    return {};
+  {
+    response: async (body) => {
+      const { rows } = await pool.query({ ...requestRead, values: [String(body.state)] });
+      if (rows.length === 0) throw new BadRequestException();
+      await check(body.vp_token);
+      await pool.query({ ...outcomeWrite, values: [randomUUID(), String(body.state)] });
+      return {};
+    },
   },
   database,
 );

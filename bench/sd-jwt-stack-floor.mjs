@@ -44,25 +44,26 @@ let recorded = 0;
 const key = baselineKey();
 
 await serveFloor(
-  'credential',
-  async (body, authorization) => {
-    const tokenHash = hashOf(String(authorization).replace(/^Bearer /, ''));
-    const { rows } = await pool.query({ ...tokenRead, values: [tokenHash] });
-    if (rows.length === 0) throw new UnauthorizedException();
-    const jwk = holderKey(body.proofs.jwt[0], ISSUER, NONCE);
-    let index;
-    for (;;) {
-      if (recorded >= 65_536) throw new Error('the list is half full');
-      index = randomInt(131_072);
-      const written = await pool.query({
-        ...recordWrite,
-        values: [randomUUID(), tokenHash, index],
-      });
-      if (written.rows.length > 0) break;
-    }
-    recorded++;
-    const credential = await baselineSdJwtVc(ISSUER, jwk, index, key);
-    return { credentials: [{ credential }], notification_id: randomUUID() };
+  {
+    credential: async (body, headers) => {
+      const tokenHash = hashOf(String(headers.authorization).replace(/^Bearer /, ''));
+      const { rows } = await pool.query({ ...tokenRead, values: [tokenHash] });
+      if (rows.length === 0) throw new UnauthorizedException();
+      const jwk = holderKey(body.proofs.jwt[0], ISSUER, NONCE);
+      let index;
+      for (;;) {
+        if (recorded >= 65_536) throw new Error('the list is half full');
+        index = randomInt(131_072);
+        const written = await pool.query({
+          ...recordWrite,
+          values: [randomUUID(), tokenHash, index],
+        });
+        if (written.rows.length > 0) break;
+      }
+      recorded++;
+      const credential = await baselineSdJwtVc(ISSUER, jwk, index, key);
+      return { credentials: [{ credential }], notification_id: randomUUID() };
+    },
   },
   database,
 );

@@ -23,28 +23,32 @@ export async function floorDatabase(databaseUrl, tables) {
 }
 
 /**
- * Serves `handle(body, authorization)` at `POST /{path}` (200, `cache-control: no-store`, its answer as
- * JSON) on PORT, prints {"port": n} once it listens, and on SIGTERM or SIGINT closes, drops the schema
- * and ends the pool.
- * @param {string} path @param {(body: any, authorization: string | undefined) => Promise<unknown>} handle
+ * Serves each of `routes`, `handle(body, headers)` at `POST /{path}` (200, `cache-control: no-store`, its
+ * answer as JSON) on PORT, prints {"port": n} once it listens, and on SIGTERM or SIGINT closes, drops the
+ * schema and ends the pool.
+ * @param {Record<string, (body: any, headers: Record<string, string | undefined>) => Promise<unknown>>} routes
  * @param {{ pool: pg.Pool, schema: string }} database
  */
-export async function serveFloor(path, handle, database) {
-  class FloorController {
-    /** @param {any} body @param {string | undefined} authorization */
-    answer(body, authorization) {
-      return handle(body, authorization);
-    }
+export async function serveFloor(routes, database) {
+  class FloorController {}
+  for (const [n, [path, handle]] of Object.entries(routes).entries()) {
+    const name = `answer${n}`;
+    Object.defineProperty(FloorController.prototype, name, {
+      value: (/** @type {any} */ body, /** @type {Record<string, string | undefined>} */ headers) =>
+        handle(body, headers),
+      writable: true,
+      configurable: true,
+    });
+    const method = /** @type {PropertyDescriptor} */ (
+      Object.getOwnPropertyDescriptor(FloorController.prototype, name)
+    );
+    Post(path)(FloorController.prototype, name, method);
+    HttpCode(200)(FloorController.prototype, name, method);
+    Header('cache-control', 'no-store')(FloorController.prototype, name, method);
+    Body()(FloorController.prototype, name, 0);
+    Headers()(FloorController.prototype, name, 1);
   }
-  const method = /** @type {PropertyDescriptor} */ (
-    Object.getOwnPropertyDescriptor(FloorController.prototype, 'answer')
-  );
   Controller()(FloorController);
-  Post(path)(FloorController.prototype, 'answer', method);
-  HttpCode(200)(FloorController.prototype, 'answer', method);
-  Header('cache-control', 'no-store')(FloorController.prototype, 'answer', method);
-  Body()(FloorController.prototype, 'answer', 0);
-  Headers('authorization')(FloorController.prototype, 'answer', 1);
   class FloorModule {}
   Module({ controllers: [FloorController] })(FloorModule);
 
