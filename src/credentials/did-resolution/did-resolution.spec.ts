@@ -1,6 +1,8 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { startHttpsOrigin, type TestOrigin } from '../../../test/support/test-origin.js';
 import { createTestCa } from '../../../test/support/test-ca.js';
 import { loadSettings } from '../../config/load-settings.js';
+import { ed25519DidKey } from '../../did/did-key.js';
 import { DidResolution } from './did-resolution.js';
 
 /** DidResolution against a loopback https origin whose certificate a CA made here signed. */
@@ -91,5 +93,25 @@ describe(DidResolution.name, () => {
       'did:ion is not a DID method this service resolves (did:key, did:jwk, did:web)',
     );
     await expect(resolution.dereference(`${did}/path`)).rejects.toThrow(/path or query/);
+  });
+
+  it('answers each caller a copy of the key it names, the remembered documents untouched', async () => {
+    const did = `did:web:${origin.didWebHost}:copies`;
+    origin.json('/copies/did.json', {
+      '@context': ['https://www.w3.org/ns/did/v1'],
+      ...documentOf(did),
+    });
+    const { publicKey } = generateKeyPairSync('ed25519');
+    const local = ed25519DidKey(Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url'));
+    for (const url of [`${did}#key-1`, `${local.did}#${local.publicKeyMultibase}`]) {
+      const first = await resolution.dereference(url);
+      const before = structuredClone(first);
+      (first['@context'] as unknown[]).push('https://example.com/poisoned');
+      first.publicKeyMultibase = 'z6MkPoisoned';
+      expect(await resolution.dereference(url)).toEqual(before);
+    }
+    const whole = await resolution.dereference(local.did);
+    (whole.verificationMethod as unknown[]).length = 0;
+    expect(await resolution.dereference(local.did)).not.toEqual(whole);
   });
 });

@@ -37,13 +37,15 @@ export function parseDidUrl(url: string): { did: string; method: string; fragmen
   return parsed;
 }
 
-/** `url` in `document` (a copy): the document itself, or the verification method its fragment names. */
+/**
+ * `url` in `document`, a copy of it: the document itself, or the verification method its fragment names
+ * (only that copied: a verification dereferences one key, not the whole document).
+ */
 export function dereferenceIn(document: DidDocumentJson, url: string, fragment?: string): Json {
-  const copy = structuredClone(document);
-  if (fragment === undefined) return copy;
-  const method = dereferenceMethod(copy, url);
+  if (fragment === undefined) return structuredClone(document);
+  const method = dereferenceMethod(document, url);
   if (typeof method === 'string') throw new UnresolvableDidError(url, method);
-  return method;
+  return structuredClone(method);
 }
 
 // A did:key document is a pure function of the DID, but deriving its X25519 key costs a field inversion.

@@ -30,11 +30,23 @@ export function bitAt(bits: Uint8Array, index: number): boolean {
   return (byte & (0x80 >> (index % 8))) !== 0;
 }
 
-/** An entry's bit, or why there is none: its `statusListIndex` is not a whole number inside the list. */
-export function entryBit(bits: Uint8Array, statusListIndex: unknown): boolean | string {
+/** Which byte of a list holds an entry's bit: that of its `statusListIndex`, or 0 when that is no index. */
+export function entryByteIndex(statusListIndex: unknown): number {
   const index = Number(statusListIndex);
-  if (!Number.isInteger(index) || index < 0 || index >= bits.length * 8) {
+  return Number.isInteger(index) && index >= 0 ? Math.floor(index / 8) : 0;
+}
+
+/**
+ * An entry's bit, from the byte that holds it (`entryByteIndex`) of a list of `length` bytes (null past
+ * its end), or why there is none: its `statusListIndex` is not a whole number inside the list.
+ */
+export function entryBit(
+  list: { length: number; byte: number | null },
+  statusListIndex: unknown,
+): boolean | string {
+  const index = Number(statusListIndex);
+  if (!Number.isInteger(index) || index < 0 || index >= list.length * 8 || list.byte === null) {
     return `statusListIndex ${String(statusListIndex)} is outside the list`;
   }
-  return bitAt(bits, index);
+  return (list.byte & (0x80 >> (index % 8))) !== 0;
 }

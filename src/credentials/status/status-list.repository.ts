@@ -42,9 +42,6 @@ const setStatusSql = `UPDATE credential_status_list l
 const findListSql = `SELECT purpose, bits, version, updated_at
   FROM credential_status_list WHERE id = $1 AND tenant_id = $2`;
 
-const listBitsSql = `SELECT purpose, bits FROM credential_status_list
-  WHERE id = $1 AND tenant_id = $2`;
-
 /** The list's purpose, length in bytes, and the one byte at $3 (null past the end): not the list. */
 const listByteSql = `SELECT purpose, octet_length(bits) AS length,
     CASE WHEN $3 < octet_length(bits) THEN get_byte(bits, $3) END AS byte
@@ -97,18 +94,6 @@ export class StatusListRepository {
 
   async find(tenantId: string, listId: string): Promise<ListRow | undefined> {
     const [list] = await this.dataSource.query<ListRow[]>(findListSql, [listId, tenantId]);
-    return list;
-  }
-
-  /** The list's purpose and bits: what reading one entry's status needs. */
-  async bitsOf(
-    tenantId: string,
-    listId: string,
-  ): Promise<Pick<ListRow, 'purpose' | 'bits'> | undefined> {
-    const [list] = await this.dataSource.query<Pick<ListRow, 'purpose' | 'bits'>[]>(listBitsSql, [
-      listId,
-      tenantId,
-    ]);
     return list;
   }
 

@@ -58,9 +58,10 @@ function setUp(
   const changes: { change: ChangeStatement; event: DomainEvent }[] = [];
   const counted: string[] = [];
   const dids = options.dids ?? { acme: acmeDid };
+  const byteReads: number[] = [];
   const repository: Partial<StatusListRepository> = {
-    bitsOf: (_tenantId, id) => Promise.resolve(lists.get(id)),
     byteOf: (_tenantId, id, byteIndex) => {
+      byteReads.push(byteIndex);
       const list = lists.get(id);
       return Promise.resolve(
         list && {
@@ -109,7 +110,7 @@ function setUp(
     metrics as unknown as Metrics,
     () => now,
   );
-  return { service, lists, didReads, changes, counted, chain };
+  return { service, lists, didReads, changes, counted, chain, byteReads };
 }
 
 /** A list whose entry 3 is set (index 0 is the most significant bit of the first byte). */
@@ -173,6 +174,21 @@ describe('reading a bit of our own lists', () => {
     expect(await service.bitOf('acme', listId, '3', 'revocation', acmeDid, known)).toBe(true);
     expect(await service.bitOf('acme', listId, '4', 'revocation', acmeDid, known)).toBe(false);
     expect(didReads).toEqual([]);
+  });
+
+  it('reads the one byte that holds the bit, and refuses an index that is none', async () => {
+    const { service, lists, byteReads } = setUp();
+    lists.set(listId, listWithEntry3('revocation'));
+    const known = { tenantId: 'acme', did: acmeDid };
+    expect(await service.bitOf('acme', listId, '3', 'revocation', acmeDid, known)).toBe(true);
+    expect(await service.bitOf('acme', listId, '11', 'revocation', acmeDid, known)).toBe(false);
+    expect(await service.bitOf('acme', listId, '15', 'revocation', acmeDid, known)).toBe(false);
+    for (const index of ['16', '-1', '2.5', 'three', '1e300']) {
+      expect(await service.bitOf('acme', listId, index, 'revocation', acmeDid, known)).toBe(
+        `statusListIndex ${index} is outside the list`,
+      );
+    }
+    expect(byteReads).toEqual([0, 1, 1, 2, 0, 0, 0, 1.25e299]);
   });
 
   it("reads another tenant's DID beside its list, once per list", async () => {

@@ -15,7 +15,7 @@ import { statusListToken } from './status-list-token.js';
 import { credentialIssuerId } from '../../tenancy/credential-issuer.js';
 import { signCredential } from '../data-integrity.js';
 import { DOCUMENT_LOADER } from '../document-loader.js';
-import { entryBit, encodeList, type StatusPurpose } from './bitstring.js';
+import { entryBit, entryByteIndex, encodeList, type StatusPurpose } from './bitstring.js';
 import { StatusListRepository, type ListRow } from './status-list.repository.js';
 import { pastTheEnd } from './token-status-list.js';
 
@@ -216,8 +216,9 @@ export class StatusListsService {
     known?: KnownDid,
   ): Promise<boolean | string> {
     const did = known?.tenantId === tenantId ? known.did : this.issuers.get(listId);
+    // The one byte that holds the bit, not the list: a verification reads a few bytes, not 16 kB.
     const [list, listIssuer] = await Promise.all([
-      this.repository.bitsOf(tenantId, listId),
+      this.repository.byteOf(tenantId, listId, entryByteIndex(statusListIndex)),
       did ?? this.didOf(tenantId),
     ]);
     if (list === undefined || listIssuer === undefined) {
@@ -228,7 +229,7 @@ export class StatusListsService {
       return `the status list is issued by '${listIssuer}', not by the credential's issuer`;
     }
     if (list.purpose !== purpose) return `the status list is for ${list.purpose}, not ${purpose}`;
-    return entryBit(list.bits, statusListIndex);
+    return entryBit(list, statusListIndex);
   }
 
   /** The tenant's DID, or undefined once the tenant is deleted. */
