@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { queryDatabase } from './support/database.js';
 import { expectFieldErrors, expectProblem } from './support/problems.js';
 import { startTestService, type TestService } from './support/test-service.js';
 import {
@@ -24,6 +25,18 @@ describe('Credentials: issue and verify', () => {
     await service.client().createTenant({ id: 'other', label: 'Other' });
   });
   afterAll(() => service.close());
+
+  /** What the tenant's issues wrote: records, status entries and events; a refusal adds none. */
+  const writtenFor = async (tenantId: string) =>
+    (
+      await queryDatabase<{ records: string; entries: string; events: string }>(
+        service.databaseUrl,
+        `SELECT (SELECT count(*) FROM issued_credential WHERE tenant_id = $1) AS records,
+                (SELECT count(*) FROM credential_status_entry WHERE tenant_id = $1) AS entries,
+                (SELECT count(*) FROM webhook_event WHERE tenant_id = $1) AS events`,
+        [tenantId],
+      )
+    )[0];
 
   describe('POST /credentials/issue', () => {
     it.each(['eddsa-rdfc-2022', 'eddsa-jcs-2022'])(
@@ -203,12 +216,31 @@ describe('Credentials: issue and verify', () => {
         'CREDENTIAL_INVALID',
         ['options.credentialId'],
       ],
-    ])('refuses %s with 400, naming it', async (_case, credential, options, code, fields) => {
-      const response = await issue(service, 'demo', credential, options);
+      [
+        'another issuer, signing with eddsa-jcs-2022',
+        alumniCredential({ issuer: 'did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2' }),
+        { cryptosuite: 'eddsa-jcs-2022' },
+        'CREDENTIAL_INVALID',
+        ['credential.issuer'],
+      ],
+      [
+        'a term no context defines, signing with eddsa-jcs-2022',
+        { ...alumniCredential(), '@context': ['https://www.w3.org/ns/credentials/v2'] },
+        { cryptosuite: 'eddsa-jcs-2022' },
+        'CREDENTIAL_INVALID',
+        ['credential'],
+      ],
+    ])(
+      'refuses %s with 400, naming it, and writes nothing',
+      async (_case, credential, options, code, fields) => {
+        const before = await writtenFor('demo');
+        const response = await issue(service, 'demo', credential, options);
 
-      const problem = expectProblem(response, 400, code, issuePath);
-      expectFieldErrors(problem, fields);
-    });
+        const problem = expectProblem(response, 400, code, issuePath);
+        expectFieldErrors(problem, fields);
+        expect(await writtenFor('demo')).toEqual(before);
+      },
+    );
 
     it('names the unknown context', async () => {
       const credential = {
@@ -242,6 +274,41 @@ describe('Credentials: issue and verify', () => {
     it('answers 404 for a tenant that does not exist', async () => {
       const response = await issue(service, 'ghost', alumniCredential());
       expectProblem(response, 404, 'TENANT_NOT_FOUND', issuePath);
+      const withoutEntry = await issue(service, 'ghost', alumniCredential(), {
+        credentialStatus: [],
+      });
+      expectProblem(withoutEntry, 404, 'TENANT_NOT_FOUND', issuePath);
+    });
+
+    it('names another issuer before a credential id already used, for either cryptosuite', async () => {
+      const id = 'urn:example:issued-once';
+      expect((await issue(service, 'demo', alumniCredential({ id }))).status).toBe(201);
+      const other = 'did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2';
+      for (const cryptosuite of ['eddsa-rdfc-2022', 'eddsa-jcs-2022']) {
+        for (const credentialStatus of [undefined, []]) {
+          const response = await issue(service, 'demo', alumniCredential({ id, issuer: other }), {
+            cryptosuite,
+            ...(credentialStatus && { credentialStatus }),
+          });
+          expectFieldErrors(expectProblem(response, 400, 'CREDENTIAL_INVALID', issuePath), [
+            'credential.issuer',
+          ]);
+        }
+      }
+      const again = await issue(service, 'demo', alumniCredential({ id }));
+      expectProblem(again, 409, 'CREDENTIAL_ALREADY_EXISTS', issuePath);
+    });
+
+    it('answers 404 for a deleted tenant and writes nothing for it', async () => {
+      await service.client().createTenant({ id: 'gone', label: 'Gone' });
+      expect((await issue(service, 'gone', alumniCredential())).status).toBe(201);
+      await service.client().deleteTenant('gone');
+      const before = await writtenFor('gone');
+      for (const options of [undefined, { credentialStatus: [] }]) {
+        const response = await issue(service, 'gone', alumniCredential(), options);
+        expectProblem(response, 404, 'TENANT_NOT_FOUND', issuePath);
+      }
+      expect(await writtenFor('gone')).toEqual(before);
     });
   });
 

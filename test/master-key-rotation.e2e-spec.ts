@@ -590,7 +590,19 @@ describe('Master key rotation', () => {
     });
 
     it("answers a clear 503 for that tenant's signatures, logs the tenant and the key id, and serves the others", async () => {
+      const records = async () =>
+        await queryDatabase<{ n: string }>(
+          databaseUrl,
+          `SELECT count(*) AS n FROM issued_credential WHERE tenant_id = 't-2'`,
+        );
+      const before = await records();
       const refused = await issue(running(), 't-2', alumniCredential());
+      const withoutEntry = await issue(running(), 't-2', alumniCredential(), {
+        credentialStatus: [],
+      });
+      expect(withoutEntry.status).toBe(503);
+      // The record written in the signature's transaction is rolled back with it.
+      expect(await records()).toEqual(before);
 
       expect(refused.status).toBe(503);
       expect(refused.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });

@@ -4,6 +4,7 @@ import { IssueRecorder } from '../src/credentials/issuing/issue-recorder.js';
 import { IssuedCredentialRepository } from '../src/credentials/issuing/issued-credential.repository.js';
 import { StatusIndexAllocator } from '../src/credentials/status/status-index-allocator.js';
 import { type EventOutbox } from '../src/events/event-outbox.js';
+import { type DidService } from '../src/did/did.service.js';
 import { type StatusListsService } from '../src/credentials/status/status-lists.service.js';
 import { StatusEntryRepository } from '../src/credentials/status/status-entry.repository.js';
 import { StatusListRepository } from '../src/credentials/status/status-list.repository.js';
@@ -46,6 +47,8 @@ describe('Status index allocation', () => {
       new IssuedCredentialRepository(dataSource),
       allocator,
       outbox as EventOutbox,
+      // An issue with an entry reads the key in its statement: the service is not asked for it.
+      {} as DidService,
       dataSource,
     );
     [{ id: listId }] = await dataSource.query<{ id: string }[]>(
@@ -60,15 +63,22 @@ describe('Status index allocation', () => {
   /** An issue's record and its revocation entry, in the caller's transaction. */
   const allocate = (manager: EntityManager, credentialId: string) =>
     recorder
-      .record(manager, {
-        tenantId: 'demo',
-        credentialId,
-        types: ['VerifiableCredential'],
-        cryptosuite: 'eddsa-rdfc-2022',
-        issuedBy: 'test',
-        purposes: ['revocation'],
-      })
-      .then(([entry]) => entry);
+      .record(
+        manager,
+        {
+          tenantId: 'demo',
+          credentialId,
+          types: ['VerifiableCredential'],
+          cryptosuite: 'eddsa-rdfc-2022',
+          issuedBy: 'test',
+          purposes: ['revocation'],
+        },
+        null,
+      )
+      .then(({ entries: [entry], key }) => {
+        expect(key?.did).toMatch(/^did:key:z6Mk/);
+        return entry;
+      });
   const listRow = async (id: string) =>
     (
       await dataSource.query<{ xmin: string; xmax: string; version: number }[]>(

@@ -36,6 +36,11 @@ const names = new Map<string, string | null>();
  */
 const plannedPerCall = /\bI?LIKE\s+[$:(]|\$\d+(?:::[\w ]+(?:\[\])?)?\s+IS\s+NULL\s+OR\b/i;
 
+/** Whether the pool sends `text` unnamed, planned at each call for its values (`plannedPerCall`). */
+export function isPlannedPerCall(text: string): boolean {
+  return plannedPerCall.test(text);
+}
+
 /**
  * A name for the statement's text: the same text, the same name, on every connection; null for one
  * `plannedPerCall`. Decided once per text.
@@ -43,7 +48,7 @@ const plannedPerCall = /\bI?LIKE\s+[$:(]|\$\d+(?:::[\w ]+(?:\[\])?)?\s+IS\s+NULL
 function nameOf(text: string): string | null {
   let name = names.get(text);
   if (name === undefined) {
-    name = plannedPerCall.test(text)
+    name = isPlannedPerCall(text)
       ? null
       : `s${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
     if (names.size < 4 * preparedPerConnection) names.set(text, name);

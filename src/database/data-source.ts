@@ -36,6 +36,7 @@ import { Oid4vpDcApi1795800560000 } from '../../migrations/1795800560000-oid4vp-
 import { OfferWithinCap1795800600000 } from '../../migrations/1795800600000-offer-within-cap.js';
 import { PresentationRequestWithinCap1795800610000 } from '../../migrations/1795800610000-presentation-request-within-cap.js';
 import { OpenPerTenantIndexes1795800620000 } from '../../migrations/1795800620000-open-per-tenant-indexes.js';
+import { TenantDidKeyOf1795800630000 } from '../../migrations/1795800630000-tenant-did-key-of.js';
 import { WalletProviders1795800210000 } from '../../migrations/1795800210000-wallet-providers.js';
 import { KeyAttestationsRequired1795800220000 } from '../../migrations/1795800220000-key-attestations-required.js';
 import { MdocDoctype1795800520000 } from '../../migrations/1795800520000-mdoc-doctype.js';
@@ -81,6 +82,7 @@ export const migrations = [
   OfferWithinCap1795800600000,
   PresentationRequestWithinCap1795800610000,
   OpenPerTenantIndexes1795800620000,
+  TenantDidKeyOf1795800630000,
 ];
 
 /**

@@ -30,7 +30,11 @@ const signingKeyOfTenantSql = `SELECT did, public_key AS "publicKey", private_ke
 /** The DIDs of several tenants in one indexed read (tenant_id is unique). */
 const didsOfTenantsSql = 'SELECT tenant_id, did FROM tenant_did WHERE tenant_id = ANY($1)';
 
-/** The only reader and writer of tenant_did (the KeyVault's re-sealing aside, secrets/). */
+/**
+ * The only reader and writer of tenant_did (the KeyVault's re-sealing aside, secrets/). For another
+ * feature's statement it publishes `tenant_did_key_of(tenant)`, the row `signingKeyOf` reads
+ * (migrations/1795800630000-tenant-did-key-of.ts), for `DidService.signerOf` to sign with.
+ */
 @Injectable()
 export class DidRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}

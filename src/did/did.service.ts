@@ -10,7 +10,7 @@ import {
   type DidDocument,
   type DidDocumentFormat,
 } from './did-key.js';
-import { DidRepository, type PublicDidRecord } from './did.repository.js';
+import { DidRepository, type PublicDidRecord, type SigningDidRecord } from './did.repository.js';
 import { type DidDto } from './dto/did.dto.js';
 import { KeyVault } from '../secrets/key-vault.js';
 import { ed25519PrivateKey, ed25519Signer } from './signer.js';
@@ -25,6 +25,12 @@ export interface TenantSigner {
   verificationMethod: string;
   signer: Signer;
 }
+
+/**
+ * The tenant's DID key as a statement of another feature reads it through `tenant_did_key_of`
+ * (migrations/1795800630000-tenant-did-key-of.ts), for `DidService.signerOf`.
+ */
+export type StoredDidKey = SigningDidRecord;
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
@@ -103,10 +109,22 @@ export class DidService {
 
   /**
    * A signer for the tenant's key, read on each call and unsealed once (UnsealedKeys). A key sealed
-   * under a master key this instance lacks is refused here, before any work, with a clear 503.
+   * under a master key this instance lacks is refused here, before any signature, with a clear 503.
    */
   async signerFor(tenantId: string, manager?: EntityManager): Promise<TenantSigner> {
-    const entity = await this.repository.signingKeyOf(tenantId, manager);
+    return this.signerOf(tenantId, await this.didKeyOf(tenantId, manager));
+  }
+
+  /** The tenant's DID key, its private key sealed, for `signerOf`; undefined: no such tenant. */
+  didKeyOf(tenantId: string, manager?: EntityManager): Promise<StoredDidKey | undefined> {
+    return this.repository.signingKeyOf(tenantId, manager);
+  }
+
+  /**
+   * The signer of a key read with the tenant's DID (`signerFor`, or another feature's statement through
+   * `tenant_did_key_of`, whose transaction a refusal rolls back); undefined, no such tenant: 404.
+   */
+  signerOf(tenantId: string, entity: StoredDidKey | undefined): TenantSigner {
     if (entity === undefined) throw tenantNotFound(tenantId);
     // The box and its key id come from one read, so a concurrent re-seal never splits them.
     const { privateKeySealed: sealed, masterKeyId } = entity;

@@ -3,7 +3,7 @@ import { type KeyVault } from '../secrets/key-vault.js';
 import { masterKeyUnavailable } from '../secrets/master-key.errors.js';
 
 /**
- * Refuses a tenant's key sealed under a master key this instance was not given, before any work: a 503
+ * Refuses a tenant's key sealed under a master key this instance was not given, before it signs: a 503
  * for the caller (another instance may have the key) and, for the operator, a log line naming it.
  */
 export function requireMasterKey(

@@ -1,22 +1,30 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { CLOCK, type Clock } from '../../common/clock.js';
+import { DomainException } from '../../common/problem/domain.exception.js';
+import { type FieldError } from '../../common/problem/problem.js';
+import { tenantNotFound } from '../../tenancy/tenant.errors.js';
 import { AuditLog } from '../../audit/audit-log.js';
 import { type Actor } from '../../auth/caller.js';
 import { Settings } from '../../config/settings.js';
 import { DidService } from '../../did/did.service.js';
 import { keepIdempotentAnswer } from '../../idempotency/idempotent-answer.js';
-import { type StatusEntry } from '../status/status-index-allocator.js';
-import { IssueRecorder, type Issuance } from './issue-recorder.js';
+import { IssueRecorder } from './issue-recorder.js';
 import { credentialInvalid, jsonLdProblem } from '../credential.errors.js';
-import { asArray, issuerIdOf } from '../credential-checks.js';
+import { asArray } from '../credential-checks.js';
 import { CredentialVerifier } from '../verifying/credential-verifier.js';
 import { signCredential, signingCryptosuites, type SigningCryptosuite } from '../data-integrity.js';
 import { DOCUMENT_LOADER } from '../document-loader.js';
 import { documentLimitErrors, verificationLimits } from '../verification-limits.js';
-import { requestedPurposes, submittedErrors, withStatusContext } from './issue-request-checks.js';
+import {
+  issuerErrors,
+  requestedPurposes,
+  requiredIssuer,
+  submittedErrors,
+  withStatusContext,
+} from './issue-request-checks.js';
 import { type IssueCredentialDto } from '../dto/credential-requests.dto.js';
 
 type Json = Record<string, unknown>;
@@ -35,7 +43,13 @@ export class CredentialIssuanceService {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** Signs a credential with the tenant's DID; the credential is not stored. */
+  /**
+   * Signs a credential with the tenant's DID; the credential is not stored. Its record, event and
+   * status entries are written by the statement that reads the tenant's key (for a tenant whose DID is
+   * the issuer the credential names), then it is signed in the same transaction: a refusal from there
+   * on (JSON-LD that `eddsa-rdfc-2022` refuses while canonicalizing, a master key this instance lacks)
+   * rolls all of it back.
+   */
   async issue(
     tenantId: string,
     actor: Actor,
@@ -46,68 +60,71 @@ export class CredentialIssuanceService {
     if (beyond.length > 0) throw credentialInvalid(beyond);
     const ourLists = `${this.settings.PUBLIC_BASE_URL}/ctrl/status-lists/`;
     const errors = submittedErrors(submitted, options, ourLists);
-    const tenant = await this.dids.signerFor(tenantId);
-    if (submitted.issuer !== undefined && issuerIdOf(submitted) !== tenant.did) {
-      errors.push({
-        field: 'credential.issuer',
-        message: `must be the tenant's DID ${tenant.did}`,
-      });
-    }
     const given = asArray(submitted.credentialStatus);
+    const purposeErrors: FieldError[] = [];
     const purposes = requestedPurposes(
       options.credentialStatus,
       this.settings.CREDENTIAL_STATUS_DEFAULT,
       given,
-      errors,
+      purposeErrors,
     );
-    if (errors.length > 0) throw credentialInvalid(errors);
+    if (errors.length + purposeErrors.length > 0) {
+      // Refused before any write: the tenant's DID read alone, to name it beside the other problems.
+      const { did } = await this.dids.signerFor(tenantId);
+      throw credentialInvalid([...errors, ...issuerErrors(submitted, did), ...purposeErrors]);
+    }
 
-    const credential: Json = {
-      ...submitted,
-      id: submitted.id ?? options.credentialId ?? `urn:uuid:${randomUUID()}`,
-      issuer: submitted.issuer ?? tenant.did,
-    };
+    const credentialId = (submitted.id ??
+      options.credentialId ??
+      `urn:uuid:${randomUUID()}`) as string;
     const cryptosuite = options.cryptosuite ?? signingCryptosuites[0];
     // eddsa-rdfc-2022 canonicalizes in safe mode while signing; JCS reads no JSON-LD, so check it here.
-    if (cryptosuite === 'eddsa-jcs-2022') await this.verifier.expand(credential, 'credential');
+    if (cryptosuite === 'eddsa-jcs-2022') {
+      await this.verifier.expand({ ...submitted, id: credentialId }, 'credential');
+    }
     const issuance = {
       tenantId,
-      credentialId: credential.id as string,
-      types: asArray(credential.type).filter((type): type is string => typeof type === 'string'),
+      credentialId,
+      types: asArray(submitted.type).filter((type): type is string => typeof type === 'string'),
       cryptosuite,
       issuedBy: actor.username ?? actor.subject,
       purposes,
     };
-    const sign = (entries: StatusEntry[]) => {
-      if (entries.length > 0) {
-        const all = [...entries, ...given];
+    const signed = await this.dataSource.transaction(async (manager) => {
+      const recorded = await this.recorder.record(manager, issuance, requiredIssuer(submitted));
+      if (recorded.key === undefined) throw await this.notRecorded(tenantId, submitted, manager);
+      const tenant = this.dids.signerOf(tenantId, recorded.key);
+      const credential: Json = {
+        ...submitted,
+        id: credentialId,
+        issuer: submitted.issuer ?? tenant.did,
+      };
+      if (recorded.entries.length > 0) {
+        const all = [...recorded.entries, ...given];
         credential.credentialStatus = all.length === 1 ? all[0] : all;
         withStatusContext(credential);
       }
-      return this.sign(credential, tenant.signer, cryptosuite);
-    };
-    const signed = await this.issueInTransaction(issuance, sign);
+      const answer = await this.sign(credential, tenant.signer, cryptosuite);
+      await keepIdempotentAnswer(manager, { verifiableCredential: answer });
+      return answer;
+    });
     this.audit.record('credential.issue', actor, tenantId, {
-      credentialId: issuance.credentialId,
+      credentialId,
       cryptosuite,
       statusPurposes: purposes,
     });
     return signed;
   }
 
-  /**
-   * Record, event and status indices (an entry row each, no shared row updated: docs/performance.md)
-   * in one statement, then the signature and the idempotent answer, in one transaction.
-   */
-  private issueInTransaction(
-    issuance: Issuance,
-    sign: (entries: StatusEntry[]) => Promise<Json>,
-  ): Promise<Json> {
-    return this.dataSource.transaction(async (manager) => {
-      const signed = await sign(await this.recorder.record(manager, issuance));
-      await keepIdempotentAnswer(manager, { verifiableCredential: signed });
-      return signed;
-    });
+  /** Why the issue statement wrote nothing: no such tenant, or the credential names another issuer. */
+  private async notRecorded(
+    tenantId: string,
+    submitted: Json,
+    manager: EntityManager,
+  ): Promise<DomainException> {
+    const key = await this.dids.didKeyOf(tenantId, manager);
+    const errors = key === undefined ? [] : issuerErrors(submitted, key.did);
+    return errors.length > 0 ? credentialInvalid(errors) : tenantNotFound(tenantId);
   }
 
   private async sign(

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
 import { DomainException } from '../../common/problem/domain.exception.js';
+import { DidService, type StoredDidKey } from '../../did/did.service.js';
 import { type DomainEvent, EventOutbox } from '../../events/event-outbox.js';
 import { type StatusPurpose } from '../status/bitstring.js';
 import { StatusIndexAllocator, type StatusEntry } from '../status/status-index-allocator.js';
@@ -23,6 +24,13 @@ export interface Issuance {
   origin?: { offerId: string; configurationId: string };
 }
 
+/** What `IssueRecorder.record` wrote and read: the status entries and the key that signs. */
+export interface Recorded {
+  entries: StatusEntry[];
+  /** Undefined, nothing written: no such tenant, or its DID is not the issuer the credential names. */
+  key: StoredDidKey | undefined;
+}
+
 /** An issue ready for a statement that calls `record_issue`: its values wait for the event's row. */
 export interface PreparedIssue {
   issuance: Issuance;
@@ -42,13 +50,27 @@ export class IssueRecorder {
     private readonly records: IssuedCredentialRepository,
     private readonly statusIndices: StatusIndexAllocator,
     private readonly outbox: EventOutbox,
+    private readonly dids: DidService,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
-  async record(manager: EntityManager, issuance: Issuance): Promise<StatusEntry[]> {
+  /**
+   * The API's issue: its record, event and entries written in the caller's transaction, and the
+   * tenant's DID key read in the same round trip; only when the tenant exists and its DID is `issuer`,
+   * the DID the credential names (null: any).
+   */
+  async record(
+    manager: EntityManager,
+    issuance: Issuance,
+    issuer: string | null,
+  ): Promise<Recorded> {
     const prepared = this.prepare(issuance);
     if (issuance.purposes.length === 0) {
-      // Without entries the record alone: planning the entries' part cost more than it took.
+      // Without entries the record alone, the key read first: planning the entries' part cost more.
+      const key = await this.dids.didKeyOf(issuance.tenantId, manager);
+      if (key === undefined || (issuer !== null && key.did !== issuer)) {
+        return { entries: [], key: undefined };
+      }
       await this.duplicateChecked(issuance, () =>
         this.outbox.withChange(
           manager,
@@ -56,18 +78,23 @@ export class IssueRecorder {
           prepared.event,
         ),
       );
-      return [];
+      return { entries: [], key };
     }
     const [row] = await this.duplicateChecked(issuance, () =>
-      this.inStatement([prepared], ([values]) => this.records.issue(manager, values)),
+      this.inStatement([prepared], ([values]) =>
+        this.records.issue(manager, { ...values, issuer }),
+      ),
     );
-    return this.statusIndices.complete(
+    if (row === undefined) return { entries: [], key: undefined };
+    const { taken, ...key } = row;
+    const entries = await this.statusIndices.complete(
       manager,
       issuance.tenantId,
       issuance.credentialId,
       issuance.purposes,
-      takenEntries(issuance, row?.taken ?? null),
+      takenEntries(issuance, taken),
     );
+    return { entries, key };
   }
 
   /** The issuance as `record_issue` values and its event, for a statement that records it. */

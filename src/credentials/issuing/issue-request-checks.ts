@@ -6,6 +6,7 @@ import {
   dataModelOf,
   isJsonObject,
   issueShapeErrors,
+  issuerIdOf,
   isUrl,
 } from '../credential-checks.js';
 import { type IssueOptionsDto } from '../dto/credential-requests.dto.js';
@@ -36,6 +37,18 @@ export function submittedErrors(
     errors.push({ field: 'options.credentialId', message: 'differs from credential.id' });
   }
   return errors;
+}
+
+/** The credential's issuer, when it names one, must be the tenant's DID. */
+export function issuerErrors(submitted: Json, did: string): FieldError[] {
+  return submitted.issuer !== undefined && issuerIdOf(submitted) !== did
+    ? [{ field: 'credential.issuer', message: `must be the tenant's DID ${did}` }]
+    : [];
+}
+
+/** The DID the credential names as its issuer, which must be the tenant's; null: it names none. */
+export function requiredIssuer(submitted: Json): string | null {
+  return submitted.issuer === undefined ? null : (issuerIdOf(submitted) ?? null);
 }
 
 /**

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { violates } from '../../database/constraint-violation.js';
 import { NamedStatement } from '../../database/named-parameters.js';
+import { type StoredDidKey } from '../../did/did.service.js';
 import { type CredentialState } from '../dto/issued-credentials.dto.js';
 import {
   type IssuanceRecord,
@@ -32,8 +33,14 @@ export interface RecordChange {
   parameters: [string, string, string[], string, string, string, string | null, string | null];
 }
 
-/** The issue statement's one row: null for `taken` when it took no entry. */
-export interface IssuedRow {
+/** The issue statement's values: `record_issue`'s, and the issuer the credential names (or null). */
+export type IssueValues = RecordIssueValues & { issuer: string | null };
+
+/**
+ * The issue statement's one row: null for `taken` when it took no entry, beside the tenant's DID key
+ * that signs the credential. No row, nothing written: no such tenant, or its DID is not the issuer.
+ */
+export interface IssuedRow extends StoredDidKey {
   taken: TakenOnIssue | null;
 }
 
@@ -71,12 +78,21 @@ const recordSql = `INSERT INTO issued_credential
  * slow way (status/status-index-allocator.ts). The OpenID4VCI credential endpoint calls the same
  * function in its own statement.
  *
+ * It answers the tenant's DID key beside, read in the same round trip (`tenant_did_key_of`): the
+ * issue is written only for a tenant that has one, and whose DID is the issuer the credential names,
+ * if it names one (`:issuer`; not `IS NULL OR`, which the pool would plan at each call), once per key
+ * row (tenant_id is unique).
+ *
  * Issuing names its own table only: the entries are status/'s (`allocate_status_entries`), the event
  * and its fan-out webhooks' (`enqueue_webhook_event`, the rule of its own statements, the row from
- * `EventOutbox.inStatement`), each a function its owner publishes (docs/architecture.md).
+ * `EventOutbox.inStatement`), the key did/'s (`tenant_did_key_of`), each a function its owner
+ * publishes (docs/architecture.md).
  */
-const issueStatement = new NamedStatement<RecordIssueValues>(
-  `SELECT ${recordIssueCall('')} AS taken`,
+const issueStatement = new NamedStatement<IssueValues>(
+  `SELECT ${recordIssueCall('')} AS taken, key.did, key.public_key AS "publicKey",
+          key.private_key_sealed AS "privateKeySealed", key.master_key_id AS "masterKeyId"
+     FROM tenant_did_key_of(:tenantId) AS key
+    WHERE key.did = coalesce(:issuer::varchar, key.did)`,
 );
 
 /*
@@ -148,8 +164,11 @@ export class IssuedCredentialRepository {
     };
   }
 
-  /** Writes the issue statement in the caller's transaction; its one row says what the entries took. */
-  issue(manager: EntityManager, values: RecordIssueValues): Promise<IssuedRow[]> {
+  /**
+   * Writes the issue statement in the caller's transaction; its one row says what the entries took and
+   * carries the tenant's DID key. No row, nothing written: no such tenant, or its DID is not the issuer.
+   */
+  issue(manager: EntityManager, values: IssueValues): Promise<IssuedRow[]> {
     return manager.query<IssuedRow[]>(issueStatement.text, issueStatement.values(values));
   }
 
