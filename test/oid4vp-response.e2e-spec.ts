@@ -4,6 +4,7 @@ import {
   type VerifiedPresentation,
 } from '../src/credentials/verifying/wallet-presentations.service.js';
 import { startTestService, type TestService } from './support/test-service.js';
+import { isPlannedPerCall } from '../src/database/bounded-client.js';
 import { logStatements } from './support/statement-log.js';
 import { answerRequest, resolveRequest } from './support/oid4vp-holder.js';
 import {
@@ -96,6 +97,8 @@ describe('OpenID4VP response endpoint over a stand-in verifier', () => {
       );
       expect(result.status).toBe(200);
       expect(sent.filter((text) => /^(START TRANSACTION|BEGIN|COMMIT)/.test(text))).toEqual([]);
+      // Each planned once per connection: none the pool would plan at each call.
+      expect(sent.filter(isPlannedPerCall)).toEqual([]);
       const writes = sent.filter((text) => /\b(UPDATE|INSERT)\b/.test(text));
       expect(writes).toHaveLength(1);
       expect(writes[0]).toMatch(/^WITH change AS \(UPDATE oid4vp_request .*enqueue_webhook_event/);
