@@ -489,8 +489,12 @@ describe('DID endpoints', () => {
       const readAll = () => Promise.all(Array.from({ length: 24 }, () => getDid('migrated')));
       for (const response of await readAll()) expect(response.status).toBe(200);
 
-      // As a new version's migration might, while this instance keeps running.
-      await queryDatabase(service.databaseUrl, 'ALTER TABLE tenant_did ALTER COLUMN did TYPE text');
+      // As a new version's migration might, while this instance keeps running. Not the DID's column: a
+      // published function reads it (tenant_did_key_of), and PostgreSQL refuses to retype it under one.
+      await queryDatabase(
+        service.databaseUrl,
+        'ALTER TABLE tenant_did ALTER COLUMN created_at TYPE timestamptz(3)',
+      );
       try {
         for (const response of await readAll()) {
           expect(response.status).toBe(200);
@@ -499,7 +503,7 @@ describe('DID endpoints', () => {
       } finally {
         await queryDatabase(
           service.databaseUrl,
-          'ALTER TABLE tenant_did ALTER COLUMN did TYPE varchar(128)',
+          'ALTER TABLE tenant_did ALTER COLUMN created_at TYPE timestamptz',
         );
       }
     });
