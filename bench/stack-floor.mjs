@@ -1,7 +1,8 @@
 // @ts-check
-// What the stack floors (bench/sd-jwt-stack-floor.mjs, bench/sd-jwt-presentation-stack-floor.mjs)
-// share: the service's stack and nothing else of it, a NestJS app on Express with one POST route (no
-// pipes, guards, interceptors, logging or metrics) and a pool of PostgreSQL connections like the
+// What the stack floors (bench/sd-jwt-stack-floor.mjs, bench/sd-jwt-presentation-stack-floor.mjs,
+// bench/credential-stack-floor.mjs) share: the service's stack and nothing else of it, a NestJS app on
+// Express with its POST routes (no pipes, guards, interceptors, logging or metrics; no ETag and no
+// X-Powered-By, as the service's src/configure-app.ts) and a pool of PostgreSQL connections like the
 // service's, with tables in a schema of its own that is dropped when it stops.
 import 'reflect-metadata';
 import { Body, Controller, Header, Headers, HttpCode, Module, Post } from '@nestjs/common';
@@ -53,6 +54,9 @@ export async function serveFloor(routes, database) {
   Module({ controllers: [FloorController] })(FloorModule);
 
   const app = await NestFactory.create(FloorModule, { logger: false });
+  const express = app.getHttpAdapter().getInstance();
+  express.disable('x-powered-by');
+  express.set('etag', false);
   await app.listen(Number(process.env.PORT ?? '0'), '127.0.0.1');
   let stopping = false;
   const stop = () => {

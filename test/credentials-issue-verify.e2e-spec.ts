@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Metrics } from '../src/observability/metrics.js';
 import { queryDatabase } from './support/database.js';
 import { expectFieldErrors, expectProblem } from './support/problems.js';
 import { startTestService, type TestService } from './support/test-service.js';
@@ -217,6 +218,34 @@ describe('Credentials: issue and verify', () => {
         ['options.credentialId'],
       ],
       [
+        'an issuer with a control character',
+        alumniCredential({ issuer: 'did:key:z6Mk\u0000x' }),
+        undefined,
+        'CREDENTIAL_INVALID',
+        ['credential.issuer'],
+      ],
+      [
+        'an id with a control character',
+        alumniCredential({ id: 'urn:example:a\u0000b' }),
+        undefined,
+        'CREDENTIAL_INVALID',
+        ['credential.id'],
+      ],
+      [
+        'a type with a control character',
+        alumniCredential({ type: ['VerifiableCredential', 'Alumni\u0000Credential'] }),
+        undefined,
+        'CREDENTIAL_INVALID',
+        ['credential.type'],
+      ],
+      [
+        'an options.credentialId with a control character',
+        alumniCredential(),
+        { credentialId: 'urn:example:a\u0000b' },
+        'VALIDATION_FAILED',
+        ['options.credentialId'],
+      ],
+      [
         'another issuer, signing with eddsa-jcs-2022',
         alumniCredential({ issuer: 'did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2' }),
         { cryptosuite: 'eddsa-jcs-2022' },
@@ -280,21 +309,30 @@ describe('Credentials: issue and verify', () => {
       expectProblem(withoutEntry, 404, 'TENANT_NOT_FOUND', issuePath);
     });
 
-    it('names another issuer before a credential id already used, for either cryptosuite', async () => {
+    it('takes no record for another issuer, and names it before a credential id already used', async () => {
       const id = 'urn:example:issued-once';
       expect((await issue(service, 'demo', alumniCredential({ id }))).status).toBe(201);
+      // Counted when the issue statement answers its record's row, even if the transaction rolls back.
+      const counter = service.app.get(Metrics, { strict: false }).webhookEvents;
+      const issuedEvents = async () =>
+        (await counter.get()).values.find((value) => value.labels.type === 'credential.issued')
+          ?.value;
+      const before = await issuedEvents();
       const other = 'did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2';
       for (const cryptosuite of ['eddsa-rdfc-2022', 'eddsa-jcs-2022']) {
         for (const credentialStatus of [undefined, []]) {
-          const response = await issue(service, 'demo', alumniCredential({ id, issuer: other }), {
-            cryptosuite,
-            ...(credentialStatus && { credentialStatus }),
-          });
-          expectFieldErrors(expectProblem(response, 400, 'CREDENTIAL_INVALID', issuePath), [
-            'credential.issuer',
-          ]);
+          for (const given of [{ issuer: other }, { id, issuer: other }]) {
+            const response = await issue(service, 'demo', alumniCredential(given), {
+              cryptosuite,
+              ...(credentialStatus && { credentialStatus }),
+            });
+            expectFieldErrors(expectProblem(response, 400, 'CREDENTIAL_INVALID', issuePath), [
+              'credential.issuer',
+            ]);
+          }
         }
       }
+      expect(await issuedEvents()).toBe(before);
       const again = await issue(service, 'demo', alumniCredential({ id }));
       expectProblem(again, 409, 'CREDENTIAL_ALREADY_EXISTS', issuePath);
     });

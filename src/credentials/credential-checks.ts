@@ -51,8 +51,11 @@ const typedMembers = ['credentialStatus', 'termsOfUse', 'evidence'] as const;
 
 /** An absolute URL (a DID or URN too), as the data model asks of ids. */
 export function isUrl(value: unknown): boolean {
-  return typeof value === 'string' && URL.canParse(value);
+  // A control character is no part of a URL (RFC 3986 §2), though WHATWG parsing would encode it.
+  return typeof value === 'string' && !controlCharacter.test(value) && URL.canParse(value);
 }
+
+const controlCharacter = /\p{Cc}/u;
 
 /** The date members of each data model version: [not before, not after]. */
 const dateMembers = {
@@ -130,6 +133,12 @@ export function issueShapeErrors(credential: Json, prefix: string): FieldError[]
   const errors: FieldError[] = [];
   const fail = (member: string, message: string) =>
     errors.push({ field: `${prefix}${member}`, message });
+  // The types are stored with the issue's record, where PostgreSQL refuses NUL.
+  if (
+    asArray(credential.type).some((type) => typeof type === 'string' && controlCharacter.test(type))
+  ) {
+    fail('type', 'must not contain control characters');
+  }
   if (!asArray(credential.refreshService).every((one) => isJsonObject(one) && isType(one.type))) {
     fail('refreshService', 'must be an object with a type, or several');
   }

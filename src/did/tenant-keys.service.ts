@@ -125,7 +125,7 @@ export class TenantKeys {
       masterKeyId,
       ids: { kid },
     });
-    // The same box and public key as DidService.signerFor's: one kept key for both.
+    // The same box and public key as DidService.signerOf's: one kept key for both.
     const box = { tenantId, purpose: didKeyPurpose, sealed, masterKeyId, publicKey: publicJwk.x };
     const signer = ed25519Signer(kid, () =>
       this.unsealed.privateKey(box, (seed) => ed25519PrivateKey(record.publicKey, seed)),

@@ -107,7 +107,7 @@ export class IssueOptionsDto {
   })
   @IsOptional()
   @IsString()
-  @Matches(/^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/, { message: 'must be an absolute URI' })
+  @Matches(/^[a-zA-Z][a-zA-Z0-9+.-]*:[^\s\p{Cc}]+$/u, { message: 'must be an absolute URI' })
   credentialId?: string;
 
   @ApiPropertyOptional({

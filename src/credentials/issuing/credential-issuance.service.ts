@@ -70,7 +70,7 @@ export class CredentialIssuanceService {
     );
     if (errors.length + purposeErrors.length > 0) {
       // Refused before any write: the tenant's DID read alone, to name it beside the other problems.
-      const { did } = await this.dids.signerFor(tenantId);
+      const did = await this.didOf(tenantId);
       throw credentialInvalid([...errors, ...issuerErrors(submitted, did), ...purposeErrors]);
     }
 
@@ -78,7 +78,8 @@ export class CredentialIssuanceService {
       options.credentialId ??
       `urn:uuid:${randomUUID()}`) as string;
     const cryptosuite = options.cryptosuite ?? signingCryptosuites[0];
-    // eddsa-rdfc-2022 canonicalizes in safe mode while signing; JCS reads no JSON-LD, so check it here.
+    // eddsa-rdfc-2022 canonicalizes in safe mode while signing; JCS reads no JSON-LD, so check it here,
+    // before any read: its problem is answered before the tenant's or the issuer's.
     if (cryptosuite === 'eddsa-jcs-2022') {
       await this.verifier.expand({ ...submitted, id: credentialId }, 'credential');
     }
@@ -94,6 +95,9 @@ export class CredentialIssuanceService {
       const recorded = await this.recorder.record(manager, issuance, requiredIssuer(submitted));
       if (recorded.key === undefined) throw await this.notRecorded(tenantId, submitted, manager);
       const tenant = this.dids.signerOf(tenantId, recorded.key);
+      // The statement wrote only for this issuer; checked again against the DID that signs.
+      const wrongIssuer = issuerErrors(submitted, tenant.did);
+      if (wrongIssuer.length > 0) throw credentialInvalid(wrongIssuer);
       const credential: Json = {
         ...submitted,
         id: credentialId,
@@ -122,9 +126,15 @@ export class CredentialIssuanceService {
     submitted: Json,
     manager: EntityManager,
   ): Promise<DomainException> {
-    const key = await this.dids.didKeyOf(tenantId, manager);
-    const errors = key === undefined ? [] : issuerErrors(submitted, key.did);
+    const errors = issuerErrors(submitted, await this.didOf(tenantId, manager));
     return errors.length > 0 ? credentialInvalid(errors) : tenantNotFound(tenantId);
+  }
+
+  /** The tenant's DID, its key not unsealed (a refusal needs no master key); 404 without one. */
+  private async didOf(tenantId: string, manager?: EntityManager): Promise<string> {
+    const key = await this.dids.didKeyOf(tenantId, manager);
+    if (key === undefined) throw tenantNotFound(tenantId);
+    return key.did;
   }
 
   private async sign(

@@ -7,6 +7,7 @@ import { type DomainEvent, EventOutbox } from '../../events/event-outbox.js';
 import { type StatusPurpose } from '../status/bitstring.js';
 import { StatusIndexAllocator, type StatusEntry } from '../status/status-index-allocator.js';
 import { IssuedCredentialRepository } from './issued-credential.repository.js';
+import { isIssuer } from './issue-request-checks.js';
 import { recordIssueValuesOf, type RecordIssueValues, type TakenOnIssue } from './record-issue.js';
 
 /** What the issuance record and its event say: never the credential's claims. */
@@ -68,7 +69,7 @@ export class IssueRecorder {
     if (issuance.purposes.length === 0) {
       // Without entries the record alone, the key read first: planning the entries' part cost more.
       const key = await this.dids.didKeyOf(issuance.tenantId, manager);
-      if (key === undefined || (issuer !== null && key.did !== issuer)) {
+      if (key === undefined || !isIssuer(issuer, key.did)) {
         return { entries: [], key: undefined };
       }
       await this.duplicateChecked(issuance, () =>

@@ -41,14 +41,22 @@ export function submittedErrors(
 
 /** The credential's issuer, when it names one, must be the tenant's DID. */
 export function issuerErrors(submitted: Json, did: string): FieldError[] {
-  return submitted.issuer !== undefined && issuerIdOf(submitted) !== did
-    ? [{ field: 'credential.issuer', message: `must be the tenant's DID ${did}` }]
-    : [];
+  return isIssuer(requiredIssuer(submitted), did)
+    ? []
+    : [{ field: 'credential.issuer', message: `must be the tenant's DID ${did}` }];
 }
 
-/** The DID the credential names as its issuer, which must be the tenant's; null: it names none. */
+/**
+ * The DID the credential names as its issuer, which must be the tenant's; null: it names none. An
+ * issuer without an id gives '', which no DID is.
+ */
 export function requiredIssuer(submitted: Json): string | null {
-  return submitted.issuer === undefined ? null : (issuerIdOf(submitted) ?? null);
+  return submitted.issuer === undefined ? null : (issuerIdOf(submitted) ?? '');
+}
+
+/** Whether `did` may issue a credential that names `issuer` (`requiredIssuer`). */
+export function isIssuer(issuer: string | null, did: string): boolean {
+  return issuer === null || issuer === did;
 }
 
 /**

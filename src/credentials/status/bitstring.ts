@@ -27,6 +27,11 @@ export function decodeList(
 export function bitAt(bits: Uint8Array, index: number): boolean {
   const byte = bits[Math.floor(index / 8)];
   if (byte === undefined) throw new RangeError(`index ${index} is outside the list`);
+  return bitOfByte(byte, index);
+}
+
+/** The bit of entry `index` in the byte that holds it (`Math.floor(index / 8)`), in §2.1's order. */
+export function bitOfByte(byte: number, index: number): boolean {
   return (byte & (0x80 >> (index % 8))) !== 0;
 }
 
@@ -48,5 +53,5 @@ export function entryBit(
   if (!Number.isInteger(index) || index < 0 || index >= list.length * 8 || list.byte === null) {
     return `statusListIndex ${String(statusListIndex)} is outside the list`;
   }
-  return (list.byte & (0x80 >> (index % 8))) !== 0;
+  return bitOfByte(list.byte, index);
 }

@@ -15,7 +15,13 @@ import { statusListToken } from './status-list-token.js';
 import { credentialIssuerId } from '../../tenancy/credential-issuer.js';
 import { signCredential } from '../data-integrity.js';
 import { DOCUMENT_LOADER } from '../document-loader.js';
-import { entryBit, entryByteIndex, encodeList, type StatusPurpose } from './bitstring.js';
+import {
+  bitOfByte,
+  entryBit,
+  entryByteIndex,
+  encodeList,
+  type StatusPurpose,
+} from './bitstring.js';
 import { StatusListRepository, type ListRow } from './status-list.repository.js';
 import { pastTheEnd } from './token-status-list.js';
 
@@ -196,9 +202,8 @@ export class StatusListsService {
       ? await this.repository.byteOf(tenantId, listId, Math.floor(idx / 8))
       : undefined;
     if (list === undefined || list.purpose !== 'revocation') return undefined;
-    // Bitstring order: index 0 is the most significant bit of byte 0 (Bitstring Status List §2.1).
     const status =
-      list.byte === null ? pastTheEnd(idx, list.length * 8) : (list.byte >> (7 - (idx % 8))) & 1;
+      list.byte === null ? pastTheEnd(idx, list.length * 8) : Number(bitOfByte(list.byte, idx));
     return { issuer: credentialIssuerId(this.settings.PUBLIC_BASE_URL, tenantId), status };
   }
 
