@@ -2,7 +2,8 @@
 // npm run bench: drives the service and a bare node:http baseline with autocannon at fixed concurrency
 // and duration, at 100 and at 100,000 tenants, and reports requests/s, p50/p99 latency and peak RSS per
 // process (docs/performance.md); credential issue, verify and status update beside a baseline that calls
-// the same credential libraries without framework or database (bench/credential-baseline.mjs); a burst
+// the same credential libraries without framework or database (bench/credential-baseline.mjs), and the
+// same work in a bare NestJS app, the stack's floor (bench/credential-stack-floor.mjs); a burst
 // of 10,000 webhook events drained to a receiver on this machine; the OpenID4VC wallet rows (with x5c,
 // HAIP 1.0) directly, as tenants and issued credentials grow, and through nginx in front of two instances. The baseline runs twice: with a plain parameterized query, which the
 // targets are judged against, and with the service's prepared statement, for information. ESM checked
