@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '../../common/clock.js';
 import { DomainException } from '../../common/problem/domain.exception.js';
 import { type FieldError } from '../../common/problem/problem.js';
@@ -93,7 +93,7 @@ export class CredentialIssuanceService {
     };
     const signed = await this.dataSource.transaction(async (manager) => {
       const recorded = await this.recorder.record(manager, issuance, requiredIssuer(submitted));
-      if (recorded.key === undefined) throw await this.notRecorded(tenantId, submitted, manager);
+      if (recorded.key === undefined) throw await this.notRecorded(tenantId, submitted);
       const tenant = this.dids.signerOf(tenantId, recorded.key);
       // The statement wrote only for this issuer; checked again against the DID that signs.
       const wrongIssuer = issuerErrors(submitted, tenant.did);
@@ -121,20 +121,16 @@ export class CredentialIssuanceService {
   }
 
   /** Why the issue statement wrote nothing: no such tenant, or the credential names another issuer. */
-  private async notRecorded(
-    tenantId: string,
-    submitted: Json,
-    manager: EntityManager,
-  ): Promise<DomainException> {
-    const errors = issuerErrors(submitted, await this.didOf(tenantId, manager));
+  private async notRecorded(tenantId: string, submitted: Json): Promise<DomainException> {
+    const errors = issuerErrors(submitted, await this.didOf(tenantId));
     return errors.length > 0 ? credentialInvalid(errors) : tenantNotFound(tenantId);
   }
 
-  /** The tenant's DID, its key not unsealed (a refusal needs no master key); 404 without one. */
-  private async didOf(tenantId: string, manager?: EntityManager): Promise<string> {
-    const key = await this.dids.didKeyOf(tenantId, manager);
-    if (key === undefined) throw tenantNotFound(tenantId);
-    return key.did;
+  /** The tenant's DID alone, no key read (a refusal needs no master key); 404 without one. */
+  private async didOf(tenantId: string): Promise<string> {
+    const did = (await this.dids.didsOf([tenantId])).get(tenantId);
+    if (did === undefined) throw tenantNotFound(tenantId);
+    return did;
   }
 
   private async sign(
