@@ -8,9 +8,9 @@
 // bounded-client.ts), instead of as a plain parameterized query.
 // Prints one JSON line {"port": n} on stdout once it listens.
 import { createServer } from 'node:http';
-import { base58 } from '@scure/base';
 import pg from 'pg';
 import { bearerCheck } from './bearer.mjs';
+import { didAnswer, didQuery, didStatementName, tenantIdPattern } from './did-work.mjs';
 
 const {
   DATABASE_URL,
@@ -28,11 +28,8 @@ if (!DATABASE_URL || !JWKS_URL || !ISSUER) {
 const authorize = await bearerCheck(JWKS_URL, ISSUER, AUDIENCE);
 // Same pool size as the service's data source (src/database/data-source.ts).
 const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 10 });
-const didQuery = 'SELECT did, public_key, created_at FROM tenant_did WHERE tenant_id = $1';
 // The service's way with PREPARED=1: a named prepared statement, parsed and planned once per connection.
-const didStatementName = PREPARED === '1' ? 'did-of-tenant' : undefined;
-const tenantIdPattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-const ed25519Multicodec = Uint8Array.of(0xed, 0x01);
+const statementName = PREPARED === '1' ? didStatementName : undefined;
 
 function send(response, status, body) {
   const text = JSON.stringify(body);
@@ -52,20 +49,10 @@ async function getDid(request, response) {
   if (status !== 200) return send(response, status, { status });
   const { rows } =
     /** @type {pg.QueryResult<{ did: string, public_key: Buffer, created_at: Date }>} */ (
-      await pool.query({ name: didStatementName, text: didQuery, values: [tenantId] })
+      await pool.query({ name: statementName, text: didQuery, values: [tenantId] })
     );
   if (rows.length === 0) return send(response, 404, { status: 404, code: 'TENANT_NOT_FOUND' });
-  const [row] = rows;
-  const publicKeyMultibase = `z${base58.encode(Buffer.concat([ed25519Multicodec, row.public_key]))}`;
-  send(response, 200, {
-    id: row.did,
-    public: true,
-    verkey: base58.encode(row.public_key),
-    method: 'key',
-    keyType: 'ed25519',
-    publicKeyMultibase,
-    createdAt: row.created_at.toISOString(),
-  });
+  send(response, 200, didAnswer(rows[0]));
 }
 
 const server = createServer((request, response) => {

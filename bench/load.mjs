@@ -211,6 +211,8 @@ function didRequests(ids, tokens) {
 export const freshTokenScenario = 'GET /did, new token each request';
 export const baselineProcess = 'baseline';
 export const preparedBaselineProcess = 'baseline, prepared';
+/** The prepared baseline's work in the project's stack (bench/did-stack-floor.mjs). */
+export const didFloorProcess = 'GET /did stack floor';
 /** BENCH_COMPARE's service: another checkout, measured in turns with this one at the small size. */
 export const compareProcess = 'compare';
 
@@ -219,19 +221,20 @@ export async function measureSize(context, size, tenantIds, pages = [0]) {
   const did = didRequests(tenantIds);
   const service = { size, process: 'service', url: context.service.url, pid: context.service.pid };
   /** A service's two GET /did rows: its token reused, and a new token of its issuer each request. */
-  const didSpecs = async (spec, issuer) => {
+  const didSpecs = (spec, issuer, tokens) => [
+    { ...spec, name: 'GET /did', requestFor: did, token: issuer.token },
+    {
+      ...spec,
+      name: freshTokenScenario,
+      requestFor: didRequests(tenantIds, tokens),
+      token: issuer.token,
+    },
+  ];
+  const freshTokens = (issuer) => {
     log(`getting ${settings.freshTokens} access tokens`);
-    const tokens = await issuer.freshTokens(settings.freshTokens);
-    return [
-      { ...spec, name: 'GET /did', requestFor: did, token: issuer.token },
-      {
-        ...spec,
-        name: freshTokenScenario,
-        requestFor: didRequests(tenantIds, tokens),
-        token: issuer.token,
-      },
-    ];
+    return issuer.freshTokens(settings.freshTokens);
   };
+  const tokens = await freshTokens(context);
   // The other checkout's database holds the small size's tenants, and as many seeded ones as this
   // one's at the large size, but not the same tenants created through the API: its GET /did rows are
   // measured at the small size only.
@@ -241,20 +244,22 @@ export async function measureSize(context, size, tenantIds, pages = [0]) {
   await interleaved(
     context,
     [
-      ...(await didSpecs(service, context)),
+      ...didSpecs(service, context, tokens),
+      // The stack floor remembers no token: it gets this service's new tokens, one each request.
       ...context.baselines.map((baseline) => ({
-        name: 'GET /did',
+        name: baseline.process === didFloorProcess ? freshTokenScenario : 'GET /did',
         size,
         process: baseline.process,
         url: baseline.url,
         pid: baseline.pid,
-        requestFor: did,
+        requestFor: baseline.process === didFloorProcess ? didRequests(tenantIds, tokens) : did,
       })),
       ...(compare === undefined
         ? []
-        : await didSpecs(
+        : didSpecs(
             { size, process: compareProcess, url: compare.url, pid: compare.pid },
             compare,
+            await freshTokens(compare),
           )),
     ],
     settings.slices,

@@ -217,6 +217,19 @@ export function startBaseline({ databaseUrl, jwksUrl, issuer, prepared = false }
 }
 
 /**
+ * GET /did's stack floor (bench/did-stack-floor.mjs): the prepared baseline's work in a bare NestJS app,
+ * the token checked by passport-jwt.
+ */
+export function startDidStackFloor({ databaseUrl, jwksUrl, issuer }) {
+  return startScript('bench/did-stack-floor.mjs', {
+    DATABASE_URL: databaseUrl,
+    JWKS_URL: jwksUrl,
+    ISSUER: issuer,
+    AUDIENCE: 'agent-api',
+  });
+}
+
+/**
  * The credential baseline: no database, no issuer, its key in memory; with `fair` (the database and
  * issuer of the service) the same with the token check and a record in PostgreSQL.
  * @param {{ databaseUrl: string, jwksUrl: string, issuer: string }} [fair]

@@ -5,6 +5,7 @@ import { availableParallelism, cpus, totalmem } from 'node:os';
 import {
   baselineProcess,
   compareProcess,
+  didFloorProcess,
   freshTokenScenario,
   preparedBaselineProcess,
 } from './load.mjs';
@@ -94,6 +95,16 @@ function ratio(numerator, denominator) {
     : Math.round((numerator / denominator) * 100) / 100;
 }
 
+/** A row against a stack floor or its baseline: throughput ratio, rates and CPU per request. */
+function floorValue(measured, baseline) {
+  return (
+    `${ratio(measured.requestsPerSecond, baseline.requestsPerSecond)}x ` +
+    `(${measured.requestsPerSecond} vs ${baseline.requestsPerSecond} req/s; CPU ` +
+    `${measured.cpuMsPerRequest ?? 'n/a'} vs ${baseline.cpuMsPerRequest ?? 'n/a'} ms, PostgreSQL ` +
+    `${measured.postgresCpuMsPerRequest ?? 'n/a'} vs ${baseline.postgresCpuMsPerRequest ?? 'n/a'} ms)`
+  );
+}
+
 /** The row of one scenario at one size for one process. */
 function findRow(rows, name, size, processName) {
   return rows.find((row) => row.name === name && row.size === size && row.process === processName);
@@ -132,6 +143,24 @@ export function evaluate(rows) {
           pass: judged ? p99 !== undefined && p99 <= targets.didP99Ratio : null,
         });
       }
+    }
+  }
+  // GET /did's stack floor (bench/did-stack-floor.mjs): the prepared baseline's work in NestJS with
+  // passport-jwt, each token verified; what the service adds on top.
+  for (const size of sizes) {
+    for (const [processName, against, againstName] of [
+      [didFloorProcess, preparedBaselineProcess, 'GET /did'],
+      [didFloorProcess, baselineProcess, 'GET /did'],
+      ['service', didFloorProcess, freshTokenScenario],
+    ]) {
+      const measured = find(freshTokenScenario, size, processName);
+      const baseline = find(againstName, size, against);
+      if (measured === undefined || baseline === undefined) continue;
+      verdicts.push({
+        target: `${freshTokenScenario} [${processName}] against the ${against} (${size} tenants)`,
+        value: floorValue(measured, baseline),
+        pass: null,
+      });
     }
   }
   // Judged against the fair baseline (token check and a record in PostgreSQL); the bare one is INFO.
@@ -221,11 +250,7 @@ export function evaluate(rows) {
       if (measured === undefined || baseline === undefined) continue;
       verdicts.push({
         target: `${scenario} [${processName}] against the ${against}`,
-        value:
-          `${ratio(measured.requestsPerSecond, baseline.requestsPerSecond)}x ` +
-          `(${measured.requestsPerSecond} vs ${baseline.requestsPerSecond} req/s; CPU ` +
-          `${measured.cpuMsPerRequest ?? 'n/a'} vs ${baseline.cpuMsPerRequest ?? 'n/a'} ms, PostgreSQL ` +
-          `${measured.postgresCpuMsPerRequest ?? 'n/a'} vs ${baseline.postgresCpuMsPerRequest ?? 'n/a'} ms)`,
+        value: floorValue(measured, baseline),
         pass: null,
       });
     }

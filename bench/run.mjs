@@ -69,6 +69,7 @@ import { compareTarget, serviceTarget } from './wallet-rows.mjs';
 import {
   baselineProcess,
   compareProcess,
+  didFloorProcess,
   interleaved,
   measurePages,
   measureSize,
@@ -84,6 +85,7 @@ import {
   temporaryDataDir,
   startCredentialBaseline,
   startCredentialStackFloor,
+  startDidStackFloor,
   startLocalService,
 } from './processes.mjs';
 import { evaluate, machine, report } from './report.mjs';
@@ -140,6 +142,14 @@ async function main() {
         prepared,
       });
       baselines.push({ ...started, process: processName });
+    }
+    if (selected('did') || selected('scale')) {
+      const floor = await startDidStackFloor({
+        databaseUrl,
+        jwksUrl: openIdConfiguration.jwks_uri,
+        issuer: openIdConfiguration.issuer,
+      });
+      baselines.push({ ...floor, process: didFloorProcess });
     }
   } else {
     log('no BENCH_DATABASE_URL: no baseline, no seeding to the large size');

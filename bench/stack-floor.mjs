@@ -1,11 +1,22 @@
 // @ts-check
 // What the stack floors (bench/sd-jwt-stack-floor.mjs, bench/sd-jwt-presentation-stack-floor.mjs,
-// bench/credential-stack-floor.mjs) share: the service's stack and nothing else of it, a NestJS app on
-// Express with its POST routes (no pipes, guards, interceptors, logging or metrics; no ETag and no
-// X-Powered-By, as the service's src/configure-app.ts) and a pool of PostgreSQL connections like the
-// service's, with tables in a schema of its own that is dropped when it stops.
+// bench/credential-stack-floor.mjs, bench/did-stack-floor.mjs) share: the service's stack and nothing
+// else of it, a NestJS app on Express with its routes (no pipes, interceptors, logging or metrics, and no
+// guard but the one a floor names; no ETag and no X-Powered-By, as the service's src/configure-app.ts)
+// and a pool of PostgreSQL connections like the service's, with tables in a schema of its own that is
+// dropped when it stops.
 import 'reflect-metadata';
-import { Body, Controller, Header, Headers, HttpCode, Module, Post } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Header,
+  Headers,
+  HttpCode,
+  Module,
+  Post,
+  UseGuards,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import pg from 'pg';
 
@@ -24,15 +35,19 @@ export async function floorDatabase(databaseUrl, tables) {
 }
 
 /**
- * Serves each of `routes`, `handle(body, headers)` at `POST /{path}` (200, `cache-control: no-store`, its
- * answer as JSON) on PORT, prints {"port": n} once it listens, and on SIGTERM or SIGINT closes, drops the
- * schema and ends the pool.
+ * Serves each of `routes`, `handle(body, headers)` at `POST /{path}` (`GET /{path}` when the key starts
+ * with `GET `; 200, `cache-control: no-store`, its answer as JSON) on PORT, prints {"port": n} once it
+ * listens, and on SIGTERM or SIGINT closes, drops the schema (when it made one) and ends the pool.
+ * `providers` and `guards` become the module's providers and the controller's guards.
  * @param {Record<string, (body: any, headers: Record<string, string | undefined>) => Promise<unknown>>} routes
- * @param {{ pool: pg.Pool, schema: string }} database
+ * @param {{ pool: pg.Pool, schema?: string }} database
+ * @param {{ providers?: any[], guards?: any[] }} [parts]
  */
-export async function serveFloor(routes, database) {
+export async function serveFloor(routes, database, parts = {}) {
   class FloorController {}
-  for (const [n, [path, handle]] of Object.entries(routes).entries()) {
+  for (const [n, [route, handle]] of Object.entries(routes).entries()) {
+    const get = route.startsWith('GET ');
+    const path = get ? route.slice(4) : route;
     const name = `answer${n}`;
     Object.defineProperty(FloorController.prototype, name, {
       value: (/** @type {any} */ body, /** @type {Record<string, string | undefined>} */ headers) =>
@@ -43,15 +58,16 @@ export async function serveFloor(routes, database) {
     const method = /** @type {PropertyDescriptor} */ (
       Object.getOwnPropertyDescriptor(FloorController.prototype, name)
     );
-    Post(path)(FloorController.prototype, name, method);
+    (get ? Get : Post)(path)(FloorController.prototype, name, method);
     HttpCode(200)(FloorController.prototype, name, method);
     Header('cache-control', 'no-store')(FloorController.prototype, name, method);
     Body()(FloorController.prototype, name, 0);
     Headers()(FloorController.prototype, name, 1);
   }
+  if (parts.guards !== undefined) UseGuards(...parts.guards)(FloorController);
   Controller()(FloorController);
   class FloorModule {}
-  Module({ controllers: [FloorController] })(FloorModule);
+  Module({ controllers: [FloorController], providers: parts.providers ?? [] })(FloorModule);
 
   const app = await NestFactory.create(FloorModule, { logger: false });
   const express = app.getHttpAdapter().getInstance();
@@ -65,7 +81,11 @@ export async function serveFloor(routes, database) {
     stopping = true;
     app
       .close()
-      .then(() => database.pool.query(`DROP SCHEMA ${database.schema} CASCADE`))
+      .then(() =>
+        database.schema === undefined
+          ? undefined
+          : database.pool.query(`DROP SCHEMA ${database.schema} CASCADE`),
+      )
       .then(() => database.pool.end())
       .then(
         () => process.exit(0),
