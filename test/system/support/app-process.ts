@@ -60,7 +60,7 @@ export class AppProcess {
     if (!existsSync(mainScript)) throw new Error(`${mainScript} is missing: run npm run build`);
     const port = options.port ?? (await freePort());
     // As `npm start` runs it (package.json).
-    const child = spawn(process.execPath, ['--heap-growing-percent=100', mainScript], {
+    const child = spawn(process.execPath, ['--heap-growing-percent=50', mainScript], {
       cwd: options.cwd,
       env: {
         PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
