@@ -1,7 +1,7 @@
 // @ts-check
 // What the stack floors (bench/sd-jwt-stack-floor.mjs, bench/sd-jwt-presentation-stack-floor.mjs,
 // bench/credential-stack-floor.mjs, bench/did-stack-floor.mjs) share: the service's stack and nothing
-// else of it, a NestJS app on Express with its routes (no pipes, interceptors, logging or metrics, and no
+// else of it, a NestJS app on Express (through the service's adapter) with its routes (no pipes, interceptors, logging or metrics, and no
 // guard but the one a floor names; no ETag and no X-Powered-By, as the service's src/configure-app.ts)
 // and a pool of PostgreSQL connections like the service's, with tables in a schema of its own that is
 // dropped when it stops.
@@ -19,6 +19,8 @@ import {
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import pg from 'pg';
+// The service's adapter (its one reach into Express's internals): the floor must not pay what it saves.
+import { PresetPrototypesExpressAdapter } from '../dist/src/common/express-adapter.js';
 
 /**
  * A pool on `databaseUrl` (as large as the service's, src/database/data-source.ts) and a new schema,
@@ -36,7 +38,7 @@ export async function floorDatabase(databaseUrl, tables) {
 
 /**
  * Serves each of `routes`, `handle(body, headers)` at `POST /{path}` (`GET /{path}` when the key starts
- * with `GET `; 200, `cache-control: no-store`, its answer as JSON) on PORT, prints {"port": n} once it
+ * with `GET `; 200, its answer as JSON, with `cache-control: no-store` on POST) on PORT, prints {"port": n} once it
  * listens, and on SIGTERM or SIGINT closes, drops the schema (when it made one) and ends the pool.
  * `providers` and `guards` become the module's providers and the controller's guards.
  * @param {Record<string, (body: any, headers: Record<string, string | undefined>) => Promise<unknown>>} routes
@@ -60,7 +62,7 @@ export async function serveFloor(routes, database, parts = {}) {
     );
     (get ? Get : Post)(path)(FloorController.prototype, name, method);
     HttpCode(200)(FloorController.prototype, name, method);
-    Header('cache-control', 'no-store')(FloorController.prototype, name, method);
+    if (!get) Header('cache-control', 'no-store')(FloorController.prototype, name, method);
     Body()(FloorController.prototype, name, 0);
     Headers()(FloorController.prototype, name, 1);
   }
@@ -69,7 +71,9 @@ export async function serveFloor(routes, database, parts = {}) {
   class FloorModule {}
   Module({ controllers: [FloorController], providers: parts.providers ?? [] })(FloorModule);
 
-  const app = await NestFactory.create(FloorModule, { logger: false });
+  const app = await NestFactory.create(FloorModule, new PresetPrototypesExpressAdapter(), {
+    logger: false,
+  });
   const express = app.getHttpAdapter().getInstance();
   express.disable('x-powered-by');
   express.set('etag', false);
