@@ -217,19 +217,6 @@ export function startBaseline({ databaseUrl, jwksUrl, issuer, prepared = false }
 }
 
 /**
- * GET /did's stack floor (bench/did-stack-floor.mjs): the prepared baseline's work in a bare NestJS app,
- * the token checked by passport-jwt.
- */
-export function startDidStackFloor({ databaseUrl, jwksUrl, issuer }) {
-  return startScript('bench/did-stack-floor.mjs', {
-    DATABASE_URL: databaseUrl,
-    JWKS_URL: jwksUrl,
-    ISSUER: issuer,
-    AUDIENCE: 'agent-api',
-  });
-}
-
-/**
  * The credential baseline: no database, no issuer, its key in memory; with `fair` (the database and
  * issuer of the service) the same with the token check and a record in PostgreSQL.
  * @param {{ databaseUrl: string, jwksUrl: string, issuer: string }} [fair]
@@ -249,12 +236,13 @@ export function startCredentialBaseline(fair) {
 }
 
 /**
- * The credential rows' stack floor (bench/credential-stack-floor.mjs): the fair baseline's work in a bare
- * NestJS app.
- * @param {{ databaseUrl: string, jwksUrl: string, issuer: string }} fair
+ * A stack floor that checks the service's access tokens (bench/credential-stack-floor.mjs,
+ * bench/did-stack-floor.mjs): a baseline's work in a bare NestJS app, on the service's database and
+ * against its issuer.
+ * @param {string} script @param {{ databaseUrl: string, jwksUrl: string, issuer: string }} fair
  */
-export function startCredentialStackFloor(fair) {
-  return startScript('bench/credential-stack-floor.mjs', {
+export function startTokenCheckedFloor(script, fair) {
+  return startScript(script, {
     DATABASE_URL: fair.databaseUrl,
     JWKS_URL: fair.jwksUrl,
     ISSUER: fair.issuer,

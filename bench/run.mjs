@@ -84,8 +84,7 @@ import {
   startBaseline,
   temporaryDataDir,
   startCredentialBaseline,
-  startCredentialStackFloor,
-  startDidStackFloor,
+  startTokenCheckedFloor,
   startLocalService,
 } from './processes.mjs';
 import { evaluate, machine, report } from './report.mjs';
@@ -144,7 +143,7 @@ async function main() {
       baselines.push({ ...started, process: processName });
     }
     if (selected('did') || selected('scale')) {
-      const floor = await startDidStackFloor({
+      const floor = await startTokenCheckedFloor('bench/did-stack-floor.mjs', {
         databaseUrl,
         jwksUrl: openIdConfiguration.jwks_uri,
         issuer: openIdConfiguration.issuer,
@@ -255,7 +254,7 @@ async function main() {
     await measureCredentials(context, smallIds, {
       bare: await startCredentialBaseline(),
       fair: fair && (await startCredentialBaseline(fair)),
-      floor: fair && (await startCredentialStackFloor(fair)),
+      floor: fair && (await startTokenCheckedFloor('bench/credential-stack-floor.mjs', fair)),
     });
   }
   if (selected('webhooks')) await measureWebhooks(context, smallIds[1]);
