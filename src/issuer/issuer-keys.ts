@@ -6,8 +6,9 @@ import {
   randomBytes,
   type KeyObject,
 } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { readOrCreateFile } from '../common/create-file-once.js';
 import { jwkThumbprint } from '../jose/jwk.js';
 
 export interface PublicJwk {
@@ -40,13 +41,13 @@ export class IssuerKeys {
   /** Loads the keys from `directory`, creating them on first use (0600, created once even under races). */
   static loadOrCreate(directory: string): IssuerKeys {
     mkdirSync(directory, { recursive: true, mode: 0o700 });
-    const signingPem = readOrCreate(join(directory, 'signing-key.pem'), () =>
+    const signingPem = readOrCreateFile(join(directory, 'signing-key.pem'), () =>
       generateKeyPairSync('rsa', { modulusLength: 2048 })
         .privateKey.export({ type: 'pkcs8', format: 'pem' })
         .toString(),
     );
     const refreshSecret = Buffer.from(
-      readOrCreate(
+      readOrCreateFile(
         join(directory, 'refresh-secret'),
         () => `${randomBytes(64).toString('base64')}\n`,
       ).trim(),
@@ -64,14 +65,4 @@ export class IssuerKeys {
       refreshSecret,
     );
   }
-}
-
-function readOrCreate(file: string, create: () => string): string {
-  try {
-    writeFileSync(file, create(), { mode: 0o600, flag: 'wx' });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  chmodSync(file, 0o600);
-  return readFileSync(file, 'utf8');
 }

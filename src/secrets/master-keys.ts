@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { readOrCreateFile } from '../common/create-file-once.js';
 import { join } from 'node:path';
 import {
   ConfigError,
@@ -78,17 +79,9 @@ function localMasterKeyFile(dataDir: string): { file: string; key: Buffer } | un
 /** Local mode's key in `DATA_DIR/master.key`, made once (0600) on the first start. */
 function localMasterKey(dataDir: string): Buffer {
   const file = join(dataDir, masterKeyFileName);
-  if (!existsSync(file)) {
-    mkdirSync(dataDir, { recursive: true });
-    try {
-      // 'wx' fails if another process created the file in the meantime; then we read theirs.
-      writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-  }
-  chmodSync(file, 0o600);
-  return decodeMasterKey(readFileSync(file, 'utf8').trim(), `${file} (the local master key)`);
+  mkdirSync(dataDir, { recursive: true });
+  const encoded = readOrCreateFile(file, () => `${randomBytes(32).toString('base64')}\n`);
+  return decodeMasterKey(encoded.trim(), `${file} (the local master key)`);
 }
 
 function decodeMasterKey(encoded: string, source: string): Buffer {
