@@ -4,7 +4,6 @@ import { buildOpenApiDocument } from './common/openapi.js';
 import { swaggerUiHooks, tenantPickerScript } from './common/swagger-tenant-picker.js';
 import { type Request, type Response, type NextFunction } from 'express';
 import { formBodyMiddleware, hostRequired } from './common/http-body.js';
-import { ApiRequestInterceptor } from './common/api-request.interceptor.js';
 import { ProblemDetailsFilter } from './common/problem/problem-details.filter.js';
 import { RouteTable } from './common/problem/route-table.js';
 import { createValidationPipe, PrototypeFieldsPipe } from './common/validation.js';
@@ -20,7 +19,6 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
   app.set('trust proxy', settings.TRUST_PROXY.length === 0 ? false : settings.TRUST_PROXY);
   app.use(hostRequired(settings.PUBLIC_BASE_URL));
   app.use('/auth', ...formBodyMiddleware(settings.PUBLIC_BASE_URL));
-  app.useGlobalInterceptors(new ApiRequestInterceptor());
   app.useGlobalPipes(new PrototypeFieldsPipe(), createValidationPipe());
   app.useGlobalFilters(new ProblemDetailsFilter(settings.PUBLIC_BASE_URL, app.get(RouteTable)));
   app.use((_request: Request, response: Response, next: NextFunction) => {

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
+import { ApiRequestGuard } from '../common/api-request.guard.js';
 import { CLOCK, type Clock } from '../common/clock.js';
 import { AccessPolicyGuard } from './access-policy.guard.js';
 import { AccessTokenGuard } from './access-token.guard.js';
@@ -12,8 +13,8 @@ import { TenantGuard } from './tenant.guard.js';
 /**
  * Who may call what, and how often. The guards are global and run in this order, each seeing only
  * what the previous ones let through: token (401; a refused token counts against its address), rate
- * limit (429), role (403), tenant header (400/403). A route without an access rule is closed (deny by
- * default).
+ * limit (429), role (403), tenant header (400/403), and last the API request's query and JSON body,
+ * read only for a caller let in. A route without an access rule is closed (deny by default).
  */
 @Module({
   imports: [PassportModule],
@@ -29,6 +30,7 @@ import { TenantGuard } from './tenant.guard.js';
     { provide: APP_GUARD, useClass: RateLimitGuard },
     { provide: APP_GUARD, useClass: AccessPolicyGuard },
     { provide: APP_GUARD, useClass: TenantGuard },
+    { provide: APP_GUARD, useClass: ApiRequestGuard },
   ],
 })
 export class AuthModule {}
