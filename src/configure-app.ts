@@ -6,7 +6,7 @@ import { type Request, type Response, type NextFunction } from 'express';
 import { formBodyMiddleware, hostRequired } from './common/http-body.js';
 import { ProblemDetailsFilter } from './common/problem/problem-details.filter.js';
 import { RouteTable } from './common/problem/route-table.js';
-import { createValidationPipe, PrototypeFieldsPipe } from './common/validation.js';
+import { RequestValidationPipe } from './common/validation.js';
 import { type Settings } from './config/settings.js';
 
 /** Everything about the HTTP surface that is not a controller: used by main and by the tests alike. */
@@ -19,7 +19,7 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
   app.set('trust proxy', settings.TRUST_PROXY.length === 0 ? false : settings.TRUST_PROXY);
   app.use(hostRequired(settings.PUBLIC_BASE_URL));
   app.use('/auth', ...formBodyMiddleware(settings.PUBLIC_BASE_URL));
-  app.useGlobalPipes(new PrototypeFieldsPipe(), createValidationPipe());
+  app.useGlobalPipes(new RequestValidationPipe());
   app.useGlobalFilters(new ProblemDetailsFilter(settings.PUBLIC_BASE_URL, app.get(RouteTable)));
   app.use((_request: Request, response: Response, next: NextFunction) => {
     response.setHeader('X-Content-Type-Options', 'nosniff');
