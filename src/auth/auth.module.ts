@@ -14,7 +14,8 @@ import { TenantGuard } from './tenant.guard.js';
  * Who may call what, and how often. The guards are global and run in this order, each seeing only
  * what the previous ones let through: token (401; a refused token counts against its address), rate
  * limit (429), role (403), tenant header (400/403), and last the API request's query and JSON body,
- * read only for a caller let in. A route without an access rule is closed (deny by default).
+ * read only for a caller let in. A route without an access rule is closed (deny by default). A new
+ * global guard goes before ApiRequestGuard: Nest runs them in the order they are listed.
  */
 @Module({
   imports: [PassportModule],

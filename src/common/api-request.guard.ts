@@ -6,8 +6,8 @@ import { checkApiQuery, readJsonBody } from './http-body.js';
 /**
  * The last global guard: reads an API request's query and body only after the other guards let its
  * caller in, so that an unauthenticated client cannot make the service hold its slow or large body. A
- * guard, not an interceptor: with no global interceptor, Nest runs a handler without RxJS around it
- * (docs/performance.md).
+ * guard, not an interceptor: with no global interceptor (tracing adds one), Nest runs a handler
+ * without RxJS around it (docs/performance.md).
  */
 @Injectable()
 export class ApiRequestGuard implements CanActivate {

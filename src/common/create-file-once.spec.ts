@@ -1,4 +1,13 @@
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -8,16 +17,15 @@ import { readOrCreateFile } from './create-file-once.js';
 const reader = `
 const { readFileSync } = require('node:fs');
 const { parentPort, workerData } = require('node:worker_threads');
-let reads = 0, short = 0;
+let short = 0;
 parentPort.postMessage('reading');
 for (;;) {
   let length;
   try { length = readFileSync(workerData.file).length; } catch { continue; }
-  reads++;
   if (length === workerData.size) break;
   short++;
 }
-parentPort.postMessage({ reads, short });
+parentPort.postMessage({ short });
 `;
 
 describe(readOrCreateFile.name, () => {
@@ -53,23 +61,60 @@ describe(readOrCreateFile.name, () => {
     expect(readdirSync(directory)).toEqual(['secret']);
   });
 
+  it('links only a complete file into place, and only while none is there', () => {
+    const file = join(directory, 'secret');
+    const content = 'x'.repeat(100_000);
+    const linked: string[] = [];
+    const created = readOrCreateFile(
+      file,
+      () => content,
+      (from, to) => {
+        expect(existsSync(to)).toBe(false);
+        linked.push(readFileSync(from, 'utf8'));
+        linkSync(from, to);
+      },
+    );
+    expect(linked).toEqual([content]);
+    expect(created).toBe(content);
+    expect(readdirSync(directory)).toEqual(['secret']);
+  });
+
+  it('creates the file exclusively where the filesystem has no hard links', () => {
+    const file = join(directory, 'secret');
+    const refuse = () => {
+      throw Object.assign(new Error('operation not permitted'), { code: 'EPERM' });
+    };
+    expect(readOrCreateFile(file, () => 'made', refuse)).toBe('made');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readdirSync(directory)).toEqual(['secret']);
+    expect(readOrCreateFile(file, () => 'again', refuse)).toBe('made');
+  });
+
+  it('leaves no temporary file behind when the link fails otherwise', () => {
+    const file = join(directory, 'secret');
+    const fail = () => {
+      throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    };
+    expect(() => readOrCreateFile(file, () => 'made', fail)).toThrow('no space left');
+    expect(readdirSync(directory)).toEqual([]);
+  });
+
   it('never lets a reader in another thread see the file before its content is complete', async () => {
     const file = join(directory, 'secret');
     const size = 64 * 1024 * 1024;
     const worker = new Worker(reader, { eval: true, workerData: { file, size } });
-    const messages: unknown[] = [];
-    const done = new Promise<{ reads: number; short: number }>((resolve, reject) => {
-      worker.on('message', (message) => {
-        messages.push(message);
-        if (message !== 'reading') resolve(message as { reads: number; short: number });
+    try {
+      const done = new Promise<{ short: number }>((resolve, reject) => {
+        worker.on('message', (message) => {
+          if (message !== 'reading') resolve(message as { short: number });
+        });
+        worker.on('error', reject);
       });
-      worker.on('error', reject);
-    });
-    await new Promise<void>((resolve) => worker.once('message', () => resolve()));
-    readOrCreateFile(file, () => 'x'.repeat(size));
-    const result = await done;
-    await worker.terminate();
-    expect(result.reads).toBeGreaterThanOrEqual(1);
-    expect(result.short).toBe(0);
+      await new Promise<void>((resolve) => worker.once('message', () => resolve()));
+      readOrCreateFile(file, () => 'x'.repeat(size));
+      expect((await done).short).toBe(0);
+    } finally {
+      await worker.terminate();
+    }
   });
 });

@@ -65,10 +65,9 @@ function refusePrototypeFields(value: unknown): void {
 
 /**
  * The one global pipe. A body or query is checked for prototype names, then validated against its
- * DTO; a path parameter or header goes through the ValidationPipe as well. What our own parameter
- * decorators give (the caller, the tenant: set by the guards) passes as it is, at once: the
- * ValidationPipe leaves such values alone, and one pipe that answers without a promise costs each
- * request less (docs/performance.md).
+ * DTO; a path parameter goes through the ValidationPipe as well. A custom parameter's value (our
+ * decorators' caller and tenant, set by the guards) passes as it is, without the ValidationPipe's
+ * async transform, which leaves such values alone anyway (docs/performance.md).
  */
 @Injectable()
 export class RequestValidationPipe implements PipeTransform {

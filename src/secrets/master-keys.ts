@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { readOrCreateFile } from '../common/create-file-once.js';
 import { join } from 'node:path';
+import { readOrCreateFile } from '../common/create-file-once.js';
 import {
   ConfigError,
   loadMasterKeySettings,
