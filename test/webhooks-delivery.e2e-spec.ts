@@ -3,6 +3,7 @@ import { type AddressInfo } from 'node:net';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { type NewWebhook } from '../packages/client/src/index.js';
+import { WebhookAttempts } from '../src/webhooks/webhook-attempts.js';
 import { WebhookRetention } from '../src/webhooks/webhook-retention.js';
 import { alumniCredential, issue } from './support/credentials-harness.js';
 import { startTestService, type TestService } from './support/test-service.js';
@@ -271,6 +272,49 @@ describe('Webhook deliveries', () => {
     await service.client().redeliverWebhook('acme', id, deliveryId);
     const again = await waitFor(() => arrivals('/log')[1]);
     expect(again.headers['webhook-id']).toBe(deliveryId);
+  });
+
+  it('keeps a redelivery made while an attempt is under way: that attempt is logged, and it goes out again', async () => {
+    const { id } = await subscribe('acme', '/redelivered-meanwhile', ['webhook.test']);
+    // Disabled: the dispatcher leaves its deliveries to this test, which plays its part in turn.
+    await service.client().updateWebhook('acme', id, { enabled: false });
+    const attempts = service.app.get(WebhookAttempts);
+    // Answered 2xx, and failed at the end of the retry schedule (100, 200, 300 ms: the fourth attempt).
+    const answers: [status: number, attempt: number][] = [
+      [204, 1],
+      [500, 4],
+    ];
+    const ids: string[] = [];
+    for (const [status, attempt] of answers) {
+      const { deliveryId } = await service.client().testWebhook('acme', id);
+      ids.push(deliveryId);
+      // Claimed as the dispatcher claims it: the attempt counted, the delivery leased.
+      await database.query(
+        `UPDATE webhook_delivery SET attempts = $2, lease_until = now() + interval '20 seconds',
+                next_attempt_at = now() + interval '20 seconds' WHERE id = $1`,
+        [deliveryId, attempt],
+      );
+      await service.client().redeliverWebhook('acme', id, deliveryId);
+      await attempts.record(
+        { id: deliveryId, attempts: attempt, subscription_id: id },
+        new Date(),
+        { status, headers: {}, body: Buffer.alloc(0) },
+        undefined,
+      );
+      const { rows } = await database.query<{ state: string; due: boolean; logged: number }>(
+        `SELECT d.state, d.next_attempt_at <= now() AS due,
+                (SELECT count(*)::int FROM webhook_attempt a WHERE a.delivery_id = d.id) AS logged
+           FROM webhook_delivery d WHERE d.id = $1`,
+        [deliveryId],
+      );
+      expect(rows[0]).toEqual({ state: 'pending', due: true, logged: 1 });
+    }
+    await service.client().updateWebhook('acme', id, { enabled: true });
+    const sent = await waitFor(() => {
+      const list = arrivals('/redelivered-meanwhile');
+      return list.length >= 2 ? list : undefined;
+    });
+    expect(sent.map((one) => one.headers['webhook-id']).sort()).toEqual([...ids].sort());
   });
 
   it('prunes finished events past the retention period, never a pending one', async () => {

@@ -276,6 +276,12 @@ describe('Webhook fairness', () => {
         [id],
       )
     ).rows.map((row) => row.id);
+    // Leased as the dispatcher's claim leaves them: an answer is recorded for a claimed delivery.
+    await database.query(
+      `UPDATE webhook_delivery SET attempts = 1, lease_until = now() + interval '20 seconds'
+        WHERE subscription_id = $1`,
+      [id],
+    );
     const delivered = (deliveryId: string): DeliveredAttempt => ({
       attempt: {
         deliveryId,

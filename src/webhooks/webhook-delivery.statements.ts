@@ -3,25 +3,32 @@
  * ones' with their circuits closed, and the claim of due deliveries.
  */
 
-/** The delivery's new state and, if the delivery still exists, the attempt's row ($1 to $10). */
+/**
+ * If the delivery still exists, the attempt's row ($1 to $10), and its new state unless it was
+ * redelivered during the attempt (the lease cleared): the redelivery stands, pending and due.
+ */
 export const recordAttempt = `
+  held AS (
+    SELECT id, lease_until IS NOT NULL AS leased FROM webhook_delivery WHERE id = $1::uuid
+       FOR NO KEY UPDATE),
   delivery AS (
     UPDATE webhook_delivery
        SET state = coalesce($9::varchar, state), lease_until = NULL,
            finished_at = CASE WHEN $9::varchar IS NULL THEN NULL ELSE now() END,
            next_attempt_at = now() + make_interval(secs => $10::double precision / 1000)
-     WHERE id = $1::uuid RETURNING id),
+     WHERE id IN (SELECT id FROM held WHERE leased)),
   attempt AS (
     INSERT INTO webhook_attempt (delivery_id, attempt, started_at, status_code, duration_ms, error,
                                  response_excerpt, response_content_type)
     SELECT id, $2::int, $3::timestamptz, $4::int, $5::int, $6::varchar, $7::varchar, $8::varchar
-      FROM delivery)`;
+      FROM held)`;
 
 /**
  * Delivered attempts ($1 to $8 are recordAttempt's columns as arrays, $9 their subscriptions): the
- * deliveries delivered, their attempts' rows, and their subscriptions' circuits closed unless another
- * transaction holds a subscription (a failure being recorded, a change, a delete): never waiting for
- * one keeps this free of deadlocks. Answers the deliveries recorded; a gone one is not.
+ * deliveries delivered (but one redelivered during its attempt, as in recordAttempt), their attempts'
+ * rows, and their subscriptions' circuits closed unless another transaction holds a subscription (a
+ * failure being recorded, a change, a delete): never waiting for one keeps this free of deadlocks.
+ * Answers the deliveries recorded; a gone one is not.
  */
 function deliveredStatement(delivery: 'wait for a held one' | 'skip a held one'): string {
   const skip = delivery === 'skip a held one' ? ' SKIP LOCKED' : '';
@@ -31,25 +38,26 @@ function deliveredStatement(delivery: 'wait for a held one' | 'skip a held one')
                          $6::varchar[], $7::varchar[], $8::varchar[], $9::uuid[])
       AS g(delivery_id, attempt, started_at, status_code, duration_ms, error, response_excerpt,
            response_content_type, subscription_id)),
+  held AS (
+    SELECT id, lease_until IS NOT NULL AS leased FROM webhook_delivery
+     WHERE id IN (SELECT delivery_id FROM given) FOR NO KEY UPDATE${skip}),
   delivery AS (
     UPDATE webhook_delivery
        SET state = 'delivered', lease_until = NULL, finished_at = now(), next_attempt_at = now()
-     WHERE id IN (SELECT id FROM webhook_delivery WHERE id IN (SELECT delivery_id FROM given)
-                     FOR NO KEY UPDATE${skip})
-    RETURNING id),
+     WHERE id IN (SELECT id FROM held WHERE leased)),
   attempt AS (
     INSERT INTO webhook_attempt (delivery_id, attempt, started_at, status_code, duration_ms, error,
                                  response_excerpt, response_content_type)
     SELECT g.delivery_id, g.attempt, g.started_at, g.status_code, g.duration_ms, g.error,
            g.response_excerpt, g.response_content_type
-      FROM given g JOIN delivery d ON d.id = g.delivery_id),
+      FROM given g JOIN held d ON d.id = g.delivery_id),
   closed AS (
     UPDATE webhook_subscription SET consecutive_failures = 0, backoff_ms = 0, backoff_until = NULL
      WHERE id IN (SELECT id FROM webhook_subscription
                    WHERE id IN (SELECT subscription_id FROM given)
                      AND (consecutive_failures > 0 OR backoff_ms > 0)
                      FOR NO KEY UPDATE SKIP LOCKED))
-  SELECT id FROM delivery`;
+  SELECT id FROM held`;
 }
 
 /** Delivered attempts, each delivery waited for while another transaction holds it. */
