@@ -156,10 +156,13 @@ export class OfferGrantsService {
   /** The code's single use: `offered` to `accepted` with the token, for `EventOutbox.withChange`. */
   acceptStatement(id: string, grant: AccessGrant): ChangeStatement {
     return {
+      // The row by its id alone, tested once locked (docs/performance.md, "Keyed statements").
       sql: `UPDATE oid4vci_offer
                SET status = 'accepted', access_token_hash = $2, access_token_expires_at = $3,
                    dpop_jkt = $4, tx_code_failures = tx_code_failures - $5, updated_at = now()
-             WHERE id = $1 AND status = 'offered' AND expires_at > $6
+             WHERE id = $1
+               AND (SELECT o.status = 'offered' AND o.expires_at > $6
+                      FROM oid4vci_offer o WHERE o.id = $1 FOR UPDATE)
              RETURNING id`,
       parameters: [
         id,
@@ -207,12 +210,15 @@ export class OfferGrantsService {
    */
   acceptWithClaimsStatement(id: string, grant: AccessGrant, claims: SealedClaims): ChangeStatement {
     return {
+      // As acceptStatement's: the row by its id alone, tested once locked.
       sql: `UPDATE oid4vci_offer
                SET status = 'accepted', access_token_hash = $2, access_token_expires_at = $3,
                    dpop_jkt = $4, claims_sealed = $5, claims_master_key_id = $6,
                    claims_unsealed = NULL, updated_at = now()
-             WHERE id = $1 AND status = 'offered' AND expires_at > $7
-               AND grant_type = 'authorization_code'
+             WHERE id = $1
+               AND (SELECT o.status = 'offered' AND o.expires_at > $7
+                           AND o.grant_type = 'authorization_code'
+                      FROM oid4vci_offer o WHERE o.id = $1 FOR UPDATE)
              RETURNING id`,
       parameters: [
         id,

@@ -9,6 +9,13 @@ import {
   type PresentedCredentialSummary,
 } from './presentation-request.entity.js';
 
+/**
+ * The request $1 is the tenant's ($2), pending and in time ($3): tested on its row, locked by its id
+ * alone (docs/performance.md, "Keyed statements").
+ */
+const pendingByKey = `(SELECT r.tenant_id = $2 AND r.status = 'pending' AND r.expires_at > $3
+                          FROM oid4vp_request r WHERE r.id = $1 FOR UPDATE)`;
+
 /** How a wallet's answer ended a pending request. */
 export interface Conclusion {
   status: 'verified' | 'failed';
@@ -82,7 +89,7 @@ export class PresentationRequestRepository {
                SET status = $4, outcome_code = $5, outcome_reason = $6, presented = $7::jsonb,
                    claims_sealed = $8, claims_master_key_id = $9, response_code_hash = $10,
                    ended_at = $3
-             WHERE id = $1 AND tenant_id = $2 AND status = 'pending' AND expires_at > $3
+             WHERE id = $1 AND ${pendingByKey}
              RETURNING id`,
       parameters: [
         id,
@@ -111,7 +118,7 @@ export class PresentationRequestRepository {
   ): Promise<number | undefined> {
     const [rows] = await manager.query<[{ refused_answers: number }[], number]>(
       `UPDATE oid4vp_request SET refused_answers = refused_answers + 1
-        WHERE id = $1 AND tenant_id = $2 AND status = 'pending' AND expires_at > $3
+        WHERE id = $1 AND ${pendingByKey}
         RETURNING refused_answers`,
       [id, tenantId, now],
     );
