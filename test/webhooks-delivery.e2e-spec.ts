@@ -43,6 +43,44 @@ describe('Webhook deliveries', () => {
     }
   }
 
+  /** Claimed as the dispatcher claims it (the attempt counted, leased, a new claim); its claim. */
+  const claim = async (deliveryId: string, attempt: number): Promise<string> => {
+    const { rows } = await database.query<{ claim_id: string }>(
+      `UPDATE webhook_delivery SET attempts = $2, lease_until = now() + interval '20 seconds',
+              next_attempt_at = now() + interval '20 seconds', claim_id = gen_random_uuid()
+        WHERE id = $1 RETURNING claim_id`,
+      [deliveryId, attempt],
+    );
+    return rows[0].claim_id;
+  };
+
+  /** The receiver's answer to that claim's attempt, recorded as the dispatcher records it. */
+  const answer = (
+    deliveryId: string,
+    subscriptionId: string,
+    attempt: number,
+    claimId: string,
+    status: number,
+  ) =>
+    service.app
+      .get(WebhookAttempts)
+      .record(
+        { id: deliveryId, attempts: attempt, subscription_id: subscriptionId, claim_id: claimId },
+        new Date(),
+        { status, headers: {}, body: Buffer.alloc(0) },
+        undefined,
+      );
+
+  const deliveryState = async (deliveryId: string) =>
+    (
+      await database.query<{ state: string; due: boolean; logged: number }>(
+        `SELECT d.state, d.next_attempt_at <= now() AS due,
+                (SELECT count(*)::int FROM webhook_attempt a WHERE a.delivery_id = d.id) AS logged
+           FROM webhook_delivery d WHERE d.id = $1`,
+        [deliveryId],
+      )
+    ).rows[0];
+
   beforeAll(async () => {
     server = createServer((request: IncomingMessage, response: ServerResponse) => {
       const chunks: Buffer[] = [];
@@ -278,7 +316,6 @@ describe('Webhook deliveries', () => {
     const { id } = await subscribe('acme', '/redelivered-meanwhile', ['webhook.test']);
     // Disabled: the dispatcher leaves its deliveries to this test, which plays its part in turn.
     await service.client().updateWebhook('acme', id, { enabled: false });
-    const attempts = service.app.get(WebhookAttempts);
     // Answered 2xx, and failed at the end of the retry schedule (100, 200, 300 ms: the fourth attempt).
     const answers: [status: number, attempt: number][] = [
       [204, 1],
@@ -288,26 +325,10 @@ describe('Webhook deliveries', () => {
     for (const [status, attempt] of answers) {
       const { deliveryId } = await service.client().testWebhook('acme', id);
       ids.push(deliveryId);
-      // Claimed as the dispatcher claims it: the attempt counted, the delivery leased.
-      await database.query(
-        `UPDATE webhook_delivery SET attempts = $2, lease_until = now() + interval '20 seconds',
-                next_attempt_at = now() + interval '20 seconds' WHERE id = $1`,
-        [deliveryId, attempt],
-      );
+      const claimId = await claim(deliveryId, attempt);
       await service.client().redeliverWebhook('acme', id, deliveryId);
-      await attempts.record(
-        { id: deliveryId, attempts: attempt, subscription_id: id },
-        new Date(),
-        { status, headers: {}, body: Buffer.alloc(0) },
-        undefined,
-      );
-      const { rows } = await database.query<{ state: string; due: boolean; logged: number }>(
-        `SELECT d.state, d.next_attempt_at <= now() AS due,
-                (SELECT count(*)::int FROM webhook_attempt a WHERE a.delivery_id = d.id) AS logged
-           FROM webhook_delivery d WHERE d.id = $1`,
-        [deliveryId],
-      );
-      expect(rows[0]).toEqual({ state: 'pending', due: true, logged: 1 });
+      await answer(deliveryId, id, attempt, claimId, status);
+      expect(await deliveryState(deliveryId)).toEqual({ state: 'pending', due: true, logged: 1 });
     }
     await service.client().updateWebhook('acme', id, { enabled: true });
     const sent = await waitFor(() => {
@@ -315,6 +336,29 @@ describe('Webhook deliveries', () => {
       return list.length >= 2 ? list : undefined;
     });
     expect(sent.map((one) => one.headers['webhook-id']).sort()).toEqual([...ids].sort());
+  });
+
+  it("decides a delivery by its current claim's answer, not by a late one of a claim before", async () => {
+    const { id } = await subscribe('acme', '/claimed-again', ['webhook.test']);
+    await service.client().updateWebhook('acme', id, { enabled: false });
+    const { deliveryId } = await service.client().testWebhook('acme', id);
+    // The last try of the schedule under way, then redelivered and claimed again before it answers.
+    const before = await claim(deliveryId, 4);
+    await service.client().redeliverWebhook('acme', id, deliveryId);
+    const current = await claim(deliveryId, 1);
+    await answer(deliveryId, id, 4, before, 500);
+    expect(await deliveryState(deliveryId)).toMatchObject({ state: 'pending', logged: 1 });
+    await answer(deliveryId, id, 1, current, 204);
+    expect(await deliveryState(deliveryId)).toMatchObject({ state: 'delivered', logged: 2 });
+    // A lease that lapsed and was claimed again: the first claim's late 2xx decides nothing either.
+    const { deliveryId: lapsed } = await service.client().testWebhook('acme', id);
+    const first = await claim(lapsed, 1);
+    const second = await claim(lapsed, 2);
+    await answer(lapsed, id, 1, first, 204);
+    expect(await deliveryState(lapsed)).toMatchObject({ state: 'pending', logged: 1 });
+    await answer(lapsed, id, 2, second, 204);
+    expect(await deliveryState(lapsed)).toMatchObject({ state: 'delivered', logged: 2 });
+    await service.client().deleteWebhook('acme', id);
   });
 
   it('prunes finished events past the retention period, never a pending one', async () => {

@@ -276,15 +276,21 @@ describe('Webhook fairness', () => {
         [id],
       )
     ).rows.map((row) => row.id);
-    // Leased as the dispatcher's claim leaves them: an answer is recorded for a claimed delivery.
-    await database.query(
-      `UPDATE webhook_delivery SET attempts = 1, lease_until = now() + interval '20 seconds'
-        WHERE subscription_id = $1`,
-      [id],
+    // Claimed as the dispatcher claims them: an answer decides the delivery its claim holds.
+    const claims = new Map(
+      (
+        await database.query<{ id: string; claim_id: string }>(
+          `UPDATE webhook_delivery SET attempts = 1, lease_until = now() + interval '20 seconds',
+                  claim_id = gen_random_uuid()
+            WHERE subscription_id = $1 RETURNING id, claim_id`,
+          [id],
+        )
+      ).rows.map((row) => [row.id, row.claim_id]),
     );
     const delivered = (deliveryId: string): DeliveredAttempt => ({
       attempt: {
         deliveryId,
+        claimId: claims.get(deliveryId)!,
         attempt: 1,
         startedAt: new Date(),
         statusCode: 204,

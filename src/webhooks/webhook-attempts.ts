@@ -34,6 +34,7 @@ export interface AttemptedDelivery {
   id: string;
   attempts: number;
   subscription_id: string;
+  claim_id: string;
 }
 
 /**
@@ -87,6 +88,7 @@ export class WebhookAttempts {
     const excerpt = excerptOf(response);
     const attempt: AttemptRecord = {
       deliveryId: delivery.id,
+      claimId: delivery.claim_id,
       attempt: delivery.attempts,
       startedAt: started,
       statusCode: status ?? null,

@@ -52,6 +52,10 @@ export class WebhookDeliveryEntity {
   @Column({ name: 'lease_until', type: 'timestamptz', nullable: true })
   leaseUntil: Date | null;
 
+  /** The claim that holds the lease: only its attempt's answer decides the delivery. */
+  @Column({ name: 'claim_id', type: 'uuid', nullable: true })
+  claimId: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

@@ -72,7 +72,7 @@ export class WebhookDeliveryRepository {
       await this.dataSource.query(
         `UPDATE webhook_delivery
             SET state = 'pending', attempts = 0, next_attempt_at = now(), finished_at = NULL,
-                lease_until = NULL
+                lease_until = NULL, claim_id = NULL
           WHERE id = $1 AND subscription_id = $2 RETURNING id`,
         [deliveryId, subscriptionId],
       ),
@@ -134,6 +134,7 @@ export class WebhookDeliveryRepository {
           column((attempt) => attempt.responseExcerpt),
           column((attempt) => attempt.responseContentType),
           delivered.map(({ subscriptionId }) => subscriptionId),
+          column((attempt) => attempt.claimId),
         ],
       ),
     );
@@ -172,7 +173,7 @@ export class WebhookDeliveryRepository {
   }
 }
 
-/** $1 to $10 of recordAttempt, in its order. */
+/** $1 to $11 of recordAttempt, in its order. */
 function attemptValues(attempt: AttemptRecord): unknown[] {
   return [
     attempt.deliveryId,
@@ -185,5 +186,6 @@ function attemptValues(attempt: AttemptRecord): unknown[] {
     attempt.responseContentType,
     attempt.finalState,
     attempt.waitMs,
+    attempt.claimId,
   ];
 }

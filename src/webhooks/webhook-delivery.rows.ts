@@ -3,6 +3,8 @@ export interface Claimed {
   id: string;
   attempts: number;
   subscription_id: string;
+  /** This claim's id: the attempt's answer decides the delivery only while the claim holds it. */
+  claim_id: string;
   url: string;
   secret_sealed: Buffer;
   secret_master_key_id: string | null;
@@ -28,6 +30,8 @@ export interface ClaimLimits {
 /** One attempt's row and what it means for its delivery. */
 export interface AttemptRecord {
   deliveryId: string;
+  /** The claim that sent it (Claimed.claim_id). */
+  claimId: string;
   attempt: number;
   startedAt: Date;
   statusCode: number | null;

@@ -4,16 +4,17 @@
  */
 
 /**
- * If the delivery still exists, the attempt's row ($1 to $10), and its new state unless it was
- * redelivered during the attempt (the lease cleared): the redelivery stands, pending and due.
+ * If the delivery still exists, the attempt's row ($1 to $10), and its new state while the claim that
+ * sent the attempt ($11) still holds it: after a redelivery, or a lapsed lease claimed again, the
+ * attempt is only logged.
  */
 export const recordAttempt = `
   held AS (
-    SELECT id, lease_until IS NOT NULL AS leased FROM webhook_delivery WHERE id = $1::uuid
-       FOR NO KEY UPDATE),
+    SELECT id, claim_id IS NOT DISTINCT FROM $11::uuid AS leased FROM webhook_delivery
+     WHERE id = $1::uuid FOR NO KEY UPDATE),
   delivery AS (
     UPDATE webhook_delivery
-       SET state = coalesce($9::varchar, state), lease_until = NULL,
+       SET state = coalesce($9::varchar, state), lease_until = NULL, claim_id = NULL,
            finished_at = CASE WHEN $9::varchar IS NULL THEN NULL ELSE now() END,
            next_attempt_at = now() + make_interval(secs => $10::double precision / 1000)
      WHERE id IN (SELECT id FROM held WHERE leased)),
@@ -24,8 +25,8 @@ export const recordAttempt = `
       FROM held)`;
 
 /**
- * Delivered attempts ($1 to $8 are recordAttempt's columns as arrays, $9 their subscriptions): the
- * deliveries delivered (but one redelivered during its attempt, as in recordAttempt), their attempts'
+ * Delivered attempts ($1 to $8 are recordAttempt's columns as arrays, $9 their subscriptions, $10 their
+ * claims): the deliveries delivered (those their claims still hold, as in recordAttempt), their attempts'
  * rows, and their subscriptions' circuits closed unless another transaction holds a subscription (a
  * failure being recorded, a change, a delete): never waiting for one keeps this free of deadlocks.
  * Answers the deliveries recorded; a gone one is not.
@@ -35,16 +36,18 @@ function deliveredStatement(delivery: 'wait for a held one' | 'skip a held one')
   return `
   WITH given AS (
     SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[],
-                         $6::varchar[], $7::varchar[], $8::varchar[], $9::uuid[])
+                         $6::varchar[], $7::varchar[], $8::varchar[], $9::uuid[], $10::uuid[])
       AS g(delivery_id, attempt, started_at, status_code, duration_ms, error, response_excerpt,
-           response_content_type, subscription_id)),
+           response_content_type, subscription_id, claim_id)),
   held AS (
-    SELECT id, lease_until IS NOT NULL AS leased FROM webhook_delivery
+    SELECT id, claim_id FROM webhook_delivery
      WHERE id IN (SELECT delivery_id FROM given) FOR NO KEY UPDATE${skip}),
   delivery AS (
     UPDATE webhook_delivery
-       SET state = 'delivered', lease_until = NULL, finished_at = now(), next_attempt_at = now()
-     WHERE id IN (SELECT id FROM held WHERE leased)),
+       SET state = 'delivered', lease_until = NULL, claim_id = NULL, finished_at = now(),
+           next_attempt_at = now()
+     WHERE id IN (SELECT h.id FROM held h JOIN given g
+                    ON g.delivery_id = h.id AND g.claim_id = h.claim_id)),
   attempt AS (
     INSERT INTO webhook_attempt (delivery_id, attempt, started_at, status_code, duration_ms, error,
                                  response_excerpt, response_content_type)
@@ -108,15 +111,15 @@ export const claimStatement = `
     SELECT id FROM per_owner WHERE rank <= owner_room ORDER BY next_attempt_at LIMIT $1::int),
   claimed AS (
     UPDATE webhook_delivery d
-       SET attempts = d.attempts + 1,
+       SET attempts = d.attempts + 1, claim_id = gen_random_uuid(),
            lease_until = now() + make_interval(secs => $2::int),
            next_attempt_at = now() + make_interval(secs => $2::int)
      WHERE d.id IN (
        SELECT w.id FROM webhook_delivery w
         WHERE w.id IN (SELECT id FROM picked) AND w.state = 'pending' AND w.next_attempt_at <= now()
           FOR UPDATE OF w SKIP LOCKED)
-    RETURNING d.id, d.attempts, d.subscription_id, d.event_id)
-  SELECT c.id, c.attempts, c.subscription_id, s.url, s.secret_sealed, s.secret_master_key_id,
+    RETURNING d.id, d.attempts, d.subscription_id, d.event_id, d.claim_id)
+  SELECT c.id, c.attempts, c.subscription_id, c.claim_id, s.url, s.secret_sealed, s.secret_master_key_id,
          s.previous_secret_sealed, s.previous_secret_master_key_id, s.previous_secret_until, e.body
     FROM claimed c
     JOIN webhook_subscription s ON s.id = c.subscription_id
