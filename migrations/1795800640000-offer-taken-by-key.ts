@@ -23,7 +23,7 @@ export class OfferTakenByKey1795800640000 implements MigrationInterface {
                  o.claims_master_key_id, o.claims_unsealed
             FROM "oid4vci_offer" o
            WHERE o.id = for_offer
-             FOR UPDATE)
+             FOR NO KEY UPDATE)
         UPDATE "oid4vci_offer" AS offer
            SET status = 'issued', credential_ids = new_ids, notification_id = new_notification_id,
                claims_sealed = NULL, claims_master_key_id = NULL, claims_unsealed = NULL,

@@ -100,7 +100,7 @@ export interface AccessGrant {
  * takes the accepted offer, still this token's and open at `now`, under its row lock, marks it issued
  * with the credentials' and notification's ids and drops its claims, answering what was there
  * (`IssuableOffer`); no row once another request took it or it was withdrawn or ran out meanwhile
- * (migrations/1795800100000-credential-request-statements.ts).
+ * (migrations/1795800640000-offer-taken-by-key.ts).
  */
 
 /**
@@ -133,9 +133,12 @@ export class OfferGrantsService {
    * `maxTries`; answers the tries counted with this one, or undefined when none is left.
    */
   async countTxCodeTry(id: string, maxTries: number): Promise<number | undefined> {
+    // The row by its id alone, tested once locked (docs/performance.md, "Keyed statements").
     const [rows] = await this.dataSource.query<[{ tries: number }[], number]>(
       `UPDATE oid4vci_offer SET tx_code_failures = tx_code_failures + 1, updated_at = now()
-        WHERE id = $1 AND status = 'offered' AND tx_code_failures < $2
+        WHERE id = $1
+          AND (SELECT o.status = 'offered' AND o.tx_code_failures < $2
+                 FROM oid4vci_offer o WHERE o.id = $1 FOR NO KEY UPDATE)
         RETURNING tx_code_failures AS "tries"`,
       [id, maxTries],
     );
@@ -148,7 +151,8 @@ export class OfferGrantsService {
       `UPDATE oid4vci_offer
           SET status = 'failed', failure = 'tx_code_tries', claims_sealed = NULL,
               claims_master_key_id = NULL, claims_unsealed = NULL, updated_at = now()
-        WHERE id = $1 AND status = 'offered'`,
+        WHERE id = $1
+          AND (SELECT o.status = 'offered' FROM oid4vci_offer o WHERE o.id = $1 FOR NO KEY UPDATE)`,
       [id],
     );
   }
@@ -162,7 +166,7 @@ export class OfferGrantsService {
                    dpop_jkt = $4, tx_code_failures = tx_code_failures - $5, updated_at = now()
              WHERE id = $1
                AND (SELECT o.status = 'offered' AND o.expires_at > $6
-                      FROM oid4vci_offer o WHERE o.id = $1 FOR UPDATE)
+                      FROM oid4vci_offer o WHERE o.id = $1 FOR NO KEY UPDATE)
              RETURNING id`,
       parameters: [
         id,
@@ -218,7 +222,7 @@ export class OfferGrantsService {
              WHERE id = $1
                AND (SELECT o.status = 'offered' AND o.expires_at > $7
                            AND o.grant_type = 'authorization_code'
-                      FROM oid4vci_offer o WHERE o.id = $1 FOR UPDATE)
+                      FROM oid4vci_offer o WHERE o.id = $1 FOR NO KEY UPDATE)
              RETURNING id`,
       parameters: [
         id,

@@ -101,7 +101,7 @@ export class OfferRepository {
               claims_unsealed = NULL, updated_at = now()
         WHERE id = $2
           AND (SELECT o.tenant_id = $1 AND o.status IN ${openStatuses} AND o.expires_at > $3
-                 FROM oid4vci_offer o WHERE o.id = $2 FOR UPDATE)
+                 FROM oid4vci_offer o WHERE o.id = $2 FOR NO KEY UPDATE)
         RETURNING id`,
       [tenantId, id, now],
     );

@@ -14,7 +14,7 @@ import {
  * alone (docs/performance.md, "Keyed statements").
  */
 const pendingByKey = `(SELECT r.tenant_id = $2 AND r.status = 'pending' AND r.expires_at > $3
-                          FROM oid4vp_request r WHERE r.id = $1 FOR UPDATE)`;
+                          FROM oid4vp_request r WHERE r.id = $1 FOR NO KEY UPDATE)`;
 
 /** How a wallet's answer ended a pending request. */
 export interface Conclusion {
