@@ -1,5 +1,15 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
+/** The function's signature, the same in both directions (its body changes). */
+const signature = `
+      CREATE OR REPLACE FUNCTION "take_offer_for_issue"(
+          for_offer uuid, for_token bytea, for_time timestamptz, new_ids text[],
+          new_notification_id varchar)
+        RETURNS TABLE (configuration jsonb, claims_sealed bytea, claims_master_key_id varchar,
+                       claims_unsealed jsonb)
+        LANGUAGE sql VOLATILE
+      BEGIN ATOMIC`;
+
 /**
  * oid4vci/offers/: `take_offer_for_issue` locks the offer by its id alone and tests the token, the
  * status and the time on the locked row. Tested in the lookup, they let PostgreSQL read the offer
@@ -10,14 +20,7 @@ export class OfferTakenByKey1795800640000 implements MigrationInterface {
   name = 'OfferTakenByKey1795800640000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`
-      CREATE OR REPLACE FUNCTION "take_offer_for_issue"(
-          for_offer uuid, for_token bytea, for_time timestamptz, new_ids text[],
-          new_notification_id varchar)
-        RETURNS TABLE (configuration jsonb, claims_sealed bytea, claims_master_key_id varchar,
-                       claims_unsealed jsonb)
-        LANGUAGE sql VOLATILE
-      BEGIN ATOMIC
+    await queryRunner.query(`${signature}
         WITH taken AS MATERIALIZED (
           SELECT o.id, o.access_token_hash, o.status, o.expires_at, o.configuration, o.claims_sealed,
                  o.claims_master_key_id, o.claims_unsealed
@@ -38,14 +41,7 @@ export class OfferTakenByKey1795800640000 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`
-      CREATE OR REPLACE FUNCTION "take_offer_for_issue"(
-          for_offer uuid, for_token bytea, for_time timestamptz, new_ids text[],
-          new_notification_id varchar)
-        RETURNS TABLE (configuration jsonb, claims_sealed bytea, claims_master_key_id varchar,
-                       claims_unsealed jsonb)
-        LANGUAGE sql VOLATILE
-      BEGIN ATOMIC
+    await queryRunner.query(`${signature}
         UPDATE "oid4vci_offer" AS offer
            SET status = 'issued', credential_ids = new_ids, notification_id = new_notification_id,
                claims_sealed = NULL, claims_master_key_id = NULL, claims_unsealed = NULL,
