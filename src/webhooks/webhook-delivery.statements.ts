@@ -10,14 +10,13 @@
  */
 export const recordAttempt = `
   held AS (
-    SELECT id, claim_id IS NOT DISTINCT FROM $11::uuid AS leased FROM webhook_delivery
-     WHERE id = $1::uuid FOR NO KEY UPDATE),
+    SELECT id, claim_id FROM webhook_delivery WHERE id = $1::uuid FOR NO KEY UPDATE),
   delivery AS (
     UPDATE webhook_delivery
        SET state = coalesce($9::varchar, state), lease_until = NULL, claim_id = NULL,
            finished_at = CASE WHEN $9::varchar IS NULL THEN NULL ELSE now() END,
            next_attempt_at = now() + make_interval(secs => $10::double precision / 1000)
-     WHERE id IN (SELECT id FROM held WHERE leased)),
+     WHERE id IN (SELECT id FROM held WHERE claim_id = $11::uuid)),
   attempt AS (
     INSERT INTO webhook_attempt (delivery_id, attempt, started_at, status_code, duration_ms, error,
                                  response_excerpt, response_content_type)
