@@ -12,6 +12,7 @@ import {
   type Claimed,
   type DeliveredAttempt,
   type DeliveryRow,
+  type QueueStatistics,
 } from './webhook-delivery.rows.js';
 import {
   claimStatement,
@@ -158,6 +159,36 @@ export class WebhookDeliveryRepository {
           AND (lease_until IS NULL OR lease_until <= now())`,
       [subscriptionId, until],
     );
+  }
+
+  /**
+   * The pending deliveries (counted up to `upTo`) against those the last ANALYZE or VACUUM counted in
+   * the due index, and whether this service's role may ANALYZE the table (it owns it, as the role that
+   * runs the migrations does).
+   */
+  async queueStatistics(upTo: number): Promise<QueueStatistics> {
+    const [row] = await this.dataSource.query<QueueStatistics[]>(
+      `SELECT (SELECT count(*)::int FROM (SELECT 1 FROM webhook_delivery WHERE state = 'pending'
+                                           LIMIT $1::int) p) AS pending,
+              greatest(c.reltuples, 0)::float8 AS counted,
+              pg_has_role(t.relowner, 'USAGE') AS "mayAnalyze"
+         FROM pg_class c, pg_class t
+        WHERE c.oid = 'webhook_delivery_due_idx'::regclass AND t.oid = 'webhook_delivery'::regclass`,
+      [upTo],
+    );
+    return row;
+  }
+
+  /** New statistics of the queue, unless another instance is taking them; answers whether it did. */
+  async analyze(): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      const [lock] = await manager.query<{ mine: boolean }[]>(
+        `SELECT pg_try_advisory_xact_lock(hashtext('webhook-queue-analyze')) AS mine`,
+      );
+      if (!lock?.mine) return false;
+      await manager.query('ANALYZE webhook_delivery');
+      return true;
+    });
   }
 
   /** Pending deliveries, the age of the oldest, and paused subscriptions, in one query. */

@@ -77,3 +77,10 @@ export interface Backlog {
   oldestSeconds: number;
   paused: number;
 }
+
+/** The queue's size now and as the planner's statistics have it (WebhookQueueStatistics). */
+export interface QueueStatistics {
+  pending: number;
+  counted: number;
+  mayAnalyze: boolean;
+}

@@ -74,9 +74,12 @@ export const recordDeliveredSkippingHeld = deliveredStatement('skip a held one')
 /**
  * In flight: the leased deliveries, counted per subscription and per owner. Candidates: due deliveries
  * of enabled subscriptions that are not paused and below both caps, in due order (the due index), the
- * first `limit × perSubscription` of them; of those, each subscription's and then each owner's oldest up
- * to its room, and of those the oldest `limit`. The scan steps over the due backlog of subscriptions at
- * their cap (a failing one's is moved out of the due range when it pauses).
+ * first `2 × limit` of them; of those, each subscription's and then each owner's oldest up to its room,
+ * and of those the oldest `limit`, locked unless another claim holds them. The scan steps over the due
+ * backlog of subscriptions at their cap (a failing one's is moved out of the due range when it pauses),
+ * so a subscription with less room than due deliveries takes its room now and the others' come next
+ * claim. The picked and the locked are materialized: a plan made while the queue was empty (kept for the
+ * connection) may join them in nested loops, and must not compute them again for each due row.
  */
 export const claimStatement = `
   WITH leased AS (
@@ -98,7 +101,7 @@ export const claimStatement = `
        AND s.enabled AND (s.backoff_until IS NULL OR s.backoff_until <= now())
        AND coalesce(l.n, 0) < CASE WHEN s.consecutive_failures >= $5::int THEN 1 ELSE $3::int END
        AND coalesce(o.n, 0) < $4::int
-     ORDER BY w.next_attempt_at LIMIT $1::int * $3::int),
+     ORDER BY w.next_attempt_at LIMIT $1::int * 2),
   per_subscription AS (
     SELECT *, row_number() OVER (PARTITION BY subscription_id ORDER BY next_attempt_at, id) AS rank
       FROM candidates),
@@ -106,17 +109,18 @@ export const claimStatement = `
     SELECT id, next_attempt_at, owner_room,
            row_number() OVER (PARTITION BY owner ORDER BY next_attempt_at, id) AS rank
       FROM per_subscription WHERE rank <= subscription_room),
-  picked AS (
+  picked AS MATERIALIZED (
     SELECT id FROM per_owner WHERE rank <= owner_room ORDER BY next_attempt_at LIMIT $1::int),
+  locked AS MATERIALIZED (
+    SELECT w.id FROM webhook_delivery w
+     WHERE w.id IN (SELECT id FROM picked) AND w.state = 'pending' AND w.next_attempt_at <= now()
+       FOR UPDATE OF w SKIP LOCKED),
   claimed AS (
     UPDATE webhook_delivery d
        SET attempts = d.attempts + 1, claim_id = gen_random_uuid(),
            lease_until = now() + make_interval(secs => $2::int),
            next_attempt_at = now() + make_interval(secs => $2::int)
-     WHERE d.id IN (
-       SELECT w.id FROM webhook_delivery w
-        WHERE w.id IN (SELECT id FROM picked) AND w.state = 'pending' AND w.next_attempt_at <= now()
-          FOR UPDATE OF w SKIP LOCKED)
+     WHERE d.id IN (SELECT id FROM locked)
     RETURNING d.id, d.attempts, d.subscription_id, d.event_id, d.claim_id)
   SELECT c.id, c.attempts, c.subscription_id, c.claim_id, s.url, s.secret_sealed, s.secret_master_key_id,
          s.previous_secret_sealed, s.previous_secret_master_key_id, s.previous_secret_until, e.body

@@ -11,6 +11,7 @@ import { WebhookDeliveryEntity } from './webhook-delivery.entity.js';
 import { WebhookEventEntity } from './webhook-event.entity.js';
 import { WebhookMetrics } from './webhook-metrics.js';
 import { WebhookOutbox } from './webhook-outbox.js';
+import { WebhookQueueStatistics } from './webhook-queue-statistics.js';
 import { WebhookRetention } from './webhook-retention.js';
 import { allTenantWebhooks, tenantWebhooks } from './webhook-scope.js';
 import { WebhookSubscriptionEntity } from './webhook-subscription.entity.js';
@@ -50,6 +51,7 @@ export const webhookEntities = [
     WebhookSecretsService,
     WebhookDeliveriesService,
     WebhookRetention,
+    WebhookQueueStatistics,
     WebhookMetrics,
     WebhookSubscriptionRepository,
     WebhookEventRepository,
