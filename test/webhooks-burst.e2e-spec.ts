@@ -16,17 +16,18 @@ describe('Webhook bursts', () => {
   let service: TestService;
   let database: pg.Client;
   let subscriptionId: string;
+  let otherSubscriptionId: string;
 
-  /** `count` pending deliveries of new events for the subscription, committed together. */
-  const burst = (count: number) =>
+  /** `count` pending deliveries of new events for a subscription of `tenantId`, committed together. */
+  const burst = (count: number, subscription = subscriptionId, tenantId = 'demo') =>
     database.query(
       `WITH events AS (
          INSERT INTO webhook_event (id, tenant_id, type, body)
-         SELECT gen_random_uuid(), 'demo', 'tenant.updated', '{}' FROM generate_series(1, $2::int)
+         SELECT gen_random_uuid(), $3, 'tenant.updated', '{}' FROM generate_series(1, $2::int)
          RETURNING id)
        INSERT INTO webhook_delivery (id, subscription_id, event_id)
        SELECT gen_random_uuid(), $1, id FROM events`,
-      [subscriptionId, count],
+      [subscription, count, tenantId],
     );
   const emptied = async () => {
     await database.query('DELETE FROM webhook_delivery; DELETE FROM webhook_event');
@@ -49,6 +50,10 @@ describe('Webhook bursts', () => {
     ({ id: subscriptionId } = await service
       .client()
       .createWebhook('demo', { url: 'http://127.0.0.1:9/events' }));
+    await service.client().createTenant({ id: 'other', label: 'other' });
+    ({ id: otherSubscriptionId } = await service
+      .client()
+      .createWebhook('other', { url: 'http://127.0.0.1:9/other' }));
     database = new pg.Client({ connectionString: service.databaseUrl });
     await database.connect();
     await database.query('ALTER TABLE webhook_delivery SET (autovacuum_enabled = off)');
@@ -78,6 +83,24 @@ describe('Webhook bursts', () => {
     } finally {
       await database.query('ROLLBACK');
       await database.query('DEALLOCATE claim; RESET plan_cache_mode; RESET statement_timeout');
+    }
+  });
+
+  it("claims another tenant's newer delivery beside an older backlog larger than the batch", async () => {
+    await emptied();
+    await burst(100);
+    await burst(1, otherSubscriptionId, 'other');
+    await database.query('BEGIN');
+    try {
+      const { rows } = await database.query<{ subscription_id: string }>(
+        claimStatement,
+        [32, 20, 16, 24, 5],
+      );
+      const of = (id: string) => rows.filter((row) => row.subscription_id === id).length;
+      // Its cap of one subscription's backlog, and the other's delivery in the same claim.
+      expect([of(subscriptionId), of(otherSubscriptionId)]).toEqual([16, 1]);
+    } finally {
+      await database.query('ROLLBACK');
     }
   });
 

@@ -22,6 +22,22 @@ import {
 } from './webhook-delivery.statements.js';
 
 /**
+ * The pending deliveries (counted up to $1) against those the last ANALYZE or VACUUM counted in the due
+ * index, and whether this service's role may ANALYZE the table: it owns the table (as the role that runs
+ * the migrations does) or the database, or has the MAINTAIN privilege (PostgreSQL 17 and later).
+ */
+const queueStatisticsSql = `
+  SELECT (SELECT count(*)::int FROM (SELECT 1 FROM webhook_delivery WHERE state = 'pending'
+                                      LIMIT $1::int) p) AS pending,
+         greatest(c.reltuples, 0)::float8 AS counted,
+         pg_has_role(t.relowner, 'USAGE') OR pg_has_role(d.datdba, 'USAGE')
+           OR CASE WHEN current_setting('server_version_num')::int >= 170000
+                   THEN has_table_privilege(t.oid, 'MAINTAIN') ELSE false END AS "mayAnalyze"
+    FROM pg_class c, pg_class t, pg_database d
+   WHERE c.oid = 'webhook_delivery_due_idx'::regclass AND t.oid = 'webhook_delivery'::regclass
+     AND d.datname = current_database()`;
+
+/**
  * Deliveries (webhook_delivery) with their attempts (webhook_attempt): the claim of due ones, each
  * attempt's outcome, the delivery log and redelivery, the backlog's size.
  */
@@ -161,34 +177,42 @@ export class WebhookDeliveryRepository {
     );
   }
 
-  /**
-   * The pending deliveries (counted up to `upTo`) against those the last ANALYZE or VACUUM counted in
-   * the due index, and whether this service's role may ANALYZE the table (it owns it, as the role that
-   * runs the migrations does).
-   */
+  /** The queue's size now and as the last statistics counted it (queueStatisticsSql). */
   async queueStatistics(upTo: number): Promise<QueueStatistics> {
-    const [row] = await this.dataSource.query<QueueStatistics[]>(
-      `SELECT (SELECT count(*)::int FROM (SELECT 1 FROM webhook_delivery WHERE state = 'pending'
-                                           LIMIT $1::int) p) AS pending,
-              greatest(c.reltuples, 0)::float8 AS counted,
-              pg_has_role(t.relowner, 'USAGE') AS "mayAnalyze"
-         FROM pg_class c, pg_class t
-        WHERE c.oid = 'webhook_delivery_due_idx'::regclass AND t.oid = 'webhook_delivery'::regclass`,
-      [upTo],
-    );
+    const [row] = await this.dataSource.query<QueueStatistics[]>(queueStatisticsSql, [upTo]);
     return row;
   }
 
-  /** New statistics of the queue, unless another instance is taking them; answers whether it did. */
-  async analyze(): Promise<boolean> {
-    return this.dataSource.transaction(async (manager) => {
-      const [lock] = await manager.query<{ mine: boolean }[]>(
-        `SELECT pg_try_advisory_xact_lock(hashtext('webhook-queue-analyze')) AS mine`,
-      );
-      if (!lock?.mine) return false;
-      await manager.query('ANALYZE webhook_delivery');
-      return true;
-    });
+  /**
+   * ANALYZE of the queue by one instance at a time, if `outgrown` still holds for the numbers read once
+   * this one has the lock (another may have just taken them); answers whether it ran. Within the
+   * statements' bounds: a lock autovacuum holds, or a sample read from a cold cache for longer, fails it.
+   */
+  async analyzeIf(outgrown: (now: QueueStatistics) => boolean, upTo: number): Promise<boolean> {
+    const client = await poolOf(this.dataSource).connect();
+    let failure: Error | undefined;
+    try {
+      // Both in one round trip (the simple protocol runs them in turn); the lock lasts until COMMIT.
+      const [, locked] = (await client.query(
+        `BEGIN; SELECT pg_try_advisory_xact_lock(hashtext('webhook-queue-analyze')) AS mine`,
+      )) as unknown as [unknown, { rows: { mine: boolean }[] }];
+      let analyzed = false;
+      if (locked.rows[0].mine) {
+        const { rows } = await client.query<QueueStatistics>(queueStatisticsSql, [upTo]);
+        if (outgrown(rows[0])) {
+          await client.query('ANALYZE webhook_delivery');
+          analyzed = true;
+        }
+      }
+      await client.query('COMMIT');
+      return analyzed;
+    } catch (error) {
+      failure = error as Error;
+      throw error;
+    } finally {
+      // A connection whose transaction failed is closed, not handed back: that rolls it back.
+      client.release(failure);
+    }
   }
 
   /** Pending deliveries, the age of the oldest, and paused subscriptions, in one query. */

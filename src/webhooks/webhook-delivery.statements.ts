@@ -74,12 +74,12 @@ export const recordDeliveredSkippingHeld = deliveredStatement('skip a held one')
 /**
  * In flight: the leased deliveries, counted per subscription and per owner. Candidates: due deliveries
  * of enabled subscriptions that are not paused and below both caps, in due order (the due index), the
- * first `2 × limit` of them; of those, each subscription's and then each owner's oldest up to its room,
- * and of those the oldest `limit`, locked unless another claim holds them. The scan steps over the due
- * backlog of subscriptions at their cap (a failing one's is moved out of the due range when it pauses),
- * so a subscription with less room than due deliveries takes its room now and the others' come next
- * claim. The picked and the locked are materialized: a plan made while the queue was empty (kept for the
- * connection) may join them in nested loops, and must not compute them again for each due row.
+ * first `limit × perSubscription` of them; of those, each subscription's and then each owner's oldest up
+ * to its room, and of those the oldest `limit`, locked unless another claim holds them. The scan steps
+ * over the due backlog of subscriptions at their cap (a failing one's is moved out of the due range when
+ * it pauses). A plan made while the queue was empty (a connection keeps it) joins in nested loops: the
+ * picked are materialized and the locked are a statement of their own, so that no plan computes them
+ * again for each due row.
  */
 export const claimStatement = `
   WITH leased AS (
@@ -101,7 +101,7 @@ export const claimStatement = `
        AND s.enabled AND (s.backoff_until IS NULL OR s.backoff_until <= now())
        AND coalesce(l.n, 0) < CASE WHEN s.consecutive_failures >= $5::int THEN 1 ELSE $3::int END
        AND coalesce(o.n, 0) < $4::int
-     ORDER BY w.next_attempt_at LIMIT $1::int * 2),
+     ORDER BY w.next_attempt_at LIMIT $1::int * $3::int),
   per_subscription AS (
     SELECT *, row_number() OVER (PARTITION BY subscription_id ORDER BY next_attempt_at, id) AS rank
       FROM candidates),

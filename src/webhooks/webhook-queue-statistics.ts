@@ -1,19 +1,27 @@
 import {
+  Inject,
   Injectable,
   Logger,
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { PeriodicJob } from '../common/periodic-job.js';
+import { type QueueStatistics } from './webhook-delivery.rows.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 
 const checkEveryMs = 1_000;
+/** After a failed check or ANALYZE (a lock autovacuum holds, a timeout), the next try waits this long. */
+const pauseAfterFailureMs = 60_000;
 /** New statistics when at least this many deliveries are pending... */
 const outgrownAt = 1_000;
 /** ...and more than this many times as many as the last ANALYZE or VACUUM counted. */
 const outgrownBy = 4;
 /** The pending deliveries are counted up to this: a queue counted larger is planned for well enough. */
 const countedUpTo = 20_000;
+
+const outgrown = ({ pending, counted }: QueueStatistics) =>
+  pending >= outgrownAt && pending > counted * outgrownBy;
 
 /**
  * Keeps PostgreSQL's statistics of the delivery queue close to its size. The claim is planned from the
@@ -26,6 +34,7 @@ const countedUpTo = 20_000;
 export class WebhookQueueStatistics implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Webhooks');
   private warnedPrivilege = false;
+  private pausedUntil = 0;
   private readonly job = new PeriodicJob(
     checkEveryMs,
     async () => {
@@ -35,7 +44,10 @@ export class WebhookQueueStatistics implements OnApplicationBootstrap, OnModuleD
       this.logger.warn({ event: 'webhook.statistics-failed', error: (error as Error).message }),
   );
 
-  constructor(private readonly deliveries: WebhookDeliveryRepository) {}
+  constructor(
+    private readonly deliveries: WebhookDeliveryRepository,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
 
   onApplicationBootstrap(): void {
     this.job.start();
@@ -47,20 +59,35 @@ export class WebhookQueueStatistics implements OnApplicationBootstrap, OnModuleD
 
   /** One check; answers whether this instance took new statistics. */
   async check(): Promise<boolean> {
-    const { pending, counted, mayAnalyze } = await this.deliveries.queueStatistics(countedUpTo);
-    if (pending < outgrownAt || pending <= counted * outgrownBy) return false;
-    if (!mayAnalyze) {
-      if (!this.warnedPrivilege) {
-        this.warnedPrivilege = true;
-        this.logger.warn({
-          event: 'webhook.statistics-not-permitted',
-          msg: "The service's database role does not own webhook_delivery and may not ANALYZE it: after a burst of events the queue drains at autovacuum's pace",
+    if (this.clock() < this.pausedUntil) return false;
+    try {
+      const queue = await this.deliveries.queueStatistics(countedUpTo);
+      if (!outgrown(queue)) return false;
+      if (!queue.mayAnalyze) {
+        this.warnOnce();
+        return false;
+      }
+      const analyzed = await this.deliveries.analyzeIf(outgrown, countedUpTo);
+      if (analyzed) {
+        this.logger.log({
+          event: 'webhook.statistics-taken',
+          pending: queue.pending,
+          counted: queue.counted,
         });
       }
-      return false;
+      return analyzed;
+    } catch (error) {
+      this.pausedUntil = this.clock() + pauseAfterFailureMs;
+      throw error;
     }
-    const analyzed = await this.deliveries.analyze();
-    if (analyzed) this.logger.log({ event: 'webhook.statistics-taken', pending, counted });
-    return analyzed;
+  }
+
+  private warnOnce(): void {
+    if (this.warnedPrivilege) return;
+    this.warnedPrivilege = true;
+    this.logger.warn({
+      event: 'webhook.statistics-not-permitted',
+      msg: "The service's database role may not ANALYZE webhook_delivery (it owns neither the table nor the database, nor has MAINTAIN on it): after a burst of events the queue drains at autovacuum's pace",
+    });
   }
 }
