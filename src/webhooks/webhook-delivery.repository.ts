@@ -185,10 +185,13 @@ export class WebhookDeliveryRepository {
 
   /**
    * ANALYZE of the queue by one instance at a time, if `outgrown` still holds for the numbers read once
-   * this one has the lock (another may have just taken them); answers whether it ran. Within the
+   * this one has the lock (another may have just taken them); answers those numbers if it ran. Within the
    * statements' bounds: a lock autovacuum holds, or a sample read from a cold cache for longer, fails it.
    */
-  async analyzeIf(outgrown: (now: QueueStatistics) => boolean, upTo: number): Promise<boolean> {
+  async analyzeIf(
+    outgrown: (now: QueueStatistics) => boolean,
+    upTo: number,
+  ): Promise<QueueStatistics | undefined> {
     const client = await poolOf(this.dataSource).connect();
     let failure: Error | undefined;
     try {
@@ -196,12 +199,12 @@ export class WebhookDeliveryRepository {
       const [, locked] = (await client.query(
         `BEGIN; SELECT pg_try_advisory_xact_lock(hashtext('webhook-queue-analyze')) AS mine`,
       )) as unknown as [unknown, { rows: { mine: boolean }[] }];
-      let analyzed = false;
+      let analyzed: QueueStatistics | undefined;
       if (locked.rows[0].mine) {
         const { rows } = await client.query<QueueStatistics>(queueStatisticsSql, [upTo]);
         if (outgrown(rows[0])) {
           await client.query('ANALYZE webhook_delivery');
-          analyzed = true;
+          analyzed = rows[0];
         }
       }
       await client.query('COMMIT');

@@ -12,9 +12,9 @@ function setUp(read: () => QueueStatistics, underLock?: () => QueueStatistics) {
     queueStatistics: () => Promise.resolve(read()),
     analyzeIf: (outgrown) => {
       const queue = (underLock ?? read)();
-      if (!outgrown(queue)) return Promise.resolve(false);
+      if (!outgrown(queue)) return Promise.resolve(undefined);
       analyzed.push(queue.pending);
-      return Promise.resolve(true);
+      return Promise.resolve(queue);
     },
   };
   const statistics = new WebhookQueueStatistics(repository as WebhookDeliveryRepository, () => now);
@@ -40,7 +40,7 @@ describe('WebhookQueueStatistics', () => {
     expect(analyzed.length).toBe(expected ? 1 : 0);
   });
 
-  it('does not analyze again what another instance analyzed while it waited for the lock', async () => {
+  it('does not analyze again what another instance analyzed just before it took the lock', async () => {
     const { statistics, analyzed } = setUp(
       () => ({ pending: 5_000, counted: 0, mayAnalyze: true }),
       () => ({ pending: 5_000, counted: 5_000, mayAnalyze: true }),
@@ -61,6 +61,24 @@ describe('WebhookQueueStatistics', () => {
     expect(analyzed).toEqual([]);
     expect(warn).toHaveBeenCalledTimes(1);
     expect(warn.mock.calls[0][0]).toMatchObject({ event: 'webhook.statistics-not-permitted' });
+  });
+
+  it('after a failed ANALYZE, tries again a minute later', async () => {
+    let fail = true;
+    const { statistics, analyzed, advance } = setUp(
+      () => ({ pending: 5_000, counted: 0, mayAnalyze: true }),
+      () => {
+        if (fail) throw new Error('canceling statement due to statement timeout');
+        return { pending: 5_000, counted: 0, mayAnalyze: true };
+      },
+    );
+    await expect(statistics.check()).rejects.toThrow('statement timeout');
+    fail = false;
+    advance(59_999);
+    expect(await statistics.check()).toBe(false);
+    advance(1);
+    expect(await statistics.check()).toBe(true);
+    expect(analyzed).toEqual([5_000]);
   });
 
   it('after a failure, tries again a minute later, not every second', async () => {

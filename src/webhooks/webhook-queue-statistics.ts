@@ -68,14 +68,10 @@ export class WebhookQueueStatistics implements OnApplicationBootstrap, OnModuleD
         return false;
       }
       const analyzed = await this.deliveries.analyzeIf(outgrown, countedUpTo);
-      if (analyzed) {
-        this.logger.log({
-          event: 'webhook.statistics-taken',
-          pending: queue.pending,
-          counted: queue.counted,
-        });
-      }
-      return analyzed;
+      if (analyzed === undefined) return false;
+      const { pending, counted } = analyzed;
+      this.logger.log({ event: 'webhook.statistics-taken', pending, counted });
+      return true;
     } catch (error) {
       this.pausedUntil = this.clock() + pauseAfterFailureMs;
       throw error;
