@@ -17,6 +17,9 @@ import { WebhookSubscriptionEntity } from './webhook-subscription.entity.js';
 @Index('webhook_delivery_subscription_idx', ['subscriptionId', 'createdAt'])
 @Index('webhook_delivery_event_idx', ['eventId'])
 @Index('webhook_delivery_leased_idx', ['leaseUntil'], { where: `"lease_until" IS NOT NULL` })
+@Index('webhook_delivery_pending_idx', ['subscriptionId', 'nextAttemptAt'], {
+  where: `"state" = 'pending'`,
+})
 export class WebhookDeliveryEntity {
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'webhook_delivery_pkey' })
   id: string;

@@ -72,43 +72,52 @@ export const recordDelivered = deliveredStatement('wait for a held one');
 export const recordDeliveredSkippingHeld = deliveredStatement('skip a held one');
 
 /**
- * In flight: the leased deliveries, counted per subscription and per owner. Candidates: due deliveries
- * of enabled subscriptions that are not paused and below both caps, in due order (the due index), the
- * first `limit × perSubscription` of them; of those, each subscription's and then each owner's oldest up
- * to its room, and of those the oldest `limit`, locked unless another claim holds them. The scan steps
- * over the due backlog of subscriptions at their cap (a failing one's is moved out of the due range when
- * it pauses). A plan made while the queue was empty (a connection keeps it) joins in nested loops: the
- * picked are materialized and the locked are a statement of their own, so that no plan computes them
- * again for each due row.
+ * In flight: the leased deliveries, counted per subscription and per owner. Pending: the subscriptions
+ * with pending deliveries, one index probe each (a loose index scan), so that a long backlog is neither
+ * walked nor lets one subscription fill what the claim looks at. Candidates: of each enabled one that is
+ * not paused and below both caps, its oldest due deliveries up to its room; of those, each owner's oldest
+ * up to its room, and of those the oldest `limit`, locked unless another claim holds them. A plan made
+ * while the queue was empty (a connection keeps it) joins in nested loops: the picked are materialized
+ * and the locked are a statement of their own, so that no plan computes them again for each due row.
  */
 export const claimStatement = `
-  WITH leased AS (
+  WITH RECURSIVE leased AS (
     SELECT d.subscription_id, coalesce(s.tenant_id, '') AS owner, count(*)::int AS n
       FROM webhook_delivery d JOIN webhook_subscription s ON s.id = d.subscription_id
      WHERE d.lease_until > now() AND d.state = 'pending'
      GROUP BY d.subscription_id, s.tenant_id),
   owners AS (SELECT owner, sum(n)::int AS n FROM leased GROUP BY owner),
-  candidates AS (
-    SELECT w.id, w.subscription_id, w.next_attempt_at, coalesce(s.tenant_id, '') AS owner,
-           CASE WHEN s.consecutive_failures >= $5::int THEN 1 ELSE $3::int END - coalesce(l.n, 0)
-             AS subscription_room,
+  pending (subscription_id) AS (
+    (SELECT subscription_id FROM webhook_delivery WHERE state = 'pending'
+      ORDER BY subscription_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT d.subscription_id FROM webhook_delivery d
+             WHERE d.state = 'pending' AND d.subscription_id > p.subscription_id
+             ORDER BY d.subscription_id LIMIT 1)
+      FROM pending p WHERE p.subscription_id IS NOT NULL),
+  eligible AS (
+    SELECT s.id, coalesce(s.tenant_id, '') AS owner,
+           greatest(0, least(
+             CASE WHEN s.consecutive_failures >= $5::int THEN 1 ELSE $3::int END - coalesce(l.n, 0),
+             $4::int - coalesce(o.n, 0), $1::int)) AS room,
            $4::int - coalesce(o.n, 0) AS owner_room
-      FROM webhook_delivery w
-      JOIN webhook_subscription s ON s.id = w.subscription_id
-      LEFT JOIN leased l ON l.subscription_id = w.subscription_id
+      FROM pending p
+      JOIN webhook_subscription s ON s.id = p.subscription_id
+      LEFT JOIN leased l ON l.subscription_id = s.id
       LEFT JOIN owners o ON o.owner = coalesce(s.tenant_id, '')
-     WHERE w.state = 'pending' AND w.next_attempt_at <= now()
-       AND s.enabled AND (s.backoff_until IS NULL OR s.backoff_until <= now())
-       AND coalesce(l.n, 0) < CASE WHEN s.consecutive_failures >= $5::int THEN 1 ELSE $3::int END
-       AND coalesce(o.n, 0) < $4::int
-     ORDER BY w.next_attempt_at LIMIT $1::int * $3::int),
-  per_subscription AS (
-    SELECT *, row_number() OVER (PARTITION BY subscription_id ORDER BY next_attempt_at, id) AS rank
-      FROM candidates),
+     WHERE s.enabled AND (s.backoff_until IS NULL OR s.backoff_until <= now())),
+  candidates AS (
+    SELECT w.id, w.next_attempt_at, e.owner, e.owner_room
+      FROM eligible e
+     CROSS JOIN LATERAL (
+       SELECT d.id, d.next_attempt_at FROM webhook_delivery d
+        WHERE d.subscription_id = e.id AND d.state = 'pending' AND d.next_attempt_at <= now()
+        ORDER BY d.next_attempt_at LIMIT e.room) w
+     WHERE e.room > 0),
   per_owner AS (
     SELECT id, next_attempt_at, owner_room,
            row_number() OVER (PARTITION BY owner ORDER BY next_attempt_at, id) AS rank
-      FROM per_subscription WHERE rank <= subscription_room),
+      FROM candidates),
   picked AS MATERIALIZED (
     SELECT id FROM per_owner WHERE rank <= owner_room ORDER BY next_attempt_at LIMIT $1::int),
   locked AS MATERIALIZED (
