@@ -65,13 +65,21 @@ describe('Webhook bursts', () => {
 
   it('claims with a plan made while the queue was empty, reading each due delivery a few times at most', async () => {
     await emptied();
+    // 50 subscriptions of the tenant: the claim reads each one's deliveries on its own.
+    const { rows: copies } = await database.query<{ id: string }>(
+      `INSERT INTO webhook_subscription
+       SELECT (jsonb_populate_record(NULL::webhook_subscription,
+                 to_jsonb(s) || jsonb_build_object('id', gen_random_uuid()))).*
+         FROM webhook_subscription s, generate_series(1, 49) WHERE s.id = $1 RETURNING id`,
+      [subscriptionId],
+    );
     // The plan a connection keeps for the claim after its first calls, made now, as on a quiet day.
     await database.query('SET plan_cache_mode = force_generic_plan');
     await database.query(`PREPARE claim(int, int, int, int, int) AS ${claimStatement}`);
     await database.query('EXPLAIN EXECUTE claim(32, 20, 16, 24, 5)');
     const due = 1_000;
-    await burst(due);
-    // A plan that computes the candidates again for each due row reads some 50 blocks per row.
+    for (const id of [subscriptionId, ...copies.map((copy) => copy.id)]) await burst(due / 50, id);
+    // A plan that computes the candidates again for each due row reads some 30 blocks per row.
     await database.query(`SET statement_timeout = '60s'`);
     await database.query('BEGIN');
     try {
@@ -83,6 +91,10 @@ describe('Webhook bursts', () => {
     } finally {
       await database.query('ROLLBACK');
       await database.query('DEALLOCATE claim; RESET plan_cache_mode; RESET statement_timeout');
+      await emptied();
+      await database.query('DELETE FROM webhook_subscription WHERE id = ANY($1)', [
+        copies.map((copy) => copy.id),
+      ]);
     }
   });
 
