@@ -1,6 +1,9 @@
 import { ConfigError } from '../config/load-settings.js';
 import { createServer, type AddressInfo } from 'node:net';
-import { checkPortFree, portRefusal } from './listen.js';
+import { type NestExpressApplication } from '@nestjs/platform-express';
+import { type Server } from 'node:http';
+import { type Settings } from '../config/settings.js';
+import { checkPortFree, listen, portRefusal } from './listen.js';
 
 const failure = (code: string) => Object.assign(new Error(`listen ${code}`), { code });
 
@@ -40,5 +43,21 @@ describe(checkPortFree.name, () => {
       await new Promise<void>((resolve) => holder.close(() => resolve()));
     }
     await expect(checkPortFree('METRICS_PORT', port, '127.0.0.1')).resolves.toBeUndefined();
+  });
+});
+
+describe(listen.name, () => {
+  it("asks the kernel to hold as many connections as the service takes at once, not Node's 511", async () => {
+    const calls: unknown[][] = [];
+    const app = {
+      listen: (...args: unknown[]) => {
+        calls.push(args);
+        return Promise.resolve();
+      },
+    } as unknown as NestExpressApplication;
+    const server = { address: () => ({ port: 8080 }) } as unknown as Server;
+    const settings = { PORT: 8080, listenHost: '127.0.0.1', HTTP_MAX_CONNECTIONS: 3000 };
+    expect(await listen(app, server, settings as Settings)).toBe(8080);
+    expect(calls).toEqual([[8080, '127.0.0.1', 3000]]);
   });
 });

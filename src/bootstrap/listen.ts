@@ -4,15 +4,27 @@ import { createServer, type AddressInfo } from 'node:net';
 import { ConfigError } from '../config/load-settings.js';
 import { type Settings } from '../config/settings.js';
 
-/** Opens the public port (PORT, on HOST when set); answers the port it listens on. */
+/** Nest's `listen` hands what follows the port to Node's `server.listen(port, host, backlog)`. */
+type ListenWithBacklog = (
+  port: number,
+  host: string | undefined,
+  backlog: number,
+) => Promise<unknown>;
+
+/**
+ * Opens the public port (PORT, on HOST when set); answers the port it listens on. The kernel holds as
+ * many connections not yet accepted as the service takes at once (HTTP_MAX_CONNECTIONS, capped by
+ * net.core.somaxconn): with Node's default of 511, a burst of connects overflows that queue on a busy
+ * machine and is reset before admission control can answer it (docs/operations.md).
+ */
 export async function listen(
   app: NestExpressApplication,
   server: Server,
   settings: Settings,
 ): Promise<number> {
   try {
-    if (settings.listenHost === undefined) await app.listen(settings.PORT);
-    else await app.listen(settings.PORT, settings.listenHost);
+    const listenWithBacklog = app.listen.bind(app) as unknown as ListenWithBacklog;
+    await listenWithBacklog(settings.PORT, settings.listenHost, settings.HTTP_MAX_CONNECTIONS);
   } catch (error) {
     throw portRefusal('PORT', settings.PORT, settings.listenHost, error);
   }
