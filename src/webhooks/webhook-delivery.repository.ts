@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { type PoolClient, type QueryResult } from 'pg';
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type Cursor } from '../common/cursor-page.js';
 import { poolOf } from '../database/bounded-pool.js';
@@ -104,27 +105,19 @@ export class WebhookDeliveryRepository {
    * as the claim's `BEGIN` and lock go in one round trip, which a query runner cannot send.
    */
   async claimDue(limits: ClaimLimits): Promise<Claimed[]> {
-    const client = await poolOf(this.dataSource).connect();
-    let failure: Error | undefined;
-    try {
-      // Both in one round trip (the simple protocol runs them in turn); the lock lasts until COMMIT.
-      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(hashtext('webhook-claim'))`);
-      const { rows } = await client.query<Claimed>(claimStatement, [
-        limits.limit,
-        limits.leaseSeconds,
-        limits.perSubscription,
-        limits.perTenant,
-        limits.probeAfterFailures,
-      ]);
-      await client.query('COMMIT');
-      return rows;
-    } catch (error) {
-      failure = error as Error;
-      throw error;
-    } finally {
-      // A connection whose transaction failed is closed, not handed back: that rolls it back.
-      client.release(failure);
-    }
+    return this.inTransaction(
+      `SELECT pg_advisory_xact_lock(hashtext('webhook-claim'))`,
+      async (client) => {
+        const { rows } = await client.query<Claimed>(claimStatement, [
+          limits.limit,
+          limits.leaseSeconds,
+          limits.perSubscription,
+          limits.perTenant,
+          limits.probeAfterFailures,
+        ]);
+        return rows;
+      },
+    );
   }
 
   /**
@@ -192,23 +185,38 @@ export class WebhookDeliveryRepository {
     outgrown: (now: QueueStatistics) => boolean,
     upTo: number,
   ): Promise<QueueStatistics | undefined> {
+    return this.inTransaction(
+      `SELECT pg_try_advisory_xact_lock(hashtext('webhook-queue-analyze')) AS mine`,
+      async (client, locked) => {
+        if (!(locked.rows[0] as { mine: boolean }).mine) return undefined;
+        const { rows } = await client.query<QueueStatistics>(queueStatisticsSql, [upTo]);
+        if (!outgrown(rows[0])) return undefined;
+        await client.query('ANALYZE webhook_delivery');
+        return rows[0];
+      },
+    );
+  }
+
+  /**
+   * `work` in a transaction on the pool's own client, after `lock` (a statement taking a transaction
+   * lock, whose result it gets): `BEGIN` and the lock go in one round trip, which a query runner cannot
+   * send, and the lock lasts until COMMIT.
+   */
+  private async inTransaction<T>(
+    lock: string,
+    work: (client: PoolClient, locked: QueryResult) => Promise<T>,
+  ): Promise<T> {
     const client = await poolOf(this.dataSource).connect();
     let failure: Error | undefined;
     try {
-      // Both in one round trip (the simple protocol runs them in turn); the lock lasts until COMMIT.
-      const [, locked] = (await client.query(
-        `BEGIN; SELECT pg_try_advisory_xact_lock(hashtext('webhook-queue-analyze')) AS mine`,
-      )) as unknown as [unknown, { rows: { mine: boolean }[] }];
-      let analyzed: QueueStatistics | undefined;
-      if (locked.rows[0].mine) {
-        const { rows } = await client.query<QueueStatistics>(queueStatisticsSql, [upTo]);
-        if (outgrown(rows[0])) {
-          await client.query('ANALYZE webhook_delivery');
-          analyzed = rows[0];
-        }
-      }
+      // The simple protocol runs both in turn and answers both results.
+      const [, locked] = (await client.query(`BEGIN; ${lock}`)) as unknown as [
+        unknown,
+        QueryResult,
+      ];
+      const answer = await work(client, locked);
       await client.query('COMMIT');
-      return analyzed;
+      return answer;
     } catch (error) {
       failure = error as Error;
       throw error;
