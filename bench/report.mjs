@@ -552,7 +552,7 @@ export function report(result) {
         `  ${verdict.pass === null ? 'INFO' : verdict.pass ? 'PASS' : 'MISS'}  ${verdict.target}: ${verdict.value}`,
     ),
     ...(verdicts.some((verdict) => verdict.pass === false)
-      ? ['', 'Where a MISS comes from, profiled: docs/performance.md, "Latest numbers".']
+      ? ['', 'Where a MISS comes from, profiled: docs/performance.md, "Where the time goes".']
       : []),
     '',
   ];
