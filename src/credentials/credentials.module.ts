@@ -16,6 +16,7 @@ import { PresentationsService } from './verifying/presentations.service.js';
 import { IssuedCredentialEntity } from './issuing/issued-credential.entity.js';
 import { IssuedCredentialsService } from './issuing/issued-credentials.service.js';
 import { HolderIssuanceService } from './issuing/holder-issuance.service.js';
+import { TenantTrustRead } from './verifying/tenant-trust.js';
 import { WalletPresentationsService } from './verifying/wallet-presentations.service.js';
 import { LdpPresentationVerifier } from './verifying/ldp-presentation-verifier.js';
 import { MdocPresentationVerifier } from './mdoc/mdoc-presentation.js';
@@ -57,6 +58,7 @@ export const credentialEntities = [StatusListEntity, StatusEntryEntity, IssuedCr
     CredentialIssuanceService,
     HolderIssuanceService,
     WalletPresentationsService,
+    TenantTrustRead,
     SdJwtVcVerifier,
     LdpPresentationVerifier,
     MdocPresentationVerifier,

@@ -40,6 +40,7 @@ import { TenantDidKeyOf1795800630000 } from '../../migrations/1795800630000-tena
 import { OfferTakenByKey1795800640000 } from '../../migrations/1795800640000-offer-taken-by-key.js';
 import { WebhookDeliveryClaim1795800650000 } from '../../migrations/1795800650000-webhook-delivery-claim.js';
 import { WebhookPendingBySubscription1795800660000 } from '../../migrations/1795800660000-webhook-pending-by-subscription.js';
+import { TenantTrustViews1795800670000 } from '../../migrations/1795800670000-tenant-trust-views.js';
 import { WalletProviders1795800210000 } from '../../migrations/1795800210000-wallet-providers.js';
 import { KeyAttestationsRequired1795800220000 } from '../../migrations/1795800220000-key-attestations-required.js';
 import { MdocDoctype1795800520000 } from '../../migrations/1795800520000-mdoc-doctype.js';
@@ -89,6 +90,7 @@ export const migrations = [
   OfferTakenByKey1795800640000,
   WebhookDeliveryClaim1795800650000,
   WebhookPendingBySubscription1795800660000,
+  TenantTrustViews1795800670000,
 ];
 
 /**

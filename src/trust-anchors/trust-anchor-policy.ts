@@ -13,11 +13,19 @@ export class TrustAnchorPolicy {
 
   async anchorsFor(tenantId: string): Promise<Certificate[] | undefined> {
     const rows = await this.anchors.certificatesOf(tenantId);
-    if (rows.length === 0) return undefined;
-    return rows.flatMap(({ certificate }) => {
-      const anchor = parseCertificate(certificate);
-      // A row that no longer parses trusts nothing.
-      return typeof anchor === 'string' ? [] : [anchor];
-    });
+    return anchorsFrom(rows.map(({ certificate }) => certificate));
   }
+}
+
+/**
+ * The policy over PEMs already read (the tenant's `trust_anchor_certificate` rows read with its
+ * trusted issuers): undefined without any.
+ */
+export function anchorsFrom(certificates: readonly string[]): Certificate[] | undefined {
+  if (certificates.length === 0) return undefined;
+  return certificates.flatMap((certificate) => {
+    const anchor = parseCertificate(certificate);
+    // A row that no longer parses trusts nothing.
+    return typeof anchor === 'string' ? [] : [anchor];
+  });
 }

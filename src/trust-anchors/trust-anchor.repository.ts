@@ -11,7 +11,11 @@ export type NewTrustAnchor = Omit<TrustAnchorEntity, 'createdAt' | 'tenant'>;
 
 export type TrustAnchorPageRequest = SortedPageRequest<'subject' | 'notAfter' | 'createdAt'>;
 
-/** The tenants' trust anchors (trust_anchor). */
+/**
+ * The tenants' trust anchors (trust_anchor). Published for other folders' reads (migration
+ * TenantTrustViews1795800670000): the view `trust_anchor_certificate` (tenant_id, fingerprint,
+ * certificate), each anchor's PEM.
+ */
 @Injectable()
 export class TrustAnchorRepository {
   /** Every x5c verification reads the tenant's anchors: a statement written once. */

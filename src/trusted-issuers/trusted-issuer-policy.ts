@@ -15,7 +15,18 @@ export class TrustedIssuerPolicy {
     options: { trustedIssuers?: readonly string[] } = {},
   ): Promise<ReadonlySet<string> | undefined> {
     if (options.trustedIssuers !== undefined) return new Set(options.trustedIssuers);
-    const kept = await this.trustedIssuers.issuersOf(tenantId);
-    return kept.length > 0 ? new Set(kept) : undefined;
+    return trustedIssuersFrom(await this.trustedIssuers.issuersOf(tenantId));
   }
+}
+
+/**
+ * The policy over a list already read (the tenant's `trusted_issuer_id` rows read with its anchors):
+ * the request's list wins, else the tenant's, else undefined.
+ */
+export function trustedIssuersFrom(
+  kept: readonly string[],
+  options: { trustedIssuers?: readonly string[] } = {},
+): ReadonlySet<string> | undefined {
+  if (options.trustedIssuers !== undefined) return new Set(options.trustedIssuers);
+  return kept.length > 0 ? new Set(kept) : undefined;
 }

@@ -15,7 +15,10 @@ export type NewTrustedIssuer = Pick<
 /** A page of a tenant's list: sorted by one column, then by id, the same way. */
 export type TrustedIssuerPageRequest = SortedPageRequest<'issuer' | 'createdAt'>;
 
-/** The tenants' trusted issuers lists (trusted_issuer). */
+/**
+ * The tenants' trusted issuers lists (trusted_issuer). Published for other folders' reads (migration
+ * TenantTrustViews1795800670000): the view `trusted_issuer_id` (tenant_id, issuer), each entry's issuer.
+ */
 @Injectable()
 export class TrustedIssuerRepository {
   /** Every presentation reads the tenant's list: a statement written once. */

@@ -1,0 +1,31 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
+
+/** What a tenant trusts, as stored: its trusted issuers' ids and its X.509 anchors' PEMs. */
+export interface TenantTrust {
+  issuers: string[];
+  anchors: string[];
+}
+
+/*
+ * Both lists in one round trip, through what their owners publish (trusted-issuers/'s
+ * `trusted_issuer_id`, trust-anchors/'s `trust_anchor_certificate`; docs/architecture.md). Each list is
+ * bounded by its owner's cap per tenant; read at every presentation, so that a change is seen at once
+ * by every instance.
+ */
+const trustRead = `SELECT
+  ARRAY(SELECT i.issuer FROM trusted_issuer_id i WHERE i.tenant_id = $1) AS issuers,
+  ARRAY(SELECT a.certificate FROM trust_anchor_certificate a WHERE a.tenant_id = $1
+         ORDER BY a.fingerprint) AS anchors`;
+
+/** A tenant's trusted issuers and trust anchors, read together for a wallet presentation. */
+@Injectable()
+export class TenantTrustRead {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async of(tenantId: string): Promise<TenantTrust> {
+    const [row] = await this.dataSource.query<TenantTrust[]>(trustRead, [tenantId]);
+    return row;
+  }
+}

@@ -1,0 +1,81 @@
+import { type TrustAnchorPolicy } from '../../trust-anchors/trust-anchor-policy.js';
+import { type LdpPresentationVerifier } from './ldp-presentation-verifier.js';
+import { type MdocPresentationVerifier } from '../mdoc/mdoc-presentation.js';
+import { type SdJwtVcVerifier } from '../sd-jwt/sd-jwt-vc-verifier.js';
+import { type TenantTrust, type TenantTrustRead } from './tenant-trust.js';
+import {
+  type PresentationCheck,
+  type PresentationExpectation,
+  WalletPresentationsService,
+} from './wallet-presentations.service.js';
+
+const verified = { ok: true } as unknown as PresentationCheck;
+
+/** The service over a stored trust, recording its reads and what the SD-JWT VC verifier was given. */
+function serviceWith(stored: TenantTrust) {
+  const reads: string[] = [];
+  const given: { trusted: ReadonlySet<string> | undefined; anchors: unknown }[] = [];
+  const trust = {
+    of: (tenantId: string) => {
+      reads.push(tenantId);
+      return Promise.resolve(stored);
+    },
+  } as unknown as TenantTrustRead;
+  const sdJwtVcs = {
+    verify: async (
+      _expectation: PresentationExpectation,
+      trusted: ReadonlySet<string> | undefined,
+      anchors: () => Promise<unknown>,
+    ) => {
+      given.push({ trusted, anchors: await anchors() });
+      return verified;
+    },
+  } as unknown as SdJwtVcVerifier;
+  const service = new WalletPresentationsService(
+    trust,
+    {} as TrustAnchorPolicy,
+    sdJwtVcs,
+    {} as LdpPresentationVerifier,
+    {} as MdocPresentationVerifier,
+  );
+  return { service, reads, given };
+}
+
+function expectation(trustedIssuers?: string[]): PresentationExpectation {
+  return {
+    tenantId: 'acme',
+    format: 'dc+sd-jwt',
+    presentation: 'eyJ...~',
+    nonce: 'n',
+    clientId: 'x509_hash:abc',
+    signal: new AbortController().signal,
+    ...(trustedIssuers === undefined ? {} : { trustedIssuers }),
+  };
+}
+
+describe('WalletPresentationsService, an SD-JWT VC', () => {
+  it('reads the tenant’s trusted issuers and anchors once, and uses its list when the request names none', async () => {
+    const { service, reads, given } = serviceWith({
+      issuers: ['https://issuer.example'],
+      anchors: [],
+    });
+    await expect(service.verify(expectation())).resolves.toBe(verified);
+    expect(reads).toEqual(['acme']);
+    expect(given).toEqual([{ trusted: new Set(['https://issuer.example']), anchors: undefined }]);
+  });
+
+  it('lets the request’s list win, and trusts any issuer when neither names one', async () => {
+    const named = serviceWith({ issuers: ['https://issuer.example'], anchors: [] });
+    await named.service.verify(expectation(['https://other.example']));
+    expect(named.given[0].trusted).toEqual(new Set(['https://other.example']));
+    const open = serviceWith({ issuers: [], anchors: [] });
+    await open.service.verify(expectation());
+    expect(open.given[0].trusted).toBeUndefined();
+  });
+
+  it('trusts no chain through a stored anchor that no longer parses', async () => {
+    const { service, given } = serviceWith({ issuers: [], anchors: ['not a certificate'] });
+    await service.verify(expectation());
+    expect(given[0].anchors).toEqual([]);
+  });
+});
