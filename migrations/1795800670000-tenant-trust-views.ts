@@ -11,15 +11,15 @@ export class TenantTrustViews1795800670000 implements MigrationInterface {
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
-      CREATE VIEW "trusted_issuer_id" AS
+      CREATE VIEW "tenant_trusted_issuer" AS
         SELECT t.tenant_id, t.issuer FROM "trusted_issuer" t`);
     await queryRunner.query(`
-      CREATE VIEW "trust_anchor_certificate" AS
+      CREATE VIEW "tenant_trust_anchor" AS
         SELECT a.tenant_id, a.fingerprint, a.certificate FROM "trust_anchor" a`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP VIEW "trust_anchor_certificate"`);
-    await queryRunner.query(`DROP VIEW "trusted_issuer_id"`);
+    await queryRunner.query(`DROP VIEW "tenant_trust_anchor"`);
+    await queryRunner.query(`DROP VIEW "tenant_trusted_issuer"`);
   }
 }

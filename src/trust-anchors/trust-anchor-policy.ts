@@ -18,7 +18,7 @@ export class TrustAnchorPolicy {
 }
 
 /**
- * The policy over PEMs already read (the tenant's `trust_anchor_certificate` rows read with its
+ * The policy over PEMs already read (the tenant's `tenant_trust_anchor` rows read with its
  * trusted issuers): undefined without any.
  */
 export function anchorsFrom(certificates: readonly string[]): Certificate[] | undefined {

@@ -13,7 +13,7 @@ export type TrustAnchorPageRequest = SortedPageRequest<'subject' | 'notAfter' | 
 
 /**
  * The tenants' trust anchors (trust_anchor). Published for other folders' reads (migration
- * TenantTrustViews1795800670000): the view `trust_anchor_certificate` (tenant_id, fingerprint,
+ * TenantTrustViews1795800670000): the view `tenant_trust_anchor` (tenant_id, fingerprint,
  * certificate), each anchor's PEM.
  */
 @Injectable()

@@ -20,8 +20,8 @@ export class TrustedIssuerPolicy {
 }
 
 /**
- * The policy over a list already read (the tenant's `trusted_issuer_id` rows read with its anchors):
- * the request's list wins, else the tenant's, else undefined.
+ * The policy over a list already read (the tenant's `tenant_trusted_issuer` rows, read with its
+ * anchors): the request's list wins, else the tenant's, else undefined.
  */
 export function trustedIssuersFrom(
   kept: readonly string[],

@@ -16,8 +16,8 @@ export type NewTrustedIssuer = Pick<
 export type TrustedIssuerPageRequest = SortedPageRequest<'issuer' | 'createdAt'>;
 
 /**
- * The tenants' trusted issuers lists (trusted_issuer). Published for other folders' reads (migration
- * TenantTrustViews1795800670000): the view `trusted_issuer_id` (tenant_id, issuer), each entry's issuer.
+ * The tenants' trusted issuers lists (trusted_issuer). Published for other folders' reads
+ * (migration TenantTrustViews1795800670000): the view `tenant_trusted_issuer` (tenant_id, issuer).
  */
 @Injectable()
 export class TrustedIssuerRepository {

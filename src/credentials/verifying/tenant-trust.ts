@@ -10,13 +10,13 @@ export interface TenantTrust {
 
 /*
  * Both lists in one round trip, through what their owners publish (trusted-issuers/'s
- * `trusted_issuer_id`, trust-anchors/'s `trust_anchor_certificate`; docs/architecture.md). Each list is
- * bounded by its owner's cap per tenant; read at every presentation, so that a change is seen at once
- * by every instance.
+ * `tenant_trusted_issuer`, trust-anchors/'s `tenant_trust_anchor`; docs/architecture.md). Each list is
+ * bounded by its owner's cap per tenant; read at every presentation, so that a change is seen at
+ * once by every instance.
  */
 const trustRead = `SELECT
-  ARRAY(SELECT i.issuer FROM trusted_issuer_id i WHERE i.tenant_id = $1) AS issuers,
-  ARRAY(SELECT a.certificate FROM trust_anchor_certificate a WHERE a.tenant_id = $1
+  ARRAY(SELECT i.issuer FROM tenant_trusted_issuer i WHERE i.tenant_id = $1) AS issuers,
+  ARRAY(SELECT a.certificate FROM tenant_trust_anchor a WHERE a.tenant_id = $1
          ORDER BY a.fingerprint) AS anchors`;
 
 /** A tenant's trusted issuers and trust anchors, read together for a wallet presentation. */

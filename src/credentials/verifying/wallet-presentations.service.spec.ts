@@ -14,6 +14,7 @@ const verified = { ok: true } as unknown as PresentationCheck;
 /** The service over a stored trust, recording its reads and what the SD-JWT VC verifier was given. */
 function serviceWith(stored: TenantTrust) {
   const reads: string[] = [];
+  const anchorReads: string[] = [];
   const given: { trusted: ReadonlySet<string> | undefined; anchors: unknown }[] = [];
   const trust = {
     of: (tenantId: string) => {
@@ -33,12 +34,17 @@ function serviceWith(stored: TenantTrust) {
   } as unknown as SdJwtVcVerifier;
   const service = new WalletPresentationsService(
     trust,
-    {} as TrustAnchorPolicy,
+    {
+      anchorsFor: (tenantId: string) => {
+        anchorReads.push(tenantId);
+        return Promise.resolve(undefined);
+      },
+    } as unknown as TrustAnchorPolicy,
     sdJwtVcs,
     {} as LdpPresentationVerifier,
     {} as MdocPresentationVerifier,
   );
-  return { service, reads, given };
+  return { service, reads, anchorReads, given };
 }
 
 function expectation(trustedIssuers?: string[]): PresentationExpectation {
@@ -55,19 +61,22 @@ function expectation(trustedIssuers?: string[]): PresentationExpectation {
 
 describe('WalletPresentationsService, an SD-JWT VC', () => {
   it('reads the tenant’s trusted issuers and anchors once, and uses its list when the request names none', async () => {
-    const { service, reads, given } = serviceWith({
+    const { service, reads, anchorReads, given } = serviceWith({
       issuers: ['https://issuer.example'],
       anchors: [],
     });
     await expect(service.verify(expectation())).resolves.toBe(verified);
     expect(reads).toEqual(['acme']);
+    expect(anchorReads).toEqual([]);
     expect(given).toEqual([{ trusted: new Set(['https://issuer.example']), anchors: undefined }]);
   });
 
-  it('lets the request’s list win, and trusts any issuer when neither names one', async () => {
+  it('lets the request’s list win without reading the tenant’s, and trusts any issuer when neither names one', async () => {
     const named = serviceWith({ issuers: ['https://issuer.example'], anchors: [] });
     await named.service.verify(expectation(['https://other.example']));
     expect(named.given[0].trusted).toEqual(new Set(['https://other.example']));
+    // Only the anchors, when the verifier asks for them (a credential with x5c).
+    expect([named.reads, named.anchorReads]).toEqual([[], ['acme']]);
     const open = serviceWith({ issuers: [], anchors: [] });
     await open.service.verify(expectation());
     expect(open.given[0].trusted).toBeUndefined();

@@ -38,14 +38,17 @@ export class WalletPresentationsService {
     // An mdoc names no issuer identifier: the tenant's IACAs alone decide (docs/mdoc.md).
     if (expectation.format === 'mso_mdoc')
       return this.mdocs.verify(expectation, () => this.anchors.anchorsFor(expectation.tenantId));
-    // The tenant's trusted issuers and X.509 anchors in one round trip (docs/performance.md).
-    const stored = await this.trust.of(expectation.tenantId);
-    // The request's list, else the tenant's; undefined: any issuer whose key resolves.
-    const trusted = trustedIssuersFrom(stored.issuers, {
-      trustedIssuers: expectation.trustedIssuers,
-    });
-    // The anchors, used for an x5c chain only; undefined: any chain that holds together.
-    const anchors = anchorsFrom(stored.anchors);
-    return this.sdJwtVcs.verify(expectation, trusted, () => Promise.resolve(anchors));
+    const { tenantId, trustedIssuers } = expectation;
+    // The request's own list: the tenant's X.509 anchors are read for an x5c chain only.
+    if (trustedIssuers !== undefined)
+      return this.sdJwtVcs.verify(expectation, trustedIssuersFrom([], { trustedIssuers }), () =>
+        this.anchors.anchorsFor(tenantId),
+      );
+    // The tenant's list with its anchors, one round trip (docs/performance.md); undefined: any
+    // issuer whose key resolves, any chain that holds together.
+    const stored = await this.trust.of(tenantId);
+    return this.sdJwtVcs.verify(expectation, trustedIssuersFrom(stored.issuers), () =>
+      Promise.resolve(anchorsFrom(stored.anchors)),
+    );
   }
 }
