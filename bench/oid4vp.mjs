@@ -68,7 +68,7 @@ function present(credential, nonce, aud) {
 }
 
 /** An SD-JWT VC for the wallet's key from the tenant's OpenID4VCI issuer (its configuration exists). */
-async function receiveCredential(url, apiToken, issuingTenant) {
+export async function receiveCredential(url, apiToken, issuingTenant) {
   const ready = await readyToRequest(url, apiToken, issuingTenant);
   const request = credentialRequest(ready, await proof(ready.audience, ready.nonce));
   const answer = await call(url, request.path, { token: request.token, json: request.body });
@@ -99,6 +99,47 @@ async function answerFor(url, apiToken, verifierTenant, credential) {
 }
 
 /**
+ * `count` answers ready to post (a request, its request object fetched, a presentation of `credential`
+ * for it each), a batch of `settings.connections` at a time: preparation, not measurement.
+ * @param {import('./wallet-rows.mjs').WalletTarget} at
+ */
+export async function prepareAnswers(at, apiToken, verifierTenant, credential, count) {
+  const answers = [];
+  for (let n = 0; n < count; n += settings.connections) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(settings.connections, count - n) }, () =>
+        answerFor(at.url, apiToken, verifierTenant, credential),
+      ),
+    );
+    answers.push(...batch);
+  }
+  return answers;
+}
+
+/**
+ * The response endpoint answering `answers` (each posted once), sampled: a row's numbers.
+ * @param {import('./wallet-rows.mjs').WalletTarget} at
+ * @param {string} apiToken
+ * @param {any[]} answers
+ */
+export function measureResponseEndpoint(at, apiToken, answers) {
+  return sampled(
+    at.pids,
+    () =>
+      load(
+        at.url,
+        apiToken,
+        settings.duration,
+        (counter) => answers[counter % answers.length],
+        { counter: 0 },
+        settings.connections,
+        answers.length,
+      ),
+    at.postgresPid,
+  );
+}
+
+/**
  * The OpenID4VP row at `at` (the service, or two instances behind nginx); the presentation baseline
  * with `withBaseline`.
  * @param {any} context
@@ -120,35 +161,14 @@ export async function measureOid4vp(
   log(
     `OpenID4VP [${at.process}]: preparing ${count} answers (request, request object, presentation each)`,
   );
-  const answers = [];
-  for (let n = 0; n < count; n += settings.connections) {
-    const batch = await Promise.all(
-      Array.from({ length: Math.min(settings.connections, count - n) }, () =>
-        answerFor(at.url, apiToken, verifierTenant, credential),
-      ),
-    );
-    answers.push(...batch);
-  }
+  const answers = await prepareAnswers(at, apiToken, verifierTenant, credential, count);
   check(
     context,
     `${at.process}: the response row's requests are signed with x5c, x509_hash client ids`,
     `${answers[0].clientId.split(':')[0]}, x5c of ${answers[0].x5c} certificate(s)`,
     answers[0].clientId.startsWith('x509_hash:') && answers[0].x5c > 0,
   );
-  const verified = await sampled(
-    at.pids,
-    () =>
-      load(
-        at.url,
-        apiToken,
-        settings.duration,
-        (counter) => answers[counter % answers.length],
-        { counter: 0 },
-        settings.connections,
-        count,
-      ),
-    at.postgresPid,
-  );
+  const verified = await measureResponseEndpoint(at, apiToken, answers);
   row(
     context,
     responseEndpointScenario,

@@ -33,6 +33,7 @@ import {
   responseEndpointScenario,
 } from './oid4vp.mjs';
 import { mdocBaselineProcess, mdocCredentialScenario } from './mdoc.mjs';
+import { inTurnsScenario } from './wallet-compare.mjs';
 import { nginxProcess } from './wallet-nginx.mjs';
 import { credoProcess, peersScenario } from './peers.mjs';
 import {
@@ -430,6 +431,8 @@ export function report(result) {
       issuanceScenario,
       credentialEndpointScenario,
       responseEndpointScenario,
+      inTurnsScenario(credentialEndpointScenario),
+      inTurnsScenario(responseEndpointScenario),
     ].flatMap((name) =>
       ratioRow(
         name,

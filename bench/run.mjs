@@ -32,8 +32,9 @@
 //   BENCH_SERVICE_NODE_OPTIONS  local mode: NODE_OPTIONS of the service, e.g. --max-old-space-size=128
 //   BENCH_COMPARE=dir        local mode: also start the built checkout in dir (its own database and
 //                            issuer) and measure its GET /did, tenants and credential rows in turns with
-//                            these, its wallet rows right after these, at the small size (rows "compare",
-//                            ratios service/compare): before and after a change
+//                            these, its wallet rows right after these and then the credential and
+//                            response endpoints of both in turns (bench/wallet-compare.mjs), at the
+//                            small size (rows "compare", ratios service/compare): before and after a change
 //   BENCH_ONLY=wallet        only these scenario groups (comma-separated; unset: all): did (GET /did and
 //                            its baselines), tenants (GET /tenants page 0, POST /tenants/create),
 //                            credentials, webhooks, wallet-endpoints (OpenID4VCI issuances, pre-authorized
@@ -65,6 +66,7 @@ import { measureWalletScaling } from './wallet-scale.mjs';
 import { measureWalletThroughNginx } from './wallet-nginx.mjs';
 import { measurePeers } from './peers.mjs';
 import { accessTokens, createTenantsThroughApi, discover, tokenSource } from './http.mjs';
+import { measureWalletInTurns } from './wallet-compare.mjs';
 import { compareTarget, serviceTarget } from './wallet-rows.mjs';
 import {
   baselineProcess,
@@ -270,10 +272,12 @@ async function main() {
       await measureMdocIssuance(context, smallIds[2], serviceTarget(context));
       await measureMdocResponse(context, smallIds[2], smallIds[3], serviceTarget(context));
     }
-    // The checkout compared with: the same rows right after, on its own database (not in turns).
+    // The checkout compared with: the same rows right after, on its own database (not in turns),
+    // then the credential and response endpoints of both in turns.
     if (compare !== undefined && sdJwt) {
       await measureOid4vci(context, smallIds[2], compareTarget(context), false);
       await measureOid4vp(context, smallIds[2], smallIds[3], compareTarget(context), false);
+      await measureWalletInTurns(context, smallIds[2], smallIds[3]);
     }
   }
   if (selected('wallet-scale')) await measureWalletScaling(context);

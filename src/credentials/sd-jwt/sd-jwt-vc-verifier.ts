@@ -21,7 +21,7 @@ import { x5cIssuerKey } from './x5c-issuer-key.js';
 type Json = Record<string, unknown>;
 type Failure = Extract<PresentationCheck, { verified: false }>;
 
-/** The tenant's trust anchors, asked for only for a credential with `x5c`; undefined: it has none. */
+/** The tenant's trust anchors, asked for only for a credential with `x5c`; undefined: none. */
 export type AnchorsReader = () => Promise<readonly Certificate[] | undefined>;
 
 /** How far apart the issuer's clock and ours may be for `exp` and `nbf`. */
@@ -50,9 +50,9 @@ export class SdJwtVcVerifier {
   ) {}
 
   /**
-   * The check's answer for any input: never a rejection, whatever the wallet sent. `anchors` answers
-   * the tenant's X.509 trust anchors an `x5c` chain must end at, asked for only for a credential that
-   * has one; undefined: any chain that holds together.
+   * The check's answer for any input: never a rejection, whatever the wallet sent. `anchors`
+   * answers the tenant's X.509 trust anchors an `x5c` chain must end at, asked for only for a
+   * credential that has one; undefined: any chain that holds together.
    */
   async verify(
     expectation: PresentationExpectation,

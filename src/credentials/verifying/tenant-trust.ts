@@ -10,9 +10,9 @@ export interface TenantTrust {
 
 /*
  * Both lists in one round trip, through what their owners publish (trusted-issuers/'s
- * `tenant_trusted_issuer`, trust-anchors/'s `tenant_trust_anchor`; docs/architecture.md). Each list is
- * bounded by its owner's cap per tenant; read at every presentation, so that a change is seen at
- * once by every instance.
+ * `tenant_trusted_issuer`, trust-anchors/'s `tenant_trust_anchor`; docs/architecture.md). Each
+ * list is bounded by its owner's cap per tenant; read at every presentation, so that a change is
+ * seen at once by every instance.
  */
 const trustRead = `SELECT
   ARRAY(SELECT i.issuer FROM tenant_trusted_issuer i WHERE i.tenant_id = $1) AS issuers,

@@ -11,8 +11,11 @@ import {
 
 const verified = { ok: true } as unknown as PresentationCheck;
 
-/** The service over a stored trust, recording its reads and what the SD-JWT VC verifier was given. */
-function serviceWith(stored: TenantTrust) {
+/**
+ * The service over a stored trust, recording its reads and what the SD-JWT VC verifier was given; the
+ * verifier asks for the anchors as for a credential with x5c unless `x5c` is false.
+ */
+function serviceWith(stored: TenantTrust, x5c = true) {
   const reads: string[] = [];
   const anchorReads: string[] = [];
   const given: { trusted: ReadonlySet<string> | undefined; anchors: unknown }[] = [];
@@ -28,7 +31,7 @@ function serviceWith(stored: TenantTrust) {
       trusted: ReadonlySet<string> | undefined,
       anchors: () => Promise<unknown>,
     ) => {
-      given.push({ trusted, anchors: await anchors() });
+      given.push({ trusted, anchors: x5c ? await anchors() : 'not asked' });
       return verified;
     },
   } as unknown as SdJwtVcVerifier;
@@ -71,12 +74,17 @@ describe('WalletPresentationsService, an SD-JWT VC', () => {
     expect(given).toEqual([{ trusted: new Set(['https://issuer.example']), anchors: undefined }]);
   });
 
-  it('lets the request’s list win without reading the tenant’s, and trusts any issuer when neither names one', async () => {
+  it('lets the request’s list win, reading the anchors alone and only when asked for them', async () => {
     const named = serviceWith({ issuers: ['https://issuer.example'], anchors: [] });
     await named.service.verify(expectation(['https://other.example']));
     expect(named.given[0].trusted).toEqual(new Set(['https://other.example']));
-    // Only the anchors, when the verifier asks for them (a credential with x5c).
     expect([named.reads, named.anchorReads]).toEqual([[], ['acme']]);
+    const withoutX5c = serviceWith({ issuers: [], anchors: [] }, false);
+    await withoutX5c.service.verify(expectation(['https://other.example']));
+    expect([withoutX5c.reads, withoutX5c.anchorReads]).toEqual([[], []]);
+  });
+
+  it('trusts any issuer when neither the request nor the tenant names one', async () => {
     const open = serviceWith({ issuers: [], anchors: [] });
     await open.service.verify(expectation());
     expect(open.given[0].trusted).toBeUndefined();
