@@ -275,7 +275,10 @@ export async function prepareCredentialRequests(url, apiToken, tenantIds, count)
   return requests;
 }
 
-/** The credential endpoint answering `requests` (each sent once), sampled: a row's numbers. */
+/**
+ * A wallet endpoint answering `requests` (credential requests or a verifier's answers, each sent
+ * once), sampled: a row's numbers.
+ */
 export function measureCredentialEndpoint(at, apiToken, requests) {
   return sampled(
     at.pids,

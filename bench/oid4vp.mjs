@@ -7,17 +7,17 @@
 import { createHash, randomBytes, sign } from 'node:crypto';
 import { SDJwtInstance } from '@sd-jwt/core';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { load } from './load.mjs';
 import {
   call,
   claims,
   configurationId,
   credentialRequest,
+  measureCredentialEndpoint,
   proof,
   readyToRequest,
   wallet,
 } from './oid4vci.mjs';
-import { check, measureBaselines, row, sampled } from './wallet-rows.mjs';
+import { check, measureBaselines, row } from './wallet-rows.mjs';
 import { startScript } from './processes.mjs';
 import { apiPath, log, settings } from './settings.mjs';
 
@@ -117,29 +117,6 @@ export async function prepareAnswers(at, apiToken, verifierTenant, credential, c
 }
 
 /**
- * The response endpoint answering `answers` (each posted once), sampled: a row's numbers.
- * @param {import('./wallet-rows.mjs').WalletTarget} at
- * @param {string} apiToken
- * @param {any[]} answers
- */
-export function measureResponseEndpoint(at, apiToken, answers) {
-  return sampled(
-    at.pids,
-    () =>
-      load(
-        at.url,
-        apiToken,
-        settings.duration,
-        (counter) => answers[counter % answers.length],
-        { counter: 0 },
-        settings.connections,
-        answers.length,
-      ),
-    at.postgresPid,
-  );
-}
-
-/**
  * The OpenID4VP row at `at` (the service, or two instances behind nginx); the presentation baseline
  * with `withBaseline`.
  * @param {any} context
@@ -168,7 +145,7 @@ export async function measureOid4vp(
     `${answers[0].clientId.split(':')[0]}, x5c of ${answers[0].x5c} certificate(s)`,
     answers[0].clientId.startsWith('x509_hash:') && answers[0].x5c > 0,
   );
-  const verified = await measureResponseEndpoint(at, apiToken, answers);
+  const verified = await measureCredentialEndpoint(at, apiToken, answers);
   row(
     context,
     responseEndpointScenario,

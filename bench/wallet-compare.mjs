@@ -11,12 +11,7 @@ import {
   measureCredentialEndpoint,
   prepareCredentialRequests,
 } from './oid4vci.mjs';
-import {
-  measureResponseEndpoint,
-  prepareAnswers,
-  receiveCredential,
-  responseEndpointScenario,
-} from './oid4vp.mjs';
+import { prepareAnswers, receiveCredential, responseEndpointScenario } from './oid4vp.mjs';
 import { combine, compareTarget, row, serviceTarget } from './wallet-rows.mjs';
 import { log, settings } from './settings.mjs';
 
@@ -87,6 +82,6 @@ export async function measureWalletInTurns(context, issuingTenant, verifierTenan
     responseEndpointScenario,
     ({ at, apiToken, credential }, count) =>
       prepareAnswers(at, apiToken, verifierTenant, String(credential), count),
-    ({ at, apiToken }, answers) => measureResponseEndpoint(at, apiToken, answers),
+    ({ at, apiToken }, answers) => measureCredentialEndpoint(at, apiToken, answers),
   );
 }
