@@ -12,7 +12,7 @@ import {
   prepareCredentialRequests,
 } from './oid4vci.mjs';
 import { prepareAnswers, receiveCredential, responseEndpointScenario } from './oid4vp.mjs';
-import { combine, compareTarget, row, serviceTarget } from './wallet-rows.mjs';
+import { compareTarget, measuredInTurns, row, serviceTarget } from './wallet-rows.mjs';
 import { log, settings } from './settings.mjs';
 
 /** @param {string} scenario */
@@ -36,16 +36,9 @@ const perSlice = 450;
  */
 async function rowsInTurns(context, turns, scenario, prepare, measure) {
   log(`${scenario} [${turns.map(({ at }) => at.process).join(', ')}]: ${settings.slices} slices`);
-  if (settings.warmup > 0)
-    for (const turn of turns) await measure(turn, await prepare(turn, 2 * settings.connections));
-  const parts = turns.map(() => /** @type {any[]} */ ([]));
-  for (let slice = 0; slice < settings.slices; slice++) {
-    const entries = [...turns.entries()];
-    for (const [index, turn] of slice % 2 === 0 ? entries : entries.reverse())
-      parts[index].push(await measure(turn, await prepare(turn, perSlice)));
-  }
+  const combined = await measuredInTurns(turns, perSlice, prepare, measure);
   for (const [index, { at }] of turns.entries()) {
-    const { measured, usage, otherCpuPercent } = combine(parts[index]);
+    const { measured, usage, otherCpuPercent } = combined[index];
     row(context, inTurnsScenario(scenario), at.process, measured, usage, otherCpuPercent);
   }
 }

@@ -125,6 +125,29 @@ export function combine(parts) {
   };
 }
 
+/**
+ * Rows measured in turns, so that the machine's drift skews them alike: each turn warmed up with a
+ * few requests unmeasured, then `settings.slices` rounds in which each sends `count` requests
+ * `prepare` makes just before (each request is sent once), which goes first alternating so that none
+ * always follows another's preparation. Answers each turn's slices combined.
+ * @template Turn
+ * @param {Turn[]} turns
+ * @param {number} count
+ * @param {(turn: Turn, count: number) => Promise<any[]>} prepare
+ * @param {(turn: Turn, requests: any[]) => Promise<any>} measure
+ */
+export async function measuredInTurns(turns, count, prepare, measure) {
+  if (settings.warmup > 0)
+    for (const turn of turns) await measure(turn, await prepare(turn, 2 * settings.connections));
+  const parts = turns.map(() => /** @type {any[]} */ ([]));
+  for (let slice = 0; slice < settings.slices; slice++) {
+    const entries = [...turns.entries()];
+    for (const [index, turn] of slice % 2 === 0 ? entries : entries.reverse())
+      parts[index].push(await measure(turn, await prepare(turn, count)));
+  }
+  return parts.map(combine);
+}
+
 /** A check the run reports beside the targets: here that the rows measured what their labels say. */
 export function check(context, target, value, pass) {
   context.checks.push({ target, value, pass });

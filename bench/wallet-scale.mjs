@@ -16,7 +16,7 @@ import {
   proof,
   call,
 } from './oid4vci.mjs';
-import { combine, row, serviceTarget } from './wallet-rows.mjs';
+import { measuredInTurns, row, serviceTarget } from './wallet-rows.mjs';
 import { log, runPrefix, settings } from './settings.mjs';
 
 /** The row of `tenants` tenants issuing at once (its size is that count). */
@@ -33,33 +33,14 @@ export const tenantCounts = [1, 10, 100];
 export const freshBesideScenario = () =>
   `${issuedBeforeScenario()}, in turns: a tenant without them`;
 
-/**
- * The rows of `sets` (tenant lists) in turns, so that the machine's drift skews them alike: a few
- * requests each unmeasured, then `slices` rounds in which each sends `count` requests prepared just
- * before (each request is sent once, and a tenant keeps at most 1,000 open offers).
- */
-async function inTurns(at, apiToken, sets, count, slices) {
-  if (settings.warmup > 0) {
-    for (const tenants of sets) {
-      const warm = await prepareCredentialRequests(
-        at.url,
-        apiToken,
-        tenants,
-        2 * settings.connections,
-      );
-      await measureCredentialEndpoint(at, apiToken, warm);
-    }
-  }
-  const parts = sets.map(() => /** @type {any[]} */ ([]));
-  for (let slice = 0; slice < slices; slice++) {
-    // Which goes first alternates, so that none always follows another's preparation.
-    const entries = [...sets.entries()];
-    for (const [index, tenants] of slice % 2 === 0 ? entries : entries.reverse()) {
-      const requests = await prepareCredentialRequests(at.url, apiToken, tenants, count);
-      parts[index].push(await measureCredentialEndpoint(at, apiToken, requests));
-    }
-  }
-  return parts.map(combine);
+/** The rows of `sets` (tenant lists) in turns (a tenant keeps at most 1,000 open offers). */
+function inTurns(at, apiToken, sets, count) {
+  return measuredInTurns(
+    sets,
+    count,
+    (tenants, size) => prepareCredentialRequests(at.url, apiToken, tenants, size),
+    (_tenants, requests) => measureCredentialEndpoint(at, apiToken, requests),
+  );
 }
 
 /**
@@ -164,7 +145,7 @@ export async function measureWalletScaling(context) {
     `wallet scaling: ${tenantCounts.join(', ')} tenant(s) in turns, ${settings.slices} slice(s) of ` +
       `${count} requests each, prepared (offer, token, nonce, proof) before each slice`,
   );
-  const measured = await inTurns(at, apiToken, sets, count, settings.slices);
+  const measured = await inTurns(at, apiToken, sets, count);
   for (const [index, tenants] of sets.entries()) {
     const one = measured[index];
     row(
@@ -184,7 +165,7 @@ export async function measureWalletScaling(context) {
   const tenant = sets[0][0];
   await seedIssued(context.database, tenant, settings.scaleCredentials);
   const fresh = ids[ids.length - 1];
-  const [after, beside] = await inTurns(at, apiToken, [[tenant], [fresh]], count, settings.slices);
+  const [after, beside] = await inTurns(at, apiToken, [[tenant], [fresh]], count);
   row(
     context,
     issuedBeforeScenario(),

@@ -20,13 +20,9 @@ export class TrustedIssuerPolicy {
 }
 
 /**
- * The policy over a list already read (the tenant's `tenant_trusted_issuer` rows, read with its
- * anchors): the request's list wins, else the tenant's, else undefined.
+ * The tenant's list already read (its `tenant_trusted_issuer` rows, read with its anchors), for a
+ * request that names none: undefined when it is empty.
  */
-export function trustedIssuersFrom(
-  kept: readonly string[],
-  options: { trustedIssuers?: readonly string[] } = {},
-): ReadonlySet<string> | undefined {
-  if (options.trustedIssuers !== undefined) return new Set(options.trustedIssuers);
+export function trustedIssuersFrom(kept: readonly string[]): ReadonlySet<string> | undefined {
   return kept.length > 0 ? new Set(kept) : undefined;
 }
