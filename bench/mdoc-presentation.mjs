@@ -16,8 +16,8 @@ import {
   mdocCredentialRequest,
   namespace,
 } from './mdoc.mjs';
-import { call, measureCredentialEndpoint, preparedRequests, wallet } from './oid4vci.mjs';
-import { check, row } from './wallet-rows.mjs';
+import { call, preparedRequests, wallet } from './oid4vci.mjs';
+import { check, measureSentOnce, row } from './wallet-rows.mjs';
 import { apiPath, log } from './settings.mjs';
 
 export const mdocResponseScenario = 'POST {verifier}/requests/{reference}/response, mso_mdoc mDL';
@@ -175,7 +175,7 @@ export async function measureMdocResponse(context, issuingTenant, verifierTenant
     `${answers[0].clientId.split(':')[0]}, x5c of ${answers[0].x5c} certificate(s)`,
     answers[0].clientId.startsWith('x509_hash:') && answers[0].x5c > 0,
   );
-  const verified = await measureCredentialEndpoint(at, apiToken, answers);
+  const verified = await measureSentOnce(at, apiToken, answers);
   row(
     context,
     mdocResponseScenario,

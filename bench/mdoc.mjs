@@ -6,8 +6,8 @@
  */
 import { Encoder } from 'cbor-x';
 import { load } from './load.mjs';
-import { call, measureCredentialEndpoint, preparedRequests, proof } from './oid4vci.mjs';
-import { check, row, sampled } from './wallet-rows.mjs';
+import { call, preparedRequests, proof } from './oid4vci.mjs';
+import { check, measureSentOnce, row, sampled } from './wallet-rows.mjs';
 import { startScript } from './processes.mjs';
 import { apiPath, log, settings } from './settings.mjs';
 
@@ -134,7 +134,7 @@ export async function measureMdocIssuance(context, tenantId, at, withBaseline = 
     `mdoc [${at.process}]: preparing ${count} mDL credential requests (offer, token, nonce, proof)`,
   );
   const requests = await inBatches(count, () => mdocCredentialRequest(at.url, apiToken, tenantId));
-  const issued = await measureCredentialEndpoint(at, apiToken, requests);
+  const issued = await measureSentOnce(at, apiToken, requests);
   row(
     context,
     mdocCredentialScenario,

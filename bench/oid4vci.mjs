@@ -6,9 +6,8 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { load } from './load.mjs';
 import { startSdJwtBaseline, startSdJwtStackFloor } from './processes.mjs';
-import { check, measureBaselines, row, sampled } from './wallet-rows.mjs';
+import { baselineTurns, check, row, rowsInTurns, sampled } from './wallet-rows.mjs';
 import { apiPath, log, settings } from './settings.mjs';
 
 // HAIP 1.0: the service signs its ES256 SD-JWT VCs with an x5c header; the run checks that it did.
@@ -18,7 +17,7 @@ export const sdJwtBaselineProcess = 'SD-JWT baseline';
 export const sdJwtStackFloorProcess = 'SD-JWT stack floor';
 export const configurationId = 'bench-identity';
 export const claims = { given_name: 'Erika', family_name: 'Mustermann', birthdate: '1964-08-12' };
-/** Requests the credential endpoint is measured with: each needs its own offer, token and nonce. */
+/** Requests of the rows sent at once (mdoc, scaling): each needs its own offer, token and nonce. */
 export const preparedRequests = () =>
   Math.min(900, Math.max(200, Math.round(settings.duration * 150)));
 
@@ -276,29 +275,8 @@ export async function prepareCredentialRequests(url, apiToken, tenantIds, count)
 }
 
 /**
- * A wallet endpoint answering `requests` (credential requests or a verifier's answers, each sent
- * once), sampled: a row's numbers.
- */
-export function measureCredentialEndpoint(at, apiToken, requests) {
-  return sampled(
-    at.pids,
-    () =>
-      load(
-        at.url,
-        apiToken,
-        settings.duration,
-        (counter) => requests[counter % requests.length],
-        { counter: 0 },
-        settings.connections,
-        requests.length,
-      ),
-    at.postgresPid,
-  );
-}
-
-/**
- * The OpenID4VCI rows at `at` (the service, or two instances behind nginx); the SD-JWT baseline with
- * `withBaseline`.
+ * The OpenID4VCI rows at `at` (the service, or two instances behind nginx): complete issuances, then
+ * the credential endpoint, with `withBaseline` in turns with the SD-JWT baseline and stack floor.
  * @param {any} context
  * @param {string} tenantId
  * @param {import('./wallet-rows.mjs').WalletTarget} at
@@ -329,43 +307,35 @@ export async function measureOid4vci(context, tenantId, at, withBaseline = true)
   );
   row(context, issuanceScenario, at.process, flow.measured, flow.usage, flow.otherCpuPercent);
 
-  const count = preparedRequests();
-  log(
-    `OpenID4VCI [${at.process}]: preparing ${count} credential requests (offer, token, nonce, proof each)`,
-  );
-  const requests = await prepareCredentialRequests(at.url, apiToken, [tenantId], count);
-  const alone = await measureCredentialEndpoint(at, apiToken, requests);
-  row(
-    context,
-    credentialEndpointScenario,
-    at.process,
-    alone.measured,
-    alone.usage,
-    alone.otherCpuPercent,
-  );
-  if (!withBaseline) return;
-
-  const baselineIssuer = 'https://baseline.invalid/issuer';
-  const baselineNonce = 'baseline-nonce';
-  const baselineRequests = await Promise.all(
-    Array.from({ length: 64 }, async () =>
-      credentialRequest(
-        { issuer: '', accessToken: 'none', audience: baselineIssuer, nonce: baselineNonce },
-        await proof(baselineIssuer, baselineNonce),
-      ),
-    ),
-  );
-  await measureBaselines(
-    context,
-    credentialEndpointScenario,
+  /** @type {import('./wallet-rows.mjs').Turn[]} */
+  const turns = [
     {
+      at,
+      token: apiToken,
+      prepare: (count) => prepareCredentialRequests(at.url, apiToken, [tenantId], count),
+    },
+  ];
+  if (withBaseline) {
+    const baselineIssuer = 'https://baseline.invalid/issuer';
+    const baselineNonce = 'baseline-nonce';
+    const baselineRequests = await Promise.all(
+      Array.from({ length: 64 }, async () =>
+        credentialRequest(
+          { issuer: '', accessToken: 'none', audience: baselineIssuer, nonce: baselineNonce },
+          await proof(baselineIssuer, baselineNonce),
+        ),
+      ),
+    );
+    const bare = {
       processName: sdJwtBaselineProcess,
       started: await startSdJwtBaseline(baselineIssuer, baselineNonce),
-    },
-    {
+    };
+    const floor = {
       processName: sdJwtStackFloorProcess,
       start: (databaseUrl) => startSdJwtStackFloor(databaseUrl, baselineIssuer, baselineNonce),
-    },
-    baselineRequests,
-  );
+    };
+    turns.push(...(await baselineTurns(context, bare, floor, baselineRequests)));
+  }
+  // Offer, token, nonce and proof made for each request just before its slice.
+  await rowsInTurns(context, credentialEndpointScenario, turns);
 }

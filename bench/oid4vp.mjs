@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * OpenID4VP: answers verified per second at a tenant's response endpoint (an SD-JWT VC with key binding,
- * its status list cached), beside a bare node:http baseline that verifies the same kind of presentation
+ * its status list cached), in turns with a bare node:http baseline that verifies the same kind of presentation
  * with the same library in memory (bench/sd-jwt-presentation-baseline.mjs).
  */
 import { createHash, randomBytes, sign } from 'node:crypto';
@@ -12,12 +12,11 @@ import {
   claims,
   configurationId,
   credentialRequest,
-  measureCredentialEndpoint,
   proof,
   readyToRequest,
   wallet,
 } from './oid4vci.mjs';
-import { check, measureBaselines, row } from './wallet-rows.mjs';
+import { baselineTurns, check, rowsInTurns } from './wallet-rows.mjs';
 import { startScript } from './processes.mjs';
 import { apiPath, log, settings } from './settings.mjs';
 
@@ -37,8 +36,6 @@ const dcqlQuery = {
     },
   ],
 };
-/** Answers the response endpoint is measured with: each needs its own request (a tenant keeps 1,000). */
-const prepared = () => Math.min(900, Math.max(200, Math.round(settings.duration * 150)));
 
 /** @param {string | ArrayBuffer} data @param {string} alg */
 const hasher = (data, alg) => {
@@ -117,8 +114,8 @@ export async function prepareAnswers(at, apiToken, verifierTenant, credential, c
 }
 
 /**
- * The OpenID4VP row at `at` (the service, or two instances behind nginx); the presentation baseline
- * with `withBaseline`.
+ * The OpenID4VP row at `at` (the service, or two instances behind nginx), with `withBaseline` in turns
+ * with the presentation baseline and stack floor.
  * @param {any} context
  * @param {string} issuingTenant
  * @param {string} verifierTenant
@@ -134,27 +131,31 @@ export async function measureOid4vp(
   const apiToken = await (at.token ?? context.token)();
   const credential = await receiveCredential(at.url, apiToken, issuingTenant);
 
-  const count = prepared();
-  log(
-    `OpenID4VP [${at.process}]: preparing ${count} answers (request, request object, presentation each)`,
-  );
-  const answers = await prepareAnswers(at, apiToken, verifierTenant, credential, count);
-  check(
-    context,
-    `${at.process}: the response row's requests are signed with x5c, x509_hash client ids`,
-    `${answers[0].clientId.split(':')[0]}, x5c of ${answers[0].x5c} certificate(s)`,
-    answers[0].clientId.startsWith('x509_hash:') && answers[0].x5c > 0,
-  );
-  const verified = await measureCredentialEndpoint(at, apiToken, answers);
-  row(
-    context,
-    responseEndpointScenario,
-    at.process,
-    verified.measured,
-    verified.usage,
-    verified.otherCpuPercent,
-  );
-  if (!withBaseline) return;
+  let checked = false;
+  /** @type {import('./wallet-rows.mjs').Turn[]} */
+  const turns = [
+    {
+      at,
+      token: apiToken,
+      prepare: async (count) => {
+        const answers = await prepareAnswers(at, apiToken, verifierTenant, credential, count);
+        if (!checked) {
+          check(
+            context,
+            `${at.process}: the response row's requests are signed with x5c, x509_hash client ids`,
+            `${answers[0].clientId.split(':')[0]}, x5c of ${answers[0].x5c} certificate(s)`,
+            answers[0].clientId.startsWith('x509_hash:') && answers[0].x5c > 0,
+          );
+          checked = true;
+        }
+        return answers;
+      },
+    },
+  ];
+  if (!withBaseline) {
+    await rowsInTurns(context, responseEndpointScenario, turns);
+    return;
+  }
 
   // The baseline verifies presentations of the same credential against the issuer's public key.
   const issuerKeys = /** @type {{ jwks: { keys: { kid: string }[] } }} */ (
@@ -175,29 +176,27 @@ export async function measureOid4vp(
       },
     })),
   );
-  await measureBaselines(
-    context,
-    responseEndpointScenario,
-    {
-      processName: presentationBaselineProcess,
-      started: await startScript('bench/sd-jwt-presentation-baseline.mjs', {
+  const bare = {
+    processName: presentationBaselineProcess,
+    started: await startScript('bench/sd-jwt-presentation-baseline.mjs', {
+      ISSUER_JWK: JSON.stringify(issuerJwk),
+      NONCE: nonce,
+      AUD: aud,
+    }),
+  };
+  const floor = {
+    processName: presentationFloorProcess,
+    start: (databaseUrl) =>
+      startScript('bench/sd-jwt-presentation-stack-floor.mjs', {
+        DATABASE_URL: databaseUrl,
         ISSUER_JWK: JSON.stringify(issuerJwk),
         NONCE: nonce,
         AUD: aud,
       }),
-    },
-    {
-      processName: presentationFloorProcess,
-      start: (databaseUrl) =>
-        startScript('bench/sd-jwt-presentation-stack-floor.mjs', {
-          DATABASE_URL: databaseUrl,
-          ISSUER_JWK: JSON.stringify(issuerJwk),
-          NONCE: nonce,
-          AUD: aud,
-        }),
-    },
-    baselineAnswers,
-  );
+  };
+  // A request, its request object and a presentation made for each answer just before its slice.
+  turns.push(...(await baselineTurns(context, bare, floor, baselineAnswers)));
+  await rowsInTurns(context, responseEndpointScenario, turns);
   log(
     `OpenID4VP: configuration ${configurationId} presented with ${Object.keys(claims).length} claims`,
   );

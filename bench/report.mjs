@@ -34,6 +34,7 @@ import {
 } from './oid4vp.mjs';
 import { mdocBaselineProcess, mdocCredentialScenario } from './mdoc.mjs';
 import { inTurnsScenario } from './wallet-compare.mjs';
+import { baselineShare, perSlice } from './wallet-rows.mjs';
 import { nginxProcess } from './wallet-nginx.mjs';
 import { credoProcess, peersScenario } from './peers.mjs';
 import {
@@ -450,7 +451,7 @@ export function report(result) {
     `Load: autocannon, ${settings.connections} connections, ${settings.duration} s per scenario ` +
       `after ${settings.warmup} s of warm-up` +
       (settings.slices > 1
-        ? `; the GET /did rows of service and baselines measured in turns, ${settings.slices} slices each`
+        ? `; the GET /did, W3C and wallet endpoint rows of service and baselines measured in turns, ${settings.slices} slices each (a wallet row's slice: ${perSlice} requests each sent once, the baselines' ${baselineShare} times as many)`
         : '') +
       (result.settings.serviceNodeOptions
         ? `; service NODE_OPTIONS=${result.settings.serviceNodeOptions}`

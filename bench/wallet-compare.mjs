@@ -6,42 +6,12 @@
  * both alike. The rows measured one checkout after the other drift by more than a change's effect
  * (docs/performance.md, "The response endpoint's trust in one read").
  */
-import {
-  credentialEndpointScenario,
-  measureCredentialEndpoint,
-  prepareCredentialRequests,
-} from './oid4vci.mjs';
+import { credentialEndpointScenario, prepareCredentialRequests } from './oid4vci.mjs';
 import { prepareAnswers, receiveCredential, responseEndpointScenario } from './oid4vp.mjs';
-import { compareTarget, measuredInTurns, row, serviceTarget } from './wallet-rows.mjs';
-import { log, settings } from './settings.mjs';
+import { compareTarget, rowsInTurns, serviceTarget } from './wallet-rows.mjs';
 
 /** @param {string} scenario */
 export const inTurnsScenario = (scenario) => `${scenario}, in turns with BENCH_COMPARE`;
-
-/** Requests per checkout and slice: a tenant keeps at most 1,000 open offers and pending requests. */
-const perSlice = 450;
-
-/**
- * @typedef {import('./wallet-rows.mjs').WalletTarget} WalletTarget
- * @typedef {{ at: WalletTarget, apiToken: string, credential?: string }} Turn
- */
-
-/**
- * One row per checkout, measured in turns: `prepare` makes a slice's requests, `measure` sends them.
- * @param {any} context
- * @param {Turn[]} turns
- * @param {string} scenario
- * @param {(turn: Turn, count: number) => Promise<any[]>} prepare
- * @param {(turn: Turn, requests: any[]) => Promise<any>} measure
- */
-async function rowsInTurns(context, turns, scenario, prepare, measure) {
-  log(`${scenario} [${turns.map(({ at }) => at.process).join(', ')}]: ${settings.slices} slices`);
-  const combined = await measuredInTurns(turns, perSlice, prepare, measure);
-  for (const [index, { at }] of turns.entries()) {
-    const { measured, usage, otherCpuPercent } = combined[index];
-    row(context, inTurnsScenario(scenario), at.process, measured, usage, otherCpuPercent);
-  }
-}
 
 /**
  * The credential and response endpoints of the service and BENCH_COMPARE's checkout in turns, with
@@ -51,30 +21,31 @@ async function rowsInTurns(context, turns, scenario, prepare, measure) {
  * @param {string} verifierTenant
  */
 export async function measureWalletInTurns(context, issuingTenant, verifierTenant) {
-  /** @type {Turn[]} */
-  const turns = [];
+  const checkouts = [];
   for (const at of [serviceTarget(context), compareTarget(context)]) {
-    const apiToken = await (at.token ?? context.token)();
-    turns.push({
+    const token = await (at.token ?? context.token)();
+    checkouts.push({
       at,
-      apiToken,
-      credential: await receiveCredential(at.url, apiToken, issuingTenant),
+      token,
+      credential: await receiveCredential(at.url, token, issuingTenant),
     });
   }
   await rowsInTurns(
     context,
-    turns,
-    credentialEndpointScenario,
-    ({ at, apiToken }, count) =>
-      prepareCredentialRequests(at.url, apiToken, [issuingTenant], count),
-    ({ at, apiToken }, requests) => measureCredentialEndpoint(at, apiToken, requests),
+    inTurnsScenario(credentialEndpointScenario),
+    checkouts.map(({ at, token }) => ({
+      at,
+      token,
+      prepare: (count) => prepareCredentialRequests(at.url, token, [issuingTenant], count),
+    })),
   );
   await rowsInTurns(
     context,
-    turns,
-    responseEndpointScenario,
-    ({ at, apiToken, credential }, count) =>
-      prepareAnswers(at, apiToken, verifierTenant, String(credential), count),
-    ({ at, apiToken }, answers) => measureCredentialEndpoint(at, apiToken, answers),
+    inTurnsScenario(responseEndpointScenario),
+    checkouts.map(({ at, token, credential }) => ({
+      at,
+      token,
+      prepare: (count) => prepareAnswers(at, token, verifierTenant, credential, count),
+    })),
   );
 }

@@ -4,7 +4,7 @@
  * the processes' CPU and RSS and PostgreSQL's CPU sampled, a row from it, and checks of what they measured.
  */
 import { InterferenceMeter, PostgresSampler, ProcessSampler } from './processes.mjs';
-import { compareProcess, interleaved } from './load.mjs';
+import { compareProcess, load } from './load.mjs';
 import { log, settings } from './settings.mjs';
 
 /**
@@ -126,8 +126,8 @@ export function combine(parts) {
 }
 
 /**
- * Rows measured in turns, so that the machine's drift skews them alike: each turn warmed up with a
- * few requests unmeasured, then `settings.slices` rounds in which each sends `count` requests
+ * Rows measured in turns, so that the machine's drift skews them alike: each turn warmed up with
+ * `warmUpCount` requests unmeasured, then `settings.slices` rounds in which each sends `count` requests
  * `prepare` makes just before (each request is sent once), which goes first alternating so that none
  * always follows another's preparation. Answers each turn's slices combined.
  * @template Turn
@@ -135,10 +135,17 @@ export function combine(parts) {
  * @param {number} count
  * @param {(turn: Turn, count: number) => Promise<any[]>} prepare
  * @param {(turn: Turn, requests: any[]) => Promise<any>} measure
+ * @param {number} [warmUpCount]
  */
-export async function measuredInTurns(turns, count, prepare, measure) {
+export async function measuredInTurns(
+  turns,
+  count,
+  prepare,
+  measure,
+  warmUpCount = 2 * settings.connections,
+) {
   if (settings.warmup > 0)
-    for (const turn of turns) await measure(turn, await prepare(turn, 2 * settings.connections));
+    for (const turn of turns) await measure(turn, await prepare(turn, warmUpCount));
   const parts = turns.map(() => /** @type {any[]} */ ([]));
   for (let slice = 0; slice < settings.slices; slice++) {
     const entries = [...turns.entries()];
@@ -155,15 +162,69 @@ export function check(context, target, value, pass) {
 }
 
 /**
- * A wallet row's bare baseline and, with the service's database, its stack floor (bench/stack-floor.mjs)
- * started by `startFloor` on it, measured in turns so that their ratio is not the machine's drift;
- * `requests` are sent round, without an access token.
- * @param {any} context @param {string} name the row
+ * A turn of a wallet row: where it is measured, with which access token, and how a slice's `count`
+ * requests are made (each is sent once).
+ * @typedef {{ at: WalletTarget, token: string, prepare: (count: number) => Promise<any[]> }} Turn
+ */
+
+/** Requests per turn and slice: a tenant keeps at most 1,000 open offers and pending requests. */
+export const perSlice = 450;
+/** The baselines answer three to four times as fast: four times the requests keep a slice as long. */
+export const baselineShare = 4;
+
+/**
+ * Sends each of `requests` once at `at` with 32 connections, its processes and PostgreSQL sampled.
+ * @param {WalletTarget} at @param {string} token @param {any[]} requests
+ */
+export function measureSentOnce(at, token, requests) {
+  return sampled(
+    at.pids,
+    () =>
+      load(
+        at.url,
+        token,
+        settings.duration,
+        (counter) => requests[counter % requests.length],
+        { counter: 0 },
+        settings.connections,
+        requests.length,
+      ),
+    at.postgresPid,
+  );
+}
+
+/**
+ * One row of `name` for each of `turns` (the service, BENCH_COMPARE's checkout, the baselines),
+ * measured in turns so that the machine's drift skews them alike (docs/performance.md).
+ * @param {any} context @param {string} name @param {Turn[]} turns
+ */
+export async function rowsInTurns(context, name, turns) {
+  log(`${name} [${turns.map(({ at }) => at.process).join(', ')}]: ${settings.slices} slices`);
+  const combined = await measuredInTurns(
+    turns,
+    perSlice,
+    (turn, count) => turn.prepare(count),
+    (turn, requests) => measureSentOnce(turn.at, turn.token, requests),
+    // A whole slice unmeasured first: a baseline's first thousand requests still run unoptimized code.
+    perSlice,
+  );
+  for (const [index, { at }] of turns.entries()) {
+    const { measured, usage, otherCpuPercent } = combined[index];
+    row(context, name, at.process, measured, usage, otherCpuPercent);
+  }
+}
+
+/**
+ * A wallet row's bare baseline and, with the service's database, its stack floor
+ * (bench/stack-floor.mjs) started by `startFloor` on it, as turns: `requests` are sent round, without
+ * an access token, and the service's PostgreSQL is sampled beside them (the floor writes to it).
+ * @param {any} context
  * @param {{ processName: string, started: { url: string, pid: number | undefined } }} bare
  * @param {{ processName: string, start: (databaseUrl: string) => Promise<{ url: string, pid: number | undefined }> }} floor
  * @param {unknown[]} requests
+ * @returns {Promise<Turn[]>}
  */
-export async function measureBaselines(context, name, bare, floor, requests) {
+export async function baselineTurns(context, bare, floor, requests) {
   const baselines = [bare];
   if (context.service.databaseUrl !== undefined) {
     baselines.push({
@@ -171,17 +232,17 @@ export async function measureBaselines(context, name, bare, floor, requests) {
       started: await floor.start(context.service.databaseUrl),
     });
   }
-  await interleaved(
-    context,
-    baselines.map(({ processName, started }) => ({
-      name,
-      size: 1,
-      process: processName,
+  return baselines.map(({ processName, started }) => ({
+    at: {
       url: started.url,
-      pid: started.pid,
-      token: () => Promise.resolve('none'),
-      requestFor: (/** @type {number} */ counter) => requests[counter % requests.length],
-    })),
-    baselines.length > 1 ? settings.slices : 1,
-  );
+      process: processName,
+      pids: started.pid === undefined ? [] : [started.pid],
+      postgresPid: context.service.postgresPid,
+    },
+    token: 'none',
+    prepare: (count) =>
+      Promise.resolve(
+        Array.from({ length: count * baselineShare }, (_, n) => requests[n % requests.length]),
+      ),
+  }));
 }

@@ -8,7 +8,6 @@ import { createTenantsThroughApi } from './http.mjs';
 import {
   credentialEndpointScenario,
   ensureConfiguration,
-  measureCredentialEndpoint,
   prepareCredentialRequests,
   preparedRequests,
   readyToRequest,
@@ -16,7 +15,7 @@ import {
   proof,
   call,
 } from './oid4vci.mjs';
-import { measuredInTurns, row, serviceTarget } from './wallet-rows.mjs';
+import { measureSentOnce, measuredInTurns, row, serviceTarget } from './wallet-rows.mjs';
 import { log, runPrefix, settings } from './settings.mjs';
 
 /** The row of `tenants` tenants issuing at once (its size is that count). */
@@ -39,7 +38,7 @@ function inTurns(at, apiToken, sets, count) {
     sets,
     count,
     (tenants, size) => prepareCredentialRequests(at.url, apiToken, tenants, size),
-    (_tenants, requests) => measureCredentialEndpoint(at, apiToken, requests),
+    (_tenants, requests) => measureSentOnce(at, apiToken, requests),
   );
 }
 
