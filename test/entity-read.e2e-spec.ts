@@ -5,7 +5,9 @@ import { EntityRead } from '../src/database/entity-read.js';
 import { entities } from '../src/entities.js';
 import { CredentialConfigurationEntity } from '../src/oid4vci/credential-configuration.entity.js';
 import { PresentationRequestEntity } from '../src/oid4vp/requests/presentation-request.entity.js';
+import { PresentationRequestRepository } from '../src/oid4vp/requests/presentation-request.repository.js';
 import { TrustAnchorEntity } from '../src/trust-anchors/trust-anchor.entity.js';
+import { TrustedIssuerEntity } from '../src/trusted-issuers/trusted-issuer.entity.js';
 import { createTestDatabase, queryDatabase } from './support/database.js';
 
 /**
@@ -14,10 +16,11 @@ import { createTestDatabase, queryDatabase } from './support/database.js';
  */
 describe('EntityRead', () => {
   const db = {} as { dataSource: DataSource };
+  let url: string;
   const plain = <T extends object>(entity: T | null) => (entity === null ? null : { ...entity });
 
   beforeAll(async () => {
-    const url = await createTestDatabase();
+    url = await createTestDatabase();
     await queryDatabase(url, "INSERT INTO tenant (id, label) VALUES ('reads', 'Reads')");
     db.dataSource = createDataSource(url, 'app', entities);
     await db.dataSource.initialize();
@@ -57,6 +60,65 @@ describe('EntityRead', () => {
       expect(plain(found)).toEqual(plain(await repository.findOneBy(key)));
     }
     expect(await read.one({ tenantId: 'other', referenceHash: rows[0].referenceHash })).toBeNull();
+  });
+
+  it('reads a request with what its tenant trusts now, in the same statement, and no other tenant’s', async () => {
+    const requests = new PresentationRequestRepository(db.dataSource);
+    const referenceHash = Buffer.from(randomUUID());
+    await queryDatabase(
+      url,
+      "INSERT INTO tenant (id, label) VALUES ('trusting', 'Trusting'), ('neighbour', 'Neighbour')",
+    );
+    const request = {
+      id: randomUUID(),
+      tenantId: 'trusting',
+      status: 'pending' as const,
+      dcqlQuery: { credentials: [{ id: 'pid', format: 'dc+sd-jwt' }] },
+      responseMode: 'direct_post' as const,
+      requestUriMethod: 'get' as const,
+      trustedIssuers: ['https://own-list.example'],
+      clientId: 'x509_hash:abc',
+      nonce: 'n',
+      state: 's',
+      referenceHash,
+      secretsSealed: Buffer.from([1]),
+      expiresAt: new Date('2030-01-01T00:00:00Z'),
+    };
+    await db.dataSource.getRepository(PresentationRequestEntity).insert(request);
+    const found = async () => {
+      const read = await requests.findByReferenceWithTrust('trusting', referenceHash);
+      expect(plain(read?.request ?? null)).toEqual(
+        plain(await requests.findByReference('trusting', referenceHash)),
+      );
+      return read?.trust;
+    };
+    expect(await found()).toEqual({ issuers: [], anchors: [] });
+
+    const anchor = (tenantId: string, fingerprint: string) => ({
+      id: randomUUID(),
+      tenantId,
+      label: null,
+      fingerprint: fingerprint.repeat(64),
+      certificate: `PEM ${fingerprint}`,
+      subject: 'CN=Root',
+      issuer: 'CN=Root',
+      notBefore: new Date('2026-01-01T00:00:00Z'),
+      notAfter: new Date('2036-01-01T00:00:00Z'),
+      subjectKeyIdentifier: null,
+    });
+    await db.dataSource
+      .getRepository(TrustAnchorEntity)
+      .insert([anchor('trusting', 'b'), anchor('trusting', 'a'), anchor('neighbour', 'c')]);
+    await db.dataSource.getRepository(TrustedIssuerEntity).insert([
+      { id: randomUUID(), tenantId: 'trusting', issuer: 'https://issuer.example' },
+      { id: randomUUID(), tenantId: 'neighbour', issuer: 'https://elsewhere.example' },
+    ]);
+    // Read again at once: a change is seen by the next answer, on every instance.
+    expect(await found()).toEqual({
+      issuers: ['https://issuer.example'],
+      anchors: ['PEM a', 'PEM b'],
+    });
+    expect(await requests.findByReferenceWithTrust('neighbour', referenceHash)).toBeNull();
   });
 
   it('reads a credential configuration and a selection of columns', async () => {

@@ -262,6 +262,34 @@ describe('OpenID4VP presentations, end to end through the API', () => {
       });
     });
 
+    it('sees an issuer the tenant trusts from now on at the next answer to the same request', async () => {
+      const holder = await walletKey('ES256');
+      const credential = await foreignCredential(holder);
+      const request = await open({ credentials: [identityQuery()] }, {}, 'strict');
+      expect(
+        await expectRefusal(request, { identity: [await present(request, credential, holder)] }),
+      ).toMatch(/is not in the trusted issuers list/);
+      const added = await service.request<{ id: string }>('/ctrl/api/v1.0/trusted-issuers/create', {
+        method: 'POST',
+        headers: { 'x-tenant-id': 'strict' },
+        body: { issuer: foreignIssuer.iss },
+      });
+      expect(added.status).toBe(201);
+      try {
+        const answered = await answer(request, {
+          identity: [await present(request, credential, holder)],
+        });
+        expect(answered.status).toBe(200);
+        expect(await read(request)).toMatchObject({ status: 'verified', refusedAnswers: 1 });
+      } finally {
+        const removed = await service.request(
+          `/ctrl/api/v1.0/trusted-issuers/${added.body.id}/delete`,
+          { method: 'POST', headers: { 'x-tenant-id': 'strict' } },
+        );
+        expect(removed.status).toBe(204);
+      }
+    });
+
     it('fails credential_revoked for a credential revoked at the foreign status list', async () => {
       const holder = await walletKey('EdDSA');
       const revoked = await foreignCredential(holder, { idx: 1 });

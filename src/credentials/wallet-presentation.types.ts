@@ -1,3 +1,5 @@
+import { type TenantTrust } from './verifying/tenant-trust.js';
+
 /**
  * Why a wallet's presentation does not count: a stable code (docs/oid4vp.md lists them) beside a
  * reason a person understands.
@@ -102,6 +104,11 @@ export interface PresentationExpectation {
   clientId: string;
   /** The request's own list; undefined: the tenant's list (TrustedIssuerPolicy), else any issuer. */
   trustedIssuers?: readonly string[];
+  /**
+   * The tenant's trusted issuers and anchors as read with the request the answer names, in this
+   * answer's round trip; undefined: read here.
+   */
+  tenantTrust?: TenantTrust;
   /** Aborted when the request's time is up: no fetch outlives it. */
   signal: AbortSignal;
 }

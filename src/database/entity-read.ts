@@ -28,6 +28,8 @@ export class EntityRead<Entity extends ObjectLiteral, Key extends keyof Entity &
     private readonly keys: readonly Key[],
     /** The selected properties; every column when absent. */
     private readonly selected?: readonly (keyof Entity & string)[],
+    /** More select-list expressions over the key parameters ($1 the first key), named apart. */
+    private readonly also?: string,
   ) {}
 
   /** The entity whose key columns equal `values`, or null. */
@@ -56,7 +58,10 @@ export class EntityRead<Entity extends ObjectLiteral, Key extends keyof Entity &
       return `"${column.databaseName}"`;
     };
     const selected = this.selected ?? metadata.columns.map((column) => column.propertyName);
-    const list = selected.map((property) => `${columnOf(property)} AS "${property}"`).join(', ');
+    const list = [
+      ...selected.map((property) => `${columnOf(property)} AS "${property}"`),
+      ...(this.also === undefined ? [] : [this.also]),
+    ].join(', ');
     const where = this.keys.map((key, index) => `${columnOf(key)} = $${index + 1}`).join(' AND ');
     const table = metadata.tablePath
       .split('.')

@@ -8,16 +8,20 @@ export interface TenantTrust {
   anchors: string[];
 }
 
-/*
- * Both lists in one round trip, through what their owners publish (trusted-issuers/'s
- * `tenant_trusted_issuer`, trust-anchors/'s `tenant_trust_anchor`; docs/architecture.md). Each
- * list is bounded by its owner's cap per tenant; read at every presentation, so that a change is
- * seen at once by every instance.
+/**
+ * Both lists as two columns of a select list, for the tenant the SQL expression `tenantId` names,
+ * through what their owners publish (trusted-issuers/'s `tenant_trusted_issuer`, trust-anchors/'s
+ * `tenant_trust_anchor`; docs/architecture.md). Each list is bounded by its owner's cap per tenant;
+ * read at every answer, never kept, so that a change is seen at once by every instance.
  */
-const trustRead = `SELECT
-  ARRAY(SELECT i.issuer FROM tenant_trusted_issuer i WHERE i.tenant_id = $1) AS issuers,
-  ARRAY(SELECT a.certificate FROM tenant_trust_anchor a WHERE a.tenant_id = $1
-         ORDER BY a.fingerprint) AS anchors`;
+export function tenantTrustColumns(tenantId: string): string {
+  return `ARRAY(SELECT i.issuer FROM tenant_trusted_issuer i WHERE i.tenant_id = ${tenantId})
+            AS issuers,
+          ARRAY(SELECT a.certificate FROM tenant_trust_anchor a WHERE a.tenant_id = ${tenantId}
+                 ORDER BY a.fingerprint) AS anchors`;
+}
+
+const trustRead = `SELECT ${tenantTrustColumns('$1')}`;
 
 /** A tenant's trusted issuers and trust anchors, read together for a wallet presentation. */
 @Injectable()

@@ -50,7 +50,10 @@ function serviceWith(stored: TenantTrust, x5c = true) {
   return { service, reads, anchorReads, given };
 }
 
-function expectation(trustedIssuers?: string[]): PresentationExpectation {
+function expectation(
+  trustedIssuers?: string[],
+  tenantTrust?: TenantTrust,
+): PresentationExpectation {
   return {
     tenantId: 'acme',
     format: 'dc+sd-jwt',
@@ -59,6 +62,7 @@ function expectation(trustedIssuers?: string[]): PresentationExpectation {
     clientId: 'x509_hash:abc',
     signal: new AbortController().signal,
     ...(trustedIssuers === undefined ? {} : { trustedIssuers }),
+    ...(tenantTrust === undefined ? {} : { tenantTrust }),
   };
 }
 
@@ -82,6 +86,18 @@ describe('WalletPresentationsService, an SD-JWT VC', () => {
     const withoutX5c = serviceWith({ issuers: [], anchors: [] }, false);
     await withoutX5c.service.verify(expectation(['https://other.example']));
     expect([withoutX5c.reads, withoutX5c.anchorReads]).toEqual([[], []]);
+  });
+
+  it('reads nothing when the answer’s caller read the tenant’s trust with its request', async () => {
+    const { service, reads, anchorReads, given } = serviceWith({ issuers: ['stale'], anchors: [] });
+    const withRequest = { issuers: ['https://issuer.example'], anchors: ['not a certificate'] };
+    await service.verify(expectation(undefined, withRequest));
+    await service.verify(expectation(['https://other.example'], withRequest));
+    expect([reads, anchorReads]).toEqual([[], []]);
+    expect(given).toEqual([
+      { trusted: new Set(['https://issuer.example']), anchors: [] },
+      { trusted: new Set(['https://other.example']), anchors: [] },
+    ]);
   });
 
   it('trusts any issuer when neither the request nor the tenant names one', async () => {

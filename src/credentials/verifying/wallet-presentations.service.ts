@@ -35,19 +35,21 @@ export class WalletPresentationsService {
 
   async verify(expectation: PresentationExpectation): Promise<PresentationCheck> {
     if (expectation.format === 'ldp_vc') return this.ldp.verify(expectation);
+    const { tenantId, trustedIssuers, tenantTrust } = expectation;
+    // Read with the answer's request when its caller did; else the anchors only when a chain needs them.
+    const anchors = () =>
+      tenantTrust === undefined
+        ? this.anchors.anchorsFor(tenantId)
+        : Promise.resolve(anchorsFrom(tenantTrust.anchors));
     // An mdoc names no issuer identifier: the tenant's IACAs alone decide (docs/mdoc.md).
-    if (expectation.format === 'mso_mdoc')
-      return this.mdocs.verify(expectation, () => this.anchors.anchorsFor(expectation.tenantId));
-    const { tenantId, trustedIssuers } = expectation;
+    if (expectation.format === 'mso_mdoc') return this.mdocs.verify(expectation, anchors);
     // The request's own list: reading the tenant's with its anchors would be a round trip more than
     // the anchors alone, which a credential without x5c never needs.
     if (trustedIssuers !== undefined)
-      return this.sdJwtVcs.verify(expectation, new Set(trustedIssuers), () =>
-        this.anchors.anchorsFor(tenantId),
-      );
-    // The tenant's list with its anchors, one round trip (docs/performance.md); undefined: any
-    // issuer whose key resolves, any chain that holds together.
-    const stored = await this.trust.of(tenantId);
+      return this.sdJwtVcs.verify(expectation, new Set(trustedIssuers), anchors);
+    // The tenant's list with its anchors, one round trip at most (docs/performance.md); undefined:
+    // any issuer whose key resolves, any chain that holds together.
+    const stored = tenantTrust ?? (await this.trust.of(tenantId));
     return this.sdJwtVcs.verify(expectation, trustedIssuersFrom(stored.issuers), () =>
       Promise.resolve(anchorsFrom(stored.anchors)),
     );

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
+import { tenantTrustColumns, type TenantTrust } from '../../credentials/verifying/tenant-trust.js';
 import { EntityRead } from '../../database/entity-read.js';
 import { recordJson } from '../../database/record-json.js';
 import { type ChangeStatement } from '../../events/event-outbox.js';
@@ -48,17 +49,26 @@ export type NewPresentationRequest = Pick<
   | 'expiresAt'
 >;
 
+type ByReference = EntityRead<PresentationRequestEntity, 'tenantId' | 'referenceHash'>;
+
 /** The one repository of `oid4vp_request`: the API's statements and the wallet endpoints'. */
 @Injectable()
 export class PresentationRequestRepository {
   /** Every wallet request reads one by its reference: a statement written once. */
-  private readonly byReference: EntityRead<PresentationRequestEntity, 'tenantId' | 'referenceHash'>;
+  private readonly byReference: ByReference;
+  /** An answer's read: the request with what its tenant trusts, one round trip. */
+  private readonly byReferenceWithTrust: ByReference;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.byReference = new EntityRead(dataSource, PresentationRequestEntity, [
-      'tenantId',
-      'referenceHash',
-    ]);
+    const keys = ['tenantId', 'referenceHash'] as const;
+    this.byReference = new EntityRead(dataSource, PresentationRequestEntity, keys);
+    this.byReferenceWithTrust = new EntityRead(
+      dataSource,
+      PresentationRequestEntity,
+      keys,
+      undefined,
+      tenantTrustColumns('$1'),
+    );
   }
 
   private repo(manager?: EntityManager) {
@@ -71,6 +81,21 @@ export class PresentationRequestRepository {
     referenceHash: Buffer,
   ): Promise<PresentationRequestEntity | null> {
     return this.byReference.one({ tenantId, referenceHash });
+  }
+
+  /**
+   * The request a `response_uri` names, with its tenant's trusted issuers and trust anchors as they
+   * are now (the views their owners publish), for verifying the answer without a read of its own.
+   */
+  async findByReferenceWithTrust(
+    tenantId: string,
+    referenceHash: Buffer,
+  ): Promise<{ request: PresentationRequestEntity; trust: TenantTrust } | null> {
+    const row = (await this.byReferenceWithTrust.one({ tenantId, referenceHash })) as
+      (PresentationRequestEntity & TenantTrust) | null;
+    if (row === null) return null;
+    const { issuers, anchors, ...request } = row;
+    return { request, trust: { issuers, anchors } };
   }
 
   /**

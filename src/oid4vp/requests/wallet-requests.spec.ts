@@ -23,22 +23,32 @@ describe(WalletRequests.name, () => {
       ),
       masterKeyId: vault.masterKeyId,
     }) as PresentationRequestEntity;
+  const trust = { issuers: ['https://issuer.example'], anchors: [] };
   const requestsOf = (row: PresentationRequestEntity) =>
     new WalletRequests(
-      { findByReference: () => Promise.resolve(row) } as unknown as PresentationRequestRepository,
+      {
+        findByReference: () => Promise.resolve(row),
+        findByReferenceWithTrust: () => Promise.resolve({ request: row, trust }),
+      } as unknown as PresentationRequestRepository,
       vault,
       () => Date.now(),
     );
 
-  it('finds a pending redirect request by its reference', async () => {
-    const open = await requestsOf(rowOf('direct_post.jwt')).findOpen('acme', reference);
+  it('finds a pending redirect request by its reference, with its tenant’s trust for an answer', async () => {
+    const requests = requestsOf(rowOf('direct_post.jwt'));
+    const open = await requests.findOpen('acme', reference);
     expect(open?.secrets.reference).toBe(reference);
+    const answered = await requests.findOpenToAnswer('acme', reference);
+    expect(answered?.secrets.reference).toBe(reference);
+    expect(answered?.trust).toBe(trust);
   });
 
   it.each(['dc_api', 'dc_api.jwt'] as const)(
     'never serves a %s request at a request_uri or response_uri (OpenID4VP 1.0 appendix A)',
     async (mode) => {
-      expect(await requestsOf(rowOf(mode)).findOpen('acme', reference)).toBeUndefined();
+      const requests = requestsOf(rowOf(mode));
+      expect(await requests.findOpen('acme', reference)).toBeUndefined();
+      expect(await requests.findOpenToAnswer('acme', reference)).toBeUndefined();
     },
   );
 });

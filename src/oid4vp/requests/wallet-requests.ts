@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
 import { CLOCK, type Clock } from '../../common/clock.js';
+import { type TenantTrust } from '../../credentials/verifying/tenant-trust.js';
 import { type ChangeStatement } from '../../events/event-outbox.js';
 import { KeyVault } from '../../secrets/key-vault.js';
 import { referenceHashOf, referencePattern } from '../verifier-urls.js';
@@ -46,7 +47,26 @@ export class WalletRequests {
     // Only something shaped like a reference is looked for.
     if (!referencePattern.test(reference)) return undefined;
     const request = await this.repository.findByReference(tenantId, referenceHashOf(reference));
-    if (request === null || request.status !== 'pending') return undefined;
+    return request === null ? undefined : this.openOf(request, reference);
+  }
+
+  /** The open request an answer names, with its tenant's trust read in the same round trip. */
+  async findOpenToAnswer(
+    tenantId: string,
+    reference: string,
+  ): Promise<(OpenRequest & { trust: TenantTrust }) | undefined> {
+    if (!referencePattern.test(reference)) return undefined;
+    const found = await this.repository.findByReferenceWithTrust(
+      tenantId,
+      referenceHashOf(reference),
+    );
+    if (found === null) return undefined;
+    const open = this.openOf(found.request, reference);
+    return open === undefined ? undefined : { ...open, trust: found.trust };
+  }
+
+  private openOf(request: PresentationRequestEntity, reference: string): OpenRequest | undefined {
+    if (request.status !== 'pending') return undefined;
     // A DC API request is answered through the browser, never at a request_uri (appendix A).
     if (isDcApiMode(request.responseMode)) return undefined;
     if (request.expiresAt.getTime() <= this.clock()) return undefined;

@@ -5,6 +5,7 @@ import {
   WalletPresentationsService,
   type VerifiedPresentation,
 } from '../../credentials/verifying/wallet-presentations.service.js';
+import { type TenantTrust } from '../../credentials/verifying/tenant-trust.js';
 import { EventOutbox } from '../../events/event-outbox.js';
 import { OAuthError } from '../../common/oauth-error.js';
 import { KeyVault } from '../../secrets/key-vault.js';
@@ -60,17 +61,19 @@ export class AnswerSettlement {
   /**
    * Settles an answer to an open request: `read` gives its vp_token, or throws an OAuthError to
    * refuse it (a malformed answer, another state or origin, a JWE that does not decrypt).
+   * `tenantTrust`: the tenant's trust read with the request; undefined: read for each presentation.
    */
   async settle(
     request: PresentationRequestEntity,
     read: () => Promise<unknown>,
     binding: AnswerBinding,
+    tenantTrust?: TenantTrust,
   ): Promise<Settlement> {
     let outcome: Outcome;
     try {
       const vpToken = await read();
       // Outside any transaction: no connection is held while issuer keys and status lists are fetched.
-      outcome = await this.evaluate(request, vpToken, binding);
+      outcome = await this.evaluate(request, vpToken, binding, tenantTrust);
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
       await this.refuse(request, error.description);
@@ -93,6 +96,7 @@ export class AnswerSettlement {
     request: PresentationRequestEntity,
     vpToken: unknown,
     binding: AnswerBinding,
+    tenantTrust: TenantTrust | undefined,
   ): Promise<Outcome> {
     // Set once a presentation's holder proved it answers this request (nonce and audience verified).
     const progress = { bound: false };
@@ -104,7 +108,7 @@ export class AnswerSettlement {
       const sessionTranscript = [...formats.values()].includes('mso_mdoc')
         ? await sessionTranscriptOf(binding)
         : undefined;
-      const asked = { formats, doctypes, sessionTranscript };
+      const asked = { formats, doctypes, sessionTranscript, tenantTrust };
       const presented = await this.verifyEach(request, binding, asked, presentations, progress);
       checkMatch(query, presented);
       return { verified: true, presented };
@@ -122,6 +126,7 @@ export class AnswerSettlement {
       formats: Map<string, VerifiableFormat>;
       doctypes: Map<string, string>;
       sessionTranscript?: Uint8Array;
+      tenantTrust?: TenantTrust;
     },
     presentations: Map<string, unknown[]>,
     progress: { bound: boolean },
@@ -143,6 +148,7 @@ export class AnswerSettlement {
             nonce: binding.nonce,
             clientId: binding.audience,
             trustedIssuers: request.trustedIssuers ?? undefined,
+            tenantTrust: asked.tenantTrust,
             signal,
           })
           .catch((error: unknown) => {

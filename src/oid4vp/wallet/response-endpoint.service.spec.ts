@@ -22,6 +22,7 @@ import { type Settings } from '../../config/settings.js';
 import { AnswerSettlement } from './answer-settlement.service.js';
 import { ResponseEndpointService } from './response-endpoint.service.js';
 import { type RequestSecrets } from '../requests/presentation-request.sealed-columns.js';
+import { type TenantTrust } from '../../credentials/verifying/tenant-trust.js';
 
 const start = Date.UTC(2026, 0, 1);
 const vct = 'https://acme.example/badge';
@@ -81,6 +82,7 @@ const mdocOpens: Record<string, { request: PresentationRequestEntity; secrets: R
   },
 };
 
+const tenantTrust: TenantTrust = { issuers: ['https://acme.example'], anchors: [] };
 const verified: PresentationCheck = {
   verified: true,
   presentation: {
@@ -117,21 +119,25 @@ function newTestService() {
     concluded: [] as { manager: EntityManager; conclusion: Conclusion }[],
     refusalManagers: [] as EntityManager[],
   };
+  const findOpen = (tenantId: string, reference: string) =>
+    Promise.resolve(
+      tenantId === 'acme' && Object.hasOwn(mdocOpens, reference)
+        ? mdocOpens[reference]
+        : tenantId !== 'acme'
+          ? undefined
+          : reference === 'ref-1'
+            ? { request, secrets: { reference: 'ref-1' } }
+            : reference === 'ref-jwt'
+              ? { request: encryptedRequest, secrets: encryptedSecrets }
+              : reference === 'ref-redirect'
+                ? { request: redirectingRequest, secrets: { reference } }
+                : undefined,
+    );
   const requests = {
-    findOpen: (tenantId: string, reference: string) =>
-      Promise.resolve(
-        tenantId === 'acme' && Object.hasOwn(mdocOpens, reference)
-          ? mdocOpens[reference]
-          : tenantId !== 'acme'
-            ? undefined
-            : reference === 'ref-1'
-              ? { request, secrets: { reference: 'ref-1' } }
-              : reference === 'ref-jwt'
-                ? { request: encryptedRequest, secrets: encryptedSecrets }
-                : reference === 'ref-redirect'
-                  ? { request: redirectingRequest, secrets: { reference } }
-                  : undefined,
-      ),
+    findOpenToAnswer: async (tenantId: string, reference: string) => {
+      const open = await findOpen(tenantId, reference);
+      return open === undefined ? undefined : { ...open, trust: tenantTrust };
+    },
     now: () => new Date(time.clock()),
     countRefusal: (manager: EntityManager) => {
       fakes.refusalManagers.push(manager);
@@ -207,6 +213,8 @@ describe(ResponseEndpointService.name, () => {
     expect(fakes.expectations).toMatchObject([
       { tenantId: 'acme', format: 'dc+sd-jwt', presentation: 'sd-jwt~kb', nonce: 'request-nonce' },
     ]);
+    // What the tenant trusts, read with the request: the verifier reads nothing more for it.
+    expect(fakes.expectations[0].tenantTrust).toBe(tenantTrust);
     expect(fakes.concluded).toHaveLength(1);
     const [{ manager, conclusion }] = fakes.concluded;
     expect(manager).toBe(fakes.transactions.manager);

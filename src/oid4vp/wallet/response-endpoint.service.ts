@@ -27,12 +27,12 @@ export class ResponseEndpointService {
     reference: string,
     form: Record<string, string>,
   ): Promise<Record<string, string>> {
-    const open = await this.requests.findOpen(tenantId, reference);
+    const open = await this.requests.findOpenToAnswer(tenantId, reference);
     if (open === undefined) {
       answerOf(form); // A malformed form is told so first, as before.
       throw invalidRequest('There is no open request here: unknown, answered or past its time.');
     }
-    const { request, secrets } = open;
+    const { request, secrets, trust } = open;
     const responseUri = responseUriOf(this.settings.PUBLIC_BASE_URL, tenantId, reference);
     const settled = await this.settlement.settle(
       request,
@@ -43,6 +43,7 @@ export class ResponseEndpointService {
         return payload.vpToken;
       },
       await redirectBinding(request, responseUri, secrets.responseKey),
+      trust,
     );
     switch (settled.kind) {
       case 'refused':
