@@ -1,5 +1,3 @@
-import { type TenantTrust } from './verifying/tenant-trust.js';
-
 /**
  * Why a wallet's presentation does not count: a stable code (docs/oid4vp.md lists them) beside a
  * reason a person understands.
@@ -83,6 +81,12 @@ export type PresentationCheck =
     };
 
 /** What the verifier of an OpenID4VP request checks one presentation against. */
+/** What a tenant trusts, as stored: its trusted issuers' ids and its X.509 anchors' PEMs. */
+export interface TenantTrust {
+  issuers: string[];
+  anchors: string[];
+}
+
 export interface PresentationExpectation {
   tenantId: string;
   format: VerifiedPresentation['format'];

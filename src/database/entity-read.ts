@@ -28,7 +28,10 @@ export class EntityRead<Entity extends ObjectLiteral, Key extends keyof Entity &
     private readonly keys: readonly Key[],
     /** The selected properties; every column when absent. */
     private readonly selected?: readonly (keyof Entity & string)[],
-    /** More select-list expressions over the key parameters ($1 the first key), named apart. */
+    /**
+     * A constant list of further columns over the key parameters ($1 the first key), each named in
+     * double quotes by no property of the entity.
+     */
     private readonly also?: string,
   ) {}
 
@@ -58,6 +61,15 @@ export class EntityRead<Entity extends ObjectLiteral, Key extends keyof Entity &
       return `"${column.databaseName}"`;
     };
     const selected = this.selected ?? metadata.columns.map((column) => column.propertyName);
+    // A further column named as a property would silently replace it in the row.
+    const shadowed = metadata.columns.find(({ propertyName }) =>
+      this.also?.includes(`"${propertyName}"`),
+    );
+    if (shadowed !== undefined) {
+      throw new Error(
+        `${metadata.name}.${shadowed.propertyName} is named again by a further column`,
+      );
+    }
     const list = [
       ...selected.map((property) => `${columnOf(property)} AS "${property}"`),
       ...(this.also === undefined ? [] : [this.also]),

@@ -45,7 +45,12 @@ function serviceWith(stored: TenantTrust, x5c = true) {
     } as unknown as TrustAnchorPolicy,
     sdJwtVcs,
     {} as LdpPresentationVerifier,
-    {} as MdocPresentationVerifier,
+    {
+      verify: async (_expectation: PresentationExpectation, anchors: () => Promise<unknown>) => {
+        given.push({ trusted: undefined, anchors: await anchors() });
+        return verified;
+      },
+    } as unknown as MdocPresentationVerifier,
   );
   return { service, reads, anchorReads, given };
 }
@@ -110,5 +115,20 @@ describe('WalletPresentationsService, an SD-JWT VC', () => {
     const { service, given } = serviceWith({ issuers: [], anchors: ['not a certificate'] });
     await service.verify(expectation());
     expect(given[0].anchors).toEqual([]);
+  });
+});
+
+describe('WalletPresentationsService, an mdoc', () => {
+  const mdoc = (tenantTrust?: TenantTrust): PresentationExpectation => ({
+    ...expectation(undefined, tenantTrust),
+    format: 'mso_mdoc',
+  });
+
+  it('takes the tenant’s anchors read with the request, else reads them alone', async () => {
+    const { service, reads, anchorReads, given } = serviceWith({ issuers: [], anchors: [] });
+    await service.verify(mdoc({ issuers: [], anchors: ['not a certificate'] }));
+    expect([reads, anchorReads, given[0].anchors]).toEqual([[], [], []]);
+    await service.verify(mdoc());
+    expect([reads, anchorReads, given[1].anchors]).toEqual([[], ['acme'], undefined]);
   });
 });

@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
-import { tenantTrustColumns, type TenantTrust } from '../../credentials/verifying/tenant-trust.js';
+import {
+  tenantTrustColumns,
+  tenantTrustOf,
+  type TenantTrust,
+  type TenantTrustColumns,
+} from '../../credentials/verifying/tenant-trust.js';
 import { EntityRead } from '../../database/entity-read.js';
 import { recordJson } from '../../database/record-json.js';
 import { type ChangeStatement } from '../../events/event-outbox.js';
@@ -67,7 +72,7 @@ export class PresentationRequestRepository {
       PresentationRequestEntity,
       keys,
       undefined,
-      tenantTrustColumns('$1'),
+      tenantTrustColumns,
     );
   }
 
@@ -92,10 +97,10 @@ export class PresentationRequestRepository {
     referenceHash: Buffer,
   ): Promise<{ request: PresentationRequestEntity; trust: TenantTrust } | null> {
     const row = (await this.byReferenceWithTrust.one({ tenantId, referenceHash })) as
-      (PresentationRequestEntity & TenantTrust) | null;
+      (PresentationRequestEntity & TenantTrustColumns) | null;
     if (row === null) return null;
-    const { issuers, anchors, ...request } = row;
-    return { request, trust: { issuers, anchors } };
+    const { tenantTrustedIssuers, tenantTrustAnchors, ...request } = row;
+    return { request, trust: tenantTrustOf({ tenantTrustedIssuers, tenantTrustAnchors }) };
   }
 
   /**
