@@ -9,7 +9,8 @@ import { apiPath, log, settings } from './settings.mjs';
 /**
  * One autocannon run; `requestFor(counter)` gives each request's method, path, headers and JSON body,
  * and may give its own access token instead of `token`. With `amount`, that many requests instead of
- * `seconds` (for requests that can each be sent once).
+ * `seconds` (for requests that can each be sent once); with `latencies`, each answer's time in ms is
+ * pushed to it, so that slices can be judged over all their requests.
  */
 export async function load(
   baseUrl,
@@ -19,8 +20,9 @@ export async function load(
   state = { counter: 0 },
   connections = settings.connections,
   /** @type {number | undefined} */ amount = undefined,
+  /** @type {number[] | undefined} */ latencies = undefined,
 ) {
-  const result = await autocannon({
+  const run = autocannon({
     url: baseUrl,
     connections,
     // With `amount` autocannon notices the last answer at its next sample tick (every second by
@@ -52,6 +54,9 @@ export async function load(
       },
     ],
   });
+  if (latencies !== undefined)
+    run.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
+  const result = await run;
   return {
     requestsPerSecond: Math.round((result.requests.total / result.duration) * 10) / 10,
     seconds: result.duration,

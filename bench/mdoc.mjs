@@ -5,11 +5,10 @@
  * (bench/mdoc-baseline.mjs). The response endpoint's row is in bench/mdoc-presentation.mjs.
  */
 import { Encoder } from 'cbor-x';
-import { load } from './load.mjs';
-import { call, preparedRequests, proof } from './oid4vci.mjs';
-import { check, measureSentOnce, row, sampled } from './wallet-rows.mjs';
+import { call, proof } from './oid4vci.mjs';
+import { baselineTurns, check, rowsInTurns } from './wallet-rows.mjs';
 import { startScript } from './processes.mjs';
-import { apiPath, log, settings } from './settings.mjs';
+import { apiPath, settings } from './settings.mjs';
 
 export const mdocCredentialScenario = 'POST {issuer}/credential, mso_mdoc mDL, with x5chain';
 export const mdocBaselineProcess = 'mdoc baseline';
@@ -129,48 +128,35 @@ export async function measureMdocIssuance(context, tenantId, at, withBaseline = 
     chain.length > 0,
   );
 
-  const count = preparedRequests();
-  log(
-    `mdoc [${at.process}]: preparing ${count} mDL credential requests (offer, token, nonce, proof)`,
-  );
-  const requests = await inBatches(count, () => mdocCredentialRequest(at.url, apiToken, tenantId));
-  const issued = await measureSentOnce(at, apiToken, requests);
-  row(
-    context,
-    mdocCredentialScenario,
-    at.process,
-    issued.measured,
-    issued.usage,
-    issued.otherCpuPercent,
-  );
-  if (!withBaseline) return;
-
-  const baselineIssuer = 'https://baseline.invalid/issuer';
-  const baselineNonce = 'baseline-nonce';
-  const started = await startScript('bench/mdoc-baseline.mjs', {
-    ISSUER: baselineIssuer,
-    NONCE: baselineNonce,
-    CLAIMS: JSON.stringify(mdocClaims),
-  });
-  const baselineRequests = await Promise.all(
-    Array.from({ length: 64 }, async () => ({
-      method: 'POST',
-      path: '/credential',
-      body: {
-        credential_configuration_id: mdocConfigurationId,
-        proofs: { jwt: [await proof(baselineIssuer, baselineNonce)] },
-      },
-    })),
-  );
-  const bare = await sampled(started.pid, () =>
-    load(started.url, 'none', settings.duration, (counter) => baselineRequests[counter % 64]),
-  );
-  row(
-    context,
-    mdocCredentialScenario,
-    mdocBaselineProcess,
-    bare.measured,
-    bare.usage,
-    bare.otherCpuPercent,
-  );
+  /** @type {import('./wallet-rows.mjs').Turn[]} */
+  const turns = [
+    {
+      at,
+      token: apiToken,
+      prepare: (count) => inBatches(count, () => mdocCredentialRequest(at.url, apiToken, tenantId)),
+    },
+  ];
+  if (withBaseline) {
+    const baselineIssuer = 'https://baseline.invalid/issuer';
+    const baselineNonce = 'baseline-nonce';
+    const started = await startScript('bench/mdoc-baseline.mjs', {
+      ISSUER: baselineIssuer,
+      NONCE: baselineNonce,
+      CLAIMS: JSON.stringify(mdocClaims),
+    });
+    const baselineRequests = () =>
+      Promise.all(
+        Array.from({ length: 64 }, async () => ({
+          method: 'POST',
+          path: '/credential',
+          body: {
+            credential_configuration_id: mdocConfigurationId,
+            proofs: { jwt: [await proof(baselineIssuer, baselineNonce)] },
+          },
+        })),
+      );
+    const bare = { processName: mdocBaselineProcess, started };
+    turns.push(...(await baselineTurns(context, bare, undefined, baselineRequests)));
+  }
+  await rowsInTurns(context, mdocCredentialScenario, turns);
 }

@@ -17,9 +17,6 @@ export const sdJwtBaselineProcess = 'SD-JWT baseline';
 export const sdJwtStackFloorProcess = 'SD-JWT stack floor';
 export const configurationId = 'bench-identity';
 export const claims = { given_name: 'Erika', family_name: 'Mustermann', birthdate: '1964-08-12' };
-/** Requests of the rows sent at once (mdoc, scaling): each needs its own offer, token and nonce. */
-export const preparedRequests = () =>
-  Math.min(900, Math.max(200, Math.round(settings.duration * 150)));
 
 /** The wallet's key and a proof of possession for `audience` with `nonce` (OpenID4VCI 1.0 App. F.1). */
 export const wallet = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -318,14 +315,15 @@ export async function measureOid4vci(context, tenantId, at, withBaseline = true)
   if (withBaseline) {
     const baselineIssuer = 'https://baseline.invalid/issuer';
     const baselineNonce = 'baseline-nonce';
-    const baselineRequests = await Promise.all(
-      Array.from({ length: 64 }, async () =>
-        credentialRequest(
-          { issuer: '', accessToken: 'none', audience: baselineIssuer, nonce: baselineNonce },
-          await proof(baselineIssuer, baselineNonce),
+    const baselineRequests = () =>
+      Promise.all(
+        Array.from({ length: 64 }, async () =>
+          credentialRequest(
+            { issuer: '', accessToken: 'none', audience: baselineIssuer, nonce: baselineNonce },
+            await proof(baselineIssuer, baselineNonce),
+          ),
         ),
-      ),
-    );
+      );
     const bare = {
       processName: sdJwtBaselineProcess,
       started: await startSdJwtBaseline(baselineIssuer, baselineNonce),

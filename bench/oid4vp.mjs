@@ -166,16 +166,17 @@ export async function measureOid4vp(
   const nonce = 'baseline-nonce';
   // Shaped like the service's client ids (HAIP 1.0: x509_hash, a SHA-256 of the leaf certificate).
   const aud = `x509_hash:${createHash('sha256').update('baseline').digest('base64url')}`;
-  const baselineAnswers = await Promise.all(
-    Array.from({ length: 64 }, async () => ({
-      method: 'POST',
-      path: '/response',
-      form: {
-        vp_token: JSON.stringify({ [queryId]: [await present(credential, nonce, aud)] }),
-        state: 'baseline',
-      },
-    })),
-  );
+  const baselineAnswers = () =>
+    Promise.all(
+      Array.from({ length: 64 }, async () => ({
+        method: 'POST',
+        path: '/response',
+        form: {
+          vp_token: JSON.stringify({ [queryId]: [await present(credential, nonce, aud)] }),
+          state: 'baseline',
+        },
+      })),
+    );
   const bare = {
     processName: presentationBaselineProcess,
     started: await startScript('bench/sd-jwt-presentation-baseline.mjs', {

@@ -451,7 +451,7 @@ export function report(result) {
     `Load: autocannon, ${settings.connections} connections, ${settings.duration} s per scenario ` +
       `after ${settings.warmup} s of warm-up` +
       (settings.slices > 1
-        ? `; the GET /did, W3C and wallet endpoint rows of service and baselines measured in turns, ${settings.slices} slices each (a wallet row's slice: ${perSlice} requests each sent once, the baselines' ${baselineShare} times as many)`
+        ? `; the GET /did, W3C and wallet rows in turns with their baselines, ${settings.slices} slices each after a warm-up (a wallet row's slice: ${perSlice} requests each sent once, its baselines' ${baselineShare} times as many)`
         : '') +
       (result.settings.serviceNodeOptions
         ? `; service NODE_OPTIONS=${result.settings.serviceNodeOptions}`
@@ -533,7 +533,8 @@ export function report(result) {
     '',
     ...(settings.slices > 1
       ? [
-          'Measured in turns: throughput and CPU time over all slices; p50 and p99 the highest of the slices.',
+          'Measured in turns: throughput and CPU time over all slices; p50 and p99 the highest of the slices',
+          "(a wallet row's over all its requests).",
         ]
       : []),
     'CPU ms/req: CPU time of that process per request (two instances: both). PG CPU ms/req: CPU time of',

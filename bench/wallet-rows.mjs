@@ -97,17 +97,33 @@ export async function sampled(pids, run, postgresPid) {
   return { measured, usage, otherCpuPercent };
 }
 
-/** Sums the slices of one row: throughput over all; p50, p99 and peak RSS the highest. */
+/** The `fraction` percentile of `values` (nearest rank), in whole ms as autocannon reports it. */
+function percentile(values, fraction) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round(sorted[Math.max(0, Math.ceil(fraction * sorted.length) - 1)]);
+}
+
+/**
+ * Sums the slices of one row: throughput over all; p50 and p99 over all their requests when each slice
+ * kept its answers' times, else the highest of the slices'; peak RSS the highest.
+ */
 export function combine(parts) {
   const sum = (pick) => parts.reduce((total, part) => total + (pick(part) ?? 0), 0);
   const highest = (pick) => Math.max(...parts.map((part) => pick(part) ?? 0));
   const known = (pick) => parts.every((part) => pick(part) !== undefined);
+  const latencies = known((part) => part.latencies)
+    ? parts.flatMap((part) => part.latencies)
+    : undefined;
+  const latency = (fraction, pick) =>
+    latencies === undefined || latencies.length === 0
+      ? highest(pick)
+      : percentile(latencies, fraction);
   return {
     measured: {
       requests: sum((part) => part.measured.requests),
       seconds: sum((part) => part.measured.seconds),
-      latencyP50Ms: highest((part) => part.measured.latencyP50Ms),
-      latencyP99Ms: highest((part) => part.measured.latencyP99Ms),
+      latencyP50Ms: latency(0.5, (part) => part.measured.latencyP50Ms),
+      latencyP99Ms: latency(0.99, (part) => part.measured.latencyP99Ms),
       non2xx: sum((part) => part.measured.non2xx),
       errors: sum((part) => part.measured.errors),
       timeouts: sum((part) => part.measured.timeouts),
@@ -127,9 +143,9 @@ export function combine(parts) {
 
 /**
  * Rows measured in turns, so that the machine's drift skews them alike: each turn warmed up with
- * `warmUpCount` requests unmeasured, then `settings.slices` rounds in which each sends `count` requests
- * `prepare` makes just before (each request is sent once), which goes first alternating so that none
- * always follows another's preparation. Answers each turn's slices combined.
+ * what `prepare` makes for `warmUpCount` unmeasured, then `settings.slices` rounds in which each sends
+ * what `prepare` makes for `count` just before (each request is sent once), which goes first
+ * alternating so that none always follows another's preparation. Answers each turn's slices combined.
  * @template Turn
  * @param {Turn[]} turns
  * @param {number} count
@@ -173,11 +189,14 @@ export const perSlice = 450;
 export const baselineShare = 4;
 
 /**
- * Sends each of `requests` once at `at` with 32 connections, its processes and PostgreSQL sampled.
+ * Sends each of `requests` once at `at` over `settings.connections` connections, its processes and
+ * PostgreSQL sampled, each answer's time kept.
  * @param {WalletTarget} at @param {string} token @param {any[]} requests
  */
-export function measureSentOnce(at, token, requests) {
-  return sampled(
+export async function measureSentOnce(at, token, requests) {
+  /** @type {number[]} */
+  const latencies = [];
+  const measured = await sampled(
     at.pids,
     () =>
       load(
@@ -188,9 +207,11 @@ export function measureSentOnce(at, token, requests) {
         { counter: 0 },
         settings.connections,
         requests.length,
+        latencies,
       ),
     at.postgresPid,
   );
+  return { ...measured, latencies };
 }
 
 /**
@@ -215,18 +236,19 @@ export async function rowsInTurns(context, name, turns) {
 }
 
 /**
- * A wallet row's bare baseline and, with the service's database, its stack floor
- * (bench/stack-floor.mjs) started by `startFloor` on it, as turns: `requests` are sent round, without
- * an access token, and the service's PostgreSQL is sampled beside them (the floor writes to it).
+ * A wallet row's bare baseline and, when given and with the service's database, its stack floor
+ * (bench/stack-floor.mjs) started by `floor.start` on it, as turns: each slice's requests are
+ * `make`'s, made again for each slice (a proof's `iat` ages) and sent round, `baselineShare` times the
+ * service's count, without an access token; the service's PostgreSQL is sampled beside them.
  * @param {any} context
  * @param {{ processName: string, started: { url: string, pid: number | undefined } }} bare
- * @param {{ processName: string, start: (databaseUrl: string) => Promise<{ url: string, pid: number | undefined }> }} floor
- * @param {unknown[]} requests
+ * @param {{ processName: string, start: (databaseUrl: string) => Promise<{ url: string, pid: number | undefined }> } | undefined} floor
+ * @param {() => Promise<unknown[]>} make
  * @returns {Promise<Turn[]>}
  */
-export async function baselineTurns(context, bare, floor, requests) {
+export async function baselineTurns(context, bare, floor, make) {
   const baselines = [bare];
-  if (context.service.databaseUrl !== undefined) {
+  if (floor !== undefined && context.service.databaseUrl !== undefined) {
     baselines.push({
       processName: floor.processName,
       started: await floor.start(context.service.databaseUrl),
@@ -240,9 +262,9 @@ export async function baselineTurns(context, bare, floor, requests) {
       postgresPid: context.service.postgresPid,
     },
     token: 'none',
-    prepare: (count) =>
-      Promise.resolve(
-        Array.from({ length: count * baselineShare }, (_, n) => requests[n % requests.length]),
-      ),
+    prepare: async (count) => {
+      const requests = await make();
+      return Array.from({ length: count * baselineShare }, (_, n) => requests[n % requests.length]);
+    },
   }));
 }

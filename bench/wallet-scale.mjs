@@ -9,7 +9,6 @@ import {
   credentialEndpointScenario,
   ensureConfiguration,
   prepareCredentialRequests,
-  preparedRequests,
   readyToRequest,
   credentialRequest,
   proof,
@@ -17,6 +16,9 @@ import {
 } from './oid4vci.mjs';
 import { measureSentOnce, measuredInTurns, row, serviceTarget } from './wallet-rows.mjs';
 import { log, runPrefix, settings } from './settings.mjs';
+
+/** Requests per row and slice: each needs its own offer, token and nonce. */
+const preparedRequests = () => Math.min(900, Math.max(200, Math.round(settings.duration * 150)));
 
 /** The row of `tenants` tenants issuing at once (its size is that count). */
 export const tenantsAtOnceScenario = `${credentialEndpointScenario}, tenants at once`;
