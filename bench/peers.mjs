@@ -58,7 +58,7 @@ export async function measurePeers(context, tenantId) {
     },
   ];
   try {
-    await inTurns(context, sides);
+    await issuancesInTurns(context, sides, peersScenario);
   } finally {
     // Its sessions stay in memory: it goes before the groups that follow are measured.
     await stopProcess(credo.child);
@@ -66,12 +66,14 @@ export async function measurePeers(context, tenantId) {
 }
 
 /**
- * Each side's endpoints found once from its first offer's issuer metadata, one credential checked, a
- * warm-up as long as the slices, then settings.slices slices of each, alternating which goes first.
+ * Complete issuances of each side in turns, a row of `scenario` each: its endpoints found once from its
+ * first offer's issuer metadata, one credential checked, a warm-up as long as the slices, then
+ * settings.slices slices of each, alternating which goes first.
  * @param {any} context
  * @param {{ at: import('./wallet-rows.mjs').WalletTarget, offer: () => Promise<any> }[]} sides
+ * @param {string} scenario
  */
-async function inTurns(context, sides) {
+export async function issuancesInTurns(context, sides, scenario) {
   const runs = [];
   for (const { at, offer } of sides) {
     const endpoints = await discoverEndpoints((await offer()).credential_issuer);
@@ -101,6 +103,6 @@ async function inTurns(context, sides) {
   }
   for (const run of runs) {
     const one = combine(run.slices);
-    row(context, peersScenario, run.at.process, one.measured, one.usage, one.otherCpuPercent);
+    row(context, scenario, run.at.process, one.measured, one.usage, one.otherCpuPercent);
   }
 }

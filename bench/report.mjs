@@ -432,6 +432,7 @@ export function report(result) {
       issuanceScenario,
       credentialEndpointScenario,
       responseEndpointScenario,
+      inTurnsScenario(issuanceScenario),
       inTurnsScenario(credentialEndpointScenario),
       inTurnsScenario(responseEndpointScenario),
     ].flatMap((name) =>

@@ -1,12 +1,18 @@
 // @ts-check
 /**
- * BENCH_COMPARE's wallet endpoints in turns: the credential and the response endpoint of this checkout
- * and of the compared one, `settings.slices` rounds each, the requests prepared just before each slice
- * (each is sent once) and which checkout goes first alternating, so that the machine's drift skews
- * both alike. The rows measured one checkout after the other drift by more than a change's effect
+ * BENCH_COMPARE's wallet rows in turns: complete issuances, and the credential and the response
+ * endpoint of this checkout and of the compared one, `settings.slices` rounds each, the endpoints'
+ * requests prepared just before each slice (each is sent once) and which checkout goes first
+ * alternating, so that the machine's drift skews both alike. The rows measured one checkout after the other drift by more than a change's effect
  * (docs/performance.md, "The response endpoint's trust in one read").
  */
-import { credentialEndpointScenario, prepareCredentialRequests } from './oid4vci.mjs';
+import {
+  credentialEndpointScenario,
+  issuanceScenario,
+  prepareCredentialRequests,
+  serviceOffer,
+} from './oid4vci.mjs';
+import { issuancesInTurns } from './peers.mjs';
 import { prepareAnswers, receiveCredential, responseEndpointScenario } from './oid4vp.mjs';
 import { compareTarget, rowsInTurns, serviceTarget } from './wallet-rows.mjs';
 
@@ -14,8 +20,8 @@ import { compareTarget, rowsInTurns, serviceTarget } from './wallet-rows.mjs';
 export const inTurnsScenario = (scenario) => `${scenario}, in turns with BENCH_COMPARE`;
 
 /**
- * The credential and response endpoints of the service and BENCH_COMPARE's checkout in turns, with
- * the tenants and configurations the wallet rows before set up on both.
+ * Complete issuances, then the credential and response endpoints, of the service and BENCH_COMPARE's
+ * checkout in turns, with the tenants and configurations the wallet rows before set up on both.
  * @param {any} context
  * @param {string} issuingTenant
  * @param {string} verifierTenant
@@ -30,6 +36,14 @@ export async function measureWalletInTurns(context, issuingTenant, verifierTenan
       credential: await receiveCredential(at.url, token, issuingTenant),
     });
   }
+  await issuancesInTurns(
+    context,
+    checkouts.map(({ at, token }) => ({
+      at,
+      offer: () => serviceOffer(at.url, token, issuingTenant),
+    })),
+    inTurnsScenario(issuanceScenario),
+  );
   await rowsInTurns(
     context,
     inTurnsScenario(credentialEndpointScenario),
