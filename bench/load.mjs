@@ -54,8 +54,11 @@ export async function load(
       },
     ],
   });
+  // Only 2xx answers, as autocannon's own latency figures count them.
   if (latencies !== undefined)
-    run.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
+    run.on('response', (_client, status, _bytes, responseTime) => {
+      if (status >= 200 && status < 300) latencies.push(responseTime);
+    });
   const result = await run;
   return {
     requestsPerSecond: Math.round((result.requests.total / result.duration) * 10) / 10,

@@ -535,7 +535,7 @@ export function report(result) {
     ...(settings.slices > 1
       ? [
           'Measured in turns: throughput and CPU time over all slices; p50 and p99 the highest of the slices',
-          "(a wallet row's over all its requests).",
+          "(a wallet endpoint row's over all its requests).",
         ]
       : []),
     'CPU ms/req: CPU time of that process per request (two instances: both). PG CPU ms/req: CPU time of',

@@ -32,14 +32,14 @@
 //   BENCH_SERVICE_NODE_OPTIONS  local mode: NODE_OPTIONS of the service, e.g. --max-old-space-size=128
 //   BENCH_COMPARE=dir        local mode: also start the built checkout in dir (its own database and
 //                            issuer) and measure its GET /did, tenants and credential rows in turns with
-//                            these, its wallet rows right after these and then the credential and
-//                            response endpoints of both in turns (bench/wallet-compare.mjs), at the
+//                            these, its wallet rows right after these and then the complete issuances,
+//                            credential and response endpoints of both in turns (bench/wallet-compare.mjs), at the
 //                            small size (rows "compare", ratios service/compare): before and after a change
 //   BENCH_ONLY=wallet        only these scenario groups (comma-separated; unset: all): did (GET /did and
 //                            its baselines), tenants (GET /tenants page 0, POST /tenants/create),
 //                            credentials, webhooks, wallet-endpoints (OpenID4VCI issuances, pre-authorized
 //                            and by authorization code with a login, the
-//                            credential and the OpenID4VP response endpoint beside their baselines,
+//                            credential and the OpenID4VP response endpoint in turns with their baselines,
 //                            for SD-JWT VC and for an ISO mdoc mDL),
 //                            wallet-scale (the credential endpoint with 1, 10, 100 tenants at once, and
 //                            after BENCH_SCALE_CREDENTIALS issued), wallet-nginx (the wallet rows through
@@ -273,7 +273,7 @@ async function main() {
       await measureMdocResponse(context, smallIds[2], smallIds[3], serviceTarget(context));
     }
     // The checkout compared with: the same rows right after, on its own database (not in turns),
-    // then the credential and response endpoints of both in turns.
+    // then complete issuances and the credential and response endpoints of both in turns.
     if (compare !== undefined && sdJwt) {
       await measureOid4vci(context, smallIds[2], compareTarget(context), false);
       await measureOid4vp(context, smallIds[2], smallIds[3], compareTarget(context), false);

@@ -3,8 +3,9 @@
  * BENCH_COMPARE's wallet rows in turns: complete issuances, and the credential and the response
  * endpoint of this checkout and of the compared one, `settings.slices` rounds each, the endpoints'
  * requests prepared just before each slice (each is sent once) and which checkout goes first
- * alternating, so that the machine's drift skews both alike. The rows measured one checkout after the other drift by more than a change's effect
- * (docs/performance.md, "The response endpoint's trust in one read").
+ * alternating, so that the machine's drift skews both alike: rows measured one checkout after the
+ * other drift by more than a change's effect (docs/performance.md, "The response endpoint's trust in
+ * one read").
  */
 import {
   credentialEndpointScenario,

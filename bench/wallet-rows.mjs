@@ -97,10 +97,10 @@ export async function sampled(pids, run, postgresPid) {
   return { measured, usage, otherCpuPercent };
 }
 
-/** The `fraction` percentile of `values` (nearest rank), in whole ms as autocannon reports it. */
+/** The `fraction` percentile of `values` (nearest rank), in whole ms rounded down as autocannon's. */
 function percentile(values, fraction) {
   const sorted = [...values].sort((a, b) => a - b);
-  return Math.round(sorted[Math.max(0, Math.ceil(fraction * sorted.length) - 1)]);
+  return Math.floor(sorted[Math.max(0, Math.ceil(fraction * sorted.length) - 1)]);
 }
 
 /**

@@ -120,17 +120,19 @@ describe('EntityRead', () => {
     });
     expect(await requests.findByReferenceWithTrust('neighbour', referenceHash)).toBeNull();
 
-    // A further column may not stand in for one of the entity's own.
-    const shadowing = new EntityRead(
-      db.dataSource,
-      PresentationRequestEntity,
-      ['tenantId', 'referenceHash'],
-      undefined,
-      `'verified' AS "status"`,
-    );
-    await expect(shadowing.one({ tenantId: 'trusting', referenceHash })).rejects.toThrow(
-      'PresentationRequestEntity.status is named again by a further column',
-    );
+    // A further column may not stand in for one of the entity's own, quoted or not.
+    for (const also of [`'verified' AS "status"`, `'verified' as Status`]) {
+      const shadowing = new EntityRead(
+        db.dataSource,
+        PresentationRequestEntity,
+        ['tenantId', 'referenceHash'],
+        undefined,
+        also,
+      );
+      await expect(shadowing.one({ tenantId: 'trusting', referenceHash })).rejects.toThrow(
+        'PresentationRequestEntity.status is named again by a further column',
+      );
+    }
   });
 
   it('reads a credential configuration and a selection of columns', async () => {

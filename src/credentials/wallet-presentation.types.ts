@@ -80,13 +80,13 @@ export type PresentationCheck =
       bound?: true;
     };
 
-/** What the verifier of an OpenID4VP request checks one presentation against. */
 /** What a tenant trusts, as stored: its trusted issuers' ids and its X.509 anchors' PEMs. */
 export interface TenantTrust {
   issuers: string[];
   anchors: string[];
 }
 
+/** What the verifier of an OpenID4VP request checks one presentation against. */
 export interface PresentationExpectation {
   tenantId: string;
   format: VerifiedPresentation['format'];

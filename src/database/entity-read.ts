@@ -29,8 +29,8 @@ export class EntityRead<Entity extends ObjectLiteral, Key extends keyof Entity &
     /** The selected properties; every column when absent. */
     private readonly selected?: readonly (keyof Entity & string)[],
     /**
-     * A constant list of further columns over the key parameters ($1 the first key), each named in
-     * double quotes by no property of the entity.
+     * A constant list of further columns over the key parameters ($1 the first key), each named
+     * (`AS "name"`) by no property of the entity.
      */
     private readonly also?: string,
   ) {}
@@ -62,8 +62,11 @@ export class EntityRead<Entity extends ObjectLiteral, Key extends keyof Entity &
     };
     const selected = this.selected ?? metadata.columns.map((column) => column.propertyName);
     // A further column named as a property would silently replace it in the row.
+    const aliases = [...(this.also ?? '').matchAll(/\bAS\s+"?(\w+)"?/gi)].map(([, name]) =>
+      name.toLowerCase(),
+    );
     const shadowed = metadata.columns.find(({ propertyName }) =>
-      this.also?.includes(`"${propertyName}"`),
+      aliases.includes(propertyName.toLowerCase()),
     );
     if (shadowed !== undefined) {
       throw new Error(
