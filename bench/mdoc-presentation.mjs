@@ -17,7 +17,7 @@ import {
   namespace,
 } from './mdoc.mjs';
 import { call, wallet } from './oid4vci.mjs';
-import { check, rowsInTurns } from './wallet-rows.mjs';
+import { checkingClientIds, rowsInTurns } from './wallet-rows.mjs';
 import { apiPath } from './settings.mjs';
 
 export const mdocResponseScenario = 'POST {verifier}/requests/{reference}/response, mso_mdoc mDL';
@@ -162,26 +162,13 @@ export async function measureMdocResponse(context, issuingTenant, verifierTenant
     );
   }
 
-  let checked = false;
   await rowsInTurns(context, mdocResponseScenario, [
     {
       at,
       token: apiToken,
-      prepare: async (count) => {
-        const answers = await inBatches(count, () =>
-          mdocAnswerFor(at.url, apiToken, verifierTenant, document),
-        );
-        if (!checked) {
-          check(
-            context,
-            `${at.process}: the mdoc response row's requests are signed with x5c, x509_hash client ids`,
-            `${answers[0].clientId.split(':')[0]}, x5c of ${answers[0].x5c} certificate(s)`,
-            answers[0].clientId.startsWith('x509_hash:') && answers[0].x5c > 0,
-          );
-          checked = true;
-        }
-        return answers;
-      },
+      prepare: checkingClientIds(context, `${at.process}: the mdoc response row`, (count) =>
+        inBatches(count, () => mdocAnswerFor(at.url, apiToken, verifierTenant, document)),
+      ),
     },
   ]);
 }

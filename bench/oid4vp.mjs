@@ -16,7 +16,7 @@ import {
   readyToRequest,
   wallet,
 } from './oid4vci.mjs';
-import { baselineTurns, check, rowsInTurns } from './wallet-rows.mjs';
+import { baselineTurns, checkingClientIds, rowsInTurns } from './wallet-rows.mjs';
 import { startScript } from './processes.mjs';
 import { apiPath, log, settings } from './settings.mjs';
 
@@ -131,25 +131,14 @@ export async function measureOid4vp(
   const apiToken = await (at.token ?? context.token)();
   const credential = await receiveCredential(at.url, apiToken, issuingTenant);
 
-  let checked = false;
   /** @type {import('./wallet-rows.mjs').Turn[]} */
   const turns = [
     {
       at,
       token: apiToken,
-      prepare: async (count) => {
-        const answers = await prepareAnswers(at, apiToken, verifierTenant, credential, count);
-        if (!checked) {
-          check(
-            context,
-            `${at.process}: the response row's requests are signed with x5c, x509_hash client ids`,
-            `${answers[0].clientId.split(':')[0]}, x5c of ${answers[0].x5c} certificate(s)`,
-            answers[0].clientId.startsWith('x509_hash:') && answers[0].x5c > 0,
-          );
-          checked = true;
-        }
-        return answers;
-      },
+      prepare: checkingClientIds(context, `${at.process}: the response row`, (count) =>
+        prepareAnswers(at, apiToken, verifierTenant, credential, count),
+      ),
     },
   ];
   if (!withBaseline) {

@@ -178,6 +178,30 @@ export function check(context, target, value, pass) {
 }
 
 /**
+ * `prepare` for a response row, checking once, on its first answers, that their requests were signed
+ * with x5c and name x509_hash client ids (HAIP 1.0), as the row's label says.
+ * @param {any} context @param {string} row the row's name in the check
+ * @param {(count: number) => Promise<{ clientId: string, x5c: number }[]>} prepare
+ */
+export function checkingClientIds(context, row, prepare) {
+  let checked = false;
+  return async (/** @type {number} */ count) => {
+    const answers = await prepare(count);
+    if (!checked) {
+      const [first] = answers;
+      check(
+        context,
+        `${row}'s requests are signed with x5c, x509_hash client ids`,
+        `${first.clientId.split(':')[0]}, x5c of ${first.x5c} certificate(s)`,
+        first.clientId.startsWith('x509_hash:') && first.x5c > 0,
+      );
+      checked = true;
+    }
+    return answers;
+  };
+}
+
+/**
  * A turn of a wallet row: where it is measured, with which access token, and how a slice's `count`
  * requests are made (each is sent once).
  * @typedef {{ at: WalletTarget, token: string, prepare: (count: number) => Promise<any[]> }} Turn
