@@ -187,6 +187,29 @@ describe(CertificatesService.name, () => {
       ]);
     });
 
+    it('keeps the leaf a concurrent first need activated while it waited, though that leaf starts later', async () => {
+      const { service, certificates, time } = newService({ authority: true });
+      jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+      const lock = certificates.repository.lock.bind(certificates.repository);
+      jest.spyOn(certificates.repository, 'lock').mockImplementation(async (manager, tenantId) => {
+        // The other first need signed a second later and committed before this one got the lock.
+        time.advance(1_500);
+        certificates.rows.push(
+          certificateRow({
+            id: 'concurrent',
+            tenantId: 'acme',
+            x5c: ['CONCURRENT'],
+            notBefore: new Date(time.clock() - 500),
+          }),
+        );
+        return lock(manager, tenantId);
+      });
+      expect(await service.activeChain('acme')).toEqual(['CONCURRENT']);
+      expect(certificates.rows.map(({ id, status }) => [id, status])).toEqual([
+        ['concurrent', 'active'],
+      ]);
+    });
+
     it('refuses an unknown tenant', async () => {
       const { service } = newService({ authority: true });
       expect(await codeOf(service.activeChain('nobody'))).toBe('TENANT_NOT_FOUND');

@@ -156,7 +156,6 @@ export class CertificatesService {
     toActivate: ChainToActivate,
     mode: 'replace' | 'unless-valid',
   ): Promise<TenantCertificateEntity | undefined> {
-    const now = new Date(this.clock());
     const leaf = parseDer(toActivate.chain[0]).facts;
     const purpose = toActivate.purpose ?? 'x5c';
     const row: NewTenantCertificate = {
@@ -178,6 +177,8 @@ export class CertificatesService {
     return this.dataSource
       .transaction(async (manager) => {
         await this.certificates.lock(manager, tenantId);
+        // Read after the lock: a concurrent first need's leaf may start after this call began.
+        const now = new Date(this.clock());
         if (mode === 'unless-valid') {
           const active = await this.certificates.activeOf(tenantId, purpose, manager);
           if (active !== undefined && validAt(active, now)) return undefined;
